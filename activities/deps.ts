@@ -1,0 +1,14 @@
+import type { Client } from '@temporalio/client';
+import type { Config } from '../infra/config';
+import type { Db } from '../infra/db/kysely';
+import type { Logger } from '../infra/logger';
+import type { ObjectStore } from '../infra/object-store';
+
+/** What activities may touch. Each factory narrows this with Pick<> to what it really uses. */
+export interface ActivityDeps {
+  config: Readonly<Config>;
+  db: Db;
+  store: ObjectStore;
+  temporal: Client;
+  log: Logger;
+}

@@ -1,0 +1,69 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { ApiError, type ErrorCode, type ErrorDetail } from '../errors';
+
+/** 'offer.advertiser.categories.0.id' → 'advertiser.categories[0].id': the field inside the resource. */
+function fieldName(context: string | undefined, instancePath: string, rootKeys: string[]): string {
+  const parts = instancePath.split('/').filter(Boolean);
+  if (context === 'body' && parts.length > 1 && rootKeys.includes(parts[0])) parts.shift();
+  return parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
+}
+
+const ROOT_KEYS = ['offer', 'account', 'order', 'comment', 'attachment', 'reservation', 'voucher'];
+
+const FASTIFY_CODES: Record<string, [number, ErrorCode]> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type'],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large'],
+  FST_REQ_FILE_TOO_LARGE: [413, 'payload_too_large'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'malformed_body'],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'malformed_body'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'malformed_body'],
+  FST_INVALID_MULTIPART_CONTENT_TYPE: [415, 'unsupported_media_type'],
+};
+
+const BACKEND_DOWN = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '53300']);
+
+function toApiError(err: FastifyError | Error): ApiError {
+  if (err instanceof ApiError) return err;
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    const context = (err as FastifyError).validationContext;
+    const details: ErrorDetail[] = err.validation.map((v) => {
+      const field = fieldName(context, v.instancePath, ROOT_KEYS) || undefined;
+      return { code: 'invalid_field', message: field ? `${field}: ${v.message}` : String(v.message), ...(field ? { field } : {}) };
+    });
+    return ApiError.withDetails(422, details);
+  }
+  if (err instanceof WorkflowExecutionAlreadyStartedError) return new ApiError(409, 'duplicate', 'this resource is already being processed');
+  if (err instanceof WorkflowUpdateFailedError) {
+    const cause = err.cause as { message?: string; type?: string } | undefined;
+    return new ApiError(409, 'invalid_state_transition', cause?.message ?? err.message);
+  }
+  const fe = err as FastifyError;
+  if (fe.code && FASTIFY_CODES[fe.code]) {
+    const [status, code] = FASTIFY_CODES[fe.code];
+    return new ApiError(status, code, fe.message);
+  }
+  if (err instanceof SyntaxError || (fe.statusCode === 400 && /JSON/i.test(fe.message))) return new ApiError(400, 'malformed_body', `malformed JSON: ${err.message}`);
+  if (BACKEND_DOWN.has(String(fe.code))) return new ApiError(503, 'backend_unavailable', 'a backing service is unavailable; retry shortly');
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+    const code: ErrorCode = fe.statusCode === 413 ? 'payload_too_large' : fe.statusCode === 415 ? 'unsupported_media_type' : 'malformed_body';
+    return new ApiError(fe.statusCode, code, fe.message);
+  }
+  return new ApiError(500, 'internal_error', 'internal error; the request id identifies it in our logs');
+}
+
+/** The one error path: every failure leaves as `{status:'ERROR', errors:[…]}` in the client's format. */
+export default fp(async function errorHandler(app: FastifyInstance) {
+  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const apiError = toApiError(err);
+    if (apiError.statusCode >= 500) request.log.error({ err }, 'request failed');
+    else request.log.info({ code: apiError.errors[0].code, message: apiError.message }, 'request refused');
+    if (apiError.statusCode === 429 && !reply.hasHeader('retry-after')) reply.header('retry-after', '1');
+    return reply.status(apiError.statusCode).send({ status: 'ERROR', errors: apiError.errors, request_id: request.id });
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.status(404).send({ status: 'ERROR', errors: [{ code: 'not_found', message: `no route ${request.method} ${request.url}` }], request_id: request.id }),
+  );
+});

@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { listEnvelope } from './envelope';
+import { PageQuery } from './pagination';
+
+/** A node of the seeded category tree; offers name categories by `id` in `advertiser.categories`. */
+export const Category = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  parent_id: z.number().int().nullable(),
+});
+
+export const CategoryListQuery = PageQuery.extend({
+  per_page: z.coerce.number().int().min(1).max(500).default(500),
+});
+export const CategoryList = listEnvelope('categories', Category);

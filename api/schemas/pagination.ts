@@ -1,0 +1,14 @@
+import { z } from 'zod';
+
+export const MAX_PER_PAGE = 100;
+
+/** `page` counts from 1; `per_page` defaults to 25 and is capped at 100 (docs/decisions.md). */
+export const PageQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  per_page: z.coerce.number().int().min(1).max(MAX_PER_PAGE).default(25),
+});
+export type PageQuery = z.infer<typeof PageQuery>;
+
+export function pageBounds(q: PageQuery): { limit: number; offset: number } {
+  return { limit: q.per_page, offset: (q.page - 1) * q.per_page };
+}

@@ -1,0 +1,23 @@
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { Db } from './kysely';
+import * as m0001 from './migrations/2026_11_22_0001_api_clients_and_categories';
+
+/**
+ * Migrations by name, in order. A static map rather than a folder scan, so the same list works
+ * under tsx, jest and any bundler. Add each new migration file here.
+ */
+const MIGRATIONS: Record<string, Migration> = {
+  '2026_11_22_0001_api_clients_and_categories': m0001,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+/** Brings the schema to the latest version; Kysely's migration lock makes concurrent starts safe. */
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
