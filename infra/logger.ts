@@ -2,9 +2,15 @@ import pino, { type Logger } from 'pino';
 
 export type { Logger };
 
-/** The one logger: JSON lines on stdout, shared by the API, the worker and the stack launcher. */
-export function createLogger(level: string, name = 'offer-marketplace'): Logger {
-  return pino({ name, level, redact: ['req.headers["x-service-api-key"]', 'headers["x-service-api-key"]'] });
+/**
+ * The one logger: JSON lines, shared by the API, the worker and the stack launcher. The admin CLI
+ * logs to stderr (fd 2) so its stdout carries only its result.
+ */
+export function createLogger(level: string, opts: { name?: string; fd?: 1 | 2 } = {}): Logger {
+  return pino(
+    { name: opts.name ?? 'offer-marketplace', level, redact: ['req.headers["x-service-api-key"]', 'headers["x-service-api-key"]'] },
+    pino.destination({ fd: opts.fd ?? 1, sync: false }),
+  );
 }
 
 /** Human-readable start-up progress on stderr, so it never mixes with JSON logs or admin CLI output. */

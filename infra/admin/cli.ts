@@ -1,0 +1,30 @@
+import { Command, CommanderError } from 'commander';
+import { keysCommand } from './commands/keys';
+import { AdminContext, AdminError } from './context';
+
+/**
+ * Operators' command line: `npm run --silent admin -- <command>`. Results go to stdout (a key, or
+ * JSON), everything else to stderr. Each area of the service adds its command group here.
+ */
+async function main(argv: string[]): Promise<number> {
+  let context: AdminContext | undefined;
+  const ctx = () => (context ??= new AdminContext());
+  const program = new Command('admin')
+    .description('Offer marketplace operator commands')
+    .exitOverride()
+    .showHelpAfterError()
+    .addCommand(keysCommand(ctx));
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    if (!(err instanceof AdminError) && process.env.ADMIN_DEBUG) console.error(err);
+    return 1;
+  } finally {
+    await context?.close();
+  }
+}
+
+main(process.argv.slice(2)).then((code) => process.exit(code));

@@ -1,0 +1,44 @@
+import { Client, Connection } from '@temporalio/client';
+import { loadConfigOrExit, type Config } from '../config';
+import { createDb, type Db } from '../db/kysely';
+import { resolveEndpoints, type Endpoints } from '../stack';
+
+/**
+ * What admin commands reach, connected lazily: a command that only touches Postgres never dials
+ * Temporal. Endpoints come from configuration or from the running `npm start`'s stack file.
+ */
+export class AdminContext {
+  readonly config: Readonly<Config> = loadConfigOrExit();
+  private endpointsCache?: Endpoints;
+  private dbCache?: Db;
+  private connection?: Connection;
+  private client?: Client;
+
+  get endpoints(): Endpoints {
+    return (this.endpointsCache ??= resolveEndpoints(this.config));
+  }
+
+  get db(): Db {
+    return (this.dbCache ??= createDb(this.endpoints.databaseUrl, 2));
+  }
+
+  async temporal(): Promise<Client> {
+    if (!this.client) {
+      this.connection = await Connection.connect({ address: this.endpoints.temporalAddress });
+      this.client = new Client({ connection: this.connection, namespace: this.endpoints.temporalNamespace });
+    }
+    return this.client;
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([this.dbCache?.destroy(), this.connection?.close()]);
+  }
+}
+
+/** An operator mistake: printed as one line on stderr, exit code 1, no stack trace. */
+export class AdminError extends Error {}
+
+/** Prints a command's result: plain text as is, anything else as JSON. */
+export function output(result: unknown): void {
+  process.stdout.write(typeof result === 'string' ? `${result}\n` : `${JSON.stringify(result, null, 2)}\n`);
+}

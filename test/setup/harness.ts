@@ -1,0 +1,53 @@
+import crypto from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../api/app';
+import type { ApiInterface } from '../../api/api-keys';
+import { createApiKey } from '../../infra/admin/commands/keys';
+import { loadConfig, type Config } from '../../infra/config';
+import { createLogger } from '../../infra/logger';
+import { connectServices, type Services } from '../../infra/services';
+import { resolveEndpoints } from '../../infra/stack';
+import { startWorker, type RunningWorker } from '../../worker/main';
+
+export interface Harness {
+  config: Readonly<Config>;
+  services: Services;
+  app: FastifyInstance;
+  worker?: RunningWorker;
+  /** A fresh API client of the deployment's environment; returns its key. */
+  key(iface: ApiInterface, opts?: { reservations?: boolean; environment?: 'sandbox' | 'production' }): Promise<string>;
+  startWorker(): Promise<RunningWorker>;
+  close(): Promise<void>;
+}
+
+/**
+ * The API (and optionally a worker) wired to the suite's real stack, on a task queue of this
+ * test file's own. `env` overrides settings, e.g. SERVICE_ENVIRONMENT=production.
+ */
+export async function createHarness(opts: { worker?: boolean; env?: Record<string, string> } = {}): Promise<Harness> {
+  const config = loadConfig({ ...process.env, TEMPORAL_TASK_QUEUE: `test-${crypto.randomUUID()}`, ...opts.env });
+  const services = await connectServices(config, resolveEndpoints(config), createLogger(config.LOG_LEVEL));
+  const app = await buildApp(services);
+  await app.ready();
+  const h: Harness = {
+    config,
+    services,
+    app,
+    key: async (iface, o = {}) =>
+      (await createApiKey(services, { iface, environment: o.environment ?? config.SERVICE_ENVIRONMENT, reservations: o.reservations })).key,
+    startWorker: async () =>
+      (h.worker = await startWorker({
+        deps: services,
+        endpoints: resolveEndpoints(config),
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH,
+      })),
+    async close() {
+      await h.worker?.shutdown();
+      await app.close();
+      await services.close();
+    },
+  };
+  if (opts.worker) await h.startWorker();
+  return h;
+}
