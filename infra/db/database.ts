@@ -1,6 +1,6 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 
-/** Timestamps are written by Postgres (`now()`) and read as JS Dates. */
+/** Timestamps are read as JS Dates; columns with a `now()` default may be left out on insert. */
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
 export interface ApiClientTable {
@@ -13,7 +13,7 @@ export interface ApiClientTable {
   /** First characters of the key, so operators can tell keys apart. */
   key_prefix: string;
   reservations_enabled: Generated<boolean>;
-  created_at: Generated<Timestamp>;
+  created_at: Timestamp;
   revoked_at: Timestamp | null;
 }
 
@@ -23,11 +23,97 @@ export interface CategoryTable {
   parent_id: number | null;
 }
 
+type Json = ColumnType<unknown, string, string>;
+
+export interface AttachmentTable {
+  id: string;
+  client_id: string;
+  file_name: string;
+  content_type: string;
+  size_bytes: number;
+  object_key: string;
+  created_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+export interface OfferTable {
+  id: string;
+  client_id: string;
+  advertiser_id: string;
+  status: string;
+  type: string;
+  title: string;
+  start_date: string;
+  end_date: string;
+  price_amount: number | null;
+  currency_code: string | null;
+  initial_quantity: number | null;
+  quantity_in_stock: number | null;
+  reserved_quantity: Generated<number>;
+  /** The advertiser's fields as validated by the offer schema (JSON text on write). */
+  document: Json;
+  event_sequence: Generated<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  submitted_at: Timestamp;
+  reviewed_at: Timestamp | null;
+  reviewed_by: string | null;
+  rejection_reason: string | null;
+  published_at: Timestamp | null;
+  closed_at: Timestamp | null;
+}
+
+export interface OfferLocationTable {
+  offer_id: string;
+  position: number;
+  city: string | null;
+  state_code: string | null;
+  postal_code: string | null;
+  country_code: string | null;
+  latitude: number | null;
+  longitude: number | null;
+}
+
+export interface OfferCategoryTable {
+  offer_id: string;
+  category_id: number;
+}
+
+export interface OfferEventTable {
+  id: string;
+  offer_id: string;
+  sequence: number;
+  type: string;
+  data: Json;
+  created_at: Timestamp;
+}
+
+export interface CommentTable {
+  id: string;
+  offer_id: string;
+  author_role: 'advertiser' | 'review_team';
+  author_name: string;
+  content: string;
+  attachment_ids: ColumnType<string[], string | undefined, string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   api_clients: ApiClientTable;
   categories: CategoryTable;
+  attachments: AttachmentTable;
+  offers: OfferTable;
+  offer_locations: OfferLocationTable;
+  offer_categories: OfferCategoryTable;
+  offer_events: OfferEventTable;
+  comments: CommentTable;
 }
 
 export type ApiClient = Selectable<ApiClientTable>;
 export type NewApiClient = Insertable<ApiClientTable>;
 export type Category = Selectable<CategoryTable>;
+export type OfferRow = Selectable<OfferTable>;
+export type OfferEventRow = Selectable<OfferEventTable>;
+export type AttachmentRow = Selectable<AttachmentTable>;
+export type CommentRow = Selectable<CommentTable>;

@@ -1,6 +1,7 @@
 import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './kysely';
 import * as m0001 from './migrations/2026_11_22_0001_api_clients_and_categories';
+import * as m0002 from './migrations/2026_11_22_0002_offers';
 
 /**
  * Migrations by name, in order. A static map rather than a folder scan, so the same list works
@@ -8,6 +9,7 @@ import * as m0001 from './migrations/2026_11_22_0001_api_clients_and_categories'
  */
 const MIGRATIONS: Record<string, Migration> = {
   '2026_11_22_0001_api_clients_and_categories': m0001,
+  '2026_11_22_0002_offers': m0002,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

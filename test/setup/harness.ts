@@ -9,13 +9,17 @@ import { connectServices, type Services } from '../../infra/services';
 import { resolveEndpoints } from '../../infra/stack';
 import { startWorker, type RunningWorker } from '../../worker/main';
 
+type KeyOptions = { reservations?: boolean; environment?: 'sandbox' | 'production'; name?: string };
+
 export interface Harness {
   config: Readonly<Config>;
   services: Services;
   app: FastifyInstance;
   worker?: RunningWorker;
   /** A fresh API client of the deployment's environment; returns its key. */
-  key(iface: ApiInterface, opts?: { reservations?: boolean; environment?: 'sandbox' | 'production' }): Promise<string>;
+  key(iface: ApiInterface, opts?: KeyOptions): Promise<string>;
+  /** The same, returning the client id too (for fixtures written straight to the database). */
+  client(iface: ApiInterface, opts?: KeyOptions): Promise<{ key: string; clientId: string }>;
   startWorker(): Promise<RunningWorker>;
   close(): Promise<void>;
 }
@@ -33,8 +37,9 @@ export async function createHarness(opts: { worker?: boolean; env?: Record<strin
     config,
     services,
     app,
-    key: async (iface, o = {}) =>
-      (await createApiKey(services, { iface, environment: o.environment ?? config.SERVICE_ENVIRONMENT, reservations: o.reservations })).key,
+    client: (iface, o = {}) =>
+      createApiKey(services, { iface, environment: o.environment ?? config.SERVICE_ENVIRONMENT, reservations: o.reservations, name: o.name }),
+    key: async (iface, o = {}) => (await h.client(iface, o)).key,
     startWorker: async () =>
       (h.worker = await startWorker({
         deps: services,
