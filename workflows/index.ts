@@ -1,2 +1,3 @@
 // The worker's workflowsPath: every workflow of the service, one file per business process.
-export {};
+export * from './callback-delivery';
+export * from './callback-dispatcher';

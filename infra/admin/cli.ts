@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { callbacksCommand } from './commands/callbacks';
 import { keysCommand } from './commands/keys';
 import { AdminContext, AdminError } from './context';
 
@@ -13,7 +14,8 @@ async function main(argv: string[]): Promise<number> {
     .description('Offer marketplace operator commands')
     .exitOverride()
     .showHelpAfterError()
-    .addCommand(keysCommand(ctx));
+    .addCommand(keysCommand(ctx))
+    .addCommand(callbacksCommand(ctx));
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
