@@ -89,7 +89,7 @@ export function createCallbackActivities(deps: Pick<ActivityDeps, 'db' | 'config
         return { outcome: 'cancelled' };
       }
       const at = new Date();
-      const body = d.format === 'xml' ? toXml(d.payload, 'event') : JSON.stringify(d.payload);
+      const body = d.format === 'xml' ? toXml(JSON.parse(d.payload), 'event') : d.payload;
       const headers = {
         'content-type': d.format === 'xml' ? 'application/xml' : 'application/json',
         ...signatureHeaders(signingSecrets(d, at), d.event_id, at, body),

@@ -117,7 +117,8 @@ export interface CallbackDeliveryTable {
   offer_id: string;
   sequence: number;
   type: string;
-  payload: Json;
+  /** The JSON body exactly as sent. */
+  payload: string;
   replay: Generated<boolean>;
   status: ColumnType<CallbackDeliveryStatus, CallbackDeliveryStatus | undefined, CallbackDeliveryStatus>;
   attempts: Generated<number>;

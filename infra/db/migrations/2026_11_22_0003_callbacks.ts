@@ -36,8 +36,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('sequence', 'integer', (c) => c.notNull())
     // The event type as this endpoint's interface names it (distribution clients get their own kinds).
     .addColumn('type', 'text', (c) => c.notNull())
-    // The body's content, fixed when the delivery is created so every attempt sends the same thing.
-    .addColumn('payload', 'jsonb', (c) => c.notNull())
+    // The JSON body, fixed when the delivery is created so every attempt sends the same bytes
+    // (text, not jsonb, which would reorder keys).
+    .addColumn('payload', 'text', (c) => c.notNull())
     .addColumn('replay', 'boolean', (c) => c.notNull().defaultTo(false))
     .addColumn('status', 'text', (c) => c.notNull().defaultTo('pending').check(sql`status in ('pending', 'delivered', 'failed', 'cancelled')`))
     .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
