@@ -50,6 +50,12 @@ export async function setEndpoint(db: Db, e: { clientId: string; url: string; fo
 export async function disableEndpoint(db: Db | Trx, endpointId: string, reason: string): Promise<void> {
   const now = new Date();
   await db.updateTable('callback_endpoints').set({ status: 'disabled', disabled_reason: reason, disabled_at: now, updated_at: now }).where('id', '=', endpointId).execute();
+  await cancelPendingDeliveries(db, endpointId, reason);
+}
+
+/** Cancels an endpoint's pending deliveries (it is disabled: nothing more goes out). */
+export async function cancelPendingDeliveries(db: Db | Trx, endpointId: string, reason: string): Promise<void> {
+  const now = new Date();
   await db
     .updateTable('callback_deliveries')
     .set({ status: 'cancelled', last_error: `endpoint disabled: ${reason}`, next_attempt_at: null, updated_at: now })

@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import { toXml } from '../api/xml';
 import type { Config } from '../infra/config';
 import { callbackDeliveryWorkflowId } from '../workflows/shared/ids';
-import { dispatchEvents, disableEndpoint, nextPendingDelivery, signingSecrets, staleLanes, type DeliveryLane } from './callback-records';
+import { cancelPendingDeliveries, dispatchEvents, disableEndpoint, nextPendingDelivery, signingSecrets, staleLanes, type DeliveryLane } from './callback-records';
 import { postOnce } from './callbacks/http';
 import { signatureHeaders } from './callbacks/signing';
 import type { ActivityDeps } from './deps';
@@ -13,6 +13,11 @@ import { newId } from './ids';
 const DISPATCH_BATCH = 100;
 /** How long a lane may look idle with work pending before the sweep wakes its workflow again. */
 const STALE_LANE_SECONDS = 60;
+
+/** Resolves when the worker starts shutting down (never without a signal). */
+function aborted(signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
+}
 
 /** Starts (or wakes) the delivery workflow of one (endpoint, offer) lane. Idempotent. */
 export async function wakeLane(temporal: Client, taskQueue: string, config: Pick<Config, 'CALLBACK_TIMEOUT_SECONDS'>, lane: DeliveryLane): Promise<void> {
@@ -30,7 +35,7 @@ export type AttemptOutcome =
   | { outcome: 'retry'; retryInSeconds: number; statusCode: number | null };
 
 /** The callback activities: the outbox pump (dispatcher) and the per-lane delivery steps. */
-export function createCallbackActivities(deps: Pick<ActivityDeps, 'db' | 'config' | 'temporal' | 'log'>) {
+export function createCallbackActivities(deps: Pick<ActivityDeps, 'db' | 'config' | 'temporal' | 'log' | 'stopping'>) {
   const { db, config, temporal } = deps;
   const log = deps.log.child({ component: 'callbacks' });
 
@@ -49,7 +54,8 @@ export function createCallbackActivities(deps: Pick<ActivityDeps, 'db' | 'config
       const until = Date.now() + input.runForMs;
       let total = 0;
       let nextSweep = 0;
-      while (Date.now() < until) {
+      const stopped = aborted(deps.stopping);
+      while (Date.now() < until && !deps.stopping?.aborted) {
         ctx.heartbeat();
         const { events, lanes } = await dispatchEvents(db, DISPATCH_BATCH);
         total += events;
@@ -58,7 +64,11 @@ export function createCallbackActivities(deps: Pick<ActivityDeps, 'db' | 'config
           nextSweep = Date.now() + 30_000;
           await wakeAll(ctx.info.taskQueue, await staleLanes(db, STALE_LANE_SECONDS));
         }
-        if (events < DISPATCH_BATCH) await ctx.sleep(input.pollMs);
+        if (events < DISPATCH_BATCH) {
+          const nap = ctx.sleep(input.pollMs);
+          nap.catch(() => undefined); // if shutdown wins the race, a later cancellation is nobody's business
+          await Promise.race([nap, stopped]);
+        }
       }
       return { events: total };
     },
@@ -85,7 +95,7 @@ export function createCallbackActivities(deps: Pick<ActivityDeps, 'db' | 'config
         .executeTakeFirst();
       if (!d || d.status !== 'pending') return { outcome: 'not_pending' };
       if (d.endpoint_status !== 'enabled') {
-        await disableEndpoint(db, d.endpoint_id, d.disabled_reason ?? 'disabled');
+        await cancelPendingDeliveries(db, d.endpoint_id, d.disabled_reason ?? 'disabled');
         return { outcome: 'cancelled' };
       }
       const at = new Date();

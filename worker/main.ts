@@ -46,11 +46,12 @@ export async function startWorker(opts: {
 }): Promise<RunningWorker> {
   installRuntime(opts.deps);
   const connection = await NativeConnection.connect({ address: opts.endpoints.temporalAddress });
+  const stopping = new AbortController();
   const worker = await Worker.create({
     connection,
     namespace: opts.endpoints.temporalNamespace,
     taskQueue: opts.taskQueue,
-    activities: createActivities(opts.deps),
+    activities: createActivities({ ...opts.deps, stopping: stopping.signal }),
     ...(opts.workflowBundlePath
       ? { workflowBundle: { codePath: opts.workflowBundlePath } }
       : { workflowsPath: path.join(__dirname, '..', 'workflows', 'index.ts') }),
@@ -63,6 +64,7 @@ export async function startWorker(opts: {
     worker,
     done,
     async shutdown() {
+      stopping.abort();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await done;
     },
