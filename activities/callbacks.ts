@@ -14,9 +14,14 @@ const DISPATCH_BATCH = 100;
 /** How long a lane may look idle with work pending before the sweep wakes its workflow again. */
 const STALE_LANE_SECONDS = 60;
 
-/** Resolves when the worker starts shutting down (never without a signal). */
-function aborted(signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
+/** A promise that resolves when the worker starts shutting down (never without a signal), and its listener's removal. */
+function whenAborted(signal?: AbortSignal): { promise: Promise<void>; dispose(): void } {
+  let onAbort = () => undefined as void;
+  const promise = new Promise<void>((resolve) => {
+    onAbort = () => resolve();
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  return { promise, dispose: () => signal?.removeEventListener('abort', onAbort) };
 }
 
 /** Starts (or wakes) the delivery workflow of one (endpoint, offer) lane. Idempotent. */
@@ -54,21 +59,25 @@ export function createCallbackActivities(deps: Pick<ActivityDeps, 'db' | 'config
       const until = Date.now() + input.runForMs;
       let total = 0;
       let nextSweep = 0;
-      const stopped = aborted(deps.stopping);
-      while (Date.now() < until && !deps.stopping?.aborted) {
-        ctx.heartbeat();
-        const { events, lanes } = await dispatchEvents(db, DISPATCH_BATCH);
-        total += events;
-        await wakeAll(ctx.info.taskQueue, lanes);
-        if (Date.now() >= nextSweep) {
-          nextSweep = Date.now() + 30_000;
-          await wakeAll(ctx.info.taskQueue, await staleLanes(db, STALE_LANE_SECONDS));
+      const stopped = whenAborted(deps.stopping);
+      try {
+        while (Date.now() < until && !deps.stopping?.aborted) {
+          ctx.heartbeat();
+          const { events, lanes } = await dispatchEvents(db, DISPATCH_BATCH);
+          total += events;
+          await wakeAll(ctx.info.taskQueue, lanes);
+          if (Date.now() >= nextSweep) {
+            nextSweep = Date.now() + 30_000;
+            await wakeAll(ctx.info.taskQueue, await staleLanes(db, STALE_LANE_SECONDS));
+          }
+          if (events < DISPATCH_BATCH) {
+            const nap = ctx.sleep(input.pollMs);
+            nap.catch(() => undefined); // if shutdown wins the race, a later cancellation is nobody's business
+            await Promise.race([nap, stopped.promise]);
+          }
         }
-        if (events < DISPATCH_BATCH) {
-          const nap = ctx.sleep(input.pollMs);
-          nap.catch(() => undefined); // if shutdown wins the race, a later cancellation is nobody's business
-          await Promise.race([nap, stopped]);
-        }
+      } finally {
+        stopped.dispose();
       }
       return { events: total };
     },

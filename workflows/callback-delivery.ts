@@ -1,4 +1,4 @@
-import { condition, continueAsNew, defineSignal, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { condition, continueAsNew, defineSignal, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 
 /** Sent by the dispatcher (signalWithStart) when the lane has new deliveries; carries nothing: Postgres holds the work. */
@@ -33,7 +33,7 @@ export async function callbackDeliveryWorkflow(input: CallbackDeliveryInput): Pr
     woken = true;
   });
   const lane = { endpointId: input.endpointId, offerId: input.offerId };
-  for (let handled = 0; handled < DELIVERIES_PER_RUN; ) {
+  for (let handled = 0; handled < DELIVERIES_PER_RUN && !workflowInfo().continueAsNewSuggested; ) {
     woken = false;
     const next = await acts.nextCallbackDelivery(lane);
     if (!next) {
