@@ -206,3 +206,30 @@ describe('offer-change callbacks in production', () => {
     expect(res.stderr).toMatch(message);
   });
 });
+
+describe('offer-change callbacks: the outbox is the source of truth', () => {
+  let h: Harness;
+  let receiver: CallbackReceiver;
+  beforeAll(async () => {
+    h = await createHarness(); // no worker yet: as if the process died right after the commits
+  });
+  afterAll(async () => {
+    await h.services.db.updateTable('callback_endpoints').set({ status: 'disabled', disabled_reason: 'test over' }).execute();
+    await receiver?.stop();
+    await h.close();
+  });
+
+  it('changes committed while no worker runs are delivered, in order, once a worker starts', async () => {
+    const { key, clientId } = await h.client('submission');
+    const offerId = await seedOffer(h, clientId, {}, 'pending');
+    receiver = await new CallbackReceiver().start();
+    json(admin(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
+    await changeOfferStatus(h.services.db, { key: `test:${offerId}:approve`, offerId, to: 'approved', actor: 'review_team' });
+    await changeOfferStatus(h.services.db, { key: `test:${offerId}:suspend`, offerId, to: 'suspended', actor: 'advertiser' });
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(receiver.received).toHaveLength(0);
+    await h.startWorker(); // starts the dispatcher for this task queue, which finds the undispatched events
+    const got = await receiver.waitFor(2);
+    expect(got.map((r) => r.json.data.new_status)).toEqual(['approved', 'suspended']);
+  });
+});
