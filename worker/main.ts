@@ -59,7 +59,16 @@ export async function startWorker(opts: {
     shutdownGraceTime: '10s',
   });
   const done = worker.run().finally(() => connection.close());
-  if (opts.callbackDispatcher ?? true) await ensureCallbackDispatcher(opts.deps, opts.taskQueue);
+  if (opts.callbackDispatcher ?? true) {
+    try {
+      await ensureCallbackDispatcher(opts.deps, opts.taskQueue);
+    } catch (err) {
+      stopping.abort();
+      worker.shutdown();
+      await done.catch(() => undefined);
+      throw err;
+    }
+  }
   return {
     worker,
     done,
