@@ -35,9 +35,9 @@ function toXmlTree(value: unknown, key: string): unknown {
 
 const builder = new XMLBuilder({ format: false, suppressEmptyNode: true, processEntities: true });
 
-/** Serializes an answer under the `<response>` root; lists become a wrapper holding singular items. */
-export function toXml(payload: unknown): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>${builder.build({ response: toXmlTree(payload, 'response') })}`;
+/** Serializes an answer under the `<response>` root (or `root`); lists become a wrapper holding singular items. */
+export function toXml(payload: unknown, root = 'response'): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>${builder.build({ [root]: toXmlTree(payload, root) })}`;
 }
 
 function checkDepth(text: string): void {
