@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { unownedAttachmentIds } from '../../api/queries/attachments';
 import { makePdf, makePng, makeZip, multipart, type FilePart } from '../setup/files';
 import { createHarness, type Harness } from '../setup/harness';
@@ -165,5 +167,48 @@ describe('attachments: uploads to the object store, typed by their bytes', () =>
     expect(await unownedAttachmentIds(h.services.db, clientId, [attachment.id, 'att_unknown', attachment.id])).toEqual(['att_unknown']);
     expect(await unownedAttachmentIds(h.services.db, other.clientId, [attachment.id])).toEqual([attachment.id]);
     expect(await unownedAttachmentIds(h.services.db, clientId, [])).toEqual([]);
+  });
+
+  describe('over a real socket, while the client is still sending', () => {
+    let port: number;
+    beforeAll(async () => {
+      await h.app.listen({ port: 0, host: '127.0.0.1' });
+      port = (h.app.server.address() as AddressInfo).port;
+    });
+
+    /** Sends the multipart body in 64 KiB writes, as a slow client would, and returns the answer. */
+    const streamUpload = (content: Buffer, apiKey: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const body = multipart([{ filename: 'stream.png', content }]);
+        const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: `${SUB}/attachments`, headers: { ...body.headers, 'x-service-api-key': apiKey, 'content-length': body.payload.length } });
+        req.on('response', (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+        });
+        req.on('error', (err) => (/EPIPE|ECONNRESET/.test(String(err)) ? undefined : reject(err)));
+        let offset = 0;
+        const writeMore = () => {
+          while (offset < body.payload.length) {
+            const piece = body.payload.subarray(offset, offset + 65536);
+            offset += piece.length;
+            if (!req.write(piece)) return void req.once('drain', writeMore);
+          }
+          req.end();
+        };
+        writeMore();
+      });
+
+    it('refuses an oversize stream with 413 and a disguised one with 415, storing nothing', async () => {
+      const { key: k3, clientId: c3 } = await h.client('submission');
+      const big = await streamUpload(Buffer.concat([makePng(), Buffer.alloc(h.config.ATTACHMENT_MAX_BYTES + 1024 * 1024, 3)]), k3);
+      expect(big.status).toBe(413);
+      expect(JSON.parse(big.body).errors[0].code).toBe('payload_too_large');
+      const text = await streamUpload(Buffer.alloc(3 * 1024 * 1024, 'text '), k3);
+      expect(text.status).toBe(415);
+      expect(await objectKeys(h, `${c3}/`)).toEqual([]);
+      expect(await incompleteUploads(h, `${c3}/`)).toEqual([]);
+      for (let i = 0; i < 2; i++) expect((await streamUpload(makePng(), k3)).status).toBe(200);
+    });
   });
 });

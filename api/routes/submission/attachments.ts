@@ -49,6 +49,15 @@ async function* untruncated(part: MultipartFile, maxBytes: number): AsyncGenerat
  */
 export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
   await app.register(multipart, { throwFileSizeLimit: false });
+  // An upload refused early (415 after its first bytes, 413, a wrong part) leaves the rest of the
+  // body unread on the socket, and the next request of a keep-alive connection would wait behind
+  // it forever. Discard the rest and close the connection after this answer.
+  app.addHook('onSend', async (request, reply) => {
+    if (!request.raw.complete) {
+      reply.header('connection', 'close');
+      request.raw.resume();
+    }
+  });
   const { db, store, config } = deps;
   const maxBytes = config.ATTACHMENT_MAX_BYTES;
   const base = (request: FastifyRequest) => interfaceBaseUrl(request, app.prefix);
