@@ -125,7 +125,7 @@ describe('attachments: uploads to the object store, typed by their bytes', () =>
     expect((await rowOf(dots.id))!.object_key).toBe(`${clientId}/${dots.id}/file`);
   });
 
-  it('answers 422 for a missing file part or a wrong field name, 415 for a non-multipart body', async () => {
+  it('answers 422 for a missing or misnamed file part, 400 for a broken multipart body, 415 for a non-multipart one', async () => {
     const wrongName = await upload({ field: 'file', filename: 'a.png', content: makePng() });
     expect(wrongName.statusCode).toBe(422);
     expect(wrongName.json().errors[0]).toMatchObject({ code: 'invalid_field', field: 'attachment[media]' });
@@ -137,6 +137,14 @@ describe('attachments: uploads to the object store, typed by their bytes', () =>
 
     const empty = await upload({ filename: 'empty.png', content: Buffer.alloc(0) });
     expect(empty.statusCode).toBe(422);
+
+    const noBoundary = await h.app.inject({ method: 'POST', url: `${SUB}/attachments`, payload: 'x', headers: { 'content-type': 'multipart/form-data', 'x-service-api-key': key } });
+    expect(noBoundary.statusCode).toBe(400);
+    expect(noBoundary.json().errors[0].code).toBe('malformed_body');
+
+    const cut = multipart([{ filename: 'cut.png', content: makePng(64, 64) }]);
+    const cutShort = await h.app.inject({ method: 'POST', url: `${SUB}/attachments`, payload: cut.payload.subarray(0, 300), headers: { ...cut.headers, 'x-service-api-key': key } });
+    expect(cutShort.statusCode).toBe(400);
 
     const json = await h.app.inject({ method: 'POST', url: `${SUB}/attachments`, payload: { attachment: {} }, headers: { 'x-service-api-key': key } });
     expect(json.statusCode).toBe(415);

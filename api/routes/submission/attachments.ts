@@ -36,9 +36,16 @@ async function receiveFilePart(request: FastifyRequest, maxBytes: number): Promi
   return part;
 }
 
-/** The file part's bytes, failing as soon as busboy reports the part was cut at its size limit. */
+/**
+ * The file part's bytes, failing as soon as busboy reports the part was cut at its size limit; a
+ * body that breaks off mid-part (client gone, bad framing) is the client's fault, not a 500.
+ */
 async function* untruncated(part: MultipartFile, maxBytes: number): AsyncGenerator<Buffer> {
-  for await (const chunk of part.file) yield chunk as Buffer;
+  try {
+    for await (const chunk of part.file) yield chunk as Buffer;
+  } catch (err) {
+    throw new ApiError(400, 'malformed_body', `the upload broke off: ${(err as Error).message}`);
+  }
   if (part.file.truncated) throw new ObjectTooLargeError(maxBytes);
 }
 
@@ -98,7 +105,9 @@ export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async 
   app.get('/attachments/:id/download', { schema: { params: AttachmentParams } }, async (request, reply) => {
     const row = await findClientAttachment(db, request.client.id, request.params.id);
     if (!row) throw notFound('attachment');
-    const body = await store.client.getObject(store.bucket, row.object_key);
+    const body = await store.client.getObject(store.bucket, row.object_key).catch((err: { code?: string }) => {
+      throw err.code === 'NoSuchKey' ? notFound('attachment content') : err;
+    });
     const ascii = row.file_name.replace(/[^\x20-\x7e]|["\\]/g, '_');
     return reply
       .type(row.content_type)
