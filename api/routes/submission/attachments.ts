@@ -2,6 +2,7 @@ import multipart, { type MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { newId } from '../../../activities/ids';
+import type { AttachmentRow } from '../../../infra/db/database';
 import { ObjectTooLargeError, putStreamBounded } from '../../../infra/object-upload';
 import { ALLOWED_TYPES_TEXT, cleanFileName, displayFileName, SNIFF_BYTES, sniffFileType, storageFileName, type FileType } from '../../attachment-files';
 import type { AppDeps } from '../../deps';
@@ -49,6 +50,39 @@ async function* untruncated(part: MultipartFile, maxBytes: number): AsyncGenerat
   if (part.file.truncated) throw new ObjectTooLargeError(maxBytes);
 }
 
+/** The file's type from its first bytes: 415 for anything but the allowed types, 422 for an empty file. */
+function requireAllowedType(head: Buffer): FileType {
+  if (head.length === 0) throw invalidField(ATTACHMENT_FIELD, 'the file is empty');
+  const type = sniffFileType(head);
+  if (!type) throw new ApiError(415, 'unsupported_media_type', `the file's content is not ${ALLOWED_TYPES_TEXT} (decided from its bytes, not its name)`, { field: ATTACHMENT_FIELD });
+  return type;
+}
+
+/**
+ * Streams the part into the store under `<client>/<id>/<safe name>`, then writes its row. Either
+ * both exist afterwards or neither does (an object whose row cannot be written is removed).
+ */
+async function storeAttachment({ db, store, config }: AppDeps, clientId: string, part: MultipartFile): Promise<AttachmentRow> {
+  const maxBytes = config.ATTACHMENT_MAX_BYTES;
+  const id = newId('att');
+  const clean = cleanFileName(part.filename);
+  const key = `${clientId}/${id}/${storageFileName(clean)}`;
+  let type: FileType | undefined;
+  const inspect = (head: Buffer) => (type = requireAllowedType(head)).contentType;
+  const { size } = await putStreamBounded(store, untruncated(part, maxBytes), { key, maxBytes, inspect, headBytes: SNIFF_BYTES }).catch((err) => {
+    throw err instanceof ObjectTooLargeError ? tooLarge(maxBytes) : err;
+  });
+  return db
+    .insertInto('attachments')
+    .values({ id, client_id: clientId, file_name: displayFileName(clean, type!), content_type: type!.contentType, size_bytes: size, object_key: key })
+    .returningAll()
+    .executeTakeFirstOrThrow()
+    .catch(async (err) => {
+      await store.client.removeObject(store.bucket, key).catch(() => undefined);
+      throw err;
+    });
+}
+
 /**
  * POST /attachments (multipart, one file part `attachment[media]`), GET /attachments/:id,
  * GET /attachments/:id/download (the bytes), DELETE /attachments/:id. The multipart parser is
@@ -65,34 +99,13 @@ export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async 
       request.raw.resume();
     }
   });
-  const { db, store, config } = deps;
-  const maxBytes = config.ATTACHMENT_MAX_BYTES;
+  const { db, store } = deps;
+  const maxBytes = deps.config.ATTACHMENT_MAX_BYTES;
   const base = (request: FastifyRequest) => interfaceBaseUrl(request, app.prefix);
 
   app.post('/attachments', { schema: { response: { 200: AttachmentResponse } } }, async (request) => {
     const part = await receiveFilePart(request, maxBytes);
-    const id = newId('att');
-    const clean = cleanFileName(part.filename);
-    const key = `${request.client.id}/${id}/${storageFileName(clean)}`;
-    let type: FileType | undefined;
-    const inspect = (head: Buffer) => {
-      if (head.length === 0) throw invalidField(ATTACHMENT_FIELD, 'the file is empty');
-      type = sniffFileType(head);
-      if (!type) throw new ApiError(415, 'unsupported_media_type', `the file's content is not ${ALLOWED_TYPES_TEXT} (decided from its bytes, not its name)`, { field: ATTACHMENT_FIELD });
-      return type.contentType;
-    };
-    const { size } = await putStreamBounded(store, untruncated(part, maxBytes), { key, maxBytes, inspect, headBytes: SNIFF_BYTES }).catch((err) => {
-      throw err instanceof ObjectTooLargeError ? tooLarge(maxBytes) : err;
-    });
-    const row = await db
-      .insertInto('attachments')
-      .values({ id, client_id: request.client.id, file_name: displayFileName(clean, type!), content_type: type!.contentType, size_bytes: size, object_key: key })
-      .returningAll()
-      .executeTakeFirstOrThrow()
-      .catch(async (err) => {
-        await store.client.removeObject(store.bucket, key).catch(() => undefined); // no bytes without a row
-        throw err;
-      });
+    const row = await storeAttachment(deps, request.client.id, part);
     return { status: 'OK' as const, attachment: toAttachment(row, base(request)) };
   });
 
