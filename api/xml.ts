@@ -55,7 +55,11 @@ const parser = new XMLParser({
   ignoreDeclaration: true,
   ignorePiTags: true,
   parseTagValue: false, // the zod schema converts numbers and booleans, so XML and JSON bodies agree
-  processEntities: false, // no entity expansion at all: no billion laughs, no external entities
+  // Text must come out as sent: `&amp;` is `&`. Only the predefined entities and character
+  // references (`&#38;`, and HTML names) are decoded; DOCTYPE and ENTITY declarations are refused
+  // before parsing (parseXml), so there is no billion laughs and no external entity.
+  processEntities: true,
+  htmlEntities: true,
   trimValues: true,
 });
 
