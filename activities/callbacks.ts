@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { toXml } from '../api/xml';
 import type { Config } from '../infra/config';
+import { callbackDeliveries } from '../infra/metrics';
 import { callbackDeliveryWorkflowId } from '../workflows/shared/ids';
 import { cancelPendingDeliveries, dispatchEvents, disableEndpoint, nextPendingDelivery, signingSecrets, staleLanes, type DeliveryLane } from './callback-records';
 import { postOnce } from './callbacks/http';
@@ -119,6 +120,7 @@ export function createCallbackActivities(deps: Pick<ActivityDeps, 'db' | 'config
       const waits = config.CALLBACK_RETRY_SCHEDULE;
       const retryIn = !ok && attempt <= waits.length ? waits[attempt - 1] : null;
       const error = ok ? null : (res.error ?? `HTTP ${res.statusCode}`);
+      callbackDeliveries.inc({ outcome: ok ? 'delivered' : retryIn === null ? 'gave_up' : 'failed_attempt' });
       return db.transaction().execute(async (trx) => {
         await trx
           .insertInto('callback_attempts')

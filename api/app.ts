@@ -5,6 +5,7 @@ import type { AppDeps } from './deps';
 import { authPlugin } from './plugins/auth';
 import contentNegotiation, { rewriteFormatSuffix } from './plugins/content-negotiation';
 import errorHandler from './plugins/error-handler';
+import metrics from './plugins/metrics';
 import openapi from './plugins/openapi';
 import { rateLimitPlugin } from './plugins/rate-limit';
 import { healthRoutes } from './routes/health';
@@ -50,6 +51,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: DISTRIBUTION_PREFIX, iface: 'distribution' as const, routes: distributionRoutes, title: 'Offer marketplace: distribution interface' },
   ];
   await app.register(openapi, { interfaces });
+  await app.register(metrics);
   await app.register(healthRoutes, { deps });
 
   for (const { prefix, iface, routes } of interfaces) {

@@ -2,15 +2,22 @@ import path from 'node:path';
 import { NativeConnection, Worker, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { ActivityDeps } from '../activities/deps';
+import { freePort } from '../infra/free-port';
+import { setWorkerMetricsUrl } from '../infra/metrics';
 import type { Endpoints } from '../infra/stack';
 import { callbackDispatcherWorkflowId } from '../workflows/shared/ids';
 
 let runtimeInstalled = false;
 
-/** Routes the Temporal Core SDK's own logs through our logger, once per process. */
-function installRuntime(deps: ActivityDeps) {
+/**
+ * Once per process: routes the Temporal Core SDK's logs through our logger, and has it serve its
+ * worker metrics on a free loopback port that /metrics appends.
+ */
+async function installRuntime(deps: ActivityDeps) {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
+  const metricsPort = await freePort();
+  setWorkerMetricsUrl(`http://127.0.0.1:${metricsPort}/metrics`);
   const log = deps.log.child({ component: 'temporal-worker' });
   Runtime.install({
     logger: {
@@ -21,7 +28,10 @@ function installRuntime(deps: ActivityDeps) {
       warn: (m, meta) => log.warn(meta ?? {}, m),
       error: (m, meta) => log.error(meta ?? {}, m),
     },
-    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} } },
+    telemetryOptions: {
+      logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} },
+      metrics: { prometheus: { bindAddress: `127.0.0.1:${metricsPort}`, countersTotalSuffix: true } },
+    },
   });
 }
 
@@ -44,7 +54,7 @@ export async function startWorker(opts: {
   /** Start the callback dispatcher for this task queue if it is not running (default true). */
   callbackDispatcher?: boolean;
 }): Promise<RunningWorker> {
-  installRuntime(opts.deps);
+  await installRuntime(opts.deps);
   const connection = await NativeConnection.connect({ address: opts.endpoints.temporalAddress });
   const stopping = new AbortController();
   const worker = await Worker.create({
@@ -92,3 +102,4 @@ export async function ensureCallbackDispatcher(deps: Pick<ActivityDeps, 'tempora
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
 }
+

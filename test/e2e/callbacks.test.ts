@@ -1,33 +1,26 @@
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { changeOfferStatus } from '../../activities/offer-records';
+import { admin } from '../setup/admin';
 import { CallbackReceiver, eventually } from '../setup/callback-receiver';
-import { seedOffer } from '../setup/fixtures';
+import { seedOffer, validOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
-
-const ROOT = path.resolve(__dirname, '..', '..');
-
-/** The operators' CLI as documented: `npm run --silent admin -- …`. */
-function admin(args: string[], env: Record<string, string> = {}) {
-  const res = spawnSync('npm', ['run', '--silent', 'admin', '--', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
-}
 
 function json(res: { code: number | null; stdout: string; stderr: string }) {
   if (res.code !== 0) throw new Error(`admin exited ${res.code}: ${res.stderr}`);
   return JSON.parse(res.stdout);
 }
 
+/** The delivered-callbacks counter as /metrics shows it. */
+async function scrapeDelivered(h: Harness): Promise<number> {
+  const body = (await h.app.inject({ method: 'GET', url: '/metrics' })).body;
+  return Number(/callback_delivery_attempts_total\{outcome="delivered"\} (\d+)/.exec(body)?.[1] ?? 0);
+}
+
 describe('offer-change callbacks', () => {
   let h: Harness;
   const receivers: CallbackReceiver[] = [];
-  const cli = (args: string[]) => admin(args, { TEMPORAL_TASK_QUEUE: h.config.TEMPORAL_TASK_QUEUE });
+  const deliveredCount = () => scrapeDelivered(h);
+  const cli = (args: string[]) => admin(args, { ...process.env, TEMPORAL_TASK_QUEUE: h.config.TEMPORAL_TASK_QUEUE });
 
   beforeAll(async () => {
     h = await createHarness({ worker: true, env: { CALLBACK_RETRY_SCHEDULE: '1,2,2,2', CALLBACK_TIMEOUT_SECONDS: '5' } });
@@ -40,14 +33,17 @@ describe('offer-change callbacks', () => {
   });
 
   it('retries 500, 500, 200 with the same event id and a valid Standard Webhooks signature; the log shows 3 attempts', async () => {
-    const { key, clientId } = await h.client('submission');
-    const offerId = await seedOffer(h, clientId, {}, 'pending');
+    const key = await h.key('submission');
+    const created = await h.app.inject({ method: 'POST', url: '/submission/beta/offers', headers: { 'x-service-api-key': key }, payload: { offer: validOffer() } });
+    const offerId: string = created.json().offer.id;
     const receiver = await new CallbackReceiver([500, 500, 200]).start();
     receivers.push(receiver);
-    const set = json(cli(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
+    const set = json(await cli(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
     expect(set.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
 
-    await changeOfferStatus(h.services.db, { key: `test:${offerId}:approve`, offerId, to: 'approved', actor: 'review_team', reviewer: 'Ops' });
+    // The operator approves, as documented; the review workflow records it and the event goes out.
+    const deliveredBefore = await deliveredCount();
+    expect(json(await cli(['offers', 'approve', offerId, '--reviewer', 'Ops']))).toEqual({ id: offerId, status: 'approved' });
     const got = await receiver.waitFor(3);
     const event = await h.services.db.selectFrom('offer_events').selectAll().where('offer_id', '=', offerId).where('type', '=', 'offer.status_changed').executeTakeFirstOrThrow();
 
@@ -65,13 +61,14 @@ describe('offer-change callbacks', () => {
     expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(got[0].body, got[0].headers)).toThrow();
 
     const [last] = await eventually(async () => {
-      const log = json(cli(['callbacks', 'log', '--key', key]));
+      const log = json(await cli(['callbacks', 'log', '--key', key]));
       return log[0]?.status === 'delivered' ? log : null;
     });
     expect(last).toMatchObject({ event_id: event.id, attempts: 3, last_status_code: 200, status: 'delivered', next_attempt_at: null });
     const attempts = await h.services.db.selectFrom('callback_attempts').select(['attempt', 'status_code']).where('delivery_id', '=', last.id).orderBy('attempt').execute();
     expect(attempts).toEqual([{ attempt: 1, status_code: 500 }, { attempt: 2, status_code: 500 }, { attempt: 3, status_code: 200 }]);
-    expect(json(cli(['callbacks', 'show', '--key', key]))).toMatchObject({ status: 'enabled', consecutive_failures: 0, url: receiver.url });
+    expect(json(await cli(['callbacks', 'show', '--key', key]))).toMatchObject({ status: 'enabled', consecutive_failures: 0, url: receiver.url });
+    expect(await deliveredCount()).toBeGreaterThanOrEqual(deliveredBefore + 1); // /metrics moved
   });
 
   it('a receiver that is down while three changes happen gets all three, in order, once back', async () => {
@@ -79,7 +76,7 @@ describe('offer-change callbacks', () => {
     const offerId = await seedOffer(h, clientId); // approved
     const receiver = await new CallbackReceiver().start();
     receivers.push(receiver);
-    json(cli(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
+    json(await cli(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
     await receiver.stop();
 
     const moves = ['suspended', 'resumed', 'suspended'] as const;
@@ -88,7 +85,7 @@ describe('offer-change callbacks', () => {
     }
     // The first event is failing against the closed port; the others wait behind it.
     await eventually(async () => {
-      const log = json(cli(['callbacks', 'log', '--key', key]));
+      const log = json(await cli(['callbacks', 'log', '--key', key]));
       return log.length === 3 && log.some((d: { attempts: number; last_error: string | null }) => d.attempts >= 1 && d.last_error);
     });
     await receiver.start();
@@ -106,7 +103,7 @@ describe('offer-change callbacks', () => {
     const offerId = await seedOffer(h, clientId, {}, 'pending');
     const receiver = await new CallbackReceiver().start();
     receivers.push(receiver);
-    const secret = cli(['callbacks', 'set', '--key', key, '--url', receiver.url, '--format', 'xml']).stdout.trim();
+    const secret = (await cli(['callbacks', 'set', '--key', key, '--url', receiver.url, '--format', 'xml'])).stdout.trim();
     await changeOfferStatus(h.services.db, { key: `test:${offerId}:reject`, offerId, to: 'rejected', actor: 'review_team', reason: 'Blurry photos' });
     const [first] = await receiver.waitFor(1);
     expect(first.headers['content-type']).toBe('application/xml');
@@ -116,7 +113,7 @@ describe('offer-change callbacks', () => {
     expect(first.body).toMatch(/<event><id>evt_[^<]+<\/id><type>offer.status_changed<\/type><created_at>[^<]+<\/created_at><sequence>2<\/sequence><data><offer>/);
     expect(() => new Webhook(secret).verify(first.body, first.headers, { jsonParse: false })).not.toThrow();
 
-    const replay = json(cli(['callbacks', 'replay', first.headers['webhook-id'], '--key', key]));
+    const replay = json(await cli(['callbacks', 'replay', first.headers['webhook-id'], '--key', key]));
     expect(replay.deliveries).toHaveLength(1);
     const got = await receiver.waitFor(2);
     expect(got[1].headers['webhook-id']).toBe(first.headers['webhook-id']);
@@ -127,15 +124,15 @@ describe('offer-change callbacks', () => {
     const offerId = await seedOffer(h, clientId, {}, 'pending');
     const receiver = await new CallbackReceiver().start();
     receivers.push(receiver);
-    const oldSecret = cli(['callbacks', 'set', '--key', key, '--url', receiver.url]).stdout.trim();
-    const rotated = json(cli(['callbacks', 'rotate-secret', '--key', key, '--json']));
+    const oldSecret = (await cli(['callbacks', 'set', '--key', key, '--url', receiver.url])).stdout.trim();
+    const rotated = json(await cli(['callbacks', 'rotate-secret', '--key', key, '--json']));
     expect(rotated.secret).not.toBe(oldSecret);
     await changeOfferStatus(h.services.db, { key: `test:${offerId}:withdraw`, offerId, to: 'withdrawn', actor: 'advertiser' });
     const [r] = await receiver.waitFor(1);
     expect(r.headers['webhook-signature'].split(' ')).toHaveLength(2);
     expect(() => new Webhook(oldSecret).verify(r.body, r.headers)).not.toThrow();
     expect(() => new Webhook(rotated.secret).verify(r.body, r.headers)).not.toThrow();
-    expect(json(cli(['callbacks', 'show', '--key', key])).previous_secret_valid_until).toBeTruthy();
+    expect(json(await cli(['callbacks', 'show', '--key', key])).previous_secret_valid_until).toBeTruthy();
   });
 
   it('distribution clients hear offer.published when an offer becomes sellable, as the distribution interface shows it', async () => {
@@ -144,13 +141,13 @@ describe('offer-change callbacks', () => {
     const offerId = await seedOffer(h, clientId, {}, 'pending');
     const receiver = await new CallbackReceiver().start();
     receivers.push(receiver);
-    json(cli(['callbacks', 'set', '--key', dist.key, '--url', receiver.url, '--json']));
+    json(await cli(['callbacks', 'set', '--key', dist.key, '--url', receiver.url, '--json']));
     await changeOfferStatus(h.services.db, { key: `test:${offerId}:publish`, offerId, to: 'approved', actor: 'review_team' });
     const got = await eventually(async () => receiver.received.find((r) => r.json?.data?.offer?.id === offerId));
     expect(got.json).toMatchObject({ type: 'offer.published', data: { new_status: 'approved', offer: { id: offerId, status: 'approved' } } });
     expect(got.json.data.offer).not.toHaveProperty('custom_attributes');
     expect(got.json.data.offer).not.toHaveProperty('initial_quantity');
-    json(cli(['callbacks', 'disable', '--key', dist.key]));
+    json(await cli(['callbacks', 'disable', '--key', dist.key]));
   });
 });
 
@@ -170,15 +167,15 @@ describe('offer-change callbacks: endpoints that keep failing', () => {
     const { key, clientId } = await h.client('submission');
     const offerId = await seedOffer(h, clientId, {}, 'pending');
     receiver = await new CallbackReceiver([], 503).start();
-    json(admin(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
+    json(await admin(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
     await changeOfferStatus(h.services.db, { key: `test:${offerId}:approve`, offerId, to: 'approved', actor: 'review_team' });
     await changeOfferStatus(h.services.db, { key: `test:${offerId}:suspend`, offerId, to: 'suspended', actor: 'advertiser' });
     const shown = await eventually(async () => {
-      const s = json(admin(['callbacks', 'show', '--key', key]));
+      const s = json(await admin(['callbacks', 'show', '--key', key]));
       return s.status === 'disabled' ? s : null;
     });
     expect(shown.disabled_reason).toMatch(/every attempt failed since .*HTTP 503/);
-    const log = json(admin(['callbacks', 'log', '--key', key]));
+    const log = json(await admin(['callbacks', 'log', '--key', key]));
     expect(log.map((d: { status: string }) => d.status).sort()).toEqual(['cancelled', 'cancelled']);
   });
 });
@@ -199,7 +196,7 @@ describe('offer-change callbacks in production', () => {
     ['https://[::1]/callbacks', /loopback, private/],
   ])('refuses %s with a clear error', async (url, message) => {
     const key = await h.key('submission');
-    const res = admin(['callbacks', 'set', '--key', key, '--url', url], { SERVICE_ENVIRONMENT: 'production' });
+    const res = await admin(['callbacks', 'set', '--key', key, '--url', url], { ...process.env, SERVICE_ENVIRONMENT: 'production' });
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('');
     expect(res.stderr).toMatch(/^error: refused: /);
@@ -223,7 +220,7 @@ describe('offer-change callbacks: the outbox is the source of truth', () => {
     const { key, clientId } = await h.client('submission');
     const offerId = await seedOffer(h, clientId, {}, 'pending');
     receiver = await new CallbackReceiver().start();
-    json(admin(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
+    json(await admin(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
     await changeOfferStatus(h.services.db, { key: `test:${offerId}:approve`, offerId, to: 'approved', actor: 'review_team' });
     await changeOfferStatus(h.services.db, { key: `test:${offerId}:suspend`, offerId, to: 'suspended', actor: 'advertiser' });
     await new Promise((r) => setTimeout(r, 1000));

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../setup/free-port';
+import { freePort } from '../../infra/free-port';
 import { admin } from '../setup/admin';
 
 const ROOT = path.resolve(__dirname, '..', '..');

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { freePort } from './free-port';
+import { freePort } from '../../infra/free-port';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const STACK_TIMEOUT_MS = 15 * 60_000; // the very first run builds two Go servers

@@ -1,6 +1,6 @@
 import net from 'node:net';
 
-/** A TCP port nobody listens on right now, so the test stack never collides with `npm start`. */
+/** A loopback TCP port nobody listens on right now (test stacks, the worker's metrics exporter). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
