@@ -35,6 +35,5 @@ export async function authPlugin(app: FastifyInstance, opts: { db: Db; iface: Ap
       throw new ApiError(403, 'wrong_interface', `this key is for the ${client.interface} interface, not ${opts.iface}`);
     }
     request.client = client;
-    request.log = request.log.child({ client_id: client.id });
   });
 }

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { callbacksCommand } from './commands/callbacks';
+import { clientsCommand } from './commands/clients';
 import { keysCommand } from './commands/keys';
 import { offersCommand } from './commands/offers';
 import { AdminContext, AdminError } from './context';
@@ -16,6 +17,7 @@ async function main(argv: string[]): Promise<number> {
     .exitOverride()
     .showHelpAfterError()
     .addCommand(keysCommand(ctx))
+    .addCommand(clientsCommand(ctx))
     .addCommand(offersCommand(ctx))
     .addCommand(callbacksCommand(ctx));
   try {

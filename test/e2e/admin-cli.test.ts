@@ -23,6 +23,21 @@ describe('admin CLI', () => {
     expect(JSON.stringify(row)).not.toContain(key.slice(16));
   });
 
+  it('clients list shows clients by key prefix, never their keys', async () => {
+    const created = JSON.parse((await admin(['keys', 'create', '--interface', 'distribution', '--name', 'Listed Co', '--reservations', '--json'])).stdout);
+    const list = JSON.parse((await admin(['clients', 'list', '--interface', 'distribution'])).stdout);
+    const row = list.find((c: { id: string }) => c.id === created.client_id);
+    expect(row).toMatchObject({ name: 'Listed Co', interface: 'distribution', reservations_enabled: true, key_prefix: created.key.slice(0, 16) });
+    expect(JSON.stringify(list)).not.toContain(created.key);
+    expect(list.every((c: { interface: string }) => c.interface === 'distribution')).toBe(true);
+  });
+
+  it('--help describes every command', async () => {
+    const help = await admin(['--help']);
+    for (const group of ['keys', 'clients', 'offers', 'callbacks']) expect(help.stdout).toContain(group);
+    expect((await admin(['offers', 'reject', '--help'])).stdout).toMatch(/--reason <text>/);
+  });
+
   it('keys revoke shuts a key out at once', async () => {
     const key = (await admin(['keys', 'create', '--interface', 'submission'])).stdout.trim();
     expect((await admin(['keys', 'revoke', key])).code).toBe(0);
