@@ -133,9 +133,11 @@ const MILES_PER_DEGREE_LATITUDE = 69.0545;
 
 /** Great-circle (haversine) distance in miles from the centre to a location row `l`. */
 function haversine(c: Coordinates) {
-  return sql<number>`${EARTH_RADIUS_MILES} * 2 * asin(least(1, sqrt(
-    power(sin(radians(l.latitude - ${c.latitude}) / 2), 2)
-    + cos(radians(${c.latitude})) * cos(radians(l.latitude)) * power(sin(radians(l.longitude - ${c.longitude}) / 2), 2)
+  const lat = sql`${c.latitude}::float8`;
+  const lng = sql`${c.longitude}::float8`;
+  return sql<number>`${sql.lit(EARTH_RADIUS_MILES)} * 2 * asin(least(1, sqrt(
+    power(sin(radians(l.latitude - ${lat}) / 2), 2)
+    + cos(radians(${lat})) * cos(radians(l.latitude)) * power(sin(radians(l.longitude - ${lng}) / 2), 2)
   )))`;
 }
 
@@ -220,8 +222,8 @@ export async function searchDistributionOffers(db: Db, q: DistributionOfferQuery
       .selectFrom('offer_locations as l')
       .select(['l.offer_id', sql<number>`min(${distance})`.as('distance')])
       .where(sql<SqlBool>`l.latitude is not null and l.longitude is not null`)
-      .where(sql<SqlBool>`point(l.longitude, l.latitude) <@ box(point(${box.minLng}, ${box.minLat}), point(${box.maxLng}, ${box.maxLat}))`)
-      .where(sql<SqlBool>`${distance} <= ${radius}`);
+      .where(sql<SqlBool>`point(l.longitude, l.latitude) <@ box(point(${box.minLng}::float8, ${box.minLat}::float8), point(${box.maxLng}::float8, ${box.maxLat}::float8))`)
+      .where(sql<SqlBool>`${distance} <= ${radius}::float8`);
     if (country) near = near.where('l.country_code', '=', country);
     if (state) near = near.where('l.state_code', '=', state);
     if (city) near = near.where('l.city', '=', city);

@@ -65,14 +65,30 @@ export interface SortBy {
   direction: 'asc' | 'desc';
 }
 
-/** `a,b,c` (or the parameter repeated) → a list of 1 to 50 items, each checked by `item`. */
+/**
+ * `a,b,c` (or the parameter repeated) → a list of 1 to 50 items, each checked by `item`. A bad item
+ * is reported on the parameter itself (`types`, not `types[0]`): that is what the client sent.
+ */
 function csv<T extends z.ZodType<unknown, string>>(item: T) {
   return z.preprocess(
     (v) => (Array.isArray(v) ? v.join(',') : v),
-    z
-      .string()
-      .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
-      .pipe(z.array(item).min(1, 'must name at least one value').max(50, 'must name at most 50 values')),
+    z.string().transform((s, ctx): z.output<T>[] => {
+      const parts = s.split(',').map((x) => x.trim()).filter(Boolean);
+      if (parts.length === 0 || parts.length > 50) {
+        ctx.addIssue({ code: 'custom', message: 'must name 1 to 50 comma-separated values' });
+        return z.NEVER;
+      }
+      const out: z.output<T>[] = [];
+      for (const part of parts) {
+        const r = item.safeParse(part);
+        if (!r.success) {
+          ctx.addIssue({ code: 'custom', message: `${JSON.stringify(part.slice(0, 40))}: ${r.error.issues[0]?.message ?? 'invalid'}` });
+          return z.NEVER;
+        }
+        out.push(r.data as z.output<T>);
+      }
+      return out;
+    }),
   );
 }
 
