@@ -218,16 +218,20 @@ export async function searchDistributionOffers(db: Db, q: DistributionOfferQuery
     const radius = q.radius ?? DEFAULT_RADIUS_MILES;
     const box = boundingBox(centre, radius);
     const distance = haversine(centre);
-    let near = db
+    let inBox = db
       .selectFrom('offer_locations as l')
-      .select(['l.offer_id', sql<number>`min(${distance})`.as('distance')])
+      .select(['l.offer_id', distance.as('d')])
       .where(sql<SqlBool>`l.latitude is not null and l.longitude is not null`)
-      .where(sql<SqlBool>`point(l.longitude, l.latitude) <@ box(point(${box.minLng}::float8, ${box.minLat}::float8), point(${box.maxLng}::float8, ${box.maxLat}::float8))`)
-      .where(sql<SqlBool>`${distance} <= ${radius}::float8`);
-    if (country) near = near.where('l.country_code', '=', country);
-    if (state) near = near.where('l.state_code', '=', state);
-    if (city) near = near.where('l.city', '=', city);
-    base = base.innerJoin(near.groupBy('l.offer_id').as('near'), 'near.offer_id', 'o.id') as unknown as typeof base;
+      .where(sql<SqlBool>`point(l.longitude, l.latitude) <@ box(point(${box.minLng}::float8, ${box.minLat}::float8), point(${box.maxLng}::float8, ${box.maxLat}::float8))`);
+    if (country) inBox = inBox.where('l.country_code', '=', country);
+    if (state) inBox = inBox.where('l.state_code', '=', state);
+    if (city) inBox = inBox.where('l.city', '=', city);
+    // The distance is computed once per location in the box, then filtered and reduced to the nearest.
+    const near = db
+      .selectFrom(inBox.as('b'))
+      .select(['b.offer_id', sql<number>`min(b.d)`.as('distance')])
+      .where('b.d', '<=', sql<number>`${radius}::float8`);
+    base = base.innerJoin(near.groupBy('b.offer_id').as('near'), 'near.offer_id', 'o.id') as unknown as typeof base;
   }
 
   const query = base.where((eb) => {
@@ -240,13 +244,14 @@ export async function searchDistributionOffers(db: Db, q: DistributionOfferQuery
       conditions.push(eb.exists(place));
     } else if (!centre && country) {
       // Nationwide: redeemable anywhere in the country (a location naming only the country), or anywhere at all (no location).
-      const anyLocation = eb.selectFrom('offer_locations as l').select(sql`1`.as('one')).whereRef('l.offer_id', '=', 'o.id');
-      const countryWide = anyLocation
+      // Uncorrelated IN / NOT IN become hashed subplans: one pass over the locations, not one probe per offer.
+      const located = eb.selectFrom('offer_locations as l').select('l.offer_id');
+      const countryWide = located
         .where('l.country_code', '=', country)
         .where('l.postal_code', 'is', null)
         .where('l.city', 'is', null)
         .where('l.state_code', 'is', null);
-      conditions.push(eb.or([eb.not(eb.exists(anyLocation)), eb.exists(countryWide)]));
+      conditions.push(eb.or([eb('o.id', 'not in', located), eb('o.id', 'in', countryWide)]));
     }
     if (q.types) conditions.push(eb('o.type', 'in', q.types));
     if (categoryIds) {
@@ -267,12 +272,30 @@ export async function searchDistributionOffers(db: Db, q: DistributionOfferQuery
   const sortKey = sort.field === 'distance' ? sql.ref('near.distance') : sql.ref(SORT_COLUMNS[sort.field]);
   const nulls = sort.direction === 'asc' ? sql`asc nulls last` : sql`desc nulls last`;
   const { limit, offset } = pageBounds(q);
-  const select = centre ? query.selectAll('o').select(sql<number>`near.distance`.as('distance')) : query.selectAll('o');
-  const [rows, count] = await Promise.all([
-    select.orderBy(sql`${sortKey} ${nulls}`).orderBy('o.id').limit(limit).offset(offset).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows as Row[], total: count.n };
+  // The page is chosen on narrow rows (id, sort key, distance); only its offers are read whole.
+  const page = query
+    .select(['o.id', centre ? sql<number>`near.distance`.as('distance') : sql<null>`null::float8`.as('distance')])
+    .orderBy(sql`${sortKey} ${nulls}`)
+    .orderBy('o.id')
+    .limit(limit)
+    .offset(offset);
+  const countAll = () => query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  let hits: Array<{ id: string; distance: number | null; total?: number }>;
+  let total: number;
+  if (centre) {
+    // A radius search reads every match anyway (to sort them), so the total comes from the same pass.
+    hits = await page.select(sql<number>`count(*) over ()`.as('total')).execute();
+    total = hits.length ? Number(hits[0].total) : offset > 0 ? (await countAll()).n : 0;
+  } else {
+    const [h, count] = await Promise.all([page.execute(), countAll()]);
+    hits = h;
+    total = count.n;
+  }
+  if (hits.length === 0) return { rows: [], total };
+  const full = await db.selectFrom('offers').selectAll().where('id', 'in', hits.map((x) => x.id)).execute();
+  const byId = new Map(full.map((r) => [r.id, r]));
+  const rows = hits.flatMap((x) => (byId.has(x.id) ? [{ ...byId.get(x.id)!, distance: x.distance }] : []));
+  return { rows, total };
 }
 
 /** One offer a publisher may see now; undefined (→ 404) for unknown or invisible ids. */
