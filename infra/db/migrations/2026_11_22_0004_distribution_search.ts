@@ -35,7 +35,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('offer_locations_state').on('offer_locations').columns(['state_code', 'city']).execute();
 
   // The default order of a search (newest first) and the benchmark's price order, over visible offers only.
-  await sql`create index offers_visible_published on offers (published_at desc, id) where ${SELLABLE}`.execute(db);
+  await sql`create index offers_visible_published on offers (published_at desc nulls last, id) where ${SELLABLE}`.execute(db);
   await sql`create index offers_visible_price on offers (price_amount, id) where ${SELLABLE}`.execute(db);
   // Visibility and sort keys of on-sale offers without reading their (wide) rows: a radius search
   // checks each nearby offer here (index-only), and counting all visible offers stays cheap.
