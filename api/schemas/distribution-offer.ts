@@ -108,15 +108,17 @@ const SortByParam = z
     return { field: field as SortField, direction: dir };
   });
 
-const latitude = z.coerce.number().min(-90).max(90);
-const longitude = z.coerce.number().min(-180).max(180);
-const days = z.coerce.number().int().min(1).max(MAX_RECENT_DAYS);
+/** A number in the query string; an empty value is an error, not zero. */
+const num = <T extends z.ZodType<unknown, number>>(schema: T) => z.string().trim().min(1, 'must be a number').pipe(z.coerce.number<string>().pipe(schema));
+const latitude = num(z.number().min(-90).max(90));
+const longitude = num(z.number().min(-180).max(180));
+const days = num(z.number().int().min(1).max(MAX_RECENT_DAYS));
 const text = (max: number) => z.string().trim().min(1).max(max);
 
 /** GET /offers on the distribution interface: every filter is optional; see docs/distribution-search.md. */
 export const DistributionOfferQuery = PageQuery.extend({
   postal_code: text(20).optional(),
-  radius: z.coerce.number().gt(0).max(MAX_RADIUS_MILES).optional(),
+  radius: num(z.number().gt(0).max(MAX_RADIUS_MILES)).optional(),
   lat: latitude.optional(),
   lng: longitude.optional(),
   latitude: latitude.optional(),

@@ -108,6 +108,9 @@ describe('distribution offer search', () => {
       await expect422('postal_code=10001&radius=0', 'radius');
       await expect422('postal_code=10001&radius=100000', 'radius');
       await expect422('lat=91&lng=0', 'lat');
+      await expect422('lat=&lng=', 'lat');
+      await expect422('postal_code=10001&radius=', 'radius');
+      await expect422('postal_code=10001&radius=ten', 'radius');
     });
   });
 
