@@ -1,2 +1,2 @@
 // The worker's workflowsPath: every workflow of the service, one file per business process.
-export {};
+export { offerReviewWorkflow } from './offer-review';
