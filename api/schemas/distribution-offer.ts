@@ -117,27 +117,28 @@ const text = (max: number) => z.string().trim().min(1).max(max);
 
 /** GET /offers on the distribution interface: every filter is optional; see docs/distribution-search.md. */
 export const DistributionOfferQuery = PageQuery.extend({
-  postal_code: text(20).optional(),
-  radius: num(z.number().gt(0).max(MAX_RADIUS_MILES)).optional(),
-  lat: latitude.optional(),
-  lng: longitude.optional(),
-  latitude: latitude.optional(),
-  longitude: longitude.optional(),
-  city: text(100).optional(),
-  state_code: text(10).optional(),
+  postal_code: text(20).describe('Centre of a radius search: a US ZIP or Canadian postal code; unknown → 422').optional(),
+  radius: num(z.number().gt(0).max(MAX_RADIUS_MILES)).describe(`Miles around the centre, > 0, ≤ ${MAX_RADIUS_MILES}; default ${DEFAULT_RADIUS_MILES}`).optional(),
+  lat: latitude.describe('Centre latitude (with lng)').optional(),
+  lng: longitude.describe('Centre longitude (with lat)').optional(),
+  latitude: latitude.describe('Centre latitude (with longitude); alias of lat').optional(),
+  longitude: longitude.describe('Centre longitude (with latitude); alias of lng').optional(),
+  city: text(100).describe('Offers with a redemption location in this city (case-insensitive)').optional(),
+  state_code: text(10).describe('Offers with a redemption location in this state (case-insensitive)').optional(),
   country_code: z
     .string()
     .trim()
     .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 code such as US')
     .transform((c) => c.toUpperCase())
+    .describe('ISO 3166-1 alpha-2; alone: nationwide offers (docs/distribution-search.md)')
     .optional(),
-  types: csv(OfferType).optional(),
-  categories: categoryIds.optional(),
-  category_ids: categoryIds.optional(),
-  sort_by: SortByParam.optional(),
-  recently_published: days.optional(),
-  recently_updated: days.optional(),
-  recently_closed: days.optional(),
+  types: csv(OfferType).describe('Comma-separated offer types: deal, coupon, gift_card').optional(),
+  categories: categoryIds.describe('Comma-separated category ids; a parent matches its sub-categories').optional(),
+  category_ids: categoryIds.describe('Alias of categories; the ids of both are merged').optional(),
+  sort_by: SortByParam.describe(`"<field> <direction>", field one of ${SORT_FIELDS.join(', ')}; direction asc or desc`).optional(),
+  recently_published: days.describe(`Visible offers first published in the last N days (1–${MAX_RECENT_DAYS})`).optional(),
+  recently_updated: days.describe('Visible offers changed in the last N days').optional(),
+  recently_closed: days.describe('Offers that left the catalogue in the last N days (the only non-visible results)').optional(),
 }).superRefine((q, ctx) => {
   const issue = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
   const short = q.lat !== undefined || q.lng !== undefined;
