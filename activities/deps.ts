@@ -11,4 +11,9 @@ export interface ActivityDeps {
   store: ObjectStore;
   temporal: Client;
   log: Logger;
+  /**
+   * Aborted when this process's worker starts shutting down, so long-running activities (the
+   * callback outbox pump) return at once instead of holding the shutdown for its grace time.
+   */
+  stopping?: AbortSignal;
 }

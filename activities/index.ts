@@ -1,3 +1,4 @@
+import { createCallbackActivities } from './callbacks';
 import type { ActivityDeps } from './deps';
 import { createOfferActivities } from './offers';
 
@@ -8,6 +9,7 @@ import { createOfferActivities } from './offers';
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createOfferActivities(deps),
+    ...createCallbackActivities(deps),
   };
 }
 

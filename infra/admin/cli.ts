@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { callbacksCommand } from './commands/callbacks';
 import { keysCommand } from './commands/keys';
 import { offersCommand } from './commands/offers';
 import { AdminContext, AdminError } from './context';
@@ -15,7 +16,8 @@ async function main(argv: string[]): Promise<number> {
     .exitOverride()
     .showHelpAfterError()
     .addCommand(keysCommand(ctx))
-    .addCommand(offersCommand(ctx));
+    .addCommand(offersCommand(ctx))
+    .addCommand(callbacksCommand(ctx));
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
