@@ -37,6 +37,10 @@ const EnvSchema = z.object({
   // Whether the API process also runs a Temporal worker (one-machine default); set false to scale them apart.
   RUN_WORKER: envBoolean.default(true),
   RUN_API: envBoolean.default(true),
+  // Distribution revenue rule (docs/distribution-search.md): the distributor's share of an offer's
+  // price, and the part of that share passed on to the distributor's account (publisher).
+  DISTRIBUTOR_REVENUE_PERCENT: z.coerce.number().min(0).max(100).default(20),
+  ACCOUNT_REVENUE_PERCENT: z.coerce.number().min(0).max(100).default(50),
   // Limits and timings the spec leaves to us (docs/decisions.md).
   ATTACHMENT_MAX_BYTES: z.coerce.number().int().min(1).default(20 * 1024 * 1024),
   BODY_MAX_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),

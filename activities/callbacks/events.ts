@@ -1,3 +1,4 @@
+import { toDistributionOffer } from '../../api/queries/distribution-offers';
 import { toSubmissionOffer } from '../../api/queries/offers';
 import type { OfferEventRow, OfferRow } from '../../infra/db/database';
 import { SELLABLE, TERMINAL, type OfferStatus } from '../../workflows/shared/offer-lifecycle';
@@ -53,21 +54,12 @@ function changeDetails(event: Pick<OfferEventRow, 'type' | 'data'>, audience: 's
   return details;
 }
 
-const SUBMISSION_ONLY = ['exclusivity', 'initial_quantity', 'reserved_quantity', 'vouchers', 'advertiser_rebate', 'custom_attributes'];
-
 /**
- * The offer as the distribution interface shows it. MERGE: replace with `toDistributionOffer(row)`
- * from api/queries/distribution-offers.ts (written on the distribution-search branch) once it is
- * on main; this local stand-in only drops the submission-only attributes (spec §2.1).
+ * The offer as the distribution interface shows it (`toDistributionOffer`, the read model of
+ * GET /distribution/beta/offers/:id), with the default revenue shares (docs/distribution-search.md).
  */
 export function distributionOfferForCallback(row: OfferRow): Record<string, unknown> {
-  const sub = toSubmissionOffer(row) as Record<string, unknown>;
-  const offer: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(sub)) {
-    if (SUBMISSION_ONLY.includes(k) || ['submitted_at', 'reviewed_at', 'rejection_reason', 'created_at'].includes(k)) continue;
-    offer[k] = v;
-  }
-  return offer;
+  return toDistributionOffer(row);
 }
 
 export interface CallbackPayload {

@@ -61,6 +61,9 @@ export interface OfferTable {
   rejection_reason: string | null;
   published_at: Timestamp | null;
   closed_at: Timestamp | null;
+  /** Generated from the document (search sort keys); never written. */
+  value_amount: ColumnType<number | null, never, never>;
+  discount_percent: ColumnType<number | null, never, never>;
 }
 
 export interface OfferLocationTable {

@@ -3,6 +3,7 @@ import type { Db } from './kysely';
 import * as m0001 from './migrations/2026_11_22_0001_api_clients_and_categories';
 import * as m0002 from './migrations/2026_11_22_0002_offers';
 import * as m0003 from './migrations/2026_11_22_0003_callbacks';
+import * as m0004 from './migrations/2026_11_22_0004_distribution_search';
 
 /**
  * Migrations by name, in order. A static map rather than a folder scan, so the same list works
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_22_0001_api_clients_and_categories': m0001,
   '2026_11_22_0002_offers': m0002,
   '2026_11_22_0003_callbacks': m0003,
+  '2026_11_22_0004_distribution_search': m0004,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
