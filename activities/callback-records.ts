@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { CallbackEndpointRow, OfferEventRow, OfferRow } from '../infra/db/database';
 import type { Db } from '../infra/db/kysely';
+import type { RevenueShares } from '../api/queries/distribution-offers';
 import { callbackPayload, distributionEventType, submissionEventType } from './callbacks/events';
 import { newSigningSecret } from './callbacks/signing';
 import { derivedId, newId } from './ids';
@@ -96,7 +97,7 @@ export async function recentDeliveries(db: Db, endpointId: string, limit: number
 type Endpoint = Pick<CallbackEndpointRow, 'id' | 'client_id' | 'created_at'> & { interface: 'submission' | 'distribution' };
 
 /** Who receives one event, under which type, with which body; the offer's row is read at dispatch time. */
-function deliveriesFor(event: OfferEventRow, offer: OfferRow, endpoints: Endpoint[], replay = false) {
+function deliveriesFor(event: OfferEventRow, offer: OfferRow, endpoints: Endpoint[], shares: RevenueShares, replay = false) {
   const rows = [];
   for (const ep of endpoints) {
     // An endpoint hears about changes made after it was set, not the history before it.
@@ -110,7 +111,7 @@ function deliveriesFor(event: OfferEventRow, offer: OfferRow, endpoints: Endpoin
       offer_id: event.offer_id,
       sequence: event.sequence,
       type,
-      payload: JSON.stringify(callbackPayload(event, type, offer, ep.interface)),
+      payload: JSON.stringify(callbackPayload(event, type, offer, ep.interface, shares)),
       replay,
     });
   }
@@ -131,7 +132,7 @@ function enabledEndpoints(db: Db | Trx) {
  * one transaction (SKIP LOCKED, so concurrent dispatchers never take the same event). Returns the
  * lanes to wake. A crash before the wake-up loses nothing: `staleLanes` finds those rows again.
  */
-export async function dispatchEvents(db: Db, limit: number): Promise<{ events: number; lanes: DeliveryLane[] }> {
+export async function dispatchEvents(db: Db, limit: number, shares: RevenueShares): Promise<{ events: number; lanes: DeliveryLane[] }> {
   return db.transaction().execute(async (trx) => {
     const events = await trx.selectFrom('offer_events').selectAll().where('dispatched_at', 'is', null).orderBy('created_at').orderBy('sequence').limit(limit).forUpdate().skipLocked().execute();
     if (!events.length) return { events: 0, lanes: [] };
@@ -141,7 +142,7 @@ export async function dispatchEvents(db: Db, limit: number): Promise<{ events: n
     const endpoints = await enabledEndpoints(trx)
       .where((eb) => eb.or([eb('c.interface', '=', 'distribution'), eb.and([eb('c.interface', '=', 'submission'), eb('e.client_id', 'in', clientIds)])]))
       .execute();
-    const rows = events.flatMap((ev) => (offers.has(ev.offer_id) && endpoints.length ? deliveriesFor(ev, offers.get(ev.offer_id)!, endpoints) : []));
+    const rows = events.flatMap((ev) => (offers.has(ev.offer_id) && endpoints.length ? deliveriesFor(ev, offers.get(ev.offer_id)!, endpoints, shares) : []));
     if (rows.length) await trx.insertInto('callback_deliveries').values(rows).onConflict((oc) => oc.column('id').doNothing()).execute();
     await trx.updateTable('offer_events').set({ dispatched_at: new Date() }).where('id', 'in', events.map((e) => e.id)).execute();
     return { events: events.length, lanes: uniqueLanes(rows.map((r) => ({ endpointId: r.endpoint_id, offerId: r.offer_id }))) };
@@ -149,14 +150,14 @@ export async function dispatchEvents(db: Db, limit: number): Promise<{ events: n
 }
 
 /** New deliveries of one event (same event id, so receivers that kept it can drop it), to one endpoint or to all it went to before. */
-export async function replayEvent(db: Db, eventId: string, endpointId?: string): Promise<{ deliveries: string[]; lanes: DeliveryLane[] }> {
+export async function replayEvent(db: Db, eventId: string, shares: RevenueShares, endpointId?: string): Promise<{ deliveries: string[]; lanes: DeliveryLane[] }> {
   const event = await db.selectFrom('offer_events').selectAll().where('id', '=', eventId).executeTakeFirst();
   if (!event) return { deliveries: [], lanes: [] };
   const offer = await db.selectFrom('offers').selectAll().where('id', '=', event.offer_id).executeTakeFirstOrThrow();
   let q = enabledEndpoints(db);
   if (endpointId) q = q.where('e.id', '=', endpointId);
   else q = q.where('e.id', 'in', db.selectFrom('callback_deliveries').select('endpoint_id').where('event_id', '=', eventId));
-  const rows = deliveriesFor(event, offer, await q.execute(), true);
+  const rows = deliveriesFor(event, offer, await q.execute(), shares, true);
   if (rows.length) await db.insertInto('callback_deliveries').values(rows).execute();
   return { deliveries: rows.map((r) => r.id), lanes: uniqueLanes(rows.map((r) => ({ endpointId: r.endpoint_id, offerId: r.offer_id }))) };
 }

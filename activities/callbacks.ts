@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { toXml } from '../api/xml';
+import { revenueShares } from '../api/queries/distribution-offers';
 import type { Config } from '../infra/config';
 import { callbackDeliveries } from '../infra/metrics';
 import { callbackDeliveryWorkflowId } from '../workflows/shared/ids';
@@ -64,7 +65,7 @@ export function createCallbackActivities(deps: Pick<ActivityDeps, 'db' | 'config
       try {
         while (Date.now() < until && !deps.stopping?.aborted) {
           ctx.heartbeat();
-          const { events, lanes } = await dispatchEvents(db, DISPATCH_BATCH);
+          const { events, lanes } = await dispatchEvents(db, DISPATCH_BATCH, revenueShares(config));
           total += events;
           await wakeAll(ctx.info.taskQueue, lanes);
           if (Date.now() >= nextSweep) {

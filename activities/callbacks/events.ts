@@ -1,4 +1,4 @@
-import { toDistributionOffer } from '../../api/queries/distribution-offers';
+import { toDistributionOffer, type RevenueShares } from '../../api/queries/distribution-offers';
 import { toSubmissionOffer } from '../../api/queries/offers';
 import type { OfferEventRow, OfferRow } from '../../infra/db/database';
 import { SELLABLE, TERMINAL, type OfferStatus } from '../../workflows/shared/offer-lifecycle';
@@ -54,14 +54,6 @@ function changeDetails(event: Pick<OfferEventRow, 'type' | 'data'>, audience: 's
   return details;
 }
 
-/**
- * The offer as the distribution interface shows it (`toDistributionOffer`, the read model of
- * GET /distribution/beta/offers/:id), with the default revenue shares (docs/distribution-search.md).
- */
-export function distributionOfferForCallback(row: OfferRow): Record<string, unknown> {
-  return toDistributionOffer(row);
-}
-
 export interface CallbackPayload {
   id: string;
   type: string;
@@ -71,8 +63,9 @@ export interface CallbackPayload {
 }
 
 /** The body of a callback: the event, its per-offer sequence, the offer as the receiver's interface shows it, and what changed. */
-export function callbackPayload(event: OfferEventRow, type: string, offer: OfferRow, audience: 'submission' | 'distribution'): CallbackPayload {
-  const shown = audience === 'submission' ? toSubmissionOffer(offer) : distributionOfferForCallback(offer);
+export function callbackPayload(event: OfferEventRow, type: string, offer: OfferRow, audience: 'submission' | 'distribution', shares: RevenueShares): CallbackPayload {
+  // As GET /…/offers/:id of the receiver's interface shows it, with this deployment's revenue shares.
+  const shown = audience === 'submission' ? toSubmissionOffer(offer) : toDistributionOffer(offer, shares);
   return {
     id: event.id,
     type,

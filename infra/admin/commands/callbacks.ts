@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import { wakeLane } from '../../../activities/callbacks';
 import { checkCallbackUrl, UnsafeCallbackUrlError } from '../../../activities/callbacks/url-safety';
+import { revenueShares } from '../../../api/queries/distribution-offers';
 import { disableEndpoint, findEndpoint, recentDeliveries, replayEvent, rotateSecret, setEndpoint } from '../../../activities/callback-records';
 import { hashApiKey } from '../../../api/api-keys';
 import type { ApiClient } from '../../db/database';
@@ -117,7 +118,7 @@ export function callbacksCommand(ctx: () => AdminContext): Command {
       const endpointId = o.key ? (await endpointOf(c, o.key)).endpoint.id : undefined;
       const exists = await c.db.selectFrom('offer_events').select('id').where('id', '=', eventId).executeTakeFirst();
       if (!exists) throw new AdminError(`no event ${eventId}`);
-      const { deliveries, lanes } = await replayEvent(c.db, eventId, endpointId);
+      const { deliveries, lanes } = await replayEvent(c.db, eventId, revenueShares(c.config), endpointId);
       if (!deliveries.length) throw new AdminError(`event ${eventId} has no enabled endpoint to go to${o.key ? ' for this client' : ''}`);
       const temporal = await c.temporal();
       for (const lane of lanes) await wakeLane(temporal, c.config.TEMPORAL_TASK_QUEUE, c.config, lane);
