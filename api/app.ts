@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from './deps';
 import { authPlugin } from './plugins/auth';
@@ -30,7 +30,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     rewriteUrl: rewriteFormatSuffix,
     genReqId: () => `req_${crypto.randomBytes(9).toString('base64url')}`,
     // One line per request, written by the metrics plugin with route, client and latency.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
+    // Errors the router raises before any hook runs still leave in the error envelope.
+    frameworkErrors: (error, request, reply) => {
+      const [status, code] = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? [414, 'uri_too_long'] : [400, 'malformed_request'];
+      (reply as FastifyReply).code(status as number).send({ status: 'ERROR', errors: [{ code, message: error.message }], request_id: request.id });
+    },
+    maxParamLength: 200,
     // Behind a proxy the client address is in X-Forwarded-For; rate limiting by address needs it.
     trustProxy: true,
   }).withTypeProvider<ZodTypeProvider>();

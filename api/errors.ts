@@ -1,6 +1,8 @@
 /** Every error code the API answers with; docs/errors.md lists them with their HTTP statuses. */
 export type ErrorCode =
   | 'malformed_body'
+  | 'malformed_request'
+  | 'uri_too_long'
   | 'invalid_parameter'
   | 'unauthorized'
   | 'wrong_environment'

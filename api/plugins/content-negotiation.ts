@@ -40,6 +40,31 @@ function negotiate(request: FastifyRequest): Format {
   return xmlAt !== -1 && (jsonAt === -1 || xmlAt < jsonAt) ? 'xml' : 'json';
 }
 
+/** Deepest nesting accepted in a JSON body, as for XML; real resources need under ten. */
+const MAX_JSON_DEPTH = 32;
+
+/**
+ * Walks a parsed body or query without recursion (a hostile body may nest 100,000 deep): fails on
+ * nesting past MAX_JSON_DEPTH, and returns the path of the first string holding a NUL character.
+ */
+function findNul(root: unknown): string | undefined {
+  const stack: Array<[unknown, string, number]> = [[root, '', 0]];
+  while (stack.length) {
+    const [value, path, depth] = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return path;
+      continue;
+    }
+    if (!value || typeof value !== 'object') continue;
+    if (depth > MAX_JSON_DEPTH) throw new ApiError(400, 'malformed_body', `body nested deeper than ${MAX_JSON_DEPTH} levels`);
+    for (const [k, v] of Object.entries(value)) {
+      if (k.includes('\u0000')) return path;
+      stack.push([v, Array.isArray(value) ? `${path}[${k}]` : path ? `${path}.${k}` : k, depth + 1]);
+    }
+  }
+  return undefined;
+}
+
 /**
  * JSON and XML handled once, at the edge: XML bodies are parsed safely and shaped by the route's
  * own zod schema; answers are objects that one serializer turns into JSON or XML.
@@ -65,6 +90,13 @@ export default fp(async function contentNegotiation(app: FastifyInstance) {
   });
 
   app.addHook('preValidation', async (request) => {
+    // Postgres text cannot hold NUL; refuse it here, naming the field, for bodies and queries alike.
+    for (const [part, inBody] of [[request.body, true], [request.query, false]] as const) {
+      // Fields are named inside the resource, as validation errors name them: `title`, not `offer.title`.
+      const found = findNul(part);
+      const field = inBody && found?.includes('.') ? found.slice(found.indexOf('.') + 1) : found;
+      if (field !== undefined) throw new ApiError(422, 'invalid_field', `${field || 'value'}: must not contain NUL characters`, field ? { field } : {});
+    }
     const bodySchema = request.routeOptions.schema?.body as z.ZodType | undefined;
     if (request.bodyIsXml && bodySchema && typeof bodySchema === 'object' && '_zod' in bodySchema) {
       request.body = coerceXmlToSchema(bodySchema, request.body);

@@ -23,12 +23,16 @@ const FASTIFY_CODES: Record<string, [number, ErrorCode]> = {
   FST_INVALID_MULTIPART_CONTENT_TYPE: [415, 'unsupported_media_type'],
 };
 
+// Postgres refusing a character (NUL, or one its encoding lacks): the value is the client's to fix.
+const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
 const BACKEND_DOWN = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '53300']);
 
 function toApiError(err: FastifyError | Error): ApiError {
   if (err instanceof ApiError) return err;
   if (hasZodFastifySchemaValidationErrors(err)) {
     const context = (err as FastifyError).validationContext;
+    // An id that cannot exist names nothing: the same 404 as an id that does not exist.
+    if (context === 'params') return new ApiError(404, 'not_found', 'not found');
     const details: ErrorDetail[] = err.validation.map((v) => {
       const field = fieldName(context, v.instancePath, ROOT_KEYS) || undefined;
       return { code: 'invalid_field', message: field ? `${field}: ${v.message}` : String(v.message), ...(field ? { field } : {}) };
@@ -46,6 +50,7 @@ function toApiError(err: FastifyError | Error): ApiError {
     return new ApiError(status, code, fe.message);
   }
   if (err instanceof SyntaxError || (fe.statusCode === 400 && /JSON/i.test(fe.message))) return new ApiError(400, 'malformed_body', `malformed JSON: ${err.message}`);
+  if (UNSTORABLE_TEXT.has(String(fe.code))) return new ApiError(422, 'invalid_field', 'a value holds a character that cannot be stored (such as NUL)');
   if (BACKEND_DOWN.has(String(fe.code))) return new ApiError(503, 'backend_unavailable', 'a backing service is unavailable; retry shortly');
   if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
     const code: ErrorCode = fe.statusCode === 413 ? 'payload_too_large' : fe.statusCode === 415 ? 'unsupported_media_type' : 'malformed_body';

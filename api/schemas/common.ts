@@ -33,5 +33,8 @@ export const Location = z.object({
 });
 export type Location = z.infer<typeof Location>;
 
-/** A resource id in a path: bounded and printable, so junk ids are a plain 404, never a database error. */
-export const IdParam = z.string().min(1).max(64);
+/**
+ * A resource id: the characters our ids are made of, bounded. In a path, anything else is a plain
+ * 404 (the error handler maps path-parameter failures so), never a database error.
+ */
+export const IdParam = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'is not a valid id');
