@@ -1,0 +1,80 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from './free-port';
+import type { Endpoints } from './stack';
+
+const ROOT = path.resolve(__dirname, '..');
+const STACK_TIMEOUT_MS = 15 * 60_000; // the very first run builds two Go servers
+
+export interface StackProcess {
+  dataDir: string;
+  endpoints: Endpoints;
+  pid: number;
+}
+
+/**
+ * The real stack in a child process, started exactly as `npm start` starts it (same entry point)
+ * but on free ports, in a fresh temporary DATA_DIR, without API and worker: for the test suite and
+ * the benchmarks, which run their own API and workers so they can restart them.
+ */
+export async function startStackProcess(opts: { prefix: string; onProgress?: (line: string) => void }): Promise<StackProcess> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), opts.prefix));
+  fs.chmodSync(dataDir, 0o755); // the embedded Postgres runs as the `postgres` user when we are root
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    RUN_API: 'false',
+    RUN_WORKER: 'false',
+    LOG_LEVEL: 'warn',
+    EMBEDDED_POSTGRES_PORT: String(await freePort()),
+    TEMPORAL_DEV_PORT: String(await freePort()),
+    TEMPORAL_UI_PORT: String(await freePort()),
+    MINIO_PORT: String(await freePort()),
+  };
+  const logPath = path.join(dataDir, 'stack-process.log');
+  const log = fs.openSync(logPath, 'a');
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'infra', 'start.ts')], { cwd: ROOT, env, stdio: ['ignore', log, 'pipe'] });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    fs.writeSync(log, chunk);
+    for (const line of chunk.toString().split('\n')) if (line.trim()) opts.onProgress?.(line);
+  });
+  const stackFile = path.join(dataDir, 'stack.json');
+  const until = Date.now() + STACK_TIMEOUT_MS;
+  // The stack file is written after migrations, so the schema is ready too.
+  while (!fs.existsSync(stackFile)) {
+    if (child.exitCode !== null) throw new Error(`stack exited (${child.exitCode}); see ${logPath}`);
+    if (Date.now() > until) throw new Error(`stack did not start in time; see ${logPath}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  child.unref();
+  return { dataDir, endpoints: JSON.parse(fs.readFileSync(stackFile, 'utf8')), pid: child.pid! };
+}
+
+/** SIGTERM (the stack stops its servers in order), wait for it, then remove its DATA_DIR. */
+export async function stopStackProcess(pid: number, dataDir?: string): Promise<void> {
+  try {
+    process.kill(pid, 'SIGTERM');
+    const until = Date.now() + 30_000;
+    while (Date.now() < until) {
+      process.kill(pid, 0);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  } catch {
+    // gone
+  }
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
+}
+
+/** The environment variables that point configuration at a running stack. */
+export function stackEnv(s: StackProcess): Record<string, string> {
+  return {
+    DATA_DIR: s.dataDir,
+    DATABASE_URL: s.endpoints.databaseUrl,
+    TEMPORAL_ADDRESS: s.endpoints.temporalAddress,
+    S3_ENDPOINT: s.endpoints.s3.endpoint,
+    S3_ACCESS_KEY: s.endpoints.s3.accessKey,
+    S3_SECRET_KEY: s.endpoints.s3.secretKey,
+  };
+}
