@@ -2,6 +2,7 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './kysely';
 import * as m0001 from './migrations/2026_11_22_0001_api_clients_and_categories';
 import * as m0002 from './migrations/2026_11_22_0002_offers';
+import * as m0010 from './migrations/2026_11_22_0010_orders_vouchers';
 
 /**
  * Migrations by name, in order. A static map rather than a folder scan, so the same list works
@@ -10,6 +11,7 @@ import * as m0002 from './migrations/2026_11_22_0002_offers';
 const MIGRATIONS: Record<string, Migration> = {
   '2026_11_22_0001_api_clients_and_categories': m0001,
   '2026_11_22_0002_offers': m0002,
+  '2026_11_22_0010_orders_vouchers': m0010,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

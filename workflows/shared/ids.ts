@@ -3,3 +3,6 @@
  * workflow from the resource's id, and nobody stores run ids.
  */
 export const offerReviewWorkflowId = (offerId: string) => `offer-review:${offerId}`;
+/** One order per (distribution client, order_number): a retried POST can never fulfil it twice. */
+export const orderWorkflowId = (clientId: string, orderNumber: string) => `order:${clientId}:${orderNumber}`;
+export const reservationWorkflowId = (reservationId: string) => `reservation:${reservationId}`;
