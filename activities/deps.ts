@@ -3,6 +3,7 @@ import type { Config } from '../infra/config';
 import type { Db } from '../infra/db/kysely';
 import type { Logger } from '../infra/logger';
 import type { ObjectStore } from '../infra/object-store';
+import type { OrderHooks } from './order-records';
 
 /** What activities may touch. Each factory narrows this with Pick<> to what it really uses. */
 export interface ActivityDeps {
@@ -11,4 +12,6 @@ export interface ActivityDeps {
   store: ObjectStore;
   temporal: Client;
   log: Logger;
+  /** Test seams only (e.g. pausing an order between its stock and its vouchers); never set in production. */
+  orderHooks?: OrderHooks;
 }

@@ -1,11 +1,15 @@
 import type { ActivityDeps } from './deps';
+import { createOrderActivities, createReservationActivities } from './orders';
 
 /**
  * Every activity, as plain functions closed over their dependencies. Workflows import only the
  * type (`proxyActivities<Activities>`), never this module's code.
  */
-export function createActivities(_deps: ActivityDeps) {
-  return {};
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createOrderActivities(deps),
+    ...createReservationActivities(deps),
+  };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -1,2 +1,3 @@
 // The worker's workflowsPath: every workflow of the service, one file per business process.
-export {};
+export { orderFulfilmentWorkflow } from './order-fulfilment';
+export { reservationWindowWorkflow } from './reservation-window';
