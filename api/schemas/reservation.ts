@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { DateString, Timestamp } from './common';
+import { IsoTime } from './voucher';
+import { DateString } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
 import { PageQuery } from './pagination';
 
@@ -38,7 +39,7 @@ export const Reservation = z.object({
   end_date: z.string(),
   creation_date: z.string(),
   status: ReservationStatus,
-  ended_at: Timestamp.nullable(),
+  ended_at: IsoTime.nullable(),
 });
 
 export const ReservationResponse = okEnvelope('reservation', Reservation);
