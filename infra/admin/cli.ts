@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { keysCommand } from './commands/keys';
+import { clientsCommand } from './commands/clients';
 import { AdminContext, AdminError } from './context';
 
 /**
@@ -13,7 +14,8 @@ async function main(argv: string[]): Promise<number> {
     .description('Offer marketplace operator commands')
     .exitOverride()
     .showHelpAfterError()
-    .addCommand(keysCommand(ctx));
+    .addCommand(keysCommand(ctx))
+    .addCommand(clientsCommand(ctx));
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
