@@ -2,6 +2,7 @@ import { WithStartWorkflowOperation } from '@temporalio/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { newId } from '../../../activities/ids';
+import { utcToday } from '../../../activities/stock';
 import { cancelReservationUpdate, changeReservationUpdate, heldUpdate, RESERVATION_WORKFLOW_TYPE, type ReservationWindowInput } from '../../../workflows/reservation-messages';
 import { reservationWorkflowId } from '../../../workflows/shared/ids';
 import type { AppDeps } from '../../deps';
@@ -38,6 +39,7 @@ export const reservationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async
   app.post('/offers/:id/reservations', { schema: { params: OfferParams, body: ReservationCreateBody, response: { 200: ReservationResponse } } }, async (request) => {
     const r = request.body.reservation;
     const clientId = request.client.id;
+    if (r.end_date < utcToday()) throw invalidField('end_date', 'end_date must not be in the past');
     if (!(await db.selectFrom('offers').select('id').where('id', '=', request.params.id).executeTakeFirst())) throw notFound('offer');
     const account = await findAccount(db, clientId, r.account_id);
     if (account?.status !== 'active') throw invalidField('account_id', account ? `account ${r.account_id} is ${account.status}, not active` : `account ${r.account_id} not found`);
@@ -69,6 +71,8 @@ export const reservationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async
   app.put('/offers/:id/reservations/:reservation_id', { schema: { params: Params, body: ReservationUpdateBody, response: { 200: ReservationResponse } } }, async (request) => {
     const { id, reservation_id } = request.params;
     active(await mine(request.client.id, id, reservation_id));
+    const { end_date } = request.body.reservation;
+    if (end_date && end_date < utcToday()) throw invalidField('end_date', 'end_date must not be in the past; DELETE ends a reservation now');
     await temporal.workflow
       .getHandle(reservationWorkflowId(reservation_id))
       .executeUpdate(changeReservationUpdate, { args: [request.body.reservation] })
