@@ -23,3 +23,21 @@ export function updateError(err: unknown, ended: string): unknown {
   if (err instanceof WorkflowNotFoundError) return new ApiError(409, 'invalid_state_transition', ended);
   return err;
 }
+
+/**
+ * Waits for a workflow's answer at most `seconds`. Past that the work goes on (a worker may be
+ * restarting); the client gets 503 with what it needs to find the result later.
+ */
+export async function withinDeadline<T>(work: Promise<T>, seconds: number, late: { message: string; [k: string]: unknown }): Promise<T> {
+  const { message, ...extra } = late;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ApiError(503, 'backend_unavailable', message, extra)), seconds * 1000);
+  });
+  work.catch(() => undefined); // a late failure after the deadline is already answered
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

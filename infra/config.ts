@@ -46,6 +46,8 @@ const EnvSchema = z.object({
     .regex(/^\d+(,\d+)*$/, 'must be comma-separated whole seconds, e.g. 5,300,1800')
     .default('5,300,1800,7200,18000,36000,36000'),
   CALLBACK_TIMEOUT_SECONDS: seconds.default(15),
+  // How long POST /orders and POST …/reservations wait for their workflow before answering 503 (the work goes on).
+  WORKFLOW_ANSWER_TIMEOUT_SECONDS: seconds.default(30),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -21,10 +21,12 @@ describe('order fulfilment survives a worker killed between taking stock and iss
   let h: Harness;
   let child: ChildProcess | undefined;
   beforeAll(async () => {
-    h = await createHarness(); // no in-process worker: the child process is the only one at first
+    // No in-process worker: the child process is the only one at first. The HTTP answer waits
+    // through the activity's retry timeout, so give it longer than the production deadline.
+    h = await createHarness({ env: { WORKFLOW_ANSWER_TIMEOUT_SECONDS: '120' } });
   });
   afterAll(async () => {
-    if (child?.pid && child.exitCode === null) process.kill(-child.pid, 'SIGKILL');
+    if (child?.pid && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, 'SIGKILL');
     await h.close();
   });
 
@@ -83,5 +85,42 @@ describe('order fulfilment survives a worker killed between taking stock and iss
     });
     expect(again.statusCode).toBe(409);
     expect(again.json().errors[0].order_id).toBe(orderId);
+  });
+});
+
+describe('an order whose worker is away', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness({ env: { WORKFLOW_ANSWER_TIMEOUT_SECONDS: '2' } });
+  });
+  afterAll(() => h.close());
+
+  it('answers 503 with the order id after the deadline; the order completes when a worker comes, and a retry finds it', async () => {
+    const subClient = (await h.client('submission')).clientId;
+    const key = await h.key('distribution');
+    const offerId = await seedOffer(h, subClient, { initial_quantity: 5 });
+    const post = () =>
+      h.app.inject({
+        method: 'POST',
+        url: '/distribution/beta/orders',
+        headers: { 'x-service-api-key': key },
+        payload: { order: { order_number: 'late-1', customer_name: 'Frances Allen', items: [{ offer_id: offerId, quantity: 1 }] } },
+      });
+    const late = await post();
+    expect(late.statusCode).toBe(503);
+    const orderId = late.json().errors[0].order_id;
+    expect(orderId).toMatch(/^ord_/);
+    await h.startWorker();
+    let order;
+    for (let i = 0; i < 100 && !order; i++) {
+      const res = await h.app.inject({ method: 'GET', url: `/distribution/beta/orders?order_number=late-1`, headers: { 'x-service-api-key': key } });
+      order = res.json().orders[0];
+      if (!order) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(order).toMatchObject({ id: orderId, status: 'active' });
+    expect(order.vouchers).toHaveLength(1);
+    const retry = await post();
+    expect(retry.statusCode).toBe(409);
+    expect(retry.json().errors[0]).toMatchObject({ code: 'duplicate', order_id: orderId });
   });
 });

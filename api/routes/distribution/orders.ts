@@ -10,7 +10,7 @@ import { findAccount } from '../../queries/accounts';
 import { findOrder, listOrders } from '../../queries/orders';
 import { IdParam } from '../../schemas/common';
 import { OrderCreateBody, OrderList, OrderListQuery, OrderResponse, OrderUpdateBody, type OrderCreate } from '../../schemas/order';
-import { refusalError, updateError } from '../../workflow-errors';
+import { refusalError, updateError, withinDeadline } from '../../workflow-errors';
 
 const Params = z.object({ id: IdParam });
 
@@ -50,7 +50,10 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
       workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
     });
     try {
-      const placed = await temporal.workflow.executeUpdateWithStart(placedUpdate, { startWorkflowOperation });
+      const placed = await withinDeadline(temporal.workflow.executeUpdateWithStart(placedUpdate, { startWorkflowOperation }), config.WORKFLOW_ANSWER_TIMEOUT_SECONDS, {
+        message: `order ${orderId} is still being placed; GET /orders/${orderId} or retry the same POST (it is idempotent by order_number)`,
+        order_id: orderId,
+      });
       if (!placed.ok) throw refusalError(placed);
       return orderId;
     } catch (err) {

@@ -12,7 +12,7 @@ import { findReservation, listReservations, toReservation } from '../../queries/
 import { IdParam } from '../../schemas/common';
 import { OkOnly } from '../../schemas/envelope';
 import { ReservationCreateBody, ReservationList, ReservationListQuery, ReservationResponse, ReservationUpdateBody } from '../../schemas/reservation';
-import { refusalError, updateError } from '../../workflow-errors';
+import { refusalError, updateError, withinDeadline } from '../../workflow-errors';
 
 const OfferParams = z.object({ id: IdParam });
 const Params = z.object({ id: IdParam, reservation_id: IdParam });
@@ -53,7 +53,10 @@ export const reservationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async
       args: [input],
       workflowIdConflictPolicy: 'FAIL',
     });
-    const held = await temporal.workflow.executeUpdateWithStart(heldUpdate, { startWorkflowOperation });
+    const held = await withinDeadline(temporal.workflow.executeUpdateWithStart(heldUpdate, { startWorkflowOperation }), config.WORKFLOW_ANSWER_TIMEOUT_SECONDS, {
+      message: `reservation ${reservationId} is still being made; GET /offers/${request.params.id}/reservations/${reservationId} shortly`,
+      reservation_id: reservationId,
+    });
     if (!held.ok) throw refusalError(held);
     return { status: 'OK' as const, reservation: toReservation(await mine(clientId, request.params.id, reservationId)) };
   });
