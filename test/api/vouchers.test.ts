@@ -66,8 +66,16 @@ describe('vouchers: the same codes on both interfaces', () => {
     expect(redeem.json().voucher).toMatchObject({ status: 'redeemed', redeemed_at: expect.any(String) });
     const again = await call('PUT', `${SUB}/offers/${offerId}/vouchers/${v1.id}`, sub.key, { voucher: { status: 'redeemed' } });
     expect(again.statusCode).toBe(409);
-    const byId = await call('PUT', `${SUB}/advertisers/${adv}/vouchers/${v2.id}`, sub.key, { voucher: { status: 'redeemed' } });
+    // Redeem in XML, by id under the advertiser.
+    const byId = await h.app.inject({
+      method: 'PUT',
+      url: `${SUB}/advertisers/${adv}/vouchers/${v2.id}`,
+      headers: { 'x-service-api-key': sub.key, 'content-type': 'application/xml', accept: 'application/xml' },
+      payload: '<voucher><status>redeemed</status></voucher>',
+    });
     expect(byId.statusCode).toBe(200);
+    expect(byId.body).toContain(`<voucher><id>${v2.id}</id>`);
+    expect(byId.body).toContain('<status>redeemed</status>');
     // The distributor sees the redemption.
     expect((await call('GET', `${DIST}/offers/${offerId}/vouchers/${v1.id}`, dist)).json().voucher.status).toBe('redeemed');
   });
