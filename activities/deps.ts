@@ -12,6 +12,11 @@ export interface ActivityDeps {
   store: ObjectStore;
   temporal: Client;
   log: Logger;
+  /**
+   * Aborted when this process's worker starts shutting down, so long-running activities (the
+   * callback outbox pump) return at once instead of holding the shutdown for its grace time.
+   */
+  stopping?: AbortSignal;
   /** Test seams only (e.g. pausing an order between its stock and its vouchers); never set in production. */
   orderHooks?: OrderHooks;
 }

@@ -1,4 +1,6 @@
+import { createCallbackActivities } from './callbacks';
 import type { ActivityDeps } from './deps';
+import { createOfferActivities } from './offers';
 import { createOrderActivities, createReservationActivities } from './orders';
 
 /**
@@ -7,6 +9,8 @@ import { createOrderActivities, createReservationActivities } from './orders';
  */
 export function createActivities(deps: ActivityDeps) {
   return {
+    ...createOfferActivities(deps),
+    ...createCallbackActivities(deps),
     ...createOrderActivities(deps),
     ...createReservationActivities(deps),
   };

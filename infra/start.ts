@@ -7,6 +7,7 @@ import { createLogger, progress } from './logger';
 import { ensureBucket } from './object-store';
 import { connectServices, type Services } from './services';
 import { startStack, writeStackFile, type Stack } from './stack';
+import { registerSearchAttributes } from './temporal';
 
 type App = Awaited<ReturnType<typeof buildApp>>;
 
@@ -47,6 +48,7 @@ async function main() {
     const applied = await migrateToLatest(services.db);
     progress(`migrations: ${applied.length ? `applied ${applied.join(', ')}` : 'schema up to date'}`);
     await ensureBucket(services.store, cfg.S3_REGION);
+    await registerSearchAttributes(s.endpoints.temporalAddress, s.endpoints.temporalNamespace);
     writeStackFile(cfg.DATA_DIR, s.endpoints);
     if (cfg.RUN_WORKER) {
       progress(`worker: starting on task queue ${cfg.TEMPORAL_TASK_QUEUE}…`);

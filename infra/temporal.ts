@@ -9,11 +9,27 @@ export interface RunningTemporal {
   stop(): Promise<void>;
 }
 
+import { temporal } from '@temporalio/proto';
+import { OFFER_SEARCH_ATTRIBUTES } from '../workflows/shared/search-attributes';
+
 /**
- * Search attributes the workflows set, registered by the stack at start so operators can filter
- * with `temporal workflow list --query "OfferStatus='pending'"`.
+ * Registers the workflows' search attributes on any cluster (idempotent), so operators can
+ * filter with `temporal workflow list --query "OfferStatus='pending'"`.
  */
-export const SEARCH_ATTRIBUTES = ['OfferStatus=Keyword', 'AdvertiserName=Keyword', 'OfferType=Keyword'];
+export async function registerSearchAttributes(address: string, namespace: string): Promise<void> {
+  const connection = await Connection.connect({ address });
+  try {
+    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+    const missing = OFFER_SEARCH_ATTRIBUTES.filter((k) => !customAttributes?.[k.name]);
+    if (missing.length === 0) return;
+    await connection.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: Object.fromEntries(missing.map((k) => [k.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+    });
+  } finally {
+    await connection.close();
+  }
+}
 
 export async function temporalAnswers(address: string, namespace = 'default'): Promise<boolean> {
   const connection = await Connection.connect({ address, connectTimeout: 2000 });
@@ -41,7 +57,7 @@ export async function startTemporalDevServer(opts: { dataDir: string; port: numb
       '--ui-port', String(opts.uiPort),
       '--namespace', opts.namespace,
       '--log-level', 'warn',
-      ...SEARCH_ATTRIBUTES.flatMap((a) => ['--search-attribute', a]),
+      ...OFFER_SEARCH_ATTRIBUTES.flatMap((k) => ['--search-attribute', `${k.name}=Keyword`]),
     ],
     logDir: path.join(opts.dataDir, 'logs'),
     pidFile,

@@ -3,6 +3,7 @@ import { NativeConnection, Worker, Runtime, makeTelemetryFilterString } from '@t
 import { createActivities } from '../activities';
 import type { ActivityDeps } from '../activities/deps';
 import type { Endpoints } from '../infra/stack';
+import { callbackDispatcherWorkflowId } from '../workflows/shared/ids';
 
 let runtimeInstalled = false;
 
@@ -40,14 +41,17 @@ export async function startWorker(opts: {
   endpoints: Endpoints;
   taskQueue: string;
   workflowBundlePath?: string;
+  /** Start the callback dispatcher for this task queue if it is not running (default true). */
+  callbackDispatcher?: boolean;
 }): Promise<RunningWorker> {
   installRuntime(opts.deps);
   const connection = await NativeConnection.connect({ address: opts.endpoints.temporalAddress });
+  const stopping = new AbortController();
   const worker = await Worker.create({
     connection,
     namespace: opts.endpoints.temporalNamespace,
     taskQueue: opts.taskQueue,
-    activities: createActivities(opts.deps),
+    activities: createActivities({ ...opts.deps, stopping: stopping.signal }),
     ...(opts.workflowBundlePath
       ? { workflowBundle: { codePath: opts.workflowBundlePath } }
       : { workflowsPath: path.join(__dirname, '..', 'workflows', 'index.ts') }),
@@ -55,12 +59,36 @@ export async function startWorker(opts: {
     shutdownGraceTime: '10s',
   });
   const done = worker.run().finally(() => connection.close());
+  if (opts.callbackDispatcher ?? true) {
+    try {
+      await ensureCallbackDispatcher(opts.deps, opts.taskQueue);
+    } catch (err) {
+      stopping.abort();
+      worker.shutdown();
+      await done.catch(() => undefined);
+      throw err;
+    }
+  }
   return {
     worker,
     done,
     async shutdown() {
+      stopping.abort();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await done;
     },
   };
+}
+
+/**
+ * Starts the callback outbox dispatcher (docs/callbacks.md) unless it already runs: a fixed id per
+ * task queue and USE_EXISTING make every worker's start-up call safe, however many workers start.
+ */
+export async function ensureCallbackDispatcher(deps: Pick<ActivityDeps, 'temporal'>, taskQueue: string): Promise<void> {
+  await deps.temporal.workflow.start('callbackDispatcherWorkflow', {
+    workflowId: callbackDispatcherWorkflowId(taskQueue),
+    taskQueue,
+    args: [{}],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
 }

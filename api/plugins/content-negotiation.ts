@@ -48,6 +48,8 @@ export default fp(async function contentNegotiation(app: FastifyInstance) {
   app.decorateRequest('responseFormat', 'json');
   app.decorateRequest('bodyIsXml', false);
 
+  // Bodies are JSON or XML (multipart only where a route registers it); plain text is refused with 415.
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string' }, (request, body, done) => {
     try {
       request.bodyIsXml = true;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IsoTime } from './voucher';
+import { Timestamp } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
 import { PageQuery } from './pagination';
 
@@ -27,10 +27,10 @@ export const Account = z.object({
   name: z.string(),
   website_url: z.string().nullable(),
   status: AccountStatus,
-  created_at: IsoTime,
-  updated_at: IsoTime,
-  activated_at: IsoTime.nullable(),
-  cancelled_at: IsoTime.nullable(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  activated_at: Timestamp.nullable(),
+  cancelled_at: Timestamp.nullable(),
 });
 
 export const AccountResponse = okEnvelope('account', Account);

@@ -20,8 +20,8 @@ function isRealDate(s: string): boolean {
 /** `YYYY-MM-DD`, a real calendar day. */
 export const DateString = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as YYYY-MM-DD').refine(isRealDate, 'is not a real calendar date');
 
-/** Timestamps leave as ISO 8601 strings in UTC. */
-export const Timestamp = z.union([z.date(), z.string()]).transform((v) => (v instanceof Date ? v.toISOString() : v));
+/** Timestamps leave as ISO 8601 strings in UTC (a Date serializes so in JSON and in XML). */
+export const Timestamp = z.union([z.date(), z.string().datetime({ offset: true })]);
 
 export const Location = z.object({
   address_line_1: z.string().max(200).optional(),

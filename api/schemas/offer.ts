@@ -134,7 +134,13 @@ export type OfferInput = z.infer<typeof OfferInput>;
 
 /** PUT body: either `{status}` alone, or changed fields (merged into the offer, then checked whole). */
 export const OfferUpdate = z
-  .object({ status: z.enum(CLIENT_STATUSES).optional(), ...Object.fromEntries(Object.entries(offerFields).map(([k, v]) => [k, v.optional()])) })
+  .object({
+    status: z.enum(CLIENT_STATUSES).optional(),
+    ...Object.fromEntries(Object.entries(offerFields).map(([k, v]) => [k, v.optional()])),
+    // Without their defaults: a field the client did not send must not count as changed.
+    creative: Creative.optional(),
+    custom_attributes: z.array(CustomAttribute).max(100).optional(),
+  })
   .refine((u) => u.status === undefined || Object.keys(u).length === 1, { message: 'status is changed alone: send {offer:{status}} without other fields', path: ['status'] })
   .refine((u) => Object.keys(u).length > 0, { message: 'nothing to change' });
 export type OfferUpdate = Partial<OfferInput> & { status?: (typeof CLIENT_STATUSES)[number] };
@@ -163,7 +169,7 @@ export const SubmissionOffer = z.object({
   rejection_reason: z.string().nullable(),
   published_at: Timestamp.nullable(),
 });
-export type SubmissionOffer = z.input<typeof SubmissionOffer>;
+export type SubmissionOffer = z.output<typeof SubmissionOffer>;
 
 export const SubmissionOfferResponse = okEnvelope('offer', SubmissionOffer);
 export const SubmissionOfferList = listEnvelope('offers', SubmissionOffer);

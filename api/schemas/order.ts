@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { IsoTime } from './voucher';
-import { IdParam, Location } from './common';
+import { IdParam, Location, Timestamp } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
 import { PageQuery } from './pagination';
 import { Voucher } from './voucher';
@@ -53,8 +52,8 @@ export const Order = z.object({
   account_id: z.string().nullable(),
   application_id: z.string().nullable(),
   customer_name: z.string(),
-  purchased_at: IsoTime,
-  cancelled_at: IsoTime.nullable(),
+  purchased_at: Timestamp,
+  cancelled_at: Timestamp.nullable(),
   shipping_address: Location.nullable(),
   /** Physical shipments are not part of this service's digital offers: always empty. */
   shipments: z.array(z.object({ id: z.string() })),

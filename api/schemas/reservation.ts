@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { IsoTime } from './voucher';
-import { DateString } from './common';
+import { DateString, Timestamp } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
 import { PageQuery } from './pagination';
 
@@ -39,7 +38,7 @@ export const Reservation = z.object({
   end_date: z.string(),
   creation_date: z.string(),
   status: ReservationStatus,
-  ended_at: IsoTime.nullable(),
+  ended_at: Timestamp.nullable(),
 });
 
 export const ReservationResponse = okEnvelope('reservation', Reservation);

@@ -1,12 +1,7 @@
 import { z } from 'zod';
+import { Timestamp } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
 import { PageQuery } from './pagination';
-
-/**
- * Times leave as ISO 8601 UTC strings, made by the read queries. A plain string (not common.ts's
- * transforming Timestamp) because the zod serializer encodes, and a transform cannot be encoded.
- */
-export const IsoTime = z.string();
 
 /** Voucher statuses (the values this API family has published); expiry is read from expiration_date. */
 export const VOUCHER_STATUSES = ['acquired', 'redeemed', 'cancelled'] as const;
@@ -20,9 +15,9 @@ export const Voucher = z.object({
   redemption_code: z.string(),
   customer_name: z.string(),
   status: VoucherStatus,
-  acquired_at: IsoTime,
-  redeemed_at: IsoTime.nullable(),
-  cancelled_at: IsoTime.nullable(),
+  acquired_at: Timestamp,
+  redeemed_at: Timestamp.nullable(),
+  cancelled_at: Timestamp.nullable(),
   expiration_date: z.string().nullable(),
   reservation_id: z.string().nullable(),
   account_id: z.string().nullable(),

@@ -1,5 +1,7 @@
 import { Command, CommanderError } from 'commander';
+import { callbacksCommand } from './commands/callbacks';
 import { keysCommand } from './commands/keys';
+import { offersCommand } from './commands/offers';
 import { clientsCommand } from './commands/clients';
 import { AdminContext, AdminError } from './context';
 
@@ -15,6 +17,8 @@ async function main(argv: string[]): Promise<number> {
     .exitOverride()
     .showHelpAfterError()
     .addCommand(keysCommand(ctx))
+    .addCommand(offersCommand(ctx))
+    .addCommand(callbacksCommand(ctx))
     .addCommand(clientsCommand(ctx));
   try {
     await program.parseAsync(argv, { from: 'user' });

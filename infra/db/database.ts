@@ -86,6 +86,58 @@ export interface OfferEventTable {
   type: string;
   data: Json;
   created_at: Timestamp;
+  /** Set once the event's callback deliveries exist (the dispatcher's outbox cursor). */
+  dispatched_at: Timestamp | null;
+}
+
+export interface CallbackEndpointTable {
+  id: string;
+  client_id: string;
+  url: string;
+  format: ColumnType<'json' | 'xml', 'json' | 'xml' | undefined, 'json' | 'xml'>;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: Timestamp | null;
+  status: ColumnType<'enabled' | 'disabled', 'enabled' | 'disabled' | undefined, 'enabled' | 'disabled'>;
+  disabled_reason: string | null;
+  disabled_at: Timestamp | null;
+  consecutive_failures: Generated<number>;
+  failing_since: Timestamp | null;
+  last_success_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type CallbackDeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
+
+export interface CallbackDeliveryTable {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  offer_id: string;
+  sequence: number;
+  type: string;
+  /** The JSON body exactly as sent. */
+  payload: string;
+  replay: Generated<boolean>;
+  status: ColumnType<CallbackDeliveryStatus, CallbackDeliveryStatus | undefined, CallbackDeliveryStatus>;
+  attempts: Generated<number>;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: Timestamp | null;
+  delivered_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CallbackAttemptTable {
+  id: string;
+  delivery_id: string;
+  attempt: number;
+  started_at: Timestamp;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
 }
 
 export interface CommentTable {
@@ -108,6 +160,9 @@ export interface Database {
   offer_categories: OfferCategoryTable;
   offer_events: OfferEventTable;
   comments: CommentTable;
+  callback_endpoints: CallbackEndpointTable;
+  callback_deliveries: CallbackDeliveryTable;
+  callback_attempts: CallbackAttemptTable;
   accounts: AccountTable;
   reservations: ReservationTable;
   orders: OrderTable;
@@ -122,6 +177,8 @@ export type OfferRow = Selectable<OfferTable>;
 export type OfferEventRow = Selectable<OfferEventTable>;
 export type AttachmentRow = Selectable<AttachmentTable>;
 export type CommentRow = Selectable<CommentTable>;
+export type CallbackEndpointRow = Selectable<CallbackEndpointTable>;
+export type CallbackDeliveryRow = Selectable<CallbackDeliveryTable>;
 
 export interface AccountTable {
   id: string;

@@ -2,6 +2,7 @@ import { Migrator, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from './kysely';
 import * as m0001 from './migrations/2026_11_22_0001_api_clients_and_categories';
 import * as m0002 from './migrations/2026_11_22_0002_offers';
+import * as m0003 from './migrations/2026_11_22_0003_callbacks';
 import * as m0010 from './migrations/2026_11_22_0010_orders_vouchers';
 
 /**
@@ -11,6 +12,7 @@ import * as m0010 from './migrations/2026_11_22_0010_orders_vouchers';
 const MIGRATIONS: Record<string, Migration> = {
   '2026_11_22_0001_api_clients_and_categories': m0001,
   '2026_11_22_0002_offers': m0002,
+  '2026_11_22_0003_callbacks': m0003,
   '2026_11_22_0010_orders_vouchers': m0010,
 };
 

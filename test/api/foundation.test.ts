@@ -75,8 +75,7 @@ describe('foundation: keys, formats and errors against the real stack', () => {
   });
 
   describe('bad input gets its 4xx with the error body, and the server stays up', () => {
-    // The error path is independent of the route: any POST route serves. Categories has none,
-    // so these reach Fastify's body handling first and the 404 after; use a route-less path check too.
+    // The error path is the same for every route; POST /offers stands for them all.
     const post = (payload: string, contentType: string, accept = 'application/json') =>
       h.app.inject({ method: 'POST', url: `${SUB}/offers`, payload, headers: { 'x-service-api-key': subKey, 'content-type': contentType, accept } });
 
@@ -85,6 +84,7 @@ describe('foundation: keys, formats and errors against the real stack', () => {
       ['malformed XML', '<offer><title>x</offer>', 'application/xml', 400, 'malformed_body'],
       ['a DOCTYPE entity bomb', '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><offer>&lol2;</offer>', 'application/xml', 400, 'malformed_body'],
       ['a wrong Content-Type', 'title=x', 'text/plain', 415, 'unsupported_media_type'],
+      ['a form body', 'title=x', 'application/x-www-form-urlencoded', 415, 'unsupported_media_type'],
     ])('%s', async (_name, payload, contentType, status, code) => {
       const res = await post(payload, contentType);
       expect(res.statusCode).toBe(status);

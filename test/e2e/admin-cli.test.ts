@@ -1,29 +1,18 @@
 import { spawnSync } from 'node:child_process';
-import path from 'node:path';
+import { ensureGoBinary, TEMPORAL_CLI } from '../../infra/go-binaries';
+import { admin } from '../setup/admin';
 import { createHarness, type Harness } from '../setup/harness';
-
-const ROOT = path.resolve(__dirname, '..', '..');
-
-/** Runs the operators' CLI exactly as documented: `npm run --silent admin -- …`. */
-export function admin(args: string[], env: Record<string, string> = {}) {
-  const res = spawnSync('npm', ['run', '--silent', 'admin', '--', ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
-}
+import { validOffer } from '../setup/fixtures';
 
 describe('admin CLI', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await createHarness();
+    h = await createHarness({ worker: true });
   });
   afterAll(() => h.close());
 
   it('keys create prints only the new key, which opens its interface', async () => {
-    const res = admin(['keys', 'create', '--interface', 'distribution', '--name', 'Acme Deals']);
+    const res = await admin(['keys', 'create', '--interface', 'distribution', '--name', 'Acme Deals']);
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/^om_test_dist_[A-Za-z0-9_-]{43}\n$/);
     const key = res.stdout.trim();
@@ -35,19 +24,65 @@ describe('admin CLI', () => {
   });
 
   it('keys revoke shuts a key out at once', async () => {
-    const key = admin(['keys', 'create', '--interface', 'submission']).stdout.trim();
-    expect(admin(['keys', 'revoke', key]).code).toBe(0);
+    const key = (await admin(['keys', 'create', '--interface', 'submission'])).stdout.trim();
+    expect((await admin(['keys', 'revoke', key])).code).toBe(0);
     const res = await h.app.inject({ method: 'GET', url: '/submission/beta/categories', headers: { 'x-service-api-key': key } });
     expect(res.statusCode).toBe(401);
   });
 
-  it('refuses bad arguments with a message and a non-zero exit', () => {
-    const res = admin(['keys', 'create', '--interface', 'marketing']);
+  it('refuses bad arguments with a message and a non-zero exit', async () => {
+    const res = await admin(['keys', 'create', '--interface', 'marketing']);
     expect(res.code).not.toBe(0);
     expect(res.stdout).toBe('');
     expect(res.stderr).toMatch(/marketing/);
-    const res2 = admin(['keys', 'create', '--interface', 'submission', '--reservations']);
+    const res2 = await admin(['keys', 'create', '--interface', 'submission', '--reservations']);
     expect(res2.code).toBe(1);
     expect(res2.stderr).toMatch(/distribution keys only/);
+  });
+
+  describe('offers: the review team', () => {
+    let key: string;
+    beforeAll(async () => {
+      key = await h.key('submission');
+    });
+    const submit = async () =>
+      (await h.app.inject({ method: 'POST', url: '/submission/beta/offers', headers: { 'x-service-api-key': key }, payload: { offer: validOffer() } })).json().offer.id as string;
+    const statusOf = async (id: string) =>
+      (await h.app.inject({ method: 'GET', url: `/submission/beta/offers/${id}`, headers: { 'x-service-api-key': key } })).json().offer;
+
+    it('offers pending lists it; approve prints the new status', async () => {
+      const id = await submit();
+      const pending = JSON.parse((await admin(['offers', 'pending'])).stdout);
+      expect(pending.map((o: { id: string }) => o.id)).toContain(id);
+      const res = await admin(['offers', 'approve', id, '--reviewer', 'Ana']);
+      expect(res.code).toBe(0);
+      expect(JSON.parse(res.stdout)).toEqual({ id, status: 'approved' });
+      expect((await statusOf(id)).status).toBe('approved');
+      const again = await admin(['offers', 'approve', id]);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toMatch(/only a pending offer/);
+    });
+
+    it('reject needs a reason, which the advertiser then sees', async () => {
+      const id = await submit();
+      expect((await admin(['offers', 'reject', id])).code).not.toBe(0);
+      const res = await admin(['offers', 'reject', id, '--reason', 'Fine print is missing the expiry']);
+      expect(JSON.parse(res.stdout)).toEqual({ id, status: 'rejected' });
+      expect((await statusOf(id)).rejection_reason).toBe('Fine print is missing the expiry');
+    });
+
+    it('the documented `temporal workflow signal` line approves an offer too', async () => {
+      const id = await submit();
+      const temporal = await ensureGoBinary(TEMPORAL_CLI);
+      const res = spawnSync(
+        temporal,
+        ['workflow', 'signal', '--address', process.env.TEMPORAL_ADDRESS!, '--workflow-id', `offer-review:${id}`, '--name', 'approve', '--input', '{"reviewer":"Ana"}'],
+        { encoding: 'utf8', timeout: 30_000 },
+      );
+      expect(res.stderr).toBe('');
+      expect(res.status).toBe(0);
+      for (let i = 0; i < 50 && (await statusOf(id)).status !== 'approved'; i++) await new Promise((r) => setTimeout(r, 100));
+      expect((await statusOf(id)).status).toBe('approved');
+    });
   });
 });

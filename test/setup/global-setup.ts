@@ -28,7 +28,7 @@ export default async function globalSetup(): Promise<void> {
     MINIO_PORT: String(await freePort()),
   };
   const log = fs.openSync(path.join(dataDir, 'stack-process.log'), 'a');
-  const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'infra', 'start.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'infra', 'start.ts')], {
     cwd: ROOT,
     env,
     stdio: ['ignore', log, 'pipe'],

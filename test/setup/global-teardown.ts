@@ -16,5 +16,5 @@ export default async function globalTeardown(): Promise<void> {
     }
   }
   const dir = process.env.DATA_DIR;
-  if (dir && dir.includes('offer-marketplace-test-') && !process.env.KEEP_TEST_DATA) fs.rmSync(dir, { recursive: true, force: true });
+  if (dir && dir.includes('offer-marketplace-test-') && !process.env.KEEP_TEST_DATA) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
 }

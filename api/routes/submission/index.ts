@@ -1,8 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../deps';
 import { voucherRoutes } from '../shared/vouchers';
+import { attachmentRoutes } from './attachments';
+import { commentRoutes } from './comments';
+import { offerRoutes } from './offers';
 
 /** Routes of the submission interface (advertisers), mounted under /submission/beta. */
 export const submissionRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+  await app.register(offerRoutes, { deps });
+  await app.register(attachmentRoutes, { deps });
+  await app.register(commentRoutes, { deps });
   await app.register(voucherRoutes, { deps, iface: 'submission' });
 };

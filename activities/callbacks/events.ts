@@ -1,0 +1,91 @@
+import { toSubmissionOffer } from '../../api/queries/offers';
+import type { OfferEventRow, OfferRow } from '../../infra/db/database';
+import { SELLABLE, TERMINAL, type OfferStatus } from '../../workflows/shared/offer-lifecycle';
+
+/*
+ * Which outbox events reach whom, under which name (docs/callbacks.md is the published form).
+ * Submission clients hear about their own offers; distribution clients hear about offers they can
+ * sell, in their own vocabulary (published, changed, suspended, closed, sold out).
+ */
+
+/** Outbox event types delivered as is to the offer's own submission client. `offer.review_overdue` is for operators only. */
+const SUBMISSION_TYPES = new Set(['offer.created', 'offer.status_changed', 'offer.updated', 'offer.stock_changed', 'offer.sold_out', 'offer.closed']);
+
+export type DistributionEventType = 'offer.published' | 'offer.changed' | 'offer.suspended' | 'offer.closed' | 'offer.sold_out';
+
+export function submissionEventType(event: Pick<OfferEventRow, 'type'>): string | null {
+  return SUBMISSION_TYPES.has(event.type) ? event.type : null;
+}
+
+const sellable = (s: unknown) => SELLABLE.includes(s as OfferStatus);
+
+/**
+ * The distribution name of an outbox event, or null when distributors need not hear of it: an
+ * offer never published is none of their business, and edits or stock moves of an offer they
+ * cannot sell right now change nothing for them (they hear `offer.published` when it returns).
+ */
+export function distributionEventType(event: Pick<OfferEventRow, 'type' | 'data'>, offer: Pick<OfferRow, 'status' | 'published_at'>): DistributionEventType | null {
+  if (!offer.published_at) return null;
+  const data = (event.data ?? {}) as Record<string, unknown>;
+  if (event.type === 'offer.status_changed' || event.type === 'offer.closed') {
+    const was = sellable(data.old_status);
+    const is = sellable(data.new_status);
+    if (!was && is) return 'offer.published';
+    if (was && is) return 'offer.changed';
+    if (TERMINAL.includes(data.new_status as OfferStatus) || event.type === 'offer.closed') return 'offer.closed';
+    if (was) return 'offer.suspended'; // suspended, withdrawn (for editing) or any other pause
+    return null;
+  }
+  if (!sellable(offer.status)) return null;
+  if (event.type === 'offer.sold_out') return 'offer.sold_out';
+  if (event.type === 'offer.updated' || event.type === 'offer.stock_changed') return 'offer.changed';
+  return null;
+}
+
+/** Change details every event carries beside the offer; internal bookkeeping stays out. */
+function changeDetails(event: Pick<OfferEventRow, 'type' | 'data'>, audience: 'submission' | 'distribution'): Record<string, unknown> {
+  const { actor, ...rest } = (event.data ?? {}) as Record<string, unknown>;
+  const details: Record<string, unknown> = audience === 'submission' ? { ...rest, ...(actor ? { changed_by: actor } : {}) } : rest;
+  if (audience === 'distribution') {
+    delete details.reason; // reviewers' and advertisers' reasons are between them and the service
+    if (event.type === 'offer.stock_changed' && !details.changed_fields) details.changed_fields = ['quantity_in_stock'];
+  }
+  return details;
+}
+
+const SUBMISSION_ONLY = ['exclusivity', 'initial_quantity', 'reserved_quantity', 'vouchers', 'advertiser_rebate', 'custom_attributes'];
+
+/**
+ * The offer as the distribution interface shows it. MERGE: replace with `toDistributionOffer(row)`
+ * from api/queries/distribution-offers.ts (written on the distribution-search branch) once it is
+ * on main; this local stand-in only drops the submission-only attributes (spec §2.1).
+ */
+export function distributionOfferForCallback(row: OfferRow): Record<string, unknown> {
+  const sub = toSubmissionOffer(row) as Record<string, unknown>;
+  const offer: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(sub)) {
+    if (SUBMISSION_ONLY.includes(k) || ['submitted_at', 'reviewed_at', 'rejection_reason', 'created_at'].includes(k)) continue;
+    offer[k] = v;
+  }
+  return offer;
+}
+
+export interface CallbackPayload {
+  id: string;
+  type: string;
+  created_at: string;
+  sequence: number;
+  data: Record<string, unknown>;
+}
+
+/** The body of a callback: the event, its per-offer sequence, the offer as the receiver's interface shows it, and what changed. */
+export function callbackPayload(event: OfferEventRow, type: string, offer: OfferRow, audience: 'submission' | 'distribution'): CallbackPayload {
+  const shown = audience === 'submission' ? toSubmissionOffer(offer) : distributionOfferForCallback(offer);
+  return {
+    id: event.id,
+    type,
+    created_at: new Date(event.created_at).toISOString(),
+    sequence: event.sequence,
+    data: JSON.parse(JSON.stringify({ offer: shown, ...changeDetails(event, audience) })),
+  };
+}

@@ -1,0 +1,34 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { OfferInput } from '../api/schemas/offer';
+import type { OfferStatus } from '../workflows/shared/offer-lifecycle';
+import type { ActivityDeps } from './deps';
+import { changeOfferStatus, recordReviewOverdue, saveOfferFields, StockConflictError, type StatusChange } from './offer-records';
+
+/** Activities of the offer-review workflow: each one idempotent through its `key` (workflow id + step). */
+export function createOfferActivities(deps: Pick<ActivityDeps, 'db' | 'log'>) {
+  return {
+    async recordOfferStatus(change: StatusChange & { to: OfferStatus }): Promise<void> {
+      await changeOfferStatus(deps.db, change);
+    },
+
+    async recordOfferEdit(edit: { key: string; offerId: string; input: OfferInput; changedFields: string[] }): Promise<void> {
+      try {
+        await saveOfferFields(deps.db, edit);
+      } catch (err) {
+        // Not a passing fault: retrying cannot help, the client must send another quantity.
+        if (err instanceof StockConflictError) throw ApplicationFailure.nonRetryable(err.message, 'StockConflict');
+        throw err;
+      }
+    },
+
+    async recordReviewOverdue(r: { key: string; offerId: string; waitingSeconds: number }): Promise<void> {
+      deps.log.warn({ offer_id: r.offerId, waiting_seconds: r.waitingSeconds }, 'offer review is overdue');
+      await recordReviewOverdue(deps.db, r);
+    },
+
+    /** Wall-clock time for timers measured against calendar dates (a local activity: recorded, so replay-safe). */
+    async currentTimeMs(): Promise<number> {
+      return Date.now();
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ErrorBody } from '../schemas/envelope';
+
+type Doc = { paths?: Record<string, Record<string, Operation>>; [k: string]: unknown };
+type Operation = { requestBody?: { content?: Record<string, unknown> }; responses?: Record<string, unknown>; [k: string]: unknown };
+
+const XML_NOTE =
+  'Every operation also speaks XML: send `Content-Type: application/xml`, ask with `Accept: application/xml` or a `.xml` path suffix. ' +
+  'XML answers have a `<response>` root holding `status` and the resource; bodies have the resource element as root; ' +
+  'a list field is a wrapper element holding one element per item named in the singular (`headlines/headline`, `categories/category`).';
+
+const ERROR_RESPONSES: Record<string, string> = {
+  '400': 'malformed body',
+  '401': 'missing, unknown or wrong-environment API key',
+  '403': 'key of the other interface, or feature not enabled',
+  '404': 'not found (including other clients\' resources)',
+  '409': 'state conflict or duplicate',
+  '413': 'body too large',
+  '415': 'unsupported media type',
+  '422': 'invalid field (named in `field`)',
+  '429': 'rate limited; see Retry-After',
+};
+
+/** One interface's document: its paths relative to its base address, with XML and errors documented. */
+export function interfaceDocument(full: Doc, prefix: string, title: string): Doc {
+  const paths: Doc['paths'] = {};
+  for (const [p, ops] of Object.entries(full.paths ?? {})) {
+    if (!p.startsWith(`${prefix}/`)) continue;
+    const operations: Record<string, Operation> = {};
+    for (const [method, op] of Object.entries(ops)) {
+      const withXml = <T extends { content?: Record<string, unknown> }>(part: T | undefined): T | undefined =>
+        part?.content?.['application/json'] ? { ...part, content: { ...part.content, 'application/xml': part.content['application/json'] } } : part;
+      const responses: Record<string, unknown> = Object.fromEntries(Object.entries(op.responses ?? {}).map(([code, r]) => [code, withXml(r as { content?: Record<string, unknown> })]));
+      for (const [code, description] of Object.entries(ERROR_RESPONSES)) {
+        responses[code] ??= { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } }, 'application/xml': { schema: { $ref: '#/components/schemas/Error' } } } };
+      }
+      operations[method] = { ...op, requestBody: withXml(op.requestBody), responses };
+    }
+    paths[p.slice(prefix.length)] = operations;
+  }
+  const components = (full.components as Record<string, Record<string, unknown>>) ?? {};
+  return {
+    ...full,
+    info: { ...(full.info as object), title, description: XML_NOTE },
+    servers: [{ url: prefix }],
+    paths,
+    components: { ...components, schemas: { ...(components.schemas ?? {}), Error: z.toJSONSchema(ErrorBody, { target: 'openapi-3.0', io: 'output' }) } },
+  };
+}
+
+/**
+ * OpenAPI 3.1 generated from the routes' own zod schemas (no second copy of any schema), served
+ * per interface at `<base>/openapi.json`, and a browsable reference at `/docs` that needs no network.
+ */
+export default fp(async function openapi(app: FastifyInstance, opts: { interfaces: Array<{ prefix: string; title: string }> }) {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Offer marketplace service', version: 'beta' },
+      components: { securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-SERVICE-API-KEY' } } },
+      security: [{ apiKey: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  const documents = new Map<string, Doc>();
+  for (const { prefix, title } of opts.interfaces) {
+    // Served as `<base>/openapi.json`: the format-suffix rewrite maps that path here.
+    app.get(`${prefix}/openapi`, { schema: { hide: true } }, async () => {
+      if (!documents.has(prefix)) documents.set(prefix, interfaceDocument(app.swagger() as Doc, prefix, title));
+      return documents.get(prefix);
+    });
+  }
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    uiConfig: { urls: opts.interfaces.map(({ prefix, title }) => ({ url: `${prefix}/openapi.json`, name: title })) } as Record<string, unknown>,
+  });
+});

@@ -1,0 +1,150 @@
+import multipart, { type MultipartFile } from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { newId } from '../../../activities/ids';
+import type { AttachmentRow } from '../../../infra/db/database';
+import { ObjectTooLargeError, putStreamBounded } from '../../../infra/object-upload';
+import { ALLOWED_TYPES_TEXT, cleanFileName, displayFileName, SNIFF_BYTES, sniffFileType, storageFileName, type FileType } from '../../attachment-files';
+import type { AppDeps } from '../../deps';
+import { ApiError, invalidField, notFound } from '../../errors';
+import { findClientAttachment, toAttachment } from '../../queries/attachments';
+import { ATTACHMENT_FIELD, AttachmentParams, AttachmentResponse } from '../../schemas/attachment';
+import { OkOnly } from '../../schemas/envelope';
+
+/** The absolute address of the interface the request came in on, e.g. `https://host/submission/beta`. */
+export function interfaceBaseUrl(request: FastifyRequest, prefix: string): string {
+  return `${request.protocol}://${request.host}${prefix}`;
+}
+
+const tooLarge = (max: number) => new ApiError(413, 'payload_too_large', `the attachment is larger than the maximum of ${max} bytes`, { field: ATTACHMENT_FIELD });
+
+/** The one file part of the upload, or a 4xx saying what is wrong with the request. */
+async function receiveFilePart(request: FastifyRequest, maxBytes: number): Promise<MultipartFile> {
+  let part: MultipartFile | undefined;
+  try {
+    // fileSize one past the limit: our own count then sees the excess byte and refuses the upload
+    // mid-stream, instead of busboy silently truncating the file at the limit.
+    part = await request.file({ limits: { fileSize: maxBytes + 1, files: 1, fields: 10, fieldSize: 4096, parts: 20 } });
+  } catch (err) {
+    if ((err as { code?: string }).code?.startsWith('FST_')) throw err; // the error handler maps the plugin's errors
+    throw new ApiError(400, 'malformed_body', `malformed multipart body: ${(err as Error).message}`);
+  }
+  if (!part) throw invalidField(ATTACHMENT_FIELD, `send the file as a multipart/form-data file part named ${ATTACHMENT_FIELD}`);
+  if (part.fieldname !== ATTACHMENT_FIELD) {
+    part.file.resume(); // drain it: the answer does not depend on its content
+    throw invalidField(ATTACHMENT_FIELD, `the file part is named "${part.fieldname}"; it must be named ${ATTACHMENT_FIELD}`);
+  }
+  return part;
+}
+
+/**
+ * The file part's bytes, failing as soon as busboy reports the part was cut at its size limit; a
+ * body that breaks off mid-part (client gone, bad framing) is the client's fault, not a 500.
+ */
+async function* untruncated(part: MultipartFile, maxBytes: number): AsyncGenerator<Buffer> {
+  try {
+    for await (const chunk of part.file) yield chunk as Buffer;
+  } catch (err) {
+    throw new ApiError(400, 'malformed_body', `the upload broke off: ${(err as Error).message}`);
+  }
+  if (part.file.truncated) throw new ObjectTooLargeError(maxBytes);
+}
+
+/** The file's type from its first bytes: 415 for anything but the allowed types, 422 for an empty file. */
+function requireAllowedType(head: Buffer): FileType {
+  if (head.length === 0) throw invalidField(ATTACHMENT_FIELD, 'the file is empty');
+  const type = sniffFileType(head);
+  if (!type) throw new ApiError(415, 'unsupported_media_type', `the file's content is not ${ALLOWED_TYPES_TEXT} (decided from its bytes, not its name)`, { field: ATTACHMENT_FIELD });
+  return type;
+}
+
+/**
+ * Streams the part into the store under `<client>/<id>/<safe name>`, then writes its row. Either
+ * both exist afterwards or neither does (an object whose row cannot be written is removed).
+ */
+async function storeAttachment({ db, store, config }: AppDeps, clientId: string, part: MultipartFile): Promise<AttachmentRow> {
+  const maxBytes = config.ATTACHMENT_MAX_BYTES;
+  const id = newId('att');
+  const clean = cleanFileName(part.filename);
+  const key = `${clientId}/${id}/${storageFileName(clean)}`;
+  let type: FileType | undefined;
+  const inspect = (head: Buffer) => (type = requireAllowedType(head)).contentType;
+  const { size } = await putStreamBounded(store, untruncated(part, maxBytes), { key, maxBytes, inspect, headBytes: SNIFF_BYTES }).catch((err) => {
+    throw err instanceof ObjectTooLargeError ? tooLarge(maxBytes) : err;
+  });
+  return db
+    .insertInto('attachments')
+    .values({ id, client_id: clientId, file_name: displayFileName(clean, type!), content_type: type!.contentType, size_bytes: size, object_key: key })
+    .returningAll()
+    .executeTakeFirstOrThrow()
+    .catch(async (err) => {
+      await store.client.removeObject(store.bucket, key).catch(() => undefined);
+      throw err;
+    });
+}
+
+/**
+ * POST /attachments (multipart, one file part `attachment[media]`), GET /attachments/:id,
+ * GET /attachments/:id/download (the bytes), DELETE /attachments/:id. The multipart parser is
+ * registered in this plugin only; JSON and XML parsing elsewhere is untouched.
+ */
+export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+  await app.register(multipart, { throwFileSizeLimit: false });
+  // An upload refused early (415 after its first bytes, 413, a wrong part) leaves the rest of the
+  // body unread on the socket, and the next request of a keep-alive connection would wait behind
+  // it forever. Discard the rest and close the connection after this answer.
+  app.addHook('onSend', async (request, reply) => {
+    if (!request.raw.complete) {
+      reply.header('connection', 'close');
+      request.raw.resume();
+    }
+  });
+  const { db, store } = deps;
+  const maxBytes = deps.config.ATTACHMENT_MAX_BYTES;
+  const base = (request: FastifyRequest) => interfaceBaseUrl(request, app.prefix);
+
+  app.post('/attachments', { schema: { response: { 200: AttachmentResponse } } }, async (request) => {
+    const part = await receiveFilePart(request, maxBytes);
+    const row = await storeAttachment(deps, request.client.id, part);
+    return { status: 'OK' as const, attachment: toAttachment(row, base(request)) };
+  });
+
+  app.get('/attachments/:id', { schema: { params: AttachmentParams, response: { 200: AttachmentResponse } } }, async (request) => {
+    const row = await findClientAttachment(db, request.client.id, request.params.id);
+    if (!row) throw notFound('attachment');
+    return { status: 'OK' as const, attachment: toAttachment(row, base(request)) };
+  });
+
+  app.get('/attachments/:id/download', { schema: { params: AttachmentParams } }, async (request, reply) => {
+    const row = await findClientAttachment(db, request.client.id, request.params.id);
+    if (!row) throw notFound('attachment');
+    const body = await store.client.getObject(store.bucket, row.object_key).catch((err: { code?: string }) => {
+      throw err.code === 'NoSuchKey' ? notFound('attachment content') : err;
+    });
+    const ascii = row.file_name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+    return reply
+      .type(row.content_type)
+      .header('content-length', String(row.size_bytes))
+      .header('content-disposition', `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(row.file_name)}`)
+      .header('x-content-type-options', 'nosniff')
+      .header('cache-control', 'private, no-store')
+      .send(body);
+  });
+
+  app.delete('/attachments/:id', { schema: { params: AttachmentParams, response: { 200: OkOnly } } }, async (request) => {
+    // Bytes and row go together: if the store refuses the removal, the row stays live and the client may retry.
+    await db.transaction().execute(async (trx) => {
+      const row = await trx
+        .updateTable('attachments')
+        .set({ deleted_at: new Date() })
+        .where('id', '=', request.params.id)
+        .where('client_id', '=', request.client.id)
+        .where('deleted_at', 'is', null)
+        .returning('object_key')
+        .executeTakeFirst();
+      if (!row) throw notFound('attachment');
+      await store.client.removeObject(store.bucket, row.object_key);
+    });
+    return { status: 'OK' as const };
+  });
+};

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { IdParam } from './common';
+import { okEnvelope } from './envelope';
+
+/** The multipart field that carries the file (spec §4.4). */
+export const ATTACHMENT_FIELD = 'attachment[media]';
+
+/**
+ * An uploaded file (spec §2.7, all fields read-only). `file_size` is in kilobytes of 1024 bytes,
+ * rounded up. `content_type` and `created_at` are additions: the type sniffed from the bytes and
+ * the upload time.
+ */
+export const Attachment = z.object({
+  id: z.string(),
+  file_name: z.string(),
+  file_size: z.number().int(),
+  download_url: z.string(),
+  content_type: z.string(),
+  created_at: z.string(),
+});
+export type Attachment = z.infer<typeof Attachment>;
+
+export const AttachmentResponse = okEnvelope('attachment', Attachment);
+
+/** A reference to one of the client's attachments, as offers (`creative.original_media`) and comments carry it. */
+export const AttachmentRef = z.object({ id: IdParam });
+
+export const AttachmentParams = z.object({ id: IdParam });

@@ -1,0 +1,235 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { changeOfferStatus } from '../../activities/offer-records';
+import { CallbackReceiver, eventually } from '../setup/callback-receiver';
+import { seedOffer } from '../setup/fixtures';
+import { createHarness, type Harness } from '../setup/harness';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+/** The operators' CLI as documented: `npm run --silent admin -- …`. */
+function admin(args: string[], env: Record<string, string> = {}) {
+  const res = spawnSync('npm', ['run', '--silent', 'admin', '--', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+}
+
+function json(res: { code: number | null; stdout: string; stderr: string }) {
+  if (res.code !== 0) throw new Error(`admin exited ${res.code}: ${res.stderr}`);
+  return JSON.parse(res.stdout);
+}
+
+describe('offer-change callbacks', () => {
+  let h: Harness;
+  const receivers: CallbackReceiver[] = [];
+  const cli = (args: string[]) => admin(args, { TEMPORAL_TASK_QUEUE: h.config.TEMPORAL_TASK_QUEUE });
+
+  beforeAll(async () => {
+    h = await createHarness({ worker: true, env: { CALLBACK_RETRY_SCHEDULE: '1,2,2,2', CALLBACK_TIMEOUT_SECONDS: '5' } });
+  });
+  afterAll(async () => {
+    // Leave no endpoint behind for later test files to dispatch to.
+    await h.services.db.updateTable('callback_endpoints').set({ status: 'disabled', disabled_reason: 'test over' }).execute();
+    await Promise.all(receivers.map((r) => r.stop()));
+    await h.close();
+  });
+
+  it('retries 500, 500, 200 with the same event id and a valid Standard Webhooks signature; the log shows 3 attempts', async () => {
+    const { key, clientId } = await h.client('submission');
+    const offerId = await seedOffer(h, clientId, {}, 'pending');
+    const receiver = await new CallbackReceiver([500, 500, 200]).start();
+    receivers.push(receiver);
+    const set = json(cli(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
+    expect(set.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+
+    await changeOfferStatus(h.services.db, { key: `test:${offerId}:approve`, offerId, to: 'approved', actor: 'review_team', reviewer: 'Ops' });
+    const got = await receiver.waitFor(3);
+    const event = await h.services.db.selectFrom('offer_events').selectAll().where('offer_id', '=', offerId).where('type', '=', 'offer.status_changed').executeTakeFirstOrThrow();
+
+    const verifier = new Webhook(set.secret);
+    for (const r of got) {
+      expect(r.headers['webhook-id']).toBe(event.id);
+      expect(() => verifier.verify(r.body, r.headers)).not.toThrow();
+      expect(r.headers['content-type']).toBe('application/json');
+    }
+    expect(new Set(got.map((r) => r.body)).size).toBe(1); // same body on every attempt
+    expect(Object.keys(got[0].json)).toEqual(['id', 'type', 'created_at', 'sequence', 'data']);
+    const payload = got[2].json;
+    expect(payload).toMatchObject({ id: event.id, type: 'offer.status_changed', sequence: event.sequence, data: { old_status: 'pending', new_status: 'approved' } });
+    expect(payload.data.offer).toMatchObject({ id: offerId, status: 'approved', title: 'Two-course dinner for two' });
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(got[0].body, got[0].headers)).toThrow();
+
+    const [last] = await eventually(async () => {
+      const log = json(cli(['callbacks', 'log', '--key', key]));
+      return log[0]?.status === 'delivered' ? log : null;
+    });
+    expect(last).toMatchObject({ event_id: event.id, attempts: 3, last_status_code: 200, status: 'delivered', next_attempt_at: null });
+    const attempts = await h.services.db.selectFrom('callback_attempts').select(['attempt', 'status_code']).where('delivery_id', '=', last.id).orderBy('attempt').execute();
+    expect(attempts).toEqual([{ attempt: 1, status_code: 500 }, { attempt: 2, status_code: 500 }, { attempt: 3, status_code: 200 }]);
+    expect(json(cli(['callbacks', 'show', '--key', key]))).toMatchObject({ status: 'enabled', consecutive_failures: 0, url: receiver.url });
+  });
+
+  it('a receiver that is down while three changes happen gets all three, in order, once back', async () => {
+    const { key, clientId } = await h.client('submission');
+    const offerId = await seedOffer(h, clientId); // approved
+    const receiver = await new CallbackReceiver().start();
+    receivers.push(receiver);
+    json(cli(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
+    await receiver.stop();
+
+    const moves = ['suspended', 'resumed', 'suspended'] as const;
+    for (const [i, to] of moves.entries()) {
+      await changeOfferStatus(h.services.db, { key: `test:${offerId}:${i}`, offerId, to, actor: 'advertiser' });
+    }
+    // The first event is failing against the closed port; the others wait behind it.
+    await eventually(async () => {
+      const log = json(cli(['callbacks', 'log', '--key', key]));
+      return log.length === 3 && log.some((d: { attempts: number; last_error: string | null }) => d.attempts >= 1 && d.last_error);
+    });
+    await receiver.start();
+    const got = await receiver.waitFor(3);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(got).toHaveLength(3);
+    expect(got.map((r) => r.json.data.new_status)).toEqual([...moves]);
+    const seq = got.map((r) => r.json.sequence);
+    expect(seq).toEqual([...seq].sort((a, b) => a - b));
+    expect(new Set(got.map((r) => r.json.id)).size).toBe(3);
+  });
+
+  it('sends XML to a client that asks for it, and replays an event with the same id', async () => {
+    const { key, clientId } = await h.client('submission');
+    const offerId = await seedOffer(h, clientId, {}, 'pending');
+    const receiver = await new CallbackReceiver().start();
+    receivers.push(receiver);
+    const secret = cli(['callbacks', 'set', '--key', key, '--url', receiver.url, '--format', 'xml']).stdout.trim();
+    await changeOfferStatus(h.services.db, { key: `test:${offerId}:reject`, offerId, to: 'rejected', actor: 'review_team', reason: 'Blurry photos' });
+    const [first] = await receiver.waitFor(1);
+    expect(first.headers['content-type']).toBe('application/xml');
+    expect(first.body).toMatch(/^<\?xml[^>]*><event><id>evt_/);
+    expect(first.body).toContain('<new_status>rejected</new_status>');
+    expect(first.body).toContain('<reason>Blurry photos</reason>');
+    expect(first.body).toMatch(/<event><id>evt_[^<]+<\/id><type>offer.status_changed<\/type><created_at>[^<]+<\/created_at><sequence>2<\/sequence><data><offer>/);
+    expect(() => new Webhook(secret).verify(first.body, first.headers, { jsonParse: false })).not.toThrow();
+
+    const replay = json(cli(['callbacks', 'replay', first.headers['webhook-id'], '--key', key]));
+    expect(replay.deliveries).toHaveLength(1);
+    const got = await receiver.waitFor(2);
+    expect(got[1].headers['webhook-id']).toBe(first.headers['webhook-id']);
+  });
+
+  it('rotating the secret signs with both secrets during the overlap', async () => {
+    const { key, clientId } = await h.client('submission');
+    const offerId = await seedOffer(h, clientId, {}, 'pending');
+    const receiver = await new CallbackReceiver().start();
+    receivers.push(receiver);
+    const oldSecret = cli(['callbacks', 'set', '--key', key, '--url', receiver.url]).stdout.trim();
+    const rotated = json(cli(['callbacks', 'rotate-secret', '--key', key, '--json']));
+    expect(rotated.secret).not.toBe(oldSecret);
+    await changeOfferStatus(h.services.db, { key: `test:${offerId}:withdraw`, offerId, to: 'withdrawn', actor: 'advertiser' });
+    const [r] = await receiver.waitFor(1);
+    expect(r.headers['webhook-signature'].split(' ')).toHaveLength(2);
+    expect(() => new Webhook(oldSecret).verify(r.body, r.headers)).not.toThrow();
+    expect(() => new Webhook(rotated.secret).verify(r.body, r.headers)).not.toThrow();
+    expect(json(cli(['callbacks', 'show', '--key', key])).previous_secret_valid_until).toBeTruthy();
+  });
+
+  it('distribution clients hear offer.published when an offer becomes sellable, as the distribution interface shows it', async () => {
+    const { clientId } = await h.client('submission');
+    const dist = await h.client('distribution');
+    const offerId = await seedOffer(h, clientId, {}, 'pending');
+    const receiver = await new CallbackReceiver().start();
+    receivers.push(receiver);
+    json(cli(['callbacks', 'set', '--key', dist.key, '--url', receiver.url, '--json']));
+    await changeOfferStatus(h.services.db, { key: `test:${offerId}:publish`, offerId, to: 'approved', actor: 'review_team' });
+    const got = await eventually(async () => receiver.received.find((r) => r.json?.data?.offer?.id === offerId));
+    expect(got.json).toMatchObject({ type: 'offer.published', data: { new_status: 'approved', offer: { id: offerId, status: 'approved' } } });
+    expect(got.json.data.offer).not.toHaveProperty('custom_attributes');
+    expect(got.json.data.offer).not.toHaveProperty('initial_quantity');
+    json(cli(['callbacks', 'disable', '--key', dist.key]));
+  });
+});
+
+describe('offer-change callbacks: endpoints that keep failing', () => {
+  let h: Harness;
+  let receiver: CallbackReceiver;
+  beforeAll(async () => {
+    h = await createHarness({ worker: true, env: { CALLBACK_RETRY_SCHEDULE: '1,1,1', CALLBACK_DISABLE_AFTER_SECONDS: '2' } });
+  });
+  afterAll(async () => {
+    await h.services.db.updateTable('callback_endpoints').set({ status: 'disabled', disabled_reason: 'test over' }).execute();
+    await receiver?.stop();
+    await h.close();
+  });
+
+  it('are disabled, with the reason visible in callbacks show, and their pending deliveries cancelled', async () => {
+    const { key, clientId } = await h.client('submission');
+    const offerId = await seedOffer(h, clientId, {}, 'pending');
+    receiver = await new CallbackReceiver([], 503).start();
+    json(admin(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
+    await changeOfferStatus(h.services.db, { key: `test:${offerId}:approve`, offerId, to: 'approved', actor: 'review_team' });
+    await changeOfferStatus(h.services.db, { key: `test:${offerId}:suspend`, offerId, to: 'suspended', actor: 'advertiser' });
+    const shown = await eventually(async () => {
+      const s = json(admin(['callbacks', 'show', '--key', key]));
+      return s.status === 'disabled' ? s : null;
+    });
+    expect(shown.disabled_reason).toMatch(/every attempt failed since .*HTTP 503/);
+    const log = json(admin(['callbacks', 'log', '--key', key]));
+    expect(log.map((d: { status: string }) => d.status).sort()).toEqual(['cancelled', 'cancelled']);
+  });
+});
+
+describe('offer-change callbacks in production', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness({ env: { SERVICE_ENVIRONMENT: 'production' } });
+  });
+  afterAll(() => h.close());
+
+  it.each([
+    ['http://127.0.0.1/callbacks', /must use HTTPS/],
+    ['http://10.0.0.1/callbacks', /must use HTTPS/],
+    ['https://127.0.0.1/callbacks', /resolves to 127\.0\.0\.1, a loopback, private/],
+    ['https://10.0.0.1/callbacks', /resolves to 10\.0\.0\.1, a loopback, private/],
+    ['https://localhost/callbacks', /loopback, private/],
+    ['https://[::1]/callbacks', /loopback, private/],
+  ])('refuses %s with a clear error', async (url, message) => {
+    const key = await h.key('submission');
+    const res = admin(['callbacks', 'set', '--key', key, '--url', url], { SERVICE_ENVIRONMENT: 'production' });
+    expect(res.code).toBe(1);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toMatch(/^error: refused: /);
+    expect(res.stderr).toMatch(message);
+  });
+});
+
+describe('offer-change callbacks: the outbox is the source of truth', () => {
+  let h: Harness;
+  let receiver: CallbackReceiver;
+  beforeAll(async () => {
+    h = await createHarness(); // no worker yet: as if the process died right after the commits
+  });
+  afterAll(async () => {
+    await h.services.db.updateTable('callback_endpoints').set({ status: 'disabled', disabled_reason: 'test over' }).execute();
+    await receiver?.stop();
+    await h.close();
+  });
+
+  it('changes committed while no worker runs are delivered, in order, once a worker starts', async () => {
+    const { key, clientId } = await h.client('submission');
+    const offerId = await seedOffer(h, clientId, {}, 'pending');
+    receiver = await new CallbackReceiver().start();
+    json(admin(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
+    await changeOfferStatus(h.services.db, { key: `test:${offerId}:approve`, offerId, to: 'approved', actor: 'review_team' });
+    await changeOfferStatus(h.services.db, { key: `test:${offerId}:suspend`, offerId, to: 'suspended', actor: 'advertiser' });
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(receiver.received).toHaveLength(0);
+    await h.startWorker(); // starts the dispatcher for this task queue, which finds the undispatched events
+    const got = await receiver.waitFor(2);
+    expect(got.map((r) => r.json.data.new_status)).toEqual(['approved', 'suspended']);
+  });
+});

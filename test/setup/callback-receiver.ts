@@ -1,0 +1,74 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedCallback {
+  headers: Record<string, string>;
+  body: string;
+  json: any;
+}
+
+/**
+ * A callback receiver on 127.0.0.1 (the one allowed fake): answers each request with the next
+ * status of `statuses` (then `fallback`), records what it got, and can go down and come back on
+ * the same port.
+ */
+export class CallbackReceiver {
+  readonly received: ReceivedCallback[] = [];
+  private server?: http.Server;
+  port = 0;
+
+  constructor(private statuses: number[] = [], private fallback = 200) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/callbacks`;
+  }
+
+  async start(): Promise<this> {
+    this.server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = JSON.parse(body);
+        } catch {
+          json = undefined;
+        }
+        this.received.push({ headers: req.headers as Record<string, string>, body, json });
+        res.statusCode = this.statuses.shift() ?? this.fallback;
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    const s = this.server;
+    this.server = undefined;
+    if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
+  }
+
+  /** Resolves once `n` requests arrived (or fails after `timeoutMs`). */
+  async waitFor(n: number, timeoutMs = 30_000): Promise<ReceivedCallback[]> {
+    const until = Date.now() + timeoutMs;
+    while (this.received.length < n) {
+      if (Date.now() > until) throw new Error(`receiver got ${this.received.length} of ${n} callbacks in ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return this.received;
+  }
+}
+
+/** Polls `fn` until it returns a truthy value. */
+export async function eventually<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

@@ -1,0 +1,28 @@
+import { continueAsNew, proxyActivities } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+
+export interface CallbackDispatcherInput {
+  /** How long each pump activity runs before returning (one history entry per run). */
+  runForMs?: number;
+  /** How often the pump looks for new outbox events. */
+  pollMs?: number;
+}
+
+const PUMPS_PER_RUN = 100;
+
+/**
+ * The singleton that turns outbox events (offer_events) into deliveries and wakes their lanes.
+ * The polling happens inside a long, heartbeating activity rather than as workflow timers, so the
+ * history grows by one activity a minute, and it continues as new every hundred.
+ */
+export async function callbackDispatcherWorkflow(input: CallbackDispatcherInput = {}): Promise<void> {
+  const runForMs = input.runForMs ?? 60_000;
+  const { pumpCallbackOutbox } = proxyActivities<Activities>({
+    startToCloseTimeout: runForMs + 60_000,
+    // A lost worker is noticed within the heartbeat timeout and the pump restarts elsewhere.
+    heartbeatTimeout: '20s',
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
+  });
+  for (let i = 0; i < PUMPS_PER_RUN; i++) await pumpCallbackOutbox({ runForMs, pollMs: input.pollMs ?? 500 });
+  await continueAsNew<typeof callbackDispatcherWorkflow>(input);
+}

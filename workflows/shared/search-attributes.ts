@@ -1,0 +1,11 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/**
+ * Search attributes of offer-review workflows, so operators can filter in the Temporal UI or with
+ * `temporal workflow list --query "OfferStatus='pending'"`. infra/ registers them at start.
+ */
+export const OfferStatusKey = defineSearchAttributeKey('OfferStatus', SearchAttributeType.KEYWORD);
+export const AdvertiserNameKey = defineSearchAttributeKey('AdvertiserName', SearchAttributeType.KEYWORD);
+export const OfferTypeKey = defineSearchAttributeKey('OfferType', SearchAttributeType.KEYWORD);
+
+export const OFFER_SEARCH_ATTRIBUTES = [OfferStatusKey, AdvertiserNameKey, OfferTypeKey];
