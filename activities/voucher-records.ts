@@ -61,7 +61,7 @@ export async function redeemVoucher(db: Db, voucherId: string): Promise<VoucherR
   if (row) return row;
   const current = await db.selectFrom('vouchers').select(['status', 'expiration_date']).where('id', '=', voucherId).executeTakeFirstOrThrow();
   const why = current.status !== 'acquired' ? `the voucher is already ${current.status}` : `the voucher expired on ${current.expiration_date}`;
-  return { ok: false, status: 409, code: 'invalid_state_transition', message: why };
+  return { ok: false, status: 409, code: 'conflict', message: why };
 }
 
 /** Cancels one acquired voucher and returns its unit, in one transaction. */
@@ -77,7 +77,7 @@ export async function cancelVoucher(db: Db, voucherId: string): Promise<VoucherR
         .executeTakeFirst();
       if (!row) {
         const current = await trx.selectFrom('vouchers').select('status').where('id', '=', voucherId).executeTakeFirstOrThrow();
-        return refuse(409, 'invalid_state_transition', `the voucher is already ${current.status}`);
+        return refuse(409, 'conflict', `the voucher is already ${current.status}`);
       }
       await returnUnits(trx, `voucher-cancelled:${voucherId}`, [row]);
       return row;
