@@ -1,16 +1,8 @@
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
+import { admin } from '../setup/admin';
 import { seedOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
 const DIST = '/distribution/beta';
-const ROOT = path.resolve(__dirname, '..', '..');
-
-function admin(args: string[]) {
-  const res = spawnSync('npm', ['run', '--silent', 'admin', '--', ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'silent' }, encoding: 'utf8', timeout: 60_000 });
-  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
-}
-
 describe('accounts and reservations', () => {
   let h: Harness;
   let subClient: string;
@@ -71,13 +63,13 @@ describe('accounts and reservations', () => {
     const res = await call(key, 'GET', `/offers/${offerId}/reservations`);
     expect(res.statusCode).toBe(403);
     expect(res.json().errors[0].code).toBe('forbidden');
-    const on = admin(['clients', 'reservations', clientId, 'on']);
+    const on = await admin(['clients', 'reservations', clientId, 'on']);
     expect(on.code).toBe(0);
     expect(JSON.parse(on.stdout)).toEqual({ client_id: clientId, reservations_enabled: true });
     expect((await call(key, 'GET', `/offers/${offerId}/reservations`)).statusCode).toBe(200);
-    expect(admin(['clients', 'reservations', clientId, 'off']).code).toBe(0);
+    expect((await admin(['clients', 'reservations', clientId, 'off'])).code).toBe(0);
     expect((await call(key, 'GET', `/offers/${offerId}/reservations`)).statusCode).toBe(403);
-    expect(admin(['clients', 'reservations', 'cli_nobody', 'on']).code).toBe(1);
+    expect((await admin(['clients', 'reservations', 'cli_nobody', 'on'])).code).toBe(1);
   });
 
   it('a reservation of 3 of 5 leaves 2 to others, serves its account first, and its release returns the rest', async () => {

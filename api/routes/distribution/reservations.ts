@@ -36,16 +36,15 @@ export const reservationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async
     if (r.status !== 'active') throw conflict('invalid_state_transition', `the reservation is ${r.status}`);
   };
 
-  app.post('/offers/:id/reservations', { schema: { params: OfferParams, body: ReservationCreateBody, response: { 200: ReservationResponse } } }, async (request) => {
-    const r = request.body.reservation;
-    const clientId = request.client.id;
+  /** Starts the reservation's workflow with the `held` Update; answers once the units are held or refused. */
+  async function hold(clientId: string, offerId: string, r: z.infer<typeof ReservationCreateBody>['reservation']) {
     if (r.end_date < utcToday()) throw invalidField('end_date', 'end_date must not be in the past');
-    if (!(await db.selectFrom('offers').select('id').where('id', '=', request.params.id).executeTakeFirst())) throw notFound('offer');
+    if (!(await db.selectFrom('offers').select('id').where('id', '=', offerId).executeTakeFirst())) throw notFound('offer');
     const account = await findAccount(db, clientId, r.account_id);
     if (account?.status !== 'active') throw invalidField('account_id', account ? `account ${r.account_id} is ${account.status}, not active` : `account ${r.account_id} not found`);
     const reservationId = newId('rsv');
     const input: ReservationWindowInput = {
-      hold: { reservationId, clientId, offerId: request.params.id, accountId: r.account_id, quantity: r.quantity_reserved, startDate: r.start_date, endDate: r.end_date },
+      hold: { reservationId, clientId, offerId, accountId: r.account_id, quantity: r.quantity_reserved, startDate: r.start_date, endDate: r.end_date },
     };
     const startWorkflowOperation = new WithStartWorkflowOperation(RESERVATION_WORKFLOW_TYPE, {
       workflowId: reservationWorkflowId(reservationId),
@@ -54,11 +53,16 @@ export const reservationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async
       workflowIdConflictPolicy: 'FAIL',
     });
     const held = await withinDeadline(temporal.workflow.executeUpdateWithStart(heldUpdate, { startWorkflowOperation }), config.WORKFLOW_ANSWER_TIMEOUT_SECONDS, {
-      message: `reservation ${reservationId} is still being made; GET /offers/${request.params.id}/reservations/${reservationId} shortly`,
+      message: `reservation ${reservationId} is still being made; GET /offers/${offerId}/reservations/${reservationId} shortly`,
       reservation_id: reservationId,
     });
     if (!held.ok) throw refusalError(held);
-    return { status: 'OK' as const, reservation: toReservation(await mine(clientId, request.params.id, reservationId)) };
+    return reservationId;
+  }
+
+  app.post('/offers/:id/reservations', { schema: { params: OfferParams, body: ReservationCreateBody, response: { 200: ReservationResponse } } }, async (request) => {
+    const reservationId = await hold(request.client.id, request.params.id, request.body.reservation);
+    return { status: 'OK' as const, reservation: toReservation(await mine(request.client.id, request.params.id, reservationId)) };
   });
 
   app.get('/offers/:id/reservations', { schema: { params: OfferParams, querystring: ReservationListQuery, response: { 200: ReservationList } } }, async (request) => {
