@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { sql } from 'kysely';
 import type { Db } from '../infra/db/kysely';
 import type { VoucherRow } from '../infra/db/database';
 import { lockOffers, moveStock, refusable, refuse, utcToday, type Refused } from './stock';
@@ -46,7 +47,7 @@ export async function returnUnits(trx: Trx, key: string, vouchers: Pick<VoucherR
 }
 
 /**
- * Redeems an acquired, unexpired voucher. One conditional UPDATE: of two racing redemptions
+ * Redeems an acquired voucher that is neither expired nor before its offer's activation date. One conditional UPDATE: of two racing redemptions
  * exactly one changes the row; the other sees it redeemed and gets 409.
  */
 export async function redeemVoucher(db: Db, voucherId: string): Promise<VoucherRow | Refused> {
@@ -56,11 +57,23 @@ export async function redeemVoucher(db: Db, voucherId: string): Promise<VoucherR
     .where('id', '=', voucherId)
     .where('status', '=', 'acquired')
     .where((eb) => eb.or([eb('expiration_date', 'is', null), eb('expiration_date', '>=', utcToday())]))
+    // Not before the offer's vouchers_activation_date.
+    .where(sql<boolean>`coalesce((select (o.document->>'vouchers_activation_date') <= ${utcToday()} from offers o where o.id = vouchers.offer_id), true)`)
     .returningAll()
     .executeTakeFirst();
   if (row) return row;
-  const current = await db.selectFrom('vouchers').select(['status', 'expiration_date']).where('id', '=', voucherId).executeTakeFirstOrThrow();
-  const why = current.status !== 'acquired' ? `the voucher is already ${current.status}` : `the voucher expired on ${current.expiration_date}`;
+  const current = await db
+    .selectFrom('vouchers')
+    .innerJoin('offers', 'offers.id', 'vouchers.offer_id')
+    .select(['vouchers.status', 'vouchers.expiration_date', sql<string | null>`offers.document->>'vouchers_activation_date'`.as('activation')])
+    .where('vouchers.id', '=', voucherId)
+    .executeTakeFirstOrThrow();
+  const why =
+    current.status !== 'acquired'
+      ? `the voucher is already ${current.status}`
+      : current.expiration_date !== null && current.expiration_date < utcToday()
+        ? `the voucher expired on ${current.expiration_date}`
+        : `the voucher cannot be redeemed before ${current.activation}`;
   return { ok: false, status: 409, code: 'conflict', message: why };
 }
 

@@ -105,6 +105,11 @@ describe('vouchers: the same codes on both interfaces', () => {
     const expired = await call('PUT', `${DIST}/offers/${offerId}/vouchers/${v2.id}`, dist, { voucher: { status: 'redeemed' } });
     expect(expired.statusCode).toBe(409);
     expect(expired.json().errors[0].message).toMatch(/expired/);
+    const later = await seedOffer(h, sub.clientId, { initial_quantity: 10, vouchers_activation_date: '2099-01-01' });
+    const [early] = await buy(later, 1);
+    const notYet = await call('PUT', `${SUB}/offers/${later}/vouchers/${early.id}`, sub.key, { voucher: { status: 'redeemed' } });
+    expect(notYet.statusCode).toBe(409);
+    expect(notYet.json().errors[0].message).toMatch(/before 2099-01-01/);
     const bad = await call('PUT', `${SUB}/offers/${offerId}/vouchers/${v2.id}`, sub.key, { voucher: { status: 'lost' } });
     expect(bad.statusCode).toBe(422);
   });
