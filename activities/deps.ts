@@ -3,6 +3,7 @@ import type { Config } from '../infra/config';
 import type { Db } from '../infra/db/kysely';
 import type { Logger } from '../infra/logger';
 import type { ObjectStore } from '../infra/object-store';
+import type { OrderHooks } from './order-records';
 
 /** What activities may touch. Each factory narrows this with Pick<> to what it really uses. */
 export interface ActivityDeps {
@@ -16,4 +17,6 @@ export interface ActivityDeps {
    * callback outbox pump) return at once instead of holding the shutdown for its grace time.
    */
   stopping?: AbortSignal;
+  /** Test seams only (e.g. pausing an order between its stock and its vouchers); never set in production. */
+  orderHooks?: OrderHooks;
 }

@@ -1,6 +1,7 @@
 import { createCallbackActivities } from './callbacks';
 import type { ActivityDeps } from './deps';
 import { createOfferActivities } from './offers';
+import { createOrderActivities, createReservationActivities } from './orders';
 
 /**
  * Every activity, as plain functions closed over their dependencies. Workflows import only the
@@ -10,6 +11,8 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createOfferActivities(deps),
     ...createCallbackActivities(deps),
+    ...createOrderActivities(deps),
+    ...createReservationActivities(deps),
   };
 }
 

@@ -54,6 +54,8 @@ const EnvSchema = z.object({
   CALLBACK_DISABLE_AFTER_SECONDS: seconds.default(5 * 24 * 3600),
   // After `callbacks rotate-secret`, the old secret also signs for this long (docs/callbacks.md).
   CALLBACK_SECRET_OVERLAP_SECONDS: seconds.default(24 * 3600),
+  // How long POST /orders and POST …/reservations wait for their workflow before answering 503 (the work goes on).
+  WORKFLOW_ANSWER_TIMEOUT_SECONDS: seconds.default(30),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

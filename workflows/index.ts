@@ -2,3 +2,5 @@
 export { offerReviewWorkflow } from './offer-review';
 export * from './callback-delivery';
 export * from './callback-dispatcher';
+export { orderFulfilmentWorkflow } from './order-fulfilment';
+export { reservationWindowWorkflow } from './reservation-window';

@@ -4,6 +4,7 @@ import * as m0001 from './migrations/2026_11_22_0001_api_clients_and_categories'
 import * as m0002 from './migrations/2026_11_22_0002_offers';
 import * as m0003 from './migrations/2026_11_22_0003_callbacks';
 import * as m0004 from './migrations/2026_11_22_0004_distribution_search';
+import * as m0005 from './migrations/2026_11_22_0005_orders_vouchers';
 
 /**
  * Migrations by name, in order. A static map rather than a folder scan, so the same list works
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_22_0002_offers': m0002,
   '2026_11_22_0003_callbacks': m0003,
   '2026_11_22_0004_distribution_search': m0004,
+  '2026_11_22_0005_orders_vouchers': m0005,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -12,3 +12,6 @@ export const callbackDeliveryWorkflowId = (endpointId: string, offerId: string) 
  * that test files, each on its own queue against one Temporal server, each get their own.
  */
 export const callbackDispatcherWorkflowId = (taskQueue: string) => `callback-dispatcher:${taskQueue}`;
+/** One order per (distribution client, order_number): a retried POST can never fulfil it twice. */
+export const orderWorkflowId = (clientId: string, orderNumber: string) => `order:${clientId}:${orderNumber}`;
+export const reservationWorkflowId = (reservationId: string) => `reservation:${reservationId}`;

@@ -1,8 +1,16 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../deps';
+import { voucherRoutes } from '../shared/vouchers';
+import { accountRoutes } from './accounts';
 import { distributionOfferRoutes } from './offers';
+import { orderRoutes } from './orders';
+import { reservationRoutes } from './reservations';
 
 /** Routes of the distribution interface (publishers), mounted under /distribution/beta. */
 export const distributionRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
   await app.register(distributionOfferRoutes, { deps });
+  await app.register(accountRoutes, { deps });
+  await app.register(orderRoutes, { deps });
+  await app.register(reservationRoutes, { deps });
+  await app.register(voucherRoutes, { deps, iface: 'distribution' });
 };

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../deps';
+import { voucherRoutes } from '../shared/vouchers';
 import { attachmentRoutes } from './attachments';
 import { commentRoutes } from './comments';
 import { offerRoutes } from './offers';
@@ -9,4 +10,5 @@ export const submissionRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async 
   await app.register(offerRoutes, { deps });
   await app.register(attachmentRoutes, { deps });
   await app.register(commentRoutes, { deps });
+  await app.register(voucherRoutes, { deps, iface: 'submission' });
 };

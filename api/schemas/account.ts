@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { Timestamp } from './common';
+import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
+import { PageQuery } from './pagination';
+
+/** A publisher hosted by a distribution platform (spec §2.3); states in docs/orders-and-vouchers.md. */
+export const ACCOUNT_STATUSES = ['pending', 'active', 'cancelled'] as const;
+export const AccountStatus = z.enum(ACCOUNT_STATUSES);
+export type AccountStatus = z.infer<typeof AccountStatus>;
+
+const fields = {
+  name: z.string().trim().min(1).max(200),
+  website_url: z.string().url().max(500).optional(),
+};
+
+export const AccountCreate = z.object(fields);
+export const AccountUpdate = z
+  .object({ name: fields.name.optional(), website_url: fields.website_url, status: AccountStatus.optional() })
+  .refine((u) => Object.keys(u).length > 0, { message: 'nothing to change' });
+export type AccountUpdate = z.infer<typeof AccountUpdate>;
+
+export const AccountCreateBody = wrappedBody('account', AccountCreate);
+export const AccountUpdateBody = wrappedBody('account', AccountUpdate);
+
+export const Account = z.object({
+  id: z.string(),
+  name: z.string(),
+  website_url: z.string().nullable(),
+  status: AccountStatus,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  activated_at: Timestamp.nullable(),
+  cancelled_at: Timestamp.nullable(),
+});
+
+export const AccountResponse = okEnvelope('account', Account);
+export const AccountList = listEnvelope('accounts', Account);
+export const AccountListQuery = PageQuery.extend({ status: AccountStatus.optional() });

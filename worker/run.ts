@@ -1,0 +1,34 @@
+import closeWithGrace from 'close-with-grace';
+import type { ActivityDeps } from '../activities/deps';
+import { loadConfigOrExit } from '../infra/config';
+import { createLogger } from '../infra/logger';
+import { connectServices } from '../infra/services';
+import { resolveEndpoints } from '../infra/stack';
+import { startWorker } from './main';
+
+/**
+ * A worker on its own, against a running stack (`npm start` with RUN_WORKER=false, or any
+ * DATABASE_URL / TEMPORAL_ADDRESS / S3_ENDPOINT): `tsx worker/run.ts`. `extra` lets a test
+ * entry add test seams to the activities' dependencies (and reuse a prebuilt workflow bundle);
+ * production passes nothing.
+ */
+export async function runWorker(opts: { extra?: Partial<ActivityDeps>; workflowBundlePath?: string } = {}): Promise<void> {
+  const config = loadConfigOrExit();
+  const log = createLogger(config.LOG_LEVEL);
+  const endpoints = resolveEndpoints(config);
+  const services = await connectServices(config, endpoints, log);
+  const worker = await startWorker({ deps: { ...services, ...opts.extra }, endpoints, taskQueue: config.TEMPORAL_TASK_QUEUE, workflowBundlePath: opts.workflowBundlePath });
+  closeWithGrace({ delay: 30_000 }, async () => {
+    await worker.shutdown();
+    await services.close();
+  });
+  log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
+  await worker.done;
+}
+
+if (require.main === module) {
+  runWorker().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,67 @@
+import { ApplicationFailure, allHandlersFinished, condition, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { Cancelled, Placed } from '../activities/order-records';
+import { cancelOrderUpdate, orderStatusQuery, placedUpdate, type OrderFulfilmentInput } from './order-messages';
+
+export * from './order-messages';
+
+type OrderState = 'placing' | 'refused' | 'active' | 'cancelling' | 'cancelled';
+
+// Each activity is one short Postgres transaction. A worker that dies mid-transaction leaves
+// nothing behind (Postgres rolls it back), and the retry after the timeout does the whole step.
+const { placeOrder, cancelOrder } = proxyActivities<Activities>({
+  startToCloseTimeout: '20s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
+});
+
+/** Fails the update (→ 409 in the API) with the refusal's error code as the failure type. */
+function refusalFailure(r: Exclude<Placed | Cancelled, { ok: true }>): ApplicationFailure {
+  return ApplicationFailure.create({ message: r.message, type: r.code, nonRetryable: true, details: [r] });
+}
+
+/**
+ * One order, from placing (stock + vouchers in one transaction) until it is cancelled or can no
+ * longer be. Its id is built from (client, order_number), so an order_number is fulfilled once.
+ * A refused order ends as failed, which frees its order_number for a corrected retry.
+ */
+export async function orderFulfilmentWorkflow(input: OrderFulfilmentInput): Promise<{ orderId: string; status: OrderState }> {
+  const { workflowId } = workflowInfo();
+  let state: OrderState = 'placing';
+  let placed: Placed | undefined;
+
+  setHandler(orderStatusQuery, () => state);
+  setHandler(placedUpdate, async () => {
+    await condition(() => placed !== undefined);
+    return placed!;
+  });
+  setHandler(
+    cancelOrderUpdate,
+    async () => {
+      state = 'cancelling';
+      const result = await cancelOrder({ key: `${workflowId}:cancel`, orderId: input.order.orderId });
+      if (!result.ok) {
+        state = 'active';
+        throw refusalFailure(result);
+      }
+      state = 'cancelled';
+      return result;
+    },
+    {
+      validator: () => {
+        if (state !== 'active') throw new Error(state === 'cancelled' ? 'the order is already cancelled' : `the order cannot be cancelled while ${state}`);
+      },
+    },
+  );
+
+  placed = await placeOrder({ ...input.order, workflowId });
+  if (!placed.ok) {
+    state = 'refused';
+    await condition(allHandlersFinished);
+    throw refusalFailure(placed);
+  }
+  state = 'active';
+  // The history stays small: one activity, at most one cancellation, one timer.
+  await condition(() => state === 'cancelled', input.cancellableForMs);
+  await condition(allHandlersFinished);
+  return { orderId: input.order.orderId, status: state };
+}

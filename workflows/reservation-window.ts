@@ -1,0 +1,91 @@
+import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { ReservationOutcome } from '../activities/reservation-records';
+import { cancelReservationUpdate, changeReservationUpdate, heldUpdate, reservationStatusQuery, type ReservationChangeArgs, type ReservationWindowInput } from './reservation-messages';
+
+export * from './reservation-messages';
+
+type ReservationState = 'holding' | 'refused' | 'active' | 'releasing' | 'cancelled' | 'expired';
+
+const { holdReservation, changeReservation, releaseReservation } = proxyActivities<Activities>({
+  startToCloseTimeout: '20s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
+});
+
+/** The hold ends when end_date (a whole UTC day, inclusive) is over. */
+const endOf = (date: string) => Date.parse(`${date}T00:00:00Z`) + 86_400_000;
+
+// Changes are client-driven and unbounded in number: start a fresh history well before it grows large.
+const MAX_HISTORY = 2000;
+
+/**
+ * Holds a reservation's units for one account until end_date (a timer, moved by changes) or a
+ * cancellation; then whatever is left returns to the offer's general stock.
+ */
+export async function reservationWindowWorkflow(input: ReservationWindowInput): Promise<{ status: ReservationState }> {
+  const { workflowId } = workflowInfo();
+  const id = input.hold.reservationId;
+  let state: ReservationState = input.held ? 'active' : 'holding';
+  let held: ReservationOutcome | undefined = input.held ? { ok: true, endDate: input.endDate! } : undefined;
+  let endDate = input.endDate ?? input.hold.endDate;
+  let changes = input.changes ?? 0;
+  let wake = false;
+  const mustBeActive = () => {
+    if (state !== 'active') throw new Error(`the reservation is ${state}`);
+  };
+
+  setHandler(reservationStatusQuery, () => state);
+  setHandler(heldUpdate, async () => {
+    await condition(() => held !== undefined);
+    return held!;
+  });
+  setHandler(
+    changeReservationUpdate,
+    async (change: ReservationChangeArgs) => {
+      const result = await changeReservation({ key: `${workflowId}:change:${++changes}`, reservationId: id, ...change });
+      if (!result.ok) throw ApplicationFailure.create({ message: result.message, type: result.code, nonRetryable: true, details: [result] });
+      endDate = result.endDate;
+      wake = true;
+      return result;
+    },
+    { validator: (_change: ReservationChangeArgs) => mustBeActive() },
+  );
+  setHandler(
+    cancelReservationUpdate,
+    async () => {
+      state = 'releasing';
+      await releaseReservation({ key: `${workflowId}:cancel`, reservationId: id, to: 'cancelled' });
+      state = 'cancelled';
+      return { status: state };
+    },
+    { validator: mustBeActive },
+  );
+
+  if (!held) {
+    held = await holdReservation(input.hold);
+    if (!held.ok) {
+      state = 'refused';
+      await condition(allHandlersFinished);
+      throw ApplicationFailure.create({ message: held.message, type: held.code, nonRetryable: true, details: [held] });
+    }
+    state = 'active';
+  }
+
+  const now = (): ReservationState => state; // read through a call: handlers change it between awaits
+  for (;;) {
+    wake = false;
+    const woken = await condition(() => wake || now() !== 'active', Math.max(endOf(endDate) - Date.now(), 1000));
+    if (!woken && now() === 'active') {
+      state = 'releasing';
+      await releaseReservation({ key: `${workflowId}:expire`, reservationId: id, to: 'expired' });
+      state = 'expired';
+    }
+    if (now() !== 'active') break;
+    if (workflowInfo().historyLength > MAX_HISTORY) {
+      await condition(allHandlersFinished);
+      return continueAsNew<typeof reservationWindowWorkflow>({ hold: input.hold, held: true, endDate, changes });
+    }
+  }
+  await condition(allHandlersFinished);
+  return { status: state };
+}
