@@ -58,6 +58,15 @@ describe('review console (/ops)', () => {
     expect((await sub('GET', `/offers/${id}`)).json().offer.status).toBe('pending');
   });
 
+  it('locks an address out (429) after 20 wrong credentials, while others still sign in', async () => {
+    const from = (ip: string, authorization: string) => h.app.inject({ method: 'GET', url: '/ops', headers: { authorization }, remoteAddress: ip });
+    for (let i = 0; i < 20; i++) expect((await from('10.9.9.9', basic(OPS_USERNAME, `guess ${i} guess`))).statusCode).toBe(401);
+    const locked = await from('10.9.9.9', AUTH);
+    expect(locked.statusCode).toBe(429);
+    expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await from('10.9.9.10', AUTH)).statusCode).toBe(200);
+  });
+
   it('is closed (503) when no credential is configured', async () => {
     const closed = await buildApp({ ...h.services, config: { ...h.config, OPS_USERNAME: undefined, OPS_PASSWORD: undefined } });
     try {

@@ -62,3 +62,30 @@ export function crossSiteRefusal(request: FastifyRequest): string | undefined {
   if (typeof referer === 'string') return originOf(referer) === expected ? undefined : `Referer is not from ${expected}`;
   return 'the request has neither Origin nor Referer';
 }
+
+/**
+ * Wrong-credential attempts per client address, in a fixed window: past `max` failures the address
+ * is refused (429) until its window ends. In this process only, like the API's rate limit.
+ */
+export class FailedLoginLimiter {
+  private readonly failures = new Map<string, { count: number; resetAt: number }>();
+
+  constructor(
+    private readonly max = 20,
+    private readonly windowMs = 5 * 60_000,
+  ) {}
+
+  /** Seconds until the address may try again, or 0 when it may try now. */
+  blockedFor(address: string, now = Date.now()): number {
+    const entry = this.failures.get(address);
+    if (!entry || entry.resetAt <= now) return 0;
+    return entry.count >= this.max ? Math.ceil((entry.resetAt - now) / 1000) : 0;
+  }
+
+  fail(address: string, now = Date.now()): void {
+    if (this.failures.size > 10_000) for (const [k, v] of this.failures) if (v.resetAt <= now) this.failures.delete(k);
+    const entry = this.failures.get(address);
+    if (!entry || entry.resetAt <= now) this.failures.set(address, { count: 1, resetAt: now + this.windowMs });
+    else entry.count++;
+  }
+}

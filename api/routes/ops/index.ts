@@ -8,7 +8,7 @@ import { toSubmissionOffer } from '../../queries/offers';
 import { IdParam } from '../../schemas/common';
 import type { OfferInput, SubmissionOffer } from '../../schemas/offer';
 import { ReviewDecisionError, sendReviewDecision, waitForStatusChange, type ReviewVerdict } from '../../services/review';
-import { checkBasicAuth, crossSiteRefusal, type OpsCredential } from './auth';
+import { checkBasicAuth, crossSiteRefusal, FailedLoginLimiter, type OpsCredential } from './auth';
 import { html, page, SafeHtml } from './html';
 
 export const OPS_PREFIX = '/ops';
@@ -73,6 +73,8 @@ export const opsRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, {
   const credential: OpsCredential | undefined =
     deps.config.OPS_USERNAME && deps.config.OPS_PASSWORD ? { username: deps.config.OPS_USERNAME, password: deps.config.OPS_PASSWORD } : undefined;
 
+  const limiter = new FailedLoginLimiter();
+
   // HTML forms, in this scope only: the API interfaces keep refusing form bodies.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
@@ -87,9 +89,17 @@ export const opsRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, {
       return sendHtml(reply, 503, 'Console closed', html`<h1>Review console closed</h1>
 <p>No operator credential is configured. Set <code>OPS_USERNAME</code> and <code>OPS_PASSWORD</code> (at least 12 characters) and restart the service.</p>`);
     }
+    const wait = limiter.blockedFor(request.ip);
+    if (wait > 0) {
+      reply.header('retry-after', String(wait));
+      return sendHtml(reply, 429, 'Too many attempts', html`<h1>Too many wrong sign-ins</h1><p>Try again in ${wait} seconds.</p>`);
+    }
     const user = checkBasicAuth(request.headers.authorization, credential);
     if (!user) {
-      if (request.headers.authorization) request.log.warn({ path: request.url }, 'review console: wrong operator credential');
+      if (request.headers.authorization) {
+        limiter.fail(request.ip);
+        request.log.warn({ path: request.url }, 'review console: wrong operator credential');
+      }
       reply.header('www-authenticate', REALM);
       return sendHtml(reply, 401, 'Sign in', html`<h1>Sign in required</h1><p>The review console needs the operator credential.</p>`);
     }
