@@ -54,6 +54,14 @@ describe('review console in headless Chromium', () => {
     }
   }
 
+  /** The console waits 5 s for the workflow, then asks to reload; on a loaded machine, do as asked. */
+  async function reloadWhilePending(page: Page) {
+    for (let i = 0; i < 20 && (await page.textContent('[data-testid=status]')) === 'pending'; i++) {
+      await page.waitForTimeout(500);
+      await page.reload();
+    }
+  }
+
   it('refuses a browser without the operator credential, or with a wrong one', async () => {
     // Chromium answers the Basic challenge with what it has. With nothing, the navigation ends in
     // the browser's own auth error; with a wrong password, on the console's 401 page.
@@ -99,6 +107,7 @@ describe('review console in headless Chromium', () => {
 
       await page.getByRole('button', { name: 'Approve' }).click();
       await page.waitForURL(`${base}/ops/offers/${id}?sent=approve`);
+      await reloadWhilePending(page);
       expect(await page.textContent('[data-testid=status]')).toBe('approved');
       expect(await page.textContent('.notice')).toContain('now approved');
       await page.screenshot({ path: path.join(os.tmpdir(), 'ops-console-approved.png'), fullPage: true });
@@ -121,6 +130,7 @@ describe('review console in headless Chromium', () => {
       await page.fill('#reason', 'Photos do not show the venue');
       await page.getByRole('button', { name: 'Reject' }).click();
       await page.waitForURL(`${base}/ops/offers/${id}?sent=reject`);
+      await reloadWhilePending(page);
       expect(await page.textContent('[data-testid=status]')).toBe('rejected');
       expect(await page.textContent('main')).toContain('Photos do not show the venue');
       expect((await sub('GET', `/offers/${id}`)).json().offer).toMatchObject({ status: 'rejected', rejection_reason: 'Photos do not show the venue' });
