@@ -47,7 +47,10 @@ describe('review console in headless Chromium', () => {
     await page.goto(`${base}/ops`);
     for (;;) {
       const link = page.getByRole('link', { name: title, exact: true });
-      if (await link.count()) return link.click();
+      if (await link.count()) {
+        await page.screenshot({ path: path.join(os.tmpdir(), 'ops-console-queue.png') });
+        return link.click();
+      }
       const next = page.getByRole('link', { name: /next page/ });
       if (!(await next.count())) throw new Error(`offer "${title}" is not in the review queue`);
       await next.click();
