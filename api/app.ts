@@ -9,6 +9,7 @@ import metrics from './plugins/metrics';
 import openapi from './plugins/openapi';
 import { rateLimitPlugin } from './plugins/rate-limit';
 import { healthRoutes } from './routes/health';
+import { OPS_PREFIX, opsRoutes } from './routes/ops';
 import { categoryRoutes } from './routes/shared/categories';
 import { submissionRoutes } from './routes/submission';
 import { distributionRoutes } from './routes/distribution';
@@ -61,6 +62,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(openapi, { interfaces });
   await app.register(metrics);
   await app.register(healthRoutes, { deps });
+  // The operators' review console: its own login (HTTP Basic, OPS_USERNAME/OPS_PASSWORD), no API key.
+  await app.register(opsRoutes, { deps, prefix: OPS_PREFIX });
 
   for (const { prefix, iface, routes } of interfaces) {
     await app.register(

@@ -56,6 +56,10 @@ const EnvSchema = z.object({
   CALLBACK_SECRET_OVERLAP_SECONDS: seconds.default(24 * 3600),
   // How long POST /orders and POST …/reservations wait for their workflow before answering 503 (the work goes on).
   WORKFLOW_ANSWER_TIMEOUT_SECONDS: seconds.default(30),
+  // The review console at /ops (docs/ops-console.md): HTTP Basic auth with this one operator
+  // credential. Unset, the console answers 503 and is closed; both must be set together.
+  OPS_USERNAME: z.string().min(1).max(100).regex(/^[^:]+$/, 'must not contain ":"').optional(),
+  OPS_PASSWORD: z.string().min(12, 'must be at least 12 characters').max(200).optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -80,6 +84,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   const e = parsed.data;
   if (e.S3_ENDPOINT && !(e.S3_ACCESS_KEY && e.S3_SECRET_KEY)) {
     throw new ConfigError('Invalid configuration:\n  S3_ACCESS_KEY, S3_SECRET_KEY: required when S3_ENDPOINT is set');
+  }
+  if (Boolean(e.OPS_USERNAME) !== Boolean(e.OPS_PASSWORD)) {
+    throw new ConfigError('Invalid configuration:\n  OPS_USERNAME, OPS_PASSWORD: set both to open the review console, or neither to keep it closed');
   }
   return Object.freeze({
     ...e,

@@ -23,6 +23,15 @@ describe('configuration', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}:`));
   });
 
+  it('keeps the review console closed unless both OPS_USERNAME and OPS_PASSWORD are set', () => {
+    expect(loadConfig({}).OPS_USERNAME).toBeUndefined();
+    expect(loadConfig({ OPS_USERNAME: 'ana', OPS_PASSWORD: 'twelve chars!' })).toMatchObject({ OPS_USERNAME: 'ana', OPS_PASSWORD: 'twelve chars!' });
+    expect(() => loadConfig({ OPS_USERNAME: 'ana' })).toThrow(/OPS_USERNAME, OPS_PASSWORD/);
+    expect(() => loadConfig({ OPS_PASSWORD: 'twelve chars!' })).toThrow(/OPS_USERNAME, OPS_PASSWORD/);
+    expect(() => loadConfig({ OPS_USERNAME: 'ana', OPS_PASSWORD: 'short' })).toThrow(/OPS_PASSWORD:/);
+    expect(() => loadConfig({ OPS_USERNAME: 'a:b', OPS_PASSWORD: 'twelve chars!' })).toThrow(/OPS_USERNAME:/);
+  });
+
   it('requires S3 keys with S3_ENDPOINT', () => {
     expect(() => loadConfig({ S3_ENDPOINT: 'http://s3.example:9000' })).toThrow(/S3_ACCESS_KEY/);
   });

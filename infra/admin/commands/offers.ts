@@ -1,29 +1,12 @@
 import { Command } from 'commander';
-import { approveSignal, rejectSignal } from '../../../workflows/offer-review';
-import { offerReviewWorkflowId } from '../../../workflows/shared/ids';
-import { reviewError, type OfferStatus } from '../../../workflows/shared/offer-lifecycle';
+import { ReviewDecisionError, sendReviewDecision, waitForStatusChange, type ReviewVerdict } from '../../../api/services/review';
 import { AdminError, output, type AdminContext } from '../context';
 
-/** Waits until the workflow has written the decision, so the CLI prints the offer's new status. */
-async function waitForStatus(ctx: AdminContext, offerId: string, from: string, timeoutMs = 30_000): Promise<string> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const row = await ctx.db.selectFrom('offers').select('status').where('id', '=', offerId).executeTakeFirstOrThrow();
-    if (row.status !== from || Date.now() > until) return row.status;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-async function decide(ctx: AdminContext, offerId: string, decision: 'approve' | 'reject', opts: { reason?: string; reviewer?: string }) {
-  const row = await ctx.db.selectFrom('offers').select(['status']).where('id', '=', offerId).executeTakeFirst();
-  if (!row) throw new AdminError(`no offer ${offerId}`);
-  const refused = reviewError(row.status as OfferStatus);
-  if (refused) throw new AdminError(refused);
-  const handle = (await ctx.temporal()).workflow.getHandle(offerReviewWorkflowId(offerId));
-  // The very signals an operator could send from the Temporal CLI or UI.
-  if (decision === 'approve') await handle.signal(approveSignal, { reviewer: opts.reviewer });
-  else await handle.signal(rejectSignal, { reason: opts.reason, reviewer: opts.reviewer });
-  output({ id: offerId, status: await waitForStatus(ctx, offerId, row.status) });
+async function decide(ctx: AdminContext, offerId: string, decision: ReviewVerdict, opts: { reason?: string; reviewer?: string }) {
+  const { from } = await sendReviewDecision({ db: ctx.db, temporal: await ctx.temporal() }, offerId, decision, opts).catch((err) => {
+    throw err instanceof ReviewDecisionError ? new AdminError(err.message) : err;
+  });
+  output({ id: offerId, status: await waitForStatusChange(ctx.db, offerId, from) });
 }
 
 export function offersCommand(ctx: () => AdminContext): Command {

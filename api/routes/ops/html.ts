@@ -1,0 +1,83 @@
+/*
+ * A tiny HTML builder for the review console: `html` is a tagged template that escapes every
+ * interpolated value unless it is already `SafeHtml` (built by `html` itself). Offers are written
+ * by advertisers, so nothing they wrote may reach the page unescaped; with this builder the only
+ * way to emit raw markup is a template literal in this code base.
+ */
+
+export class SafeHtml {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
+
+/** Text made safe for element content and quoted attribute values. */
+export function escapeHtml(value: unknown): string {
+  return String(value ?? '').replace(/[&<>"'`]/g, (c) => ENTITIES[c]);
+}
+
+type Interpolation = SafeHtml | string | number | boolean | null | undefined | Date | readonly Interpolation[];
+
+function render(value: Interpolation): string {
+  if (value === null || value === undefined || value === false) return '';
+  if (value instanceof SafeHtml) return value.value;
+  if (Array.isArray(value)) return value.map(render).join('');
+  if (value instanceof Date) return escapeHtml(value.toISOString());
+  return escapeHtml(value);
+}
+
+export function html(strings: TemplateStringsArray, ...values: Interpolation[]): SafeHtml {
+  let out = strings[0];
+  values.forEach((v, i) => {
+    out += render(v) + strings[i + 1];
+  });
+  return new SafeHtml(out);
+}
+
+const STYLE = `
+  body { font: 15px/1.45 system-ui, sans-serif; margin: 0; color: #1d2330; background: #f6f7f9; }
+  header { background: #1d2330; color: #fff; padding: .7rem 1.5rem; display: flex; gap: 1.5rem; align-items: baseline; }
+  header a { color: #fff; text-decoration: none; font-weight: 600; }
+  main { max-width: 70rem; margin: 1.5rem auto; padding: 0 1.5rem; }
+  table { border-collapse: collapse; width: 100%; background: #fff; }
+  th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid #e3e6eb; vertical-align: top; }
+  th { background: #eef0f4; font-weight: 600; }
+  section { background: #fff; border: 1px solid #e3e6eb; border-radius: 6px; padding: .8rem 1.2rem; margin-bottom: 1rem; }
+  h2 { font-size: 1.05rem; margin: .2rem 0 .6rem; }
+  dl { display: grid; grid-template-columns: 12rem 1fr; gap: .25rem 1rem; margin: 0; }
+  dt { color: #5b6475; } dd { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+  .status { display: inline-block; padding: .1rem .55rem; border-radius: 1rem; background: #e3e6eb; font-weight: 600; }
+  .status-approved { background: #d4f3dc; } .status-rejected { background: #fbd9d9; } .status-pending { background: #fff1c2; }
+  .notice { padding: .7rem 1rem; border-radius: 6px; margin-bottom: 1rem; background: #e8f0fe; }
+  .error { background: #fbd9d9; }
+  .actions { display: flex; gap: 2rem; align-items: flex-start; flex-wrap: wrap; }
+  textarea { width: 28rem; max-width: 100%; min-height: 4rem; font: inherit; }
+  button { font: inherit; padding: .35rem 1rem; border-radius: 4px; border: 1px solid #1d2330; cursor: pointer; }
+  button.approve { background: #1f7a3a; color: #fff; border-color: #1f7a3a; } button.reject { background: #a32020; color: #fff; border-color: #a32020; }
+  img.media { max-width: 22rem; max-height: 16rem; border: 1px solid #e3e6eb; margin: .3rem .6rem .3rem 0; }
+  .muted { color: #5b6475; } nav.pages { margin-top: 1rem; display: flex; gap: 1rem; }
+`;
+
+/** The page frame: every console page is one of these. */
+export function page(title: string, body: SafeHtml): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="same-origin">
+<title>${title} · Review console</title>
+<style>${new SafeHtml(STYLE)}</style>
+</head>
+<body>
+<header><a href="/ops">Review console</a><span class="muted">offers waiting for review</span></header>
+<main>
+${body}
+</main>
+</body>
+</html>
+`.value;
+}
