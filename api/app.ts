@@ -37,7 +37,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const [status, code] = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? [414, 'uri_too_long'] : [400, 'malformed_request'];
       (reply as FastifyReply).code(status as number).send({ status: 'ERROR', errors: [{ code, message: error.message }], request_id: request.id });
     },
-    maxParamLength: 200,
+    routerOptions: { maxParamLength: 200 },
     // Behind a proxy the client address is in X-Forwarded-For; rate limiting by address needs it.
     trustProxy: true,
   }).withTypeProvider<ZodTypeProvider>();
