@@ -1,0 +1,196 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { setEndpoint } from '../activities/callback-records';
+import { changeOfferStatus } from '../activities/offer-records';
+import { buildApp } from '../api/app';
+import { categoryTree, searchDistributionOffers, todayUtc } from '../api/queries/distribution-offers';
+import { DistributionOfferQuery } from '../api/schemas/distribution-offer';
+import { createApiKey } from '../infra/admin/commands/keys';
+import { loadConfig } from '../infra/config';
+import { freePort } from '../infra/free-port';
+import { createLogger } from '../infra/logger';
+import { connectServices } from '../infra/services';
+import { stackEnv, startStackProcess, stopStackProcess } from '../infra/stack-process';
+import { startWorker } from '../worker/main';
+import { runLoad, type LoadResult } from './load';
+import { approvedOffer, bulkApprovedOffers, dealInput } from './seed';
+
+/*
+ * `npm run bench`: the service's costs measured side by side with the no-orchestration limit, in
+ * one run on one machine (ratios, since absolute times drift on a shared machine). Boots its own
+ * stack; prints a table; writes bench/results/latest.json and latest.md.
+ */
+
+const say = (m: string) => process.stderr.write(`[bench] ${m}\n`);
+const ORDERS_PER_LEVEL: Record<number, number> = { 1: 150, 8: 600, 32: 1200 };
+
+/** `npm run bench -- orders search` runs only those sections (default: all). */
+const SECTIONS = process.argv.slice(2);
+const wanted = (name: string) => SECTIONS.length === 0 || SECTIONS.includes(name);
+
+async function main() {
+  say('starting the stack (embedded Postgres, Temporal dev server, MinIO)…');
+  const stack = await startStackProcess({ prefix: 'offer-marketplace-bench-' });
+  const config = loadConfig({ ...process.env, ...stackEnv(stack), RATE_LIMIT_PER_SECOND: '1000000', LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '20' });
+  const services = await connectServices(config, stack.endpoints, createLogger('silent'));
+  const worker = await startWorker({ deps: services, endpoints: stack.endpoints, taskQueue: config.TEMPORAL_TASK_QUEUE });
+  const app = await buildApp(services);
+  const port = await freePort();
+  await app.listen({ port, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${port}`;
+  const results: Record<string, unknown> = { machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, at: new Date().toISOString() };
+  try {
+    const sub = await createApiKey(services, { iface: 'submission', environment: config.SERVICE_ENVIRONMENT });
+    const dist = await createApiKey(services, { iface: 'distribution', environment: config.SERVICE_ENVIRONMENT });
+    const post = (url: string, key: string, body: unknown) =>
+      fetch(`${base}${url}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-api-key': key }, body: JSON.stringify(body) });
+
+    // Orders: end to end through HTTP and the order-fulfilment workflow, against the same
+    // transaction (take stock, insert order, item and voucher) run straight from Node with pg.
+    const orders: Record<string, unknown> = {};
+    for (const c of wanted('orders') ? [1, 8, 32] : []) {
+      const n = ORDERS_PER_LEVEL[c];
+      const offerId = await approvedOffer(services.db, sub.clientId, dealInput());
+      say(`orders: ${n} at concurrency ${c} through the service…`);
+      const service = await runLoad(n, c, async (i) => {
+        const res = await post('/distribution/beta/orders', dist.key, { order: { order_number: `bench-${c}-${i}-${crypto.randomUUID()}`, customer_name: 'Bench Customer', items: [{ offer_id: offerId, quantity: 1 }] } });
+        await res.arrayBuffer();
+        return res.status === 200;
+      });
+      const baselineOffer = await approvedOffer(services.db, sub.clientId, dealInput());
+      say(`orders: ${n} at concurrency ${c} as bare pg transactions…`);
+      const baseline = await runLoad(n, c, (i) => bareOrder(services.db, dist.clientId, baselineOffer, `base-${c}-${i}`));
+      orders[`c${c}`] = { service, baseline, ratio: Math.round((service.perSecond / baseline.perSecond) * 1000) / 1000 };
+    }
+    if (wanted('orders')) results.orders = orders;
+
+    // Search: radius + sort on a growing catalogue, through HTTP against the same query function called directly.
+    const search: Record<string, unknown> = {};
+    const url = '/distribution/beta/offers?postal_code=10001&radius=25&sort_by=price+asc&per_page=50';
+    const query = DistributionOfferQuery.parse({ postal_code: '10001', radius: '25', sort_by: 'price asc', per_page: '50' });
+    let seeded = 0;
+    for (const size of wanted('search') ? [10_000, 100_000] : []) {
+      say(`search: seeding to ${size} approved offers…`);
+      await bulkApprovedOffers(services.db, sub.clientId, size - seeded);
+      seeded = size;
+      const service = await runLoad(300, 4, async () => {
+        const res = await fetch(`${base}${url}`, { headers: { 'x-service-api-key': dist.key } });
+        await res.arrayBuffer();
+        return res.status === 200;
+      });
+      const categories = await categoryTree(services.db);
+      const direct = await runLoad(300, 4, async () => {
+        await searchDistributionOffers(services.db, query, { today: todayUtc(), now: new Date(), categories });
+        return true;
+      });
+      search[`offers_${size}`] = { service, direct, p50_ratio: Math.round((service.p50 / direct.p50) * 100) / 100 };
+    }
+    if (wanted('search')) results.search = search;
+
+    // Offer intake: offers created per second, each with its review workflow started.
+    if (wanted('intake')) {
+      say('intake: 300 offers at concurrency 8…');
+      results.intake = await runLoad(300, 8, async () => {
+        const res = await post('/submission/beta/offers', sub.key, { offer: { ...dealInput(), initial_quantity: 10 } });
+        await res.arrayBuffer();
+        return res.status === 200;
+      });
+    }
+
+    // Callbacks: deliveries per second to a local receiver that answers 200 at once.
+    if (wanted('callbacks')) results.callbacks = await benchCallbacks(services, sub.clientId);
+  } finally {
+    await app.close();
+    await worker.shutdown();
+    await services.close();
+    await stopStackProcess(stack.pid, stack.dataDir);
+  }
+  // A partial run (some sections only) is printed but does not replace the recorded full results.
+  writeResults(results, SECTIONS.length === 0);
+}
+
+/** The order's database work alone: what the service does per order, minus HTTP and Temporal. */
+async function bareOrder(db: import('../infra/db/kysely').Db, clientId: string, offerId: string, orderNumber: string): Promise<boolean> {
+  await db.transaction().execute(async (trx) => {
+    const taken = await trx
+      .updateTable('offers')
+      .set((eb) => ({ quantity_in_stock: eb('quantity_in_stock', '-', 1), updated_at: new Date() }))
+      .where('id', '=', offerId)
+      .where('quantity_in_stock', '>=', 1)
+      .returning('id')
+      .executeTakeFirst();
+    if (!taken) throw new Error('sold out');
+    const orderId = `ord_${crypto.randomBytes(12).toString('base64url')}`;
+    await trx.insertInto('orders').values({ id: orderId, client_id: clientId, order_number: orderNumber, workflow_id: `bench:${orderNumber}`, customer_name: 'Bench Customer', status: 'active' } as never).execute();
+    await trx.insertInto('order_items').values({ order_id: orderId, position: 0, offer_id: offerId, quantity: 1 } as never).execute();
+    const code = crypto.randomBytes(10).toString('hex').toUpperCase();
+    await trx
+      .insertInto('vouchers')
+      .values({ id: `vch_${crypto.randomBytes(12).toString('base64url')}`, offer_id: offerId, order_id: orderId, client_id: clientId, counts_stock: true, redemption_code: code, barcode: code, customer_name: 'Bench Customer', status: 'acquired', expiration_date: '2099-12-31' } as never)
+      .execute();
+  });
+  return true;
+}
+
+async function benchCallbacks(services: Awaited<ReturnType<typeof connectServices>>, clientId: string) {
+  const N = 200;
+  let received = 0;
+  let done: () => void = () => undefined;
+  const all = new Promise<void>((r) => (done = r));
+  const receiver = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200).end();
+      if (++received === N) done();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const { port } = receiver.address() as import('node:net').AddressInfo;
+  try {
+    await setEndpoint(services.db, { clientId, url: `http://127.0.0.1:${port}/hook`, format: 'json' });
+    const offers = await Promise.all(Array.from({ length: N / 2 }, () => approvedOffer(services.db, clientId, dealInput())));
+    say(`callbacks: ${N} events to a local receiver…`);
+    const started = performance.now();
+    for (const id of offers) {
+      await changeOfferStatus(services.db, { key: `bench:${id}:suspend`, offerId: id, to: 'suspended', actor: 'advertiser' });
+      await changeOfferStatus(services.db, { key: `bench:${id}:resume`, offerId: id, to: 'resumed', actor: 'advertiser' });
+    }
+    await Promise.race([all, new Promise((r) => setTimeout(r, 120_000))]);
+    const seconds = (performance.now() - started) / 1000;
+    return { events: N, delivered: received, seconds: Math.round(seconds * 10) / 10, perSecond: Math.round((received / seconds) * 10) / 10 };
+  } finally {
+    receiver.close();
+  }
+}
+
+function writeResults(results: Record<string, unknown>, save: boolean) {
+  const dir = path.join(__dirname, 'results');
+  fs.mkdirSync(dir, { recursive: true });
+  if (save) fs.writeFileSync(path.join(dir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+  const row = (name: string, r: LoadResult) => `| ${name} | ${r.count} | ${r.concurrency} | ${r.perSecond} | ${r.p50} | ${r.p95} | ${r.p99} | ${r.errors} |`;
+  const lines = ['# Benchmark results', '', `Run ${results.at} on ${(results.machine as { cpus: number }).cpus} cores, Node ${(results.machine as { node: string }).node}. Reproduce with \`npm run bench\`.`, ''];
+  lines.push('## Orders (POST /orders, 1 item, 1 voucher) vs the same transaction with bare pg', '', '| run | requests | concurrency | per second | p50 ms | p95 ms | p99 ms | errors |', '|---|---|---|---|---|---|---|---|');
+  for (const [level, o] of Object.entries((results.orders ?? {}) as Record<string, { service: LoadResult; baseline: LoadResult; ratio: number }>)) {
+    lines.push(row(`service ${level}`, o.service), row(`baseline ${level}`, o.baseline));
+  }
+  lines.push('', ...Object.entries((results.orders ?? {}) as Record<string, { ratio: number }>).map(([l, o]) => `- ${l}: service throughput = **${Math.round(o.ratio * 100)}%** of the baseline`));
+  lines.push('', '## Search (postal_code=10001, radius 25 mi, sort by price, 50 a page) vs the query function called directly', '', '| run | requests | concurrency | per second | p50 ms | p95 ms | p99 ms | errors |', '|---|---|---|---|---|---|---|---|');
+  for (const [size, s] of Object.entries((results.search ?? {}) as Record<string, { service: LoadResult; direct: LoadResult; p50_ratio: number }>)) {
+    lines.push(row(`service ${size}`, s.service), row(`direct ${size}`, s.direct));
+  }
+  const intake = results.intake as LoadResult | undefined;
+  if (intake) lines.push('', `## Offer intake`, '', `${intake.perSecond} offers/s created with their review workflows (p99 ${intake.p99} ms).`);
+  const cb = results.callbacks as { delivered: number; events: number; perSecond: number } | undefined;
+  if (cb) lines.push('', '## Callbacks', '', `${cb.delivered}/${cb.events} events delivered, ${cb.perSecond} deliveries/s to a local receiver.`);
+  lines.push('');
+  const md = lines.join('\n');
+  if (save) fs.writeFileSync(path.join(dir, 'latest.md'), md);
+  process.stdout.write(`${md}\n`);
+}
+
+main().catch((err) => {
+  say(`failed: ${err instanceof Error ? err.stack : String(err)}`);
+  process.exit(1);
+});

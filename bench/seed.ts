@@ -1,0 +1,80 @@
+import { sql } from 'kysely';
+import zipcodes from 'zipcodes';
+import { advertiserId, changeOfferStatus, insertOffer } from '../activities/offer-records';
+import { newId } from '../activities/ids';
+import { OfferInput } from '../api/schemas/offer';
+import type { Db } from '../infra/db/kysely';
+
+/** A valid deal, as the fixtures build it, with the given changes. */
+export function dealInput(overrides: Partial<OfferInput> = {}): OfferInput {
+  return OfferInput.parse({
+    title: 'Bench dinner for two',
+    type: 'deal',
+    price: { currency_code: 'USD', amount: 4500 },
+    value: { currency_code: 'USD', amount: 9000 },
+    start_date: '2026-01-01',
+    end_date: '2099-12-31',
+    vouchers_expire: { on: '2099-12-31' },
+    initial_quantity: 1_000_000,
+    advertiser: { name: 'Bench Bistro', categories: [{ id: 2 }], redemption_locations: [{ city: 'New York', state_code: 'NY', postal_code: '10001', country_code: 'US' }] },
+    ...overrides,
+  });
+}
+
+/** One approved offer written as the API would (transaction + events), without a review workflow. */
+export async function approvedOffer(db: Db, clientId: string, input: OfferInput): Promise<string> {
+  const id = newId('ofr');
+  await insertOffer(db, { id, clientId, input });
+  await changeOfferStatus(db, { key: `bench:${id}:approve`, offerId: id, to: 'approved', actor: 'review_team' });
+  return id;
+}
+
+const US_ZIPS = Object.values(zipcodes.codes).filter((z) => z.country === 'US');
+
+/**
+ * Approved offers in bulk (plain multi-row inserts, 1,000 a statement), each redeemable at one real
+ * US ZIP code: the catalogue the search benchmark queries.
+ */
+export async function bulkApprovedOffers(db: Db, clientId: string, count: number): Promise<void> {
+  const template = dealInput();
+  const now = new Date();
+  for (let done = 0; done < count; done += 1000) {
+    const batch = Array.from({ length: Math.min(1000, count - done) }, (_, i) => {
+      const zip = US_ZIPS[(done + i) * 7919 % US_ZIPS.length];
+      const price = 500 + ((done + i) * 37) % 20000;
+      const id = newId('ofr');
+      const doc = { ...template, title: `Bench offer ${done + i}`, price: { currency_code: 'USD', amount: price }, value: { currency_code: 'USD', amount: price * 2 } };
+      doc.advertiser = { ...template.advertiser, redemption_locations: [{ city: zip.city, state_code: zip.state, postal_code: zip.zip, country_code: 'US' }] };
+      return { id, zip, price, doc };
+    });
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('offers')
+        .values(
+          batch.map((b) => ({
+            id: b.id,
+            client_id: clientId,
+            advertiser_id: advertiserId(clientId, template.advertiser.name),
+            status: 'approved',
+            type: 'deal',
+            title: b.doc.title,
+            start_date: b.doc.start_date,
+            end_date: b.doc.end_date,
+            price_amount: b.price,
+            currency_code: 'USD',
+            initial_quantity: 1000,
+            quantity_in_stock: 1000,
+            document: JSON.stringify(b.doc),
+            published_at: now,
+          })),
+        )
+        .execute();
+      await trx
+        .insertInto('offer_locations')
+        .values(batch.map((b) => ({ offer_id: b.id, position: 0, city: b.zip.city.toLowerCase(), state_code: b.zip.state, postal_code: b.zip.zip, country_code: 'US', latitude: b.zip.latitude, longitude: b.zip.longitude })))
+        .execute();
+      await trx.insertInto('offer_categories').values(batch.map((b) => ({ offer_id: b.id, category_id: 2 }))).execute();
+    });
+  }
+  await sql`ANALYZE`.execute(db);
+}
