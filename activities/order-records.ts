@@ -23,7 +23,8 @@ export interface PlaceOrderInput {
   items: { offer_id: string; quantity: number }[];
 }
 
-export type Placed = { ok: true; orderId: string } | Refused;
+/** `issued` counts the vouchers this call wrote: 0 when a retry found the order already placed. */
+export type Placed = { ok: true; orderId: string; issued: number } | Refused;
 export type Cancelled = { ok: true; cancelledVouchers: number } | Refused;
 
 /** Test seam: called inside the placing transaction after the stock is taken, before vouchers exist. */
@@ -66,7 +67,7 @@ async function takeUnits(trx: Trx, o: PlaceOrderInput, i: number, offer: LockedO
 export async function placeOrder(db: Db, o: PlaceOrderInput, hooks: OrderHooks = {}): Promise<Placed> {
   return refusable(() =>
     db.transaction().execute(async (trx): Promise<Placed> => {
-      if (await trx.selectFrom('orders').select('id').where('id', '=', o.orderId).executeTakeFirst()) return { ok: true, orderId: o.orderId };
+      if (await trx.selectFrom('orders').select('id').where('id', '=', o.orderId).executeTakeFirst()) return { ok: true, orderId: o.orderId, issued: 0 };
       // The order row first: a concurrent retry of this activity waits on its key, then finds it.
       await trx
         .insertInto('orders')
@@ -117,7 +118,7 @@ export async function placeOrder(db: Db, o: PlaceOrderInput, hooks: OrderHooks =
         });
       });
       await trx.insertInto('vouchers').values(vouchers).execute();
-      return { ok: true, orderId: o.orderId };
+      return { ok: true, orderId: o.orderId, issued: vouchers.length };
     }),
   );
 }

@@ -1,3 +1,4 @@
+import { ordersPlaced, vouchersIssued } from '../infra/metrics';
 import type { ActivityDeps } from './deps';
 import { cancelOrder, placeOrder, type OrderHooks, type PlaceOrderInput } from './order-records';
 import { changeReservation, holdReservation, releaseReservation, type HoldReservationInput, type ReservationChange } from './reservation-records';
@@ -5,7 +6,14 @@ import { changeReservation, holdReservation, releaseReservation, type HoldReserv
 /** Activities of the order-fulfilment workflow; each is one idempotent transaction. */
 export function createOrderActivities(deps: Pick<ActivityDeps, 'db'> & { orderHooks?: OrderHooks }) {
   return {
-    placeOrder: (o: PlaceOrderInput) => placeOrder(deps.db, o, deps.orderHooks),
+    placeOrder: async (o: PlaceOrderInput) => {
+      const placed = await placeOrder(deps.db, o, deps.orderHooks);
+      if (placed.ok && placed.issued > 0) {
+        ordersPlaced.inc();
+        vouchersIssued.inc(placed.issued);
+      }
+      return placed;
+    },
     cancelOrder: (c: { key: string; orderId: string }) => cancelOrder(deps.db, c),
   };
 }

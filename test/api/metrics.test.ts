@@ -1,3 +1,4 @@
+import { seedOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
 describe('/metrics', () => {
@@ -23,6 +24,25 @@ describe('/metrics', () => {
     expect(count(await scrape(), route)).toBe(before + 3);
     await h.app.inject({ method: 'GET', url: '/distribution/beta/categories' });
     expect(await scrape()).toMatch(/route="\/distribution\/beta\/categories",status="401"/);
+  });
+
+  it('counts orders placed and vouchers issued', async () => {
+    const { clientId } = await h.client('submission');
+    const offerId = await seedOffer(h, clientId, { initial_quantity: 10 });
+    const key = await h.key('distribution');
+    const orders = /^orders_placed_total (\d+)/m;
+    const vouchers = /^vouchers_issued_total (\d+)/m;
+    const before = await scrape();
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/distribution/beta/orders',
+      headers: { 'x-service-api-key': key },
+      payload: { order: { order_number: 'metrics-1', customer_name: 'Ada', items: [{ offer_id: offerId, quantity: 3 }] } },
+    });
+    expect(res.statusCode).toBe(200);
+    const after = await scrape();
+    expect(count(after, orders)).toBe(count(before, orders) + 1);
+    expect(count(after, vouchers)).toBe(count(before, vouchers) + 3);
   });
 
   it("includes the Temporal worker's own metrics", async () => {

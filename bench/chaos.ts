@@ -1,0 +1,213 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { buildApp } from '../api/app';
+import { createApiKey } from '../infra/admin/commands/keys';
+import { loadConfig } from '../infra/config';
+import { migrateToLatest } from '../infra/db/migrate';
+import { freePort } from '../infra/free-port';
+import { createLogger } from '../infra/logger';
+import { startLocalMinio } from '../infra/minio';
+import { ensureBucket } from '../infra/object-store';
+import { startEmbeddedPostgres, type RunningPostgres } from '../infra/postgres';
+import { connectServices } from '../infra/services';
+import { registerSearchAttributes, startTemporalDevServer, type RunningTemporal } from '../infra/temporal';
+import { approvedOffer, dealInput } from './seed';
+
+/*
+ * `npm run chaos` (`-- --short` for the version `npm test` runs): orders arrive at a steady rate
+ * while the worker is killed with SIGKILL and restarted, the Temporal server is restarted, and
+ * Postgres is restarted. Then the invariants a buyer relies on are checked and printed one by one.
+ */
+
+const SHORT = process.argv.includes('--short');
+const DURATION_MS = SHORT ? 24_000 : 60_000;
+const ORDERS_PER_SECOND = 6;
+const ROOT = path.resolve(__dirname, '..');
+const say = (m: string) => process.stdout.write(`[chaos] ${m}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Outcome {
+  orderNumber: string;
+  quantity: number;
+  status: number | 'error';
+  orderId?: string;
+  codes?: string[];
+}
+
+async function main() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'offer-marketplace-chaos-'));
+  fs.chmodSync(dataDir, 0o755);
+  const ports = { pg: await freePort(), temporal: await freePort(), ui: await freePort(), minio: await freePort(), api: await freePort() };
+  say(`stack in ${dataDir}`);
+  let pg: RunningPostgres = await startEmbeddedPostgres({ dataDir, port: ports.pg, log: () => undefined });
+  const startTemporal = () => startTemporalDevServer({ dataDir, port: ports.temporal, uiPort: ports.ui, namespace: 'default' });
+  let temporal: RunningTemporal = await startTemporal();
+  const minio = await startLocalMinio({ dataDir, port: ports.minio });
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    DATABASE_URL: pg.url,
+    TEMPORAL_ADDRESS: temporal.address,
+    S3_ENDPOINT: minio.endpoint,
+    S3_ACCESS_KEY: minio.accessKey,
+    S3_SECRET_KEY: minio.secretKey,
+    RATE_LIMIT_PER_SECOND: '100000',
+    LOG_LEVEL: 'silent',
+    WORKFLOW_ANSWER_TIMEOUT_SECONDS: '10',
+  };
+  const config = loadConfig({ ...process.env, ...env });
+  const services = await connectServices(config, { databaseUrl: pg.url, temporalAddress: temporal.address, temporalNamespace: 'default', s3: { endpoint: minio.endpoint, accessKey: minio.accessKey, secretKey: minio.secretKey, region: config.S3_REGION, bucket: config.S3_BUCKET } }, createLogger('silent'));
+  await migrateToLatest(services.db);
+  await ensureBucket(services.store, config.S3_REGION);
+  await registerSearchAttributes(temporal.address, 'default');
+  const app = await buildApp(services);
+  await app.listen({ port: ports.api, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${ports.api}`;
+
+  // The worker runs as its own process, so it can really be killed.
+  let worker: ChildProcess;
+  const startWorkerProcess = () => {
+    worker = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'worker', 'run.ts')], { cwd: ROOT, env: { ...process.env, ...env }, stdio: 'ignore' });
+  };
+  startWorkerProcess();
+
+  const failures: string[] = [];
+  try {
+    const sub = await createApiKey(services, { iface: 'submission', environment: config.SERVICE_ENVIRONMENT });
+    const dist = await createApiKey(services, { iface: 'distribution', environment: config.SERVICE_ENVIRONMENT, reservations: true });
+    const offers = await Promise.all([0, 1, 2].map(() => approvedOffer(services.db, sub.clientId, dealInput({ initial_quantity: 100_000 }))));
+    const call = (method: string, url: string, body: unknown) =>
+      fetch(`${base}${url}`, { method, headers: { 'content-type': 'application/json', 'x-service-api-key': dist.key }, body: JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+    const account = ((await (await call('POST', '/distribution/beta/accounts', { account: { name: 'Chaos Blog', website_url: 'https://chaos.example' } })).json()) as { account: { id: string } }).account.id;
+    await call('PUT', `/distribution/beta/accounts/${account}`, { account: { status: 'active' } });
+    const today = new Date().toISOString().slice(0, 10);
+    const reserved = await call('POST', `/distribution/beta/offers/${offers[0]}/reservations`, { reservation: { account_id: account, quantity_reserved: 50, start_date: today, end_date: '2099-01-01' } });
+    if (reserved.status !== 200) throw new Error(`could not reserve: ${await reserved.text()}`);
+
+    const outcomes: Outcome[] = [];
+    const inFlight: Promise<void>[] = [];
+    const place = (i: number) => {
+      const o: Outcome = { orderNumber: `chaos-${i}-${crypto.randomUUID().slice(0, 8)}`, quantity: 1 + (i % 2), status: 'error' };
+      outcomes.push(o);
+      const body = { order: { order_number: o.orderNumber, customer_name: 'Chaos Customer', items: [{ offer_id: offers[i % 3], quantity: o.quantity }], ...(i % 4 === 0 ? { account_id: account } : {}) } };
+      inFlight.push(
+        call('POST', '/distribution/beta/orders', body)
+          .then(async (res) => {
+            o.status = res.status;
+            if (res.status === 200) {
+              const { order } = (await res.json()) as { order: { id: string; vouchers: Array<{ redemption_code: string }> } };
+              o.orderId = order.id;
+              o.codes = order.vouchers.map((v) => v.redemption_code).sort();
+            } else await res.arrayBuffer();
+          })
+          .catch(() => undefined),
+      );
+    };
+
+    const faults: Array<[number, string, () => Promise<void>]> = [
+      [0.2, 'kill -9 the worker, restart it 2 s later', async () => {
+        worker.kill('SIGKILL');
+        await sleep(2000);
+        startWorkerProcess();
+      }],
+      [0.45, 'restart the Temporal server', async () => {
+        await temporal.stop();
+        temporal = await startTemporal();
+      }],
+      [0.7, 'restart Postgres', async () => {
+        await pg.stop();
+        await sleep(1000);
+        pg = await startEmbeddedPostgres({ dataDir, port: ports.pg, log: () => undefined });
+      }],
+    ];
+    say(`placing ${ORDERS_PER_SECOND} orders/s for ${DURATION_MS / 1000} s while faults strike`);
+    const started = Date.now();
+    const faultRuns: Promise<void>[] = faults.map(([at, name, run]) =>
+      sleep(at * DURATION_MS).then(async () => {
+        say(`fault: ${name}`);
+        await run();
+        say(`recovered: ${name}`);
+      }),
+    );
+    for (let i = 0; Date.now() - started < DURATION_MS; i++) {
+      place(i);
+      await sleep(1000 / ORDERS_PER_SECOND);
+    }
+    await Promise.all(faultRuns);
+    await Promise.all(inFlight);
+    const ok = outcomes.filter((o) => o.status === 200).length;
+    say(`${outcomes.length} orders sent: ${ok} answered 200, ${outcomes.length - ok} errors or timeouts`);
+
+    say('letting unfinished workflows settle…');
+    let last = -1;
+    for (let i = 0; i < 30; i++) {
+      const { n } = await services.db.selectFrom('vouchers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      if (n === last) break;
+      last = n;
+      await sleep(3000);
+    }
+    failures.push(...(await checkInvariants(services.db, outcomes)));
+  } finally {
+    worker!.kill('SIGKILL');
+    await app.close();
+    await services.close();
+    await Promise.allSettled([temporal.stop(), minio.stop(), pg.stop()]);
+    fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
+  }
+  say(failures.length ? `${failures.length} invariant(s) broken` : 'every invariant holds');
+  process.exit(failures.length ? 1 : 0);
+}
+
+async function checkInvariants(db: Awaited<ReturnType<typeof connectServices>>['db'], outcomes: Outcome[]): Promise<string[]> {
+  const broken: string[] = [];
+  const check = (name: string, problems: string[]) => {
+    say(`${problems.length ? '✗' : '✓'} ${name}${problems.length ? `: ${problems.slice(0, 5).join('; ')}` : ''}`);
+    if (problems.length) broken.push(name);
+  };
+  const orders = await db.selectFrom('orders').select(['id', 'order_number', 'client_id', 'status']).where('order_number', 'like', 'chaos-%').execute();
+  const byNumber = new Map(orders.map((o) => [o.order_number, o]));
+  const vouchers = await db.selectFrom('vouchers').select(['order_id', 'redemption_code', 'status']).execute();
+  const codesOf = new Map<string, string[]>();
+  for (const v of vouchers) codesOf.set(v.order_id, [...(codesOf.get(v.order_id) ?? []), v.redemption_code]);
+
+  check(
+    'every order answered 200 exists with exactly its vouchers',
+    outcomes.filter((o) => o.status === 200).flatMap((o) => {
+      const row = byNumber.get(o.orderNumber);
+      if (!row || row.id !== o.orderId) return [`${o.orderNumber} missing`];
+      const stored = (codesOf.get(row.id) ?? []).sort();
+      return JSON.stringify(stored) === JSON.stringify(o.codes) ? [] : [`${o.orderNumber} has ${stored.length} vouchers, answered ${o.codes?.length}`];
+    }),
+  );
+  const dupCodes = await db.selectFrom('vouchers').select('redemption_code').groupBy('redemption_code').having((eb) => eb.fn.countAll(), '>', 1).execute();
+  check('no voucher code repeats', dupCodes.map((d) => d.redemption_code));
+  const stock = await sql<{ id: string; initial: number; remaining: number; vouchers: number; reserved: number }>`
+    select o.id, o.initial_quantity as initial, o.quantity_in_stock as remaining,
+      (select count(*) from vouchers v where v.offer_id = o.id and v.counts_stock and v.status <> 'cancelled')::int as vouchers,
+      coalesce((select sum(r.quantity_in_stock) from reservations r where r.offer_id = o.id and r.status = 'active'), 0)::int as reserved
+    from offers o where o.initial_quantity is not null`.execute(db);
+  check(
+    'for every offer: initial stock = remaining + units of active vouchers + units held by active reservations',
+    stock.rows.filter((r) => r.initial !== r.remaining + r.vouchers + r.reserved).map((r) => `${r.id}: ${r.initial} ≠ ${r.remaining} + ${r.vouchers} + ${r.reserved}`),
+  );
+  const dupOrders = await db.selectFrom('orders').select(['client_id', 'order_number']).groupBy(['client_id', 'order_number']).having((eb) => eb.fn.countAll(), '>', 1).execute();
+  check('no order_number fulfilled twice', dupOrders.map((d) => d.order_number));
+  check(
+    'every order that got an error or a timeout is absent or complete, never half',
+    outcomes.filter((o) => o.status !== 200).flatMap((o) => {
+      const row = byNumber.get(o.orderNumber);
+      if (!row) return [];
+      const n = (codesOf.get(row.id) ?? []).length;
+      return n === o.quantity ? [] : [`${o.orderNumber} has ${n} of ${o.quantity} vouchers`];
+    }),
+  );
+  return broken;
+}
+
+main().catch((err) => {
+  say(`failed: ${err instanceof Error ? err.stack : String(err)}`);
+  process.exit(2);
+});
