@@ -1,32 +1,19 @@
 import { sql } from 'kysely';
 import zipcodes from 'zipcodes';
-import { advertiserId, changeOfferStatus, insertOffer } from '../activities/offer-records';
+import { advertiserId } from '../activities/offer-records';
 import { newId } from '../activities/ids';
+import { validOffer, writeOffer } from '../test/setup/fixtures';
 import { OfferInput } from '../api/schemas/offer';
 import type { Db } from '../infra/db/kysely';
 
-/** A valid deal, as the fixtures build it, with the given changes. */
-export function dealInput(overrides: Partial<OfferInput> = {}): OfferInput {
-  return OfferInput.parse({
-    title: 'Bench dinner for two',
-    type: 'deal',
-    price: { currency_code: 'USD', amount: 4500 },
-    value: { currency_code: 'USD', amount: 9000 },
-    start_date: '2026-01-01',
-    end_date: '2099-12-31',
-    vouchers_expire: { on: '2099-12-31' },
-    initial_quantity: 1_000_000,
-    advertiser: { name: 'Bench Bistro', categories: [{ id: 2 }], redemption_locations: [{ city: 'New York', state_code: 'NY', postal_code: '10001', country_code: 'US' }] },
-    ...overrides,
-  });
+/** A valid deal (the test fixtures' offer) with plenty of stock, and the given changes. */
+export function dealInput(overrides: Record<string, unknown> = {}): OfferInput {
+  return OfferInput.parse(validOffer({ initial_quantity: 1_000_000, ...overrides }));
 }
 
 /** One approved offer written as the API would (transaction + events), without a review workflow. */
-export async function approvedOffer(db: Db, clientId: string, input: OfferInput): Promise<string> {
-  const id = newId('ofr');
-  await insertOffer(db, { id, clientId, input });
-  await changeOfferStatus(db, { key: `bench:${id}:approve`, offerId: id, to: 'approved', actor: 'review_team' });
-  return id;
+export function approvedOffer(db: Db, clientId: string, input: OfferInput): Promise<string> {
+  return writeOffer(db, clientId, input, 'approved');
 }
 
 const US_ZIPS = Object.values(zipcodes.codes).filter((z) => z.country === 'US');

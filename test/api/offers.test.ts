@@ -24,9 +24,12 @@ describe('submission offers under the review workflow', () => {
     return res.json().offer;
   };
   const status = async (id: string) => (await call('GET', `/offers/${id}`)).json().offer.status;
+  /** Waits for the workflow to record a status; fails (rather than letting the next step race) if it never does. */
   const waitForStatus = async (id: string, expected: string) => {
-    for (let i = 0; i < 100 && (await status(id)) !== expected; i++) await new Promise((r) => setTimeout(r, 100));
-    return status(id);
+    for (let i = 0; i < 300 && (await status(id)) !== expected; i++) await new Promise((r) => setTimeout(r, 100));
+    const final = await status(id);
+    if (final !== expected) throw new Error(`offer ${id} is ${final}, still not ${expected} after 30 s`);
+    return final;
   };
   const signal = (id: string, which: 'approve' | 'reject', reason?: string) => {
     const handle = h.services.temporal.workflow.getHandle(offerReviewWorkflowId(id));

@@ -1,6 +1,7 @@
 import { insertOffer, changeOfferStatus } from '../../activities/offer-records';
 import { newId } from '../../activities/ids';
 import { OfferInput } from '../../api/schemas/offer';
+import type { Db } from '../../infra/db/kysely';
 import type { Harness } from './harness';
 
 /** A complete, valid deal as an advertiser would POST it (JSON body of `{offer: …}`). */
@@ -34,14 +35,17 @@ export function validOffer(overrides: Record<string, unknown> = {}): Record<stri
  * An offer written straight to the database in the given status, for tests of other areas
  * (search, orders) that need sellable offers without driving a review workflow.
  */
-export async function seedOffer(h: Harness, clientId: string, overrides: Record<string, unknown> = {}, status: 'pending' | 'approved' | 'suspended' | 'cancelled' = 'approved'): Promise<string> {
+export function seedOffer(h: Harness, clientId: string, overrides: Record<string, unknown> = {}, status: SeedStatus = 'approved'): Promise<string> {
+  return writeOffer(h.services.db, clientId, OfferInput.parse(validOffer(overrides)), status);
+}
+
+type SeedStatus = 'pending' | 'approved' | 'suspended' | 'cancelled';
+
+/** The same, given the database and a parsed offer (the benchmarks seed this way too). */
+export async function writeOffer(db: Db, clientId: string, input: OfferInput, status: SeedStatus): Promise<string> {
   const id = newId('ofr');
-  await insertOffer(h.services.db, { id, clientId, input: OfferInput.parse(validOffer(overrides)) });
-  if (status !== 'pending') {
-    await changeOfferStatus(h.services.db, { key: `seed:${id}:approve`, offerId: id, to: 'approved', actor: 'review_team' });
-  }
-  if (status === 'suspended' || status === 'cancelled') {
-    await changeOfferStatus(h.services.db, { key: `seed:${id}:${status}`, offerId: id, to: status, actor: 'advertiser' });
-  }
+  await insertOffer(db, { id, clientId, input });
+  if (status !== 'pending') await changeOfferStatus(db, { key: `seed:${id}:approve`, offerId: id, to: 'approved', actor: 'review_team' });
+  if (status === 'suspended' || status === 'cancelled') await changeOfferStatus(db, { key: `seed:${id}:${status}`, offerId: id, to: status, actor: 'advertiser' });
   return id;
 }
