@@ -2,6 +2,9 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { validOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
 describe('OpenAPI documents', () => {
@@ -43,6 +46,38 @@ describe('OpenAPI documents', () => {
     expect(Object.keys(post.responses['200'].content)).toEqual(expect.arrayContaining(['application/json', 'application/xml']));
     expect(post.responses['422'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
     expect(d.servers).toEqual([{ url: '/submission/beta' }]);
+  });
+
+  it('live answers match the response schemas the documents publish', async () => {
+    const worker = await h.startWorker();
+    const sub = await h.key('submission');
+    const dist = await h.key('distribution');
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    const docs = { submission: await doc('submission'), distribution: await doc('distribution') };
+    const checkLive = async (iface: 'submission' | 'distribution', method: 'GET' | 'POST' | 'PUT', path: string, template: string, payload?: object) => {
+      const key = iface === 'submission' ? sub : dist;
+      const res = await h.app.inject({ method, url: `/${iface}/beta${path}`, headers: { 'x-service-api-key': key }, ...(payload ? { payload } : {}) });
+      const d = docs[iface];
+      const schema = d.paths[template][method.toLowerCase()].responses[String(res.statusCode)].content['application/json'].schema;
+      const validate = ajv.compile({ ...schema, components: d.components });
+      expect([`${method} ${template} ${res.statusCode}`, validate(res.json()) ? 'valid' : ajv.errorsText(validate.errors)]).toEqual([`${method} ${template} ${res.statusCode}`, 'valid']);
+      return res.json();
+    };
+    const offer = (await checkLive('submission', 'POST', '/offers', '/offers', { offer: validOffer() })).offer;
+    await checkLive('submission', 'GET', '/offers', '/offers');
+    await checkLive('submission', 'GET', `/offers/${offer.id}`, '/offers/{id}');
+    await checkLive('submission', 'GET', '/categories', '/categories');
+    await checkLive('submission', 'GET', '/offers/ofr_missing', '/offers/{id}');
+    await checkLive('submission', 'POST', '/offers', '/offers', { offer: { title: '' } });
+    await h.services.db.updateTable('offers').set({ status: 'approved', published_at: new Date() }).where('id', '=', offer.id).execute();
+    await checkLive('distribution', 'GET', '/offers?country_code=US', '/offers');
+    await checkLive('distribution', 'GET', `/offers/${offer.id}`, '/offers/{id}');
+    const order = (await checkLive('distribution', 'POST', '/orders', '/orders', { order: { order_number: 'doc-1', customer_name: 'Ada', items: [{ offer_id: offer.id, quantity: 1 }] } })).order;
+    await checkLive('distribution', 'GET', `/orders/${order.id}`, '/orders/{id}');
+    await checkLive('distribution', 'PUT', `/offers/${offer.id}/vouchers/${order.vouchers[0].id}`, '/offers/{id}/vouchers/{voucher_id}', { voucher: { status: 'redeemed' } });
+    await checkLive('distribution', 'POST', '/accounts', '/accounts', { account: { name: 'Blog', website_url: 'https://blog.example' } });
+    await worker.shutdown();
   });
 
   it('serves a browsable reference at /docs without any network', async () => {
