@@ -35,6 +35,12 @@ export async function findOrder(db: Db, clientId: string, orderId: string): Prom
   return row ? (await withDetails(db, [row]))[0] : undefined;
 }
 
+/** Any client's order, with who placed it and its workflow: for operators (admin CLI), never the API. */
+export async function findOrderForOperator(db: Db, orderId: string) {
+  const row = await db.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirst();
+  return row ? { client_id: row.client_id, workflow_id: row.workflow_id, ...(await withDetails(db, [row]))[0] } : undefined;
+}
+
 export async function listOrders(db: Db, clientId: string, q: PageQuery & { order_number?: string; status?: string; account_id?: string }) {
   let query = db.selectFrom('orders').where('client_id', '=', clientId);
   if (q.order_number) query = query.where('order_number', '=', q.order_number);

@@ -3,6 +3,7 @@ import { callbacksCommand } from './commands/callbacks';
 import { clientsCommand } from './commands/clients';
 import { keysCommand } from './commands/keys';
 import { offersCommand } from './commands/offers';
+import { ordersCommand } from './commands/orders';
 import { AdminContext, AdminError } from './context';
 
 /**
@@ -19,6 +20,7 @@ async function main(argv: string[]): Promise<number> {
     .addCommand(keysCommand(ctx))
     .addCommand(clientsCommand(ctx))
     .addCommand(offersCommand(ctx))
+    .addCommand(ordersCommand(ctx))
     .addCommand(callbacksCommand(ctx));
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -21,7 +21,12 @@ describe('rate limit', () => {
     const limited = burst.find((r) => r.statusCode === 429)!;
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(limited.json()).toMatchObject({ status: 'ERROR', errors: [{ code: 'rate_limited' }] });
-    expect((await hit(b)).statusCode).toBe(200);
+    const other = await hit(b);
+    expect(other.statusCode).toBe(200);
+    // Every answer tells the client where it stands.
+    expect(other.headers['x-ratelimit-limit']).toBe('3');
+    expect(Number(other.headers['x-ratelimit-remaining'])).toBe(2);
+    expect(Number(other.headers['x-ratelimit-reset'])).toBeGreaterThanOrEqual(0);
   });
 });
 

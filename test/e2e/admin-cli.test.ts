@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { ensureGoBinary, TEMPORAL_CLI } from '../../infra/go-binaries';
 import { admin } from '../setup/admin';
 import { createHarness, type Harness } from '../setup/harness';
-import { validOffer } from '../setup/fixtures';
+import { seedOffer, validOffer } from '../setup/fixtures';
 
 describe('admin CLI', () => {
   let h: Harness;
@@ -32,9 +32,27 @@ describe('admin CLI', () => {
     expect(list.every((c: { interface: string }) => c.interface === 'distribution')).toBe(true);
   });
 
+  it('orders show finds any client\'s order with its vouchers and workflow', async () => {
+    const { clientId } = await h.client('submission');
+    const offerId = await seedOffer(h, clientId);
+    const dist = await h.client('distribution');
+    const placed = await h.app.inject({
+      method: 'POST',
+      url: '/distribution/beta/orders',
+      headers: { 'x-service-api-key': dist.key },
+      payload: { order: { order_number: 'support-1', customer_name: 'Ada', items: [{ offer_id: offerId, quantity: 2 }] } },
+    });
+    const orderId = placed.json().order.id;
+    const shown = JSON.parse((await admin(['orders', 'show', orderId])).stdout);
+    expect(shown).toMatchObject({ id: orderId, client_id: dist.clientId, order_number: 'support-1', status: 'active', workflow_id: expect.stringContaining('support-1') });
+    expect(shown.vouchers).toHaveLength(2);
+    const missing = await admin(['orders', 'show', 'ord_nope']);
+    expect([missing.code, missing.stderr.trim()]).toEqual([1, 'error: no order ord_nope']);
+  });
+
   it('--help describes every command', async () => {
     const help = await admin(['--help']);
-    for (const group of ['keys', 'clients', 'offers', 'callbacks']) expect(help.stdout).toContain(group);
+    for (const group of ['keys', 'clients', 'offers', 'orders', 'callbacks']) expect(help.stdout).toContain(group);
     expect((await admin(['offers', 'reject', '--help'])).stdout).toMatch(/--reason <text>/);
   });
 

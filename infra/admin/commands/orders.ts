@@ -1,0 +1,18 @@
+import { Command } from 'commander';
+import { findOrderForOperator } from '../../../api/queries/orders';
+import { AdminError, output, type AdminContext } from '../context';
+
+/** Orders as operators look them up for support: any client's, with items, vouchers and workflow id. */
+export function ordersCommand(ctx: () => AdminContext): Command {
+  const orders = new Command('orders').description('orders placed by distribution clients');
+  orders
+    .command('show')
+    .description('an order with its client, items, vouchers and the id of its order-fulfilment workflow')
+    .argument('<order-id>')
+    .action(async (id: string) => {
+      const order = await findOrderForOperator(ctx().db, id);
+      if (!order) throw new AdminError(`no order ${id}`);
+      output(order);
+    });
+  return orders;
+}
