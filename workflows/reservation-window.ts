@@ -1,4 +1,4 @@
-import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { ReservationOutcome } from '../activities/reservation-records';
 import { cancelReservationUpdate, changeReservationUpdate, heldUpdate, reservationStatusQuery, type ReservationChangeArgs, type ReservationWindowInput } from './reservation-messages';
@@ -11,6 +11,9 @@ const { holdReservation, changeReservation, releaseReservation } = proxyActiviti
   startToCloseTimeout: '20s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
 });
+
+// Wall-clock time for a timer against a calendar date, recorded in history (workflow code reads no clock).
+const { currentTimeMs } = proxyLocalActivities<Activities>({ startToCloseTimeout: '5 seconds' });
 
 /** The hold ends when end_date (a whole UTC day, inclusive) is over. */
 const endOf = (date: string) => Date.parse(`${date}T00:00:00Z`) + 86_400_000;
@@ -71,16 +74,17 @@ export async function reservationWindowWorkflow(input: ReservationWindowInput): 
     state = 'active';
   }
 
-  const now = (): ReservationState => state; // read through a call: handlers change it between awaits
+  const current = (): ReservationState => state; // read through a call: handlers change it between awaits
   for (;;) {
     wake = false;
-    const woken = await condition(() => wake || now() !== 'active', Math.max(endOf(endDate) - Date.now(), 1000));
-    if (!woken && now() === 'active') {
+    const nowMs = await currentTimeMs();
+    const woken = await condition(() => wake || current() !== 'active', Math.max(endOf(endDate) - nowMs, 1000));
+    if (!woken && current() === 'active') {
       state = 'releasing';
       await releaseReservation({ key: `${workflowId}:expire`, reservationId: id, to: 'expired' });
       state = 'expired';
     }
-    if (now() !== 'active') break;
+    if (current() !== 'active') break;
     if (workflowInfo().historyLength > MAX_HISTORY) {
       await condition(allHandlersFinished);
       return continueAsNew<typeof reservationWindowWorkflow>({ hold: input.hold, held: true, endDate, changes });
