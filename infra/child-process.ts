@@ -74,6 +74,14 @@ export function startProcess(opts: {
   };
 }
 
+function logTail(file: string, lines = 15): string {
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
 /** Polls `probe` until it resolves true, failing early when the process dies; says where its log is. */
 export async function waitUntilReady(proc: ManagedProcess, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -82,7 +90,7 @@ export async function waitUntilReady(proc: ManagedProcess, probe: () => Promise<
     exitCode = code ?? -1;
   });
   while (Date.now() < until) {
-    if (exitCode !== null) throw new Error(`${proc.name} exited with code ${exitCode} during start-up; see ${proc.logFile}`);
+    if (exitCode !== null) throw new Error(`${proc.name} exited with code ${exitCode} during start-up; ${proc.logFile} ends with:\n${logTail(proc.logFile)}`);
     if (await probe().catch(() => false)) return;
     await new Promise((r) => setTimeout(r, 250));
   }
