@@ -7,7 +7,7 @@ export async function listCategories(db: Db, page: PageQuery) {
     db.selectFrom('categories').select(['id', 'name', 'parent_id']).orderBy('id').limit(limit).offset(offset).execute(),
     db.selectFrom('categories').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
-  return { rows, total: count.n };
+  return { rows: rows.map((r) => ({ ...r, parent: r.parent_id })), total: count.n };
 }
 
 /** The ids among `ids` that are not categories, for 422s naming the bad one. */

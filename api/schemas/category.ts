@@ -6,6 +6,9 @@ import { PageQuery } from './pagination';
 export const Category = z.object({
   id: z.number().int(),
   name: z.string(),
+  /** The parent category's id; null at the top of the tree. */
+  parent: z.number().int().nullable(),
+  /** The same id under the name the offers' filters use (`category_ids`); kept for clients that expect `_id` fields. */
   parent_id: z.number().int().nullable(),
 });
 

@@ -52,14 +52,15 @@ describe('foundation: keys, formats and errors against the real stack', () => {
     expect(json.status).toBe('OK');
     expect(json.total).toBeGreaterThan(10);
     const restaurants = json.categories.find((c: { name: string }) => c.name === 'Restaurants');
-    expect(restaurants.parent_id).toBe(1);
+    expect(restaurants).toMatchObject({ parent: 1, parent_id: 1 });
+    expect(json.categories.find((c: { id: number }) => c.id === 1).parent).toBeNull();
 
     for (const res of [await get(`${SUB}/categories`, subKey, { accept: 'application/xml' }), await get(`${SUB}/categories.xml`, subKey)]) {
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toMatch(/application\/xml/);
       expect(res.body).toMatch(/^<\?xml[^>]*><response><status>OK<\/status><categories><category><id>1<\/id>/);
       expect((res.body.match(/<category>/g) ?? []).length).toBe(json.categories.length);
-      expect(res.body).toContain(`<category><id>${restaurants.id}</id><name>Restaurants</name><parent_id>1</parent_id></category>`);
+      expect(res.body).toContain(`<category><id>${restaurants.id}</id><name>Restaurants</name><parent>1</parent><parent_id>1</parent_id></category>`);
     }
     const forcedJson = await get(`${SUB}/categories.json`, subKey, { accept: 'application/xml' });
     expect(forcedJson.json()).toEqual(json);
