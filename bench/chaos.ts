@@ -41,12 +41,30 @@ interface Outcome {
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'offer-marketplace-chaos-'));
   fs.chmodSync(dataDir, 0o755);
-  const ports = { pg: await freePort(), temporal: await freePort(), ui: await freePort(), minio: await freePort(), api: await freePort() };
   say(`stack in ${dataDir}`);
-  let pg: RunningPostgres = await startEmbeddedPostgres({ dataDir, port: ports.pg, log: () => undefined });
-  const startTemporal = () => startTemporalDevServer({ dataDir, port: ports.temporal, uiPort: ports.ui, namespace: 'default' });
-  let temporal: RunningTemporal = await startTemporal();
+  // Whatever has started is stopped again, last first, however the run ends (a failed start included).
+  const stops: Array<() => Promise<unknown>> = [];
+  let broken: string[];
+  try {
+    broken = await run(dataDir, stops);
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
+  }
+  say(broken.length ? `${broken.length} invariant(s) broken` : 'every invariant holds');
+  process.exit(broken.length ? 1 : 0);
+}
+
+async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promise<string[]> {
+  const ports = { pg: await freePort(), temporal: await freePort(), ui: await freePort(), minio: await freePort(), api: await freePort() };
+  const servers: { pg?: RunningPostgres; temporal?: RunningTemporal } = {};
+  stops.push(async () => servers.pg?.stop(), async () => servers.temporal?.stop());
+  const startPostgres = async () => (servers.pg = await startEmbeddedPostgres({ dataDir, port: ports.pg, log: () => undefined }));
+  const startTemporal = async () => (servers.temporal = await startTemporalDevServer({ dataDir, port: ports.temporal, uiPort: ports.ui, namespace: 'default' }));
+  const pg = await startPostgres();
+  const temporal = await startTemporal();
   const minio = await startLocalMinio({ dataDir, port: ports.minio });
+  stops.push(minio.stop);
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
     DATABASE_URL: pg.url,
@@ -59,106 +77,99 @@ async function main() {
     WORKFLOW_ANSWER_TIMEOUT_SECONDS: '10',
   };
   const config = loadConfig({ ...process.env, ...env });
-  const services = await connectServices(config, { databaseUrl: pg.url, temporalAddress: temporal.address, temporalNamespace: 'default', s3: { endpoint: minio.endpoint, accessKey: minio.accessKey, secretKey: minio.secretKey, region: config.S3_REGION, bucket: config.S3_BUCKET } }, createLogger('silent'));
+  const s3 = { endpoint: minio.endpoint, accessKey: minio.accessKey, secretKey: minio.secretKey, region: config.S3_REGION, bucket: config.S3_BUCKET };
+  const services = await connectServices(config, { databaseUrl: pg.url, temporalAddress: temporal.address, temporalNamespace: 'default', s3 }, createLogger('silent'));
+  stops.push(() => services.close());
   await migrateToLatest(services.db);
   await ensureBucket(services.store, config.S3_REGION);
   await registerSearchAttributes(temporal.address, 'default');
   const app = await buildApp(services);
+  stops.push(() => app.close());
   await app.listen({ port: ports.api, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${ports.api}`;
 
   // The worker runs as its own process, so it can really be killed.
-  let worker: ChildProcess;
+  let worker: ChildProcess | undefined;
   const startWorkerProcess = () => {
     worker = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'worker', 'run.ts')], { cwd: ROOT, env: { ...process.env, ...env }, stdio: 'ignore' });
   };
+  stops.push(async () => worker?.kill('SIGKILL'));
   startWorkerProcess();
 
-  const failures: string[] = [];
-  try {
-    const sub = await createApiKey(services, { iface: 'submission', environment: config.SERVICE_ENVIRONMENT });
-    const dist = await createApiKey(services, { iface: 'distribution', environment: config.SERVICE_ENVIRONMENT, reservations: true });
-    const offers = await Promise.all([0, 1, 2].map(() => approvedOffer(services.db, sub.clientId, dealInput({ initial_quantity: 100_000 }))));
-    const call = (method: string, url: string, body: unknown) =>
-      fetch(`${base}${url}`, { method, headers: { 'content-type': 'application/json', 'x-service-api-key': dist.key }, body: JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
-    const account = ((await (await call('POST', '/distribution/beta/accounts', { account: { name: 'Chaos Blog', website_url: 'https://chaos.example' } })).json()) as { account: { id: string } }).account.id;
-    await call('PUT', `/distribution/beta/accounts/${account}`, { account: { status: 'active' } });
-    const today = new Date().toISOString().slice(0, 10);
-    const reserved = await call('POST', `/distribution/beta/offers/${offers[0]}/reservations`, { reservation: { account_id: account, quantity_reserved: 50, start_date: today, end_date: '2099-01-01' } });
-    if (reserved.status !== 200) throw new Error(`could not reserve: ${await reserved.text()}`);
+  const sub = await createApiKey(services, { iface: 'submission', environment: config.SERVICE_ENVIRONMENT });
+  const dist = await createApiKey(services, { iface: 'distribution', environment: config.SERVICE_ENVIRONMENT, reservations: true });
+  const offers = await Promise.all([0, 1, 2].map(() => approvedOffer(services.db, sub.clientId, dealInput({ initial_quantity: 100_000 }))));
+  const call = (method: string, url: string, body: unknown) =>
+    fetch(`${base}${url}`, { method, headers: { 'content-type': 'application/json', 'x-service-api-key': dist.key }, body: JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+  const account = ((await (await call('POST', '/distribution/beta/accounts', { account: { name: 'Chaos Blog', website_url: 'https://chaos.example' } })).json()) as { account: { id: string } }).account.id;
+  await call('PUT', `/distribution/beta/accounts/${account}`, { account: { status: 'active' } });
+  const today = new Date().toISOString().slice(0, 10);
+  const reserved = await call('POST', `/distribution/beta/offers/${offers[0]}/reservations`, { reservation: { account_id: account, quantity_reserved: 50, start_date: today, end_date: '2099-01-01' } });
+  if (reserved.status !== 200) throw new Error(`could not reserve: ${await reserved.text()}`);
 
-    const outcomes: Outcome[] = [];
-    const inFlight: Promise<void>[] = [];
-    const place = (i: number) => {
-      const o: Outcome = { orderNumber: `chaos-${i}-${crypto.randomUUID().slice(0, 8)}`, quantity: 1 + (i % 2), status: 'error' };
-      outcomes.push(o);
-      const body = { order: { order_number: o.orderNumber, customer_name: 'Chaos Customer', items: [{ offer_id: offers[i % 3], quantity: o.quantity }], ...(i % 4 === 0 ? { account_id: account } : {}) } };
-      inFlight.push(
-        call('POST', '/distribution/beta/orders', body)
-          .then(async (res) => {
-            o.status = res.status;
-            if (res.status === 200) {
-              const { order } = (await res.json()) as { order: { id: string; vouchers: Array<{ redemption_code: string }> } };
-              o.orderId = order.id;
-              o.codes = order.vouchers.map((v) => v.redemption_code).sort();
-            } else await res.arrayBuffer();
-          })
-          .catch(() => undefined),
-      );
-    };
-
-    const faults: Array<[number, string, () => Promise<void>]> = [
-      [0.2, 'kill -9 the worker, restart it 2 s later', async () => {
-        worker.kill('SIGKILL');
-        await sleep(2000);
-        startWorkerProcess();
-      }],
-      [0.45, 'restart the Temporal server', async () => {
-        await temporal.stop();
-        temporal = await startTemporal();
-      }],
-      [0.7, 'restart Postgres', async () => {
-        await pg.stop();
-        await sleep(1000);
-        pg = await startEmbeddedPostgres({ dataDir, port: ports.pg, log: () => undefined });
-      }],
-    ];
-    say(`placing ${ORDERS_PER_SECOND} orders/s for ${DURATION_MS / 1000} s while faults strike`);
-    const started = Date.now();
-    const faultRuns: Promise<void>[] = faults.map(([at, name, run]) =>
-      sleep(at * DURATION_MS).then(async () => {
-        say(`fault: ${name}`);
-        await run();
-        say(`recovered: ${name}`);
-      }),
+  const outcomes: Outcome[] = [];
+  const inFlight: Promise<void>[] = [];
+  const place = (i: number) => {
+    const o: Outcome = { orderNumber: `chaos-${i}-${crypto.randomUUID().slice(0, 8)}`, quantity: 1 + (i % 2), status: 'error' };
+    outcomes.push(o);
+    const body = { order: { order_number: o.orderNumber, customer_name: 'Chaos Customer', items: [{ offer_id: offers[i % 3], quantity: o.quantity }], ...(i % 4 === 0 ? { account_id: account } : {}) } };
+    inFlight.push(
+      call('POST', '/distribution/beta/orders', body)
+        .then(async (res) => {
+          o.status = res.status;
+          if (res.status === 200) {
+            const { order } = (await res.json()) as { order: { id: string; vouchers: Array<{ redemption_code: string }> } };
+            o.orderId = order.id;
+            o.codes = order.vouchers.map((v) => v.redemption_code).sort();
+          } else await res.arrayBuffer();
+        })
+        .catch(() => undefined),
     );
-    for (let i = 0; Date.now() - started < DURATION_MS; i++) {
-      place(i);
-      await sleep(1000 / ORDERS_PER_SECOND);
-    }
-    await Promise.all(faultRuns);
-    await Promise.all(inFlight);
-    const ok = outcomes.filter((o) => o.status === 200).length;
-    say(`${outcomes.length} orders sent: ${ok} answered 200, ${outcomes.length - ok} errors or timeouts`);
+  };
 
-    say('letting unfinished workflows settle…');
-    let last = -1;
-    for (let i = 0; i < 30; i++) {
-      const { n } = await services.db.selectFrom('vouchers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-      if (n === last) break;
-      last = n;
-      await sleep(3000);
-    }
-    failures.push(...(await checkInvariants(services.db, outcomes)));
-  } finally {
-    worker!.kill('SIGKILL');
-    await app.close();
-    await services.close();
-    await Promise.allSettled([temporal.stop(), minio.stop(), pg.stop()]);
-    fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
+  const faults: Array<[number, string, () => Promise<void>]> = [
+    [0.2, 'kill -9 the worker, restart it 2 s later', async () => {
+      worker?.kill('SIGKILL');
+      await sleep(2000);
+      startWorkerProcess();
+    }],
+    [0.45, 'restart the Temporal server', async () => {
+      await servers.temporal?.stop();
+      await startTemporal();
+    }],
+    [0.7, 'restart Postgres', async () => {
+      await servers.pg?.stop();
+      await sleep(1000);
+      await startPostgres();
+    }],
+  ];
+  say(`placing ${ORDERS_PER_SECOND} orders/s for ${DURATION_MS / 1000} s while faults strike`);
+  const started = Date.now();
+  const faultRuns = faults.map(([at, name, fault]) =>
+    sleep(at * DURATION_MS).then(async () => {
+      say(`fault: ${name}`);
+      await fault();
+      say(`recovered: ${name}`);
+    }),
+  );
+  for (let i = 0; Date.now() - started < DURATION_MS; i++) {
+    place(i);
+    await sleep(1000 / ORDERS_PER_SECOND);
   }
-  say(failures.length ? `${failures.length} invariant(s) broken` : 'every invariant holds');
-  process.exit(failures.length ? 1 : 0);
+  await Promise.all(faultRuns);
+  await Promise.all(inFlight);
+  const ok = outcomes.filter((o) => o.status === 200).length;
+  say(`${outcomes.length} orders sent: ${ok} answered 200, ${outcomes.length - ok} errors or timeouts`);
+
+  say('letting unfinished workflows settle…');
+  let last = -1;
+  for (let i = 0; i < 30; i++) {
+    const { n } = await services.db.selectFrom('vouchers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    if (n === last) break;
+    last = n;
+    await sleep(3000);
+  }
+  return checkInvariants(services.db, outcomes);
 }
 
 async function checkInvariants(db: Awaited<ReturnType<typeof connectServices>>['db'], outcomes: Outcome[]): Promise<string[]> {

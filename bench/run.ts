@@ -33,15 +33,20 @@ const wanted = (name: string) => SECTIONS.length === 0 || SECTIONS.includes(name
 async function main() {
   say('starting the stack (embedded Postgres, Temporal dev server, MinIO)…');
   const stack = await startStackProcess({ prefix: 'offer-marketplace-bench-' });
-  const config = loadConfig({ ...process.env, ...stackEnv(stack), RATE_LIMIT_PER_SECOND: '1000000', LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '20' });
-  const services = await connectServices(config, stack.endpoints, createLogger('silent'));
-  const worker = await startWorker({ deps: services, endpoints: stack.endpoints, taskQueue: config.TEMPORAL_TASK_QUEUE });
-  const app = await buildApp(services);
-  const port = await freePort();
-  await app.listen({ port, host: '127.0.0.1' });
-  const base = `http://127.0.0.1:${port}`;
+  // Whatever has started is stopped again, last first, however the run ends.
+  const stops: Array<() => Promise<unknown>> = [() => stopStackProcess(stack.pid, stack.dataDir)];
   const results: Record<string, unknown> = { machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, at: new Date().toISOString() };
   try {
+    const config = loadConfig({ ...process.env, ...stackEnv(stack), RATE_LIMIT_PER_SECOND: '1000000', LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '20' });
+    const services = await connectServices(config, stack.endpoints, createLogger('silent'));
+    stops.push(() => services.close());
+    const worker = await startWorker({ deps: services, endpoints: stack.endpoints, taskQueue: config.TEMPORAL_TASK_QUEUE });
+    stops.push(() => worker.shutdown());
+    const app = await buildApp(services);
+    stops.push(() => app.close());
+    const port = await freePort();
+    await app.listen({ port, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${port}`;
     const sub = await createApiKey(services, { iface: 'submission', environment: config.SERVICE_ENVIRONMENT });
     const dist = await createApiKey(services, { iface: 'distribution', environment: config.SERVICE_ENVIRONMENT });
     const post = (url: string, key: string, body: unknown) =>
@@ -102,10 +107,7 @@ async function main() {
     // Callbacks: deliveries per second to a local receiver that answers 200 at once.
     if (wanted('callbacks')) results.callbacks = await benchCallbacks(services, sub.clientId);
   } finally {
-    await app.close();
-    await worker.shutdown();
-    await services.close();
-    await stopStackProcess(stack.pid, stack.dataDir);
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
   }
   // A partial run (some sections only) is printed but does not replace the recorded full results.
   writeResults(results, SECTIONS.length === 0);
