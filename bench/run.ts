@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -40,8 +41,21 @@ async function main() {
     const config = loadConfig({ ...process.env, ...stackEnv(stack), RATE_LIMIT_PER_SECOND: '1000000', LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '20' });
     const services = await connectServices(config, stack.endpoints, createLogger('silent'));
     stops.push(() => services.close());
-    const worker = await startWorker({ deps: services, endpoints: stack.endpoints, taskQueue: config.TEMPORAL_TASK_QUEUE });
-    stops.push(() => worker.shutdown());
+    // The worker in a process of its own, as production runs it: it does not share the API's (and
+    // the load generator's) event loop. BENCH_WORKER=inline runs it inside this process instead.
+    if (process.env.BENCH_WORKER === 'inline') {
+      const worker = await startWorker({ deps: services, endpoints: stack.endpoints, taskQueue: config.TEMPORAL_TASK_QUEUE });
+      stops.push(() => worker.shutdown());
+    } else {
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'worker', 'run.ts')], {
+        env: { ...process.env, ...stackEnv(stack), LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: '20' },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      stops.push(async () => {
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('exit', r));
+      });
+    }
     const app = await buildApp(services);
     stops.push(() => app.close());
     const port = await freePort();
