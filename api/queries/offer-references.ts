@@ -1,6 +1,7 @@
 import type { Db } from '../../infra/db/kysely';
 import type { OfferInput } from '../schemas/offer';
 import { ApiError, type ErrorDetail } from '../errors';
+import { unownedAttachmentIds } from './attachments';
 import { unknownCategoryIds } from './categories';
 
 /**
@@ -15,18 +16,9 @@ export async function checkOfferReferences(db: Db, clientId: string, offer: Offe
     if (unknown.has(id)) details.push({ code: 'invalid_field', field: `advertiser.categories[${i}].id`, message: `category ${id} does not exist (see GET /categories)` });
   });
   const mediaIds = offer.creative.original_media.map((m) => m.id);
-  if (mediaIds.length) {
-    const owned = await db
-      .selectFrom('attachments')
-      .select('id')
-      .where('client_id', '=', clientId)
-      .where('deleted_at', 'is', null)
-      .where('id', 'in', mediaIds)
-      .execute();
-    const ownedIds = new Set(owned.map((r) => r.id));
-    mediaIds.forEach((id, i) => {
-      if (!ownedIds.has(id)) details.push({ code: 'invalid_field', field: `creative.original_media[${i}].id`, message: `attachment ${id} is not one of your attachments` });
-    });
-  }
+  const unowned = new Set(await unownedAttachmentIds(db, clientId, mediaIds));
+  mediaIds.forEach((id, i) => {
+    if (unowned.has(id)) details.push({ code: 'invalid_field', field: `creative.original_media[${i}].id`, message: `attachment ${id} is not one of your attachments` });
+  });
   if (details.length) throw ApiError.withDetails(422, details);
 }
