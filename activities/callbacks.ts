@@ -1,15 +1,23 @@
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { toXml } from '../api/xml';
-import { revenueShares } from '../api/queries/distribution-offers';
+import { toXml } from '../schemas/xml';
+import { revenueShares } from '../store/distribution-search';
 import type { Config } from '../infra/config';
 import { callbackDeliveries } from '../infra/metrics';
 import { callbackDeliveryWorkflowId } from '../workflows/shared/ids';
-import { cancelPendingDeliveries, dispatchEvents, disableEndpoint, nextPendingDelivery, signingSecrets, staleLanes, type DeliveryLane } from './callback-records';
+import {
+  cancelPendingDeliveries,
+  dispatchEvents,
+  disableEndpoint,
+  nextPendingDelivery,
+  signingSecrets,
+  staleLanes,
+  type DeliveryLane,
+} from '../store/callbacks';
 import { postOnce } from './callbacks/http';
 import { signatureHeaders } from './callbacks/signing';
 import type { ActivityDeps } from './deps';
-import { newId } from './ids';
+import { newId } from '../store/ids';
 
 /** Events taken from the outbox per transaction. */
 const DISPATCH_BATCH = 100;
@@ -27,7 +35,12 @@ function whenAborted(signal?: AbortSignal): { promise: Promise<void>; dispose():
 }
 
 /** Starts (or wakes) the delivery workflow of one (endpoint, offer) lane. Idempotent. */
-export async function wakeLane(temporal: Client, taskQueue: string, config: Pick<Config, 'CALLBACK_TIMEOUT_SECONDS'>, lane: DeliveryLane): Promise<void> {
+export async function wakeLane(
+  temporal: Client,
+  taskQueue: string,
+  config: Pick<Config, 'CALLBACK_TIMEOUT_SECONDS'>,
+  lane: DeliveryLane,
+): Promise<void> {
   await temporal.workflow.signalWithStart('callbackDeliveryWorkflow', {
     workflowId: callbackDeliveryWorkflowId(lane.endpointId, lane.offerId),
     taskQueue,
@@ -101,7 +114,21 @@ export function createCallbackActivities(deps: Pick<ActivityDeps, 'db' | 'config
       const d = await db
         .selectFrom('callback_deliveries as d')
         .innerJoin('callback_endpoints as e', 'e.id', 'd.endpoint_id')
-        .select(['d.id', 'd.event_id', 'd.payload', 'd.status', 'd.attempts', 'd.endpoint_id', 'e.url', 'e.format', 'e.status as endpoint_status', 'e.disabled_reason', 'e.secret', 'e.previous_secret', 'e.previous_secret_expires_at'])
+        .select([
+          'd.id',
+          'd.event_id',
+          'd.payload',
+          'd.status',
+          'd.attempts',
+          'd.endpoint_id',
+          'e.url',
+          'e.format',
+          'e.status as endpoint_status',
+          'e.disabled_reason',
+          'e.secret',
+          'e.previous_secret',
+          'e.previous_secret_expires_at',
+        ])
         .where('d.id', '=', input.deliveryId)
         .executeTakeFirst();
       if (!d || d.status !== 'pending') return { outcome: 'not_pending' };
@@ -115,7 +142,10 @@ export function createCallbackActivities(deps: Pick<ActivityDeps, 'db' | 'config
         'content-type': d.format === 'xml' ? 'application/xml' : 'application/json',
         ...signatureHeaders(signingSecrets(d, at), d.event_id, at, body),
       };
-      const res = await postOnce(d.url, body, headers, { timeoutMs: config.CALLBACK_TIMEOUT_SECONDS * 1000, environment: config.SERVICE_ENVIRONMENT });
+      const res = await postOnce(d.url, body, headers, {
+        timeoutMs: config.CALLBACK_TIMEOUT_SECONDS * 1000,
+        environment: config.SERVICE_ENVIRONMENT,
+      });
       const ok = res.statusCode !== null && res.statusCode >= 200 && res.statusCode < 300;
       const attempt = d.attempts + 1;
       const waits = config.CALLBACK_RETRY_SCHEDULE;
@@ -125,7 +155,15 @@ export function createCallbackActivities(deps: Pick<ActivityDeps, 'db' | 'config
       return db.transaction().execute(async (trx) => {
         await trx
           .insertInto('callback_attempts')
-          .values({ id: newId('cba'), delivery_id: d.id, attempt, started_at: at, duration_ms: res.durationMs, status_code: res.statusCode, error })
+          .values({
+            id: newId('cba'),
+            delivery_id: d.id,
+            attempt,
+            started_at: at,
+            duration_ms: res.durationMs,
+            status_code: res.statusCode,
+            error,
+          })
           .execute();
         const now = new Date();
         await trx
@@ -142,12 +180,19 @@ export function createCallbackActivities(deps: Pick<ActivityDeps, 'db' | 'config
           .where('id', '=', d.id)
           .execute();
         if (ok) {
-          await trx.updateTable('callback_endpoints').set({ consecutive_failures: 0, failing_since: null, last_success_at: now }).where('id', '=', d.endpoint_id).execute();
+          await trx
+            .updateTable('callback_endpoints')
+            .set({ consecutive_failures: 0, failing_since: null, last_success_at: now })
+            .where('id', '=', d.endpoint_id)
+            .execute();
           return { outcome: 'delivered', statusCode: res.statusCode };
         }
         const ep = await trx
           .updateTable('callback_endpoints')
-          .set((eb) => ({ consecutive_failures: eb('consecutive_failures', '+', 1), failing_since: eb.fn.coalesce('failing_since', eb.val(at)) }))
+          .set((eb) => ({
+            consecutive_failures: eb('consecutive_failures', '+', 1),
+            failing_since: eb.fn.coalesce('failing_since', eb.val(at)),
+          }))
           .where('id', '=', d.endpoint_id)
           .returning(['client_id', 'consecutive_failures', 'failing_since'])
           .executeTakeFirstOrThrow();
@@ -156,11 +201,17 @@ export function createCallbackActivities(deps: Pick<ActivityDeps, 'db' | 'config
           const reason = `every attempt failed since ${new Date(ep.failing_since!).toISOString()} (${ep.consecutive_failures} in a row; last: ${error})`;
           await disableEndpoint(trx, d.endpoint_id, reason);
           // The operator is told here (error log) and by `callbacks show` (status disabled, reason).
-          log.error({ endpoint_id: d.endpoint_id, client_id: ep.client_id, reason }, 'callback endpoint disabled after failing for too long; operator action needed (callbacks show / callbacks set)');
+          log.error(
+            { endpoint_id: d.endpoint_id, client_id: ep.client_id, reason },
+            'callback endpoint disabled after failing for too long; operator action needed (callbacks show / callbacks set)',
+          );
           return { outcome: 'cancelled', statusCode: res.statusCode };
         }
         if (retryIn === null) {
-          log.warn({ delivery_id: d.id, event_id: d.event_id, endpoint_id: d.endpoint_id, attempts: attempt, error }, 'callback delivery failed after its last retry');
+          log.warn(
+            { delivery_id: d.id, event_id: d.event_id, endpoint_id: d.endpoint_id, attempts: attempt, error },
+            'callback delivery failed after its last retry',
+          );
           return { outcome: 'failed', statusCode: res.statusCode };
         }
         return { outcome: 'retry', retryInSeconds: retryIn, statusCode: res.statusCode };

@@ -1,9 +1,9 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../infra/config';
-import type { Db } from '../infra/db/kysely';
+import type { Db } from '../store/db';
 import type { Logger } from '../infra/logger';
 import type { ObjectStore } from '../infra/object-store';
-import type { OrderHooks } from './order-records';
+import type { OrderHooks } from '../store/orders';
 
 /** What activities may touch. Each factory narrows this with Pick<> to what it really uses. */
 export interface ActivityDeps {

@@ -1,8 +1,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { OfferInput } from '../api/schemas/offer';
-import type { OfferStatus } from '../workflows/shared/offer-lifecycle';
+import type { OfferInput } from '../schemas/offer';
+import type { OfferStatus } from '../domain/offer-lifecycle';
 import type { ActivityDeps } from './deps';
-import { changeOfferStatus, recordReviewOverdue, saveOfferFields, StockConflictError, type StatusChange } from './offer-records';
+import { changeOfferStatus, recordReviewOverdue, saveOfferFields, StockConflictError, type StatusChange } from '../store/offers';
 
 /** Activities of the offer-review workflow: each one idempotent through its `key` (workflow id + step). */
 export function createOfferActivities(deps: Pick<ActivityDeps, 'db' | 'log'>) {

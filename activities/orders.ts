@@ -1,7 +1,13 @@
 import { ordersPlaced, vouchersIssued } from '../infra/metrics';
 import type { ActivityDeps } from './deps';
-import { cancelOrder, placeOrder, type OrderHooks, type PlaceOrderInput } from './order-records';
-import { changeReservation, holdReservation, releaseReservation, type HoldReservationInput, type ReservationChange } from './reservation-records';
+import { cancelOrder, placeOrder, type OrderHooks, type PlaceOrderInput } from '../store/orders';
+import {
+  changeReservation,
+  holdReservation,
+  releaseReservation,
+  type HoldReservationInput,
+  type ReservationChange,
+} from '../store/reservations';
 
 /** Activities of the order-fulfilment workflow; each is one idempotent transaction. */
 export function createOrderActivities(deps: Pick<ActivityDeps, 'db'> & { orderHooks?: OrderHooks }) {

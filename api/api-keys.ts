@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 
-export type ApiInterface = 'submission' | 'distribution';
-export type ServiceEnvironment = 'sandbox' | 'production';
+import type { ApiInterface, ServiceEnvironment } from '../domain/environment';
+
+export type { ApiInterface, ServiceEnvironment };
 
 /**
  * Keys carry their environment and interface in a readable prefix (as Stripe's `sk_test_` does),

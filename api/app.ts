@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { AppDeps } from './deps';
+import type { AppDeps } from '../services/deps';
 import { authPlugin } from './plugins/auth';
 import contentNegotiation, { rewriteFormatSuffix } from './plugins/content-negotiation';
 import errorHandler from './plugins/error-handler';
@@ -35,7 +35,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Errors the router raises before any hook runs still leave in the error envelope.
     frameworkErrors: (error, request, reply) => {
       const [status, code] = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? [414, 'uri_too_long'] : [400, 'malformed_request'];
-      (reply as FastifyReply).code(status as number).send({ status: 'ERROR', errors: [{ code, message: error.message }], request_id: request.id });
+      (reply as FastifyReply)
+        .code(status as number)
+        .send({ status: 'ERROR', errors: [{ code, message: error.message }], request_id: request.id });
     },
     routerOptions: { maxParamLength: 200 },
     // Behind a proxy the client address is in X-Forwarded-For; rate limiting by address needs it.
@@ -57,7 +59,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(contentNegotiation);
   const interfaces = [
     { prefix: SUBMISSION_PREFIX, iface: 'submission' as const, routes: submissionRoutes, title: 'Offer marketplace: submission interface' },
-    { prefix: DISTRIBUTION_PREFIX, iface: 'distribution' as const, routes: distributionRoutes, title: 'Offer marketplace: distribution interface' },
+    {
+      prefix: DISTRIBUTION_PREFIX,
+      iface: 'distribution' as const,
+      routes: distributionRoutes,
+      title: 'Offer marketplace: distribution interface',
+    },
   ];
   await app.register(openapi, { interfaces });
   await app.register(metrics);

@@ -1,25 +1,32 @@
+import { Failure, type FailureCode } from '../domain/failures';
+
 /** Every error code the API answers with; docs/errors.md lists them with their HTTP statuses. */
 export type ErrorCode =
-  | 'malformed_body'
+  | FailureCode
   | 'malformed_request'
   | 'uri_too_long'
   | 'invalid_parameter'
   | 'unauthorized'
   | 'wrong_environment'
   | 'wrong_interface'
-  | 'forbidden'
-  | 'not_found'
   | 'method_not_allowed'
-  | 'conflict'
-  | 'invalid_state_transition'
-  | 'duplicate'
-  | 'insufficient_stock'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'invalid_field'
   | 'rate_limited'
-  | 'backend_unavailable'
   | 'internal_error';
+
+/** The HTTP status of each refusal the services, the store and the workflows speak of. */
+export const FAILURE_STATUS: Readonly<Record<FailureCode, number>> = {
+  malformed_body: 400,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  duplicate: 409,
+  insufficient_stock: 409,
+  invalid_state_transition: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  invalid_field: 422,
+  backend_unavailable: 503,
+};
 
 export interface ErrorDetail {
   code: ErrorCode;
@@ -49,6 +56,9 @@ export class ApiError extends Error {
   }
 }
 
-export const notFound = (what: string) => new ApiError(404, 'not_found', `${what} not found`);
-export const invalidField = (field: string, message: string) => new ApiError(422, 'invalid_field', message, { field });
-export const conflict = (code: ErrorCode, message: string, extra: Record<string, unknown> = {}) => new ApiError(409, code, message, extra);
+/** A service's refusal as the API answers it: the same details, under the code's HTTP status. */
+export function fromFailure(f: Failure): ApiError {
+  return ApiError.withDetails(FAILURE_STATUS[f.code], f.details as ErrorDetail[]);
+}
+
+export { conflict, invalidField, notFound } from '../domain/failures';

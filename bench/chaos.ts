@@ -58,9 +58,13 @@ async function main() {
 async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promise<string[]> {
   const ports = { pg: await freePort(), temporal: await freePort(), ui: await freePort(), minio: await freePort(), api: await freePort() };
   const servers: { pg?: RunningPostgres; temporal?: RunningTemporal } = {};
-  stops.push(async () => servers.pg?.stop(), async () => servers.temporal?.stop());
+  stops.push(
+    async () => servers.pg?.stop(),
+    async () => servers.temporal?.stop(),
+  );
   const startPostgres = async () => (servers.pg = await startEmbeddedPostgres({ dataDir, port: ports.pg, log: () => undefined }));
-  const startTemporal = async () => (servers.temporal = await startTemporalDevServer({ dataDir, port: ports.temporal, uiPort: ports.ui, namespace: 'default' }));
+  const startTemporal = async () =>
+    (servers.temporal = await startTemporalDevServer({ dataDir, port: ports.temporal, uiPort: ports.ui, namespace: 'default' }));
   const pg = await startPostgres();
   const temporal = await startTemporal();
   const minio = await startLocalMinio({ dataDir, port: ports.minio });
@@ -77,8 +81,18 @@ async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promi
     WORKFLOW_ANSWER_TIMEOUT_SECONDS: '10',
   };
   const config = loadConfig({ ...process.env, ...env });
-  const s3 = { endpoint: minio.endpoint, accessKey: minio.accessKey, secretKey: minio.secretKey, region: config.S3_REGION, bucket: config.S3_BUCKET };
-  const services = await connectServices(config, { databaseUrl: pg.url, temporalAddress: temporal.address, temporalNamespace: 'default', s3 }, createLogger('silent'));
+  const s3 = {
+    endpoint: minio.endpoint,
+    accessKey: minio.accessKey,
+    secretKey: minio.secretKey,
+    region: config.S3_REGION,
+    bucket: config.S3_BUCKET,
+  };
+  const services = await connectServices(
+    config,
+    { databaseUrl: pg.url, temporalAddress: temporal.address, temporalNamespace: 'default', s3 },
+    createLogger('silent'),
+  );
   stops.push(() => services.close());
   await migrateToLatest(services.db);
   await ensureBucket(services.store, config.S3_REGION);
@@ -91,7 +105,11 @@ async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promi
   // The worker runs as its own process, so it can really be killed.
   let worker: ChildProcess | undefined;
   const startWorkerProcess = () => {
-    worker = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'worker', 'run.ts')], { cwd: ROOT, env: { ...process.env, ...env }, stdio: 'ignore' });
+    worker = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'worker', 'run.ts')], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: 'ignore',
+    });
   };
   stops.push(async () => worker?.kill('SIGKILL'));
   startWorkerProcess();
@@ -100,11 +118,22 @@ async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promi
   const dist = await createApiKey(services, { iface: 'distribution', environment: config.SERVICE_ENVIRONMENT, reservations: true });
   const offers = await Promise.all([0, 1, 2].map(() => approvedOffer(services.db, sub.clientId, dealInput({ initial_quantity: 100_000 }))));
   const call = (method: string, url: string, body: unknown) =>
-    fetch(`${base}${url}`, { method, headers: { 'content-type': 'application/json', 'x-service-api-key': dist.key }, body: JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
-  const account = ((await (await call('POST', '/distribution/beta/accounts', { account: { name: 'Chaos Blog', website_url: 'https://chaos.example' } })).json()) as { account: { id: string } }).account.id;
+    fetch(`${base}${url}`, {
+      method,
+      headers: { 'content-type': 'application/json', 'x-service-api-key': dist.key },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(15_000),
+    });
+  const account = (
+    (await (
+      await call('POST', '/distribution/beta/accounts', { account: { name: 'Chaos Blog', website_url: 'https://chaos.example' } })
+    ).json()) as { account: { id: string } }
+  ).account.id;
   await call('PUT', `/distribution/beta/accounts/${account}`, { account: { status: 'active' } });
   const today = new Date().toISOString().slice(0, 10);
-  const reserved = await call('POST', `/distribution/beta/offers/${offers[0]}/reservations`, { reservation: { account_id: account, quantity_reserved: 50, start_date: today, end_date: '2099-01-01' } });
+  const reserved = await call('POST', `/distribution/beta/offers/${offers[0]}/reservations`, {
+    reservation: { account_id: account, quantity_reserved: 50, start_date: today, end_date: '2099-01-01' },
+  });
   if (reserved.status !== 200) throw new Error(`could not reserve: ${await reserved.text()}`);
 
   const outcomes: Outcome[] = [];
@@ -112,7 +141,14 @@ async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promi
   const place = (i: number) => {
     const o: Outcome = { orderNumber: `chaos-${i}-${crypto.randomUUID().slice(0, 8)}`, quantity: 1 + (i % 2), status: 'error' };
     outcomes.push(o);
-    const body = { order: { order_number: o.orderNumber, customer_name: 'Chaos Customer', items: [{ offer_id: offers[i % 3], quantity: o.quantity }], ...(i % 4 === 0 ? { account_id: account } : {}) } };
+    const body = {
+      order: {
+        order_number: o.orderNumber,
+        customer_name: 'Chaos Customer',
+        items: [{ offer_id: offers[i % 3], quantity: o.quantity }],
+        ...(i % 4 === 0 ? { account_id: account } : {}),
+      },
+    };
     inFlight.push(
       call('POST', '/distribution/beta/orders', body)
         .then(async (res) => {
@@ -128,20 +164,32 @@ async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promi
   };
 
   const faults: Array<[number, string, () => Promise<void>]> = [
-    [0.2, 'kill -9 the worker, restart it 2 s later', async () => {
-      worker?.kill('SIGKILL');
-      await sleep(2000);
-      startWorkerProcess();
-    }],
-    [0.45, 'restart the Temporal server', async () => {
-      await servers.temporal?.stop();
-      await startTemporal();
-    }],
-    [0.7, 'restart Postgres', async () => {
-      await servers.pg?.stop();
-      await sleep(1000);
-      await startPostgres();
-    }],
+    [
+      0.2,
+      'kill -9 the worker, restart it 2 s later',
+      async () => {
+        worker?.kill('SIGKILL');
+        await sleep(2000);
+        startWorkerProcess();
+      },
+    ],
+    [
+      0.45,
+      'restart the Temporal server',
+      async () => {
+        await servers.temporal?.stop();
+        await startTemporal();
+      },
+    ],
+    [
+      0.7,
+      'restart Postgres',
+      async () => {
+        await servers.pg?.stop();
+        await sleep(1000);
+        await startPostgres();
+      },
+    ],
   ];
   say(`placing ${ORDERS_PER_SECOND} orders/s for ${DURATION_MS / 1000} s while faults strike`);
   const started = Date.now();
@@ -164,7 +212,10 @@ async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promi
   say('letting unfinished workflows settle…');
   let last = -1;
   for (let i = 0; i < 30; i++) {
-    const { n } = await services.db.selectFrom('vouchers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const { n } = await services.db
+      .selectFrom('vouchers')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     if (n === last) break;
     last = n;
     await sleep(3000);
@@ -178,7 +229,11 @@ async function checkInvariants(db: Awaited<ReturnType<typeof connectServices>>['
     say(`${problems.length ? '✗' : '✓'} ${name}${problems.length ? `: ${problems.slice(0, 5).join('; ')}` : ''}`);
     if (problems.length) broken.push(name);
   };
-  const orders = await db.selectFrom('orders').select(['id', 'order_number', 'client_id', 'status']).where('order_number', 'like', 'chaos-%').execute();
+  const orders = await db
+    .selectFrom('orders')
+    .select(['id', 'order_number', 'client_id', 'status'])
+    .where('order_number', 'like', 'chaos-%')
+    .execute();
   const byNumber = new Map(orders.map((o) => [o.order_number, o]));
   const vouchers = await db.selectFrom('vouchers').select(['order_id', 'redemption_code', 'status']).execute();
   const codesOf = new Map<string, string[]>();
@@ -186,15 +241,27 @@ async function checkInvariants(db: Awaited<ReturnType<typeof connectServices>>['
 
   check(
     'every order answered 200 exists with exactly its vouchers',
-    outcomes.filter((o) => o.status === 200).flatMap((o) => {
-      const row = byNumber.get(o.orderNumber);
-      if (!row || row.id !== o.orderId) return [`${o.orderNumber} missing`];
-      const stored = (codesOf.get(row.id) ?? []).sort();
-      return JSON.stringify(stored) === JSON.stringify(o.codes) ? [] : [`${o.orderNumber} has ${stored.length} vouchers, answered ${o.codes?.length}`];
-    }),
+    outcomes
+      .filter((o) => o.status === 200)
+      .flatMap((o) => {
+        const row = byNumber.get(o.orderNumber);
+        if (!row || row.id !== o.orderId) return [`${o.orderNumber} missing`];
+        const stored = (codesOf.get(row.id) ?? []).sort();
+        return JSON.stringify(stored) === JSON.stringify(o.codes)
+          ? []
+          : [`${o.orderNumber} has ${stored.length} vouchers, answered ${o.codes?.length}`];
+      }),
   );
-  const dupCodes = await db.selectFrom('vouchers').select('redemption_code').groupBy('redemption_code').having((eb) => eb.fn.countAll(), '>', 1).execute();
-  check('no voucher code repeats', dupCodes.map((d) => d.redemption_code));
+  const dupCodes = await db
+    .selectFrom('vouchers')
+    .select('redemption_code')
+    .groupBy('redemption_code')
+    .having((eb) => eb.fn.countAll(), '>', 1)
+    .execute();
+  check(
+    'no voucher code repeats',
+    dupCodes.map((d) => d.redemption_code),
+  );
   const stock = await sql<{ id: string; initial: number; remaining: number; vouchers: number; reserved: number }>`
     select o.id, o.initial_quantity as initial, o.quantity_in_stock as remaining,
       (select count(*) from vouchers v where v.offer_id = o.id and v.counts_stock and v.status <> 'cancelled')::int as vouchers,
@@ -202,18 +269,30 @@ async function checkInvariants(db: Awaited<ReturnType<typeof connectServices>>['
     from offers o where o.initial_quantity is not null`.execute(db);
   check(
     'for every offer: initial stock = remaining + units of active vouchers + units held by active reservations',
-    stock.rows.filter((r) => r.initial !== r.remaining + r.vouchers + r.reserved).map((r) => `${r.id}: ${r.initial} ≠ ${r.remaining} + ${r.vouchers} + ${r.reserved}`),
+    stock.rows
+      .filter((r) => r.initial !== r.remaining + r.vouchers + r.reserved)
+      .map((r) => `${r.id}: ${r.initial} ≠ ${r.remaining} + ${r.vouchers} + ${r.reserved}`),
   );
-  const dupOrders = await db.selectFrom('orders').select(['client_id', 'order_number']).groupBy(['client_id', 'order_number']).having((eb) => eb.fn.countAll(), '>', 1).execute();
-  check('no order_number fulfilled twice', dupOrders.map((d) => d.order_number));
+  const dupOrders = await db
+    .selectFrom('orders')
+    .select(['client_id', 'order_number'])
+    .groupBy(['client_id', 'order_number'])
+    .having((eb) => eb.fn.countAll(), '>', 1)
+    .execute();
+  check(
+    'no order_number fulfilled twice',
+    dupOrders.map((d) => d.order_number),
+  );
   check(
     'every order that got an error or a timeout is absent or complete, never half',
-    outcomes.filter((o) => o.status !== 200).flatMap((o) => {
-      const row = byNumber.get(o.orderNumber);
-      if (!row) return [];
-      const n = (codesOf.get(row.id) ?? []).length;
-      return n === o.quantity ? [] : [`${o.orderNumber} has ${n} of ${o.quantity} vouchers`];
-    }),
+    outcomes
+      .filter((o) => o.status !== 200)
+      .flatMap((o) => {
+        const row = byNumber.get(o.orderNumber);
+        if (!row) return [];
+        const n = (codesOf.get(row.id) ?? []).length;
+        return n === o.quantity ? [] : [`${o.orderNumber} has ${n} of ${o.quantity} vouchers`];
+      }),
   );
   return broken;
 }

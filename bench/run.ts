@@ -3,11 +3,12 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { setEndpoint } from '../activities/callback-records';
-import { changeOfferStatus } from '../activities/offer-records';
+import { setEndpoint } from '../store/callbacks';
+import { changeOfferStatus } from '../store/offers';
 import { buildApp } from '../api/app';
-import { categoryTree, searchDistributionOffers, todayUtc } from '../api/queries/distribution-offers';
-import { DistributionOfferQuery } from '../api/schemas/distribution-offer';
+import { categoryTree, searchDistributionOffers } from '../store/distribution-search';
+import { utcDay } from '../domain/dates';
+import { DistributionOfferQuery } from '../schemas/distribution-offer';
 import { createApiKey } from '../infra/admin/commands/keys';
 import { loadConfig } from '../infra/config';
 import { freePort } from '../infra/free-port';
@@ -36,9 +37,18 @@ async function main() {
   const stack = await startStackProcess({ prefix: 'offer-marketplace-bench-' });
   // Whatever has started is stopped again, last first, however the run ends.
   const stops: Array<() => Promise<unknown>> = [() => stopStackProcess(stack.pid, stack.dataDir)];
-  const results: Record<string, unknown> = { machine: { cpus: (await import('node:os')).cpus().length, node: process.version }, at: new Date().toISOString() };
+  const results: Record<string, unknown> = {
+    machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
+    at: new Date().toISOString(),
+  };
   try {
-    const config = loadConfig({ ...process.env, ...stackEnv(stack), RATE_LIMIT_PER_SECOND: '1000000', LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: '20' });
+    const config = loadConfig({
+      ...process.env,
+      ...stackEnv(stack),
+      RATE_LIMIT_PER_SECOND: '1000000',
+      LOG_LEVEL: 'silent',
+      DATABASE_POOL_SIZE: '20',
+    });
     const services = await connectServices(config, stack.endpoints, createLogger('silent'));
     stops.push(() => services.close());
     // The worker in a process of its own, as production runs it: it does not share the API's (and
@@ -64,7 +74,11 @@ async function main() {
     const sub = await createApiKey(services, { iface: 'submission', environment: config.SERVICE_ENVIRONMENT });
     const dist = await createApiKey(services, { iface: 'distribution', environment: config.SERVICE_ENVIRONMENT });
     const post = (url: string, key: string, body: unknown) =>
-      fetch(`${base}${url}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-api-key': key }, body: JSON.stringify(body) });
+      fetch(`${base}${url}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-api-key': key },
+        body: JSON.stringify(body),
+      });
 
     // Orders: end to end through HTTP and the order-fulfilment workflow, against the same
     // transaction (take stock, insert order, item and voucher) run straight from Node with pg.
@@ -74,7 +88,13 @@ async function main() {
       const offerId = await approvedOffer(services.db, sub.clientId, dealInput());
       say(`orders: ${n} at concurrency ${c} through the service…`);
       const service = await runLoad(n, c, async (i) => {
-        const res = await post('/distribution/beta/orders', dist.key, { order: { order_number: `bench-${c}-${i}-${crypto.randomUUID()}`, customer_name: 'Bench Customer', items: [{ offer_id: offerId, quantity: 1 }] } });
+        const res = await post('/distribution/beta/orders', dist.key, {
+          order: {
+            order_number: `bench-${c}-${i}-${crypto.randomUUID()}`,
+            customer_name: 'Bench Customer',
+            items: [{ offer_id: offerId, quantity: 1 }],
+          },
+        });
         await res.arrayBuffer();
         return res.status === 200;
       });
@@ -101,7 +121,7 @@ async function main() {
       });
       const categories = await categoryTree(services.db);
       const direct = await runLoad(300, 4, async () => {
-        await searchDistributionOffers(services.db, query, { today: todayUtc(), now: new Date(), categories });
+        await searchDistributionOffers(services.db, query, { today: utcDay(), now: new Date(), categories });
         return true;
       });
       search[`offers_${size}`] = { service, direct, p50_ratio: Math.round((service.p50 / direct.p50) * 100) / 100 };
@@ -128,7 +148,7 @@ async function main() {
 }
 
 /** The order's database work alone: what the service does per order, minus HTTP and Temporal. */
-async function bareOrder(db: import('../infra/db/kysely').Db, clientId: string, offerId: string, orderNumber: string): Promise<boolean> {
+async function bareOrder(db: import('../store/db').Db, clientId: string, offerId: string, orderNumber: string): Promise<boolean> {
   await db.transaction().execute(async (trx) => {
     const taken = await trx
       .updateTable('offers')
@@ -139,12 +159,36 @@ async function bareOrder(db: import('../infra/db/kysely').Db, clientId: string, 
       .executeTakeFirst();
     if (!taken) throw new Error('sold out');
     const orderId = `ord_${crypto.randomBytes(12).toString('base64url')}`;
-    await trx.insertInto('orders').values({ id: orderId, client_id: clientId, order_number: orderNumber, workflow_id: `bench:${orderNumber}`, customer_name: 'Bench Customer', status: 'active' } as never).execute();
-    await trx.insertInto('order_items').values({ order_id: orderId, position: 0, offer_id: offerId, quantity: 1 } as never).execute();
+    await trx
+      .insertInto('orders')
+      .values({
+        id: orderId,
+        client_id: clientId,
+        order_number: orderNumber,
+        workflow_id: `bench:${orderNumber}`,
+        customer_name: 'Bench Customer',
+        status: 'active',
+      } as never)
+      .execute();
+    await trx
+      .insertInto('order_items')
+      .values({ order_id: orderId, position: 0, offer_id: offerId, quantity: 1 } as never)
+      .execute();
     const code = crypto.randomBytes(10).toString('hex').toUpperCase();
     await trx
       .insertInto('vouchers')
-      .values({ id: `vch_${crypto.randomBytes(12).toString('base64url')}`, offer_id: offerId, order_id: orderId, client_id: clientId, counts_stock: true, redemption_code: code, barcode: code, customer_name: 'Bench Customer', status: 'acquired', expiration_date: '2099-12-31' } as never)
+      .values({
+        id: `vch_${crypto.randomBytes(12).toString('base64url')}`,
+        offer_id: offerId,
+        order_id: orderId,
+        client_id: clientId,
+        counts_stock: true,
+        redemption_code: code,
+        barcode: code,
+        customer_name: 'Bench Customer',
+        status: 'acquired',
+        expiration_date: '2099-12-31',
+      } as never)
       .execute();
   });
   return true;
@@ -175,7 +219,12 @@ async function benchCallbacks(services: Awaited<ReturnType<typeof connectService
     }
     await Promise.race([all, new Promise((r) => setTimeout(r, 120_000))]);
     const seconds = (performance.now() - started) / 1000;
-    return { events: N, delivered: received, seconds: Math.round(seconds * 10) / 10, perSecond: Math.round((received / seconds) * 10) / 10 };
+    return {
+      events: N,
+      delivered: received,
+      seconds: Math.round(seconds * 10) / 10,
+      perSecond: Math.round((received / seconds) * 10) / 10,
+    };
   } finally {
     receiver.close();
   }
@@ -185,21 +234,49 @@ function writeResults(results: Record<string, unknown>, save: boolean) {
   const dir = path.join(__dirname, 'results');
   fs.mkdirSync(dir, { recursive: true });
   if (save) fs.writeFileSync(path.join(dir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
-  const row = (name: string, r: LoadResult) => `| ${name} | ${r.count} | ${r.concurrency} | ${r.perSecond} | ${r.p50} | ${r.p95} | ${r.p99} | ${r.errors} |`;
-  const lines = ['# Benchmark results', '', `Run ${results.at} on ${(results.machine as { cpus: number }).cpus} cores, Node ${(results.machine as { node: string }).node}. Reproduce with \`npm run bench\`.`, ''];
-  lines.push('## Orders (POST /orders, 1 item, 1 voucher) vs the same transaction with bare pg', '', '| run | requests | concurrency | per second | p50 ms | p95 ms | p99 ms | errors |', '|---|---|---|---|---|---|---|---|');
-  for (const [level, o] of Object.entries((results.orders ?? {}) as Record<string, { service: LoadResult; baseline: LoadResult; ratio: number }>)) {
+  const row = (name: string, r: LoadResult) =>
+    `| ${name} | ${r.count} | ${r.concurrency} | ${r.perSecond} | ${r.p50} | ${r.p95} | ${r.p99} | ${r.errors} |`;
+  const lines = [
+    '# Benchmark results',
+    '',
+    `Run ${results.at} on ${(results.machine as { cpus: number }).cpus} cores, Node ${(results.machine as { node: string }).node}. Reproduce with \`npm run bench\`.`,
+    '',
+  ];
+  lines.push(
+    '## Orders (POST /orders, 1 item, 1 voucher) vs the same transaction with bare pg',
+    '',
+    '| run | requests | concurrency | per second | p50 ms | p95 ms | p99 ms | errors |',
+    '|---|---|---|---|---|---|---|---|',
+  );
+  for (const [level, o] of Object.entries(
+    (results.orders ?? {}) as Record<string, { service: LoadResult; baseline: LoadResult; ratio: number }>,
+  )) {
     lines.push(row(`service ${level}`, o.service), row(`baseline ${level}`, o.baseline));
   }
-  lines.push('', ...Object.entries((results.orders ?? {}) as Record<string, { ratio: number }>).map(([l, o]) => `- ${l}: service throughput = **${Math.round(o.ratio * 100)}%** of the baseline`));
-  lines.push('', '## Search (postal_code=10001, radius 25 mi, sort by price, 50 a page) vs the query function called directly', '', '| run | requests | concurrency | per second | p50 ms | p95 ms | p99 ms | errors |', '|---|---|---|---|---|---|---|---|');
-  for (const [size, s] of Object.entries((results.search ?? {}) as Record<string, { service: LoadResult; direct: LoadResult; p50_ratio: number }>)) {
+  lines.push(
+    '',
+    ...Object.entries((results.orders ?? {}) as Record<string, { ratio: number }>).map(
+      ([l, o]) => `- ${l}: service throughput = **${Math.round(o.ratio * 100)}%** of the baseline`,
+    ),
+  );
+  lines.push(
+    '',
+    '## Search (postal_code=10001, radius 25 mi, sort by price, 50 a page) vs the query function called directly',
+    '',
+    '| run | requests | concurrency | per second | p50 ms | p95 ms | p99 ms | errors |',
+    '|---|---|---|---|---|---|---|---|',
+  );
+  for (const [size, s] of Object.entries(
+    (results.search ?? {}) as Record<string, { service: LoadResult; direct: LoadResult; p50_ratio: number }>,
+  )) {
     lines.push(row(`service ${size}`, s.service), row(`direct ${size}`, s.direct));
   }
   const intake = results.intake as LoadResult | undefined;
-  if (intake) lines.push('', `## Offer intake`, '', `${intake.perSecond} offers/s created with their review workflows (p99 ${intake.p99} ms).`);
+  if (intake)
+    lines.push('', `## Offer intake`, '', `${intake.perSecond} offers/s created with their review workflows (p99 ${intake.p99} ms).`);
   const cb = results.callbacks as { delivered: number; events: number; perSecond: number } | undefined;
-  if (cb) lines.push('', '## Callbacks', '', `${cb.delivered}/${cb.events} events delivered, ${cb.perSecond} deliveries/s to a local receiver.`);
+  if (cb)
+    lines.push('', '## Callbacks', '', `${cb.delivered}/${cb.events} events delivered, ${cb.perSecond} deliveries/s to a local receiver.`);
   lines.push('');
   const md = lines.join('\n');
   if (save) fs.writeFileSync(path.join(dir, 'latest.md'), md);

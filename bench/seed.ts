@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import zipcodes from 'zipcodes';
-import { advertiserId } from '../activities/offer-records';
-import { newId } from '../activities/ids';
+import { advertiserId } from '../store/offers';
+import { newId } from '../store/ids';
 import { validOffer, writeOffer } from '../test/setup/fixtures';
-import { OfferInput } from '../api/schemas/offer';
-import type { Db } from '../infra/db/kysely';
+import { OfferInput } from '../schemas/offer';
+import type { Db } from '../store/db';
 
 /** A valid deal (the test fixtures' offer) with plenty of stock, and the given changes. */
 export function dealInput(overrides: Record<string, unknown> = {}): OfferInput {
@@ -27,11 +27,19 @@ export async function bulkApprovedOffers(db: Db, clientId: string, count: number
   const now = new Date();
   for (let done = 0; done < count; done += 1000) {
     const batch = Array.from({ length: Math.min(1000, count - done) }, (_, i) => {
-      const zip = US_ZIPS[(done + i) * 7919 % US_ZIPS.length];
-      const price = 500 + ((done + i) * 37) % 20000;
+      const zip = US_ZIPS[((done + i) * 7919) % US_ZIPS.length];
+      const price = 500 + (((done + i) * 37) % 20000);
       const id = newId('ofr');
-      const doc = { ...template, title: `Bench offer ${done + i}`, price: { currency_code: 'USD', amount: price }, value: { currency_code: 'USD', amount: price * 2 } };
-      doc.advertiser = { ...template.advertiser, redemption_locations: [{ city: zip.city, state_code: zip.state, postal_code: zip.zip, country_code: 'US' }] };
+      const doc = {
+        ...template,
+        title: `Bench offer ${done + i}`,
+        price: { currency_code: 'USD', amount: price },
+        value: { currency_code: 'USD', amount: price * 2 },
+      };
+      doc.advertiser = {
+        ...template.advertiser,
+        redemption_locations: [{ city: zip.city, state_code: zip.state, postal_code: zip.zip, country_code: 'US' }],
+      };
       return { id, zip, price, doc };
     });
     await db.transaction().execute(async (trx) => {
@@ -58,9 +66,23 @@ export async function bulkApprovedOffers(db: Db, clientId: string, count: number
         .execute();
       await trx
         .insertInto('offer_locations')
-        .values(batch.map((b) => ({ offer_id: b.id, position: 0, city: b.zip.city.toLowerCase(), state_code: b.zip.state, postal_code: b.zip.zip, country_code: 'US', latitude: b.zip.latitude, longitude: b.zip.longitude })))
+        .values(
+          batch.map((b) => ({
+            offer_id: b.id,
+            position: 0,
+            city: b.zip.city.toLowerCase(),
+            state_code: b.zip.state,
+            postal_code: b.zip.zip,
+            country_code: 'US',
+            latitude: b.zip.latitude,
+            longitude: b.zip.longitude,
+          })),
+        )
         .execute();
-      await trx.insertInto('offer_categories').values(batch.map((b) => ({ offer_id: b.id, category_id: 2 }))).execute();
+      await trx
+        .insertInto('offer_categories')
+        .values(batch.map((b) => ({ offer_id: b.id, category_id: 2 })))
+        .execute();
     });
   }
   await sql`ANALYZE`.execute(db);

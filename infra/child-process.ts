@@ -90,7 +90,8 @@ export async function waitUntilReady(proc: ManagedProcess, probe: () => Promise<
     exitCode = code ?? -1;
   });
   while (Date.now() < until) {
-    if (exitCode !== null) throw new Error(`${proc.name} exited with code ${exitCode} during start-up; ${proc.logFile} ends with:\n${logTail(proc.logFile)}`);
+    if (exitCode !== null)
+      throw new Error(`${proc.name} exited with code ${exitCode} during start-up; ${proc.logFile} ends with:\n${logTail(proc.logFile)}`);
     if (await probe().catch(() => false)) return;
     await new Promise((r) => setTimeout(r, 250));
   }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { SERVICE_ENVIRONMENTS } from '../domain/environment';
 
 /** Booleans in the environment: only these spellings, so a typo is an error and not a silent `false`. */
 const envBoolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
@@ -13,7 +14,7 @@ const seconds = z.coerce.number().int().min(1);
 const EnvSchema = z.object({
   PORT: port.default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
-  SERVICE_ENVIRONMENT: z.enum(['sandbox', 'production']).default('sandbox'),
+  SERVICE_ENVIRONMENT: z.enum(SERVICE_ENVIRONMENTS).default('sandbox'),
   RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(3),
   DATA_DIR: z.string().min(1).default('.data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -32,7 +33,12 @@ const EnvSchema = z.object({
   S3_ACCESS_KEY: z.string().min(1).optional(),
   S3_SECRET_KEY: z.string().min(1).optional(),
   S3_REGION: z.string().min(1).default('us-east-1'),
-  S3_BUCKET: z.string().min(3).max(63).regex(/^[a-z0-9][a-z0-9.-]+[a-z0-9]$/, 'must be a valid S3 bucket name').default('attachments'),
+  S3_BUCKET: z
+    .string()
+    .min(3)
+    .max(63)
+    .regex(/^[a-z0-9][a-z0-9.-]+[a-z0-9]$/, 'must be a valid S3 bucket name')
+    .default('attachments'),
   MINIO_PORT: port.default(9000),
   // Whether the API process also runs a Temporal worker (one-machine default); set false to scale them apart.
   RUN_WORKER: envBoolean.default(true),
@@ -42,8 +48,16 @@ const EnvSchema = z.object({
   DISTRIBUTOR_REVENUE_PERCENT: z.coerce.number().min(0).max(100).default(20),
   ACCOUNT_REVENUE_PERCENT: z.coerce.number().min(0).max(100).default(50),
   // Limits and timings the spec leaves to us (docs/decisions.md).
-  ATTACHMENT_MAX_BYTES: z.coerce.number().int().min(1).default(20 * 1024 * 1024),
-  BODY_MAX_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  ATTACHMENT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20 * 1024 * 1024),
+  BODY_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
   REVIEW_REMINDER_SECONDS: seconds.default(3 * 24 * 3600),
   CALLBACK_RETRY_SCHEDULE: z
     .string()
@@ -58,7 +72,12 @@ const EnvSchema = z.object({
   WORKFLOW_ANSWER_TIMEOUT_SECONDS: seconds.default(30),
   // The review console at /ops (docs/ops-console.md): HTTP Basic auth with this one operator
   // credential. Unset, the console answers 503 and is closed; both must be set together.
-  OPS_USERNAME: z.string().min(1).max(100).regex(/^[^:]+$/, 'must not contain ":"').optional(),
+  OPS_USERNAME: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[^:]+$/, 'must not contain ":"')
+    .optional(),
   OPS_PASSWORD: z.string().min(12, 'must be at least 12 characters').max(200).optional(),
 });
 
@@ -86,7 +105,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     throw new ConfigError('Invalid configuration:\n  S3_ACCESS_KEY, S3_SECRET_KEY: required when S3_ENDPOINT is set');
   }
   if (Boolean(e.OPS_USERNAME) !== Boolean(e.OPS_PASSWORD)) {
-    throw new ConfigError('Invalid configuration:\n  OPS_USERNAME, OPS_PASSWORD: set both to open the review console, or neither to keep it closed');
+    throw new ConfigError(
+      'Invalid configuration:\n  OPS_USERNAME, OPS_PASSWORD: set both to open the review console, or neither to keep it closed',
+    );
   }
   return Object.freeze({
     ...e,

@@ -20,7 +20,15 @@ export async function startLocalMinio(opts: { dataDir: string; port: number }): 
   const proc = startProcess({
     name: 'minio',
     command: binary,
-    args: ['server', path.join(opts.dataDir, 'minio'), '--address', `127.0.0.1:${opts.port}`, '--console-address', '127.0.0.1:0', '--quiet'],
+    args: [
+      'server',
+      path.join(opts.dataDir, 'minio'),
+      '--address',
+      `127.0.0.1:${opts.port}`,
+      '--console-address',
+      '127.0.0.1:0',
+      '--quiet',
+    ],
     env: { ...process.env, MINIO_ROOT_USER: accessKey, MINIO_ROOT_PASSWORD: secretKey, MINIO_BROWSER: 'off' },
     logDir: path.join(opts.dataDir, 'logs'),
     pidFile,

@@ -51,7 +51,10 @@ export async function putStreamBounded(store: ObjectStore, source: AsyncIterable
     const body = Buffer.concat(pending, pendingBytes);
     pending = [];
     pendingBytes = 0;
-    const { etag } = await client.uploadPart({ bucketName: bucket, objectName: u.key, uploadID: uploadId, partNumber: part, headers: { 'Content-Length': body.length } }, body);
+    const { etag } = await client.uploadPart(
+      { bucketName: bucket, objectName: u.key, uploadID: uploadId, partNumber: part, headers: { 'Content-Length': body.length } },
+      body,
+    );
     etags.push({ part, etag });
   };
 

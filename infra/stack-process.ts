@@ -35,7 +35,11 @@ export async function startStackProcess(opts: { prefix: string; onProgress?: (li
   };
   const logPath = path.join(dataDir, 'stack-process.log');
   const log = fs.openSync(logPath, 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'infra', 'start.ts')], { cwd: ROOT, env, stdio: ['ignore', log, 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'infra', 'start.ts')], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', log, 'pipe'],
+  });
   child.stderr!.on('data', (chunk: Buffer) => {
     fs.writeSync(log, chunk);
     for (const line of chunk.toString().split('\n')) if (line.trim()) opts.onProgress?.(line);

@@ -37,7 +37,11 @@ export async function startStack(config: Config): Promise<Stack> {
     if (config.DATABASE_URL) return config.DATABASE_URL;
     progress(`postgres: starting embedded PostgreSQL on 127.0.0.1:${config.EMBEDDED_POSTGRES_PORT}…`);
     const log = fs.createWriteStream(path.join(logDir, 'postgres.log'), { flags: 'a' });
-    const pg = await startEmbeddedPostgres({ dataDir: config.DATA_DIR, port: config.EMBEDDED_POSTGRES_PORT, log: (l) => log.write(`${l}\n`) });
+    const pg = await startEmbeddedPostgres({
+      dataDir: config.DATA_DIR,
+      port: config.EMBEDDED_POSTGRES_PORT,
+      log: (l) => log.write(`${l}\n`),
+    });
     stops.push(async () => {
       await pg.stop();
       log.end();
@@ -60,7 +64,8 @@ export async function startStack(config: Config): Promise<Stack> {
   };
   const objectStore = async (): Promise<S3Settings> => {
     const common = { region: config.S3_REGION, bucket: config.S3_BUCKET };
-    if (config.S3_ENDPOINT) return { endpoint: config.S3_ENDPOINT, accessKey: config.S3_ACCESS_KEY!, secretKey: config.S3_SECRET_KEY!, ...common };
+    if (config.S3_ENDPOINT)
+      return { endpoint: config.S3_ENDPOINT, accessKey: config.S3_ACCESS_KEY!, secretKey: config.S3_SECRET_KEY!, ...common };
     progress(`minio: starting MinIO on 127.0.0.1:${config.MINIO_PORT}…`);
     const m = await startLocalMinio({ dataDir: config.DATA_DIR, port: config.MINIO_PORT });
     stops.push(m.stop);
@@ -70,11 +75,22 @@ export async function startStack(config: Config): Promise<Stack> {
 
   const stop = async () => {
     fs.rmSync(path.join(config.DATA_DIR, STACK_FILE), { force: true });
-    await Promise.allSettled(stops.splice(0).reverse().map((s) => s()));
+    await Promise.allSettled(
+      stops
+        .splice(0)
+        .reverse()
+        .map((s) => s()),
+    );
   };
   try {
     const [databaseUrl, t, s3] = await Promise.all([postgres(), temporal(), objectStore()]);
-    const endpoints: Endpoints = { databaseUrl, temporalAddress: t.address, temporalNamespace: config.TEMPORAL_NAMESPACE, temporalUiUrl: t.uiUrl, s3 };
+    const endpoints: Endpoints = {
+      databaseUrl,
+      temporalAddress: t.address,
+      temporalNamespace: config.TEMPORAL_NAMESPACE,
+      temporalUiUrl: t.uiUrl,
+      s3,
+    };
     return { endpoints, stop };
   } catch (err) {
     await stop();
@@ -98,10 +114,18 @@ export function resolveEndpoints(config: Config): Endpoints {
   const databaseUrl = config.DATABASE_URL ?? running.databaseUrl;
   const temporalAddress = config.TEMPORAL_ADDRESS ?? running.temporalAddress;
   const s3 = config.S3_ENDPOINT
-    ? { endpoint: config.S3_ENDPOINT, accessKey: config.S3_ACCESS_KEY!, secretKey: config.S3_SECRET_KEY!, region: config.S3_REGION, bucket: config.S3_BUCKET }
+    ? {
+        endpoint: config.S3_ENDPOINT,
+        accessKey: config.S3_ACCESS_KEY!,
+        secretKey: config.S3_SECRET_KEY!,
+        region: config.S3_REGION,
+        bucket: config.S3_BUCKET,
+      }
     : running.s3;
   if (!databaseUrl || !temporalAddress || !s3) {
-    throw new Error(`No running stack found in ${config.DATA_DIR} (start it with 'npm start'), and DATABASE_URL / TEMPORAL_ADDRESS / S3_ENDPOINT are not all set.`);
+    throw new Error(
+      `No running stack found in ${config.DATA_DIR} (start it with 'npm start'), and DATABASE_URL / TEMPORAL_ADDRESS / S3_ENDPOINT are not all set.`,
+    );
   }
   return { databaseUrl, temporalAddress, temporalNamespace: config.TEMPORAL_NAMESPACE, temporalUiUrl: running.temporalUiUrl, s3 };
 }

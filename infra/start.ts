@@ -62,7 +62,9 @@ async function main() {
     if (cfg.RUN_API) {
       r.app = await buildApp(services);
       await r.app.listen({ port: cfg.PORT, host: cfg.HOST });
-      progress(`api: http://${cfg.HOST === '0.0.0.0' ? '127.0.0.1' : cfg.HOST}:${cfg.PORT} (/submission/beta, /distribution/beta, /health)`);
+      progress(
+        `api: http://${cfg.HOST === '0.0.0.0' ? '127.0.0.1' : cfg.HOST}:${cfg.PORT} (/submission/beta, /distribution/beta, /health)`,
+      );
     }
   }
 }

@@ -42,7 +42,12 @@ export async function temporalAnswers(address: string, namespace = 'default'): P
 }
 
 /** The official Temporal CLI dev server: a real Temporal server persisting to a SQLite file in DATA_DIR. */
-export async function startTemporalDevServer(opts: { dataDir: string; port: number; uiPort: number; namespace: string }): Promise<RunningTemporal> {
+export async function startTemporalDevServer(opts: {
+  dataDir: string;
+  port: number;
+  uiPort: number;
+  namespace: string;
+}): Promise<RunningTemporal> {
   const binary = await ensureGoBinary(TEMPORAL_CLI);
   const pidFile = path.join(opts.dataDir, 'temporal.pid');
   await stopLeftover(pidFile);
@@ -50,13 +55,20 @@ export async function startTemporalDevServer(opts: { dataDir: string; port: numb
     name: 'temporal',
     command: binary,
     args: [
-      'server', 'start-dev',
-      '--db-filename', path.join(opts.dataDir, 'temporal.db'),
-      '--ip', '127.0.0.1',
-      '--port', String(opts.port),
-      '--ui-port', String(opts.uiPort),
-      '--namespace', opts.namespace,
-      '--log-level', 'warn',
+      'server',
+      'start-dev',
+      '--db-filename',
+      path.join(opts.dataDir, 'temporal.db'),
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(opts.port),
+      '--ui-port',
+      String(opts.uiPort),
+      '--namespace',
+      opts.namespace,
+      '--log-level',
+      'warn',
       ...OFFER_SEARCH_ATTRIBUTES.flatMap((k) => ['--search-attribute', `${k.name}=Keyword`]),
     ],
     logDir: path.join(opts.dataDir, 'logs'),

@@ -21,7 +21,8 @@ async function installRuntime(deps: ActivityDeps) {
   const log = deps.log.child({ component: 'temporal-worker' });
   Runtime.install({
     logger: {
-      log: (level, message, meta) => log[level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'debug' | 'info' | 'warn' | 'error')](meta ?? {}, message),
+      log: (level, message, meta) =>
+        log[level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'debug' | 'info' | 'warn' | 'error')](meta ?? {}, message),
       trace: (m, meta) => log.trace(meta ?? {}, m),
       debug: (m, meta) => log.debug(meta ?? {}, m),
       info: (m, meta) => log.info(meta ?? {}, m),
@@ -102,4 +103,3 @@ export async function ensureCallbackDispatcher(deps: Pick<ActivityDeps, 'tempora
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
 }
-

@@ -17,7 +17,12 @@ export async function runWorker(opts: { extra?: Partial<ActivityDeps>; workflowB
   const log = createLogger(config.LOG_LEVEL);
   const endpoints = resolveEndpoints(config);
   const services = await connectServices(config, endpoints, log);
-  const worker = await startWorker({ deps: { ...services, ...opts.extra }, endpoints, taskQueue: config.TEMPORAL_TASK_QUEUE, workflowBundlePath: opts.workflowBundlePath });
+  const worker = await startWorker({
+    deps: { ...services, ...opts.extra },
+    endpoints,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    workflowBundlePath: opts.workflowBundlePath,
+  });
   closeWithGrace({ delay: 30_000 }, async () => {
     await worker.shutdown();
     await services.close();

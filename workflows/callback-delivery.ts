@@ -33,7 +33,7 @@ export async function callbackDeliveryWorkflow(input: CallbackDeliveryInput): Pr
     woken = true;
   });
   const lane = { endpointId: input.endpointId, offerId: input.offerId };
-  for (let handled = 0; handled < DELIVERIES_PER_RUN && !workflowInfo().continueAsNewSuggested; ) {
+  for (let handled = 0; handled < DELIVERIES_PER_RUN && !workflowInfo().continueAsNewSuggested;) {
     woken = false;
     const next = await acts.nextCallbackDelivery(lane);
     if (!next) {

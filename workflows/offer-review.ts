@@ -14,8 +14,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { OfferInput } from '../api/schemas/offer';
-import { clientMoveError, editError, reviewError, TERMINAL, type ClientStatus, type OfferStatus } from './shared/offer-lifecycle';
+import type { OfferInput } from '../schemas/offer';
+import { clientMoveError, editError, reviewError, TERMINAL, type ClientStatus, type OfferStatus } from '../domain/offer-lifecycle';
 import { OfferStatusKey } from './shared/search-attributes';
 import { WorkQueue } from './shared/work-queue';
 
@@ -102,7 +102,8 @@ export async function offerReviewWorkflow(input: OfferReviewInput): Promise<Offe
     { validator: (_edit) => refuseIf(editError(status)) },
   );
 
-  if (status === 'pending' && input.reminderDueAtMs === undefined) reminderDueAtMs = (await clock.currentTimeMs()) + input.reviewReminderSeconds * 1000;
+  if (status === 'pending' && input.reminderDueAtMs === undefined)
+    reminderDueAtMs = (await clock.currentTimeMs()) + input.reviewReminderSeconds * 1000;
   while (!TERMINAL.includes(status)) {
     const now = await clock.currentTimeMs();
     const due = Math.min(closesAtMs(endDate), reminderDueAtMs ?? Infinity);

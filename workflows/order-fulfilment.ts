@@ -1,6 +1,15 @@
-import { ApplicationFailure, allHandlersFinished, condition, patched, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { Cancelled, Placed } from '../activities/order-records';
+import type { Cancelled, Placed } from '../store/orders';
 import { cancelOrderUpdate, orderStatusQuery, placedUpdate, type OrderFulfilmentInput } from './order-messages';
 
 export * from './order-messages';
@@ -49,7 +58,8 @@ export async function orderFulfilmentWorkflow(input: OrderFulfilmentInput): Prom
     },
     {
       validator: () => {
-        if (state !== 'active') throw new Error(state === 'cancelled' ? 'the order is already cancelled' : `the order cannot be cancelled while ${state}`);
+        if (state !== 'active')
+          throw new Error(state === 'cancelled' ? 'the order is already cancelled' : `the order cannot be cancelled while ${state}`);
       },
     },
   );

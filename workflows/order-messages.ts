@@ -1,5 +1,5 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { Cancelled, Placed, PlaceOrderInput } from '../activities/order-records';
+import type { Cancelled, Placed, PlaceOrderInput } from '../store/orders';
 
 /*
  * The order-fulfilment workflow's contract, apart from its code so the API imports only these

@@ -1,5 +1,5 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { HoldReservationInput, ReservationOutcome } from '../activities/reservation-records';
+import type { HoldReservationInput, ReservationOutcome } from '../store/reservations';
 
 export const RESERVATION_WORKFLOW_TYPE = 'reservationWindowWorkflow';
 

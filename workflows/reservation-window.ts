@@ -1,7 +1,23 @@
-import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, proxyActivities, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ReservationOutcome } from '../activities/reservation-records';
-import { cancelReservationUpdate, changeReservationUpdate, heldUpdate, reservationStatusQuery, type ReservationChangeArgs, type ReservationWindowInput } from './reservation-messages';
+import type { ReservationOutcome } from '../store/reservations';
+import {
+  cancelReservationUpdate,
+  changeReservationUpdate,
+  heldUpdate,
+  reservationStatusQuery,
+  type ReservationChangeArgs,
+  type ReservationWindowInput,
+} from './reservation-messages';
 
 export * from './reservation-messages';
 
@@ -46,7 +62,8 @@ export async function reservationWindowWorkflow(input: ReservationWindowInput): 
     changeReservationUpdate,
     async (change: ReservationChangeArgs) => {
       const result = await changeReservation({ key: `${workflowId}:change:${++changes}`, reservationId: id, ...change });
-      if (!result.ok) throw ApplicationFailure.create({ message: result.message, type: result.code, nonRetryable: true, details: [result] });
+      if (!result.ok)
+        throw ApplicationFailure.create({ message: result.message, type: result.code, nonRetryable: true, details: [result] });
       endDate = result.endDate;
       wake = true;
       return result;

@@ -1,7 +1,7 @@
-import { toDistributionOffer, type RevenueShares } from '../../api/queries/distribution-offers';
-import { toSubmissionOffer } from '../../api/queries/offers';
-import type { OfferEventRow, OfferRow } from '../../infra/db/database';
-import { SELLABLE, TERMINAL, type OfferStatus } from '../../workflows/shared/offer-lifecycle';
+import { toDistributionOffer, type RevenueShares } from '../../store/distribution-search';
+import { toSubmissionOffer } from '../../store/offers-queries';
+import type { OfferEventRow, OfferRow } from '../../store/database';
+import { SELLABLE, TERMINAL, type OfferStatus } from '../../domain/offer-lifecycle';
 
 /*
  * Which outbox events reach whom, under which name (docs/callbacks.md is the published form).
@@ -10,7 +10,14 @@ import { SELLABLE, TERMINAL, type OfferStatus } from '../../workflows/shared/off
  */
 
 /** Outbox event types delivered as is to the offer's own submission client. `offer.review_overdue` is for operators only. */
-const SUBMISSION_TYPES = new Set(['offer.created', 'offer.status_changed', 'offer.updated', 'offer.stock_changed', 'offer.sold_out', 'offer.closed']);
+const SUBMISSION_TYPES = new Set([
+  'offer.created',
+  'offer.status_changed',
+  'offer.updated',
+  'offer.stock_changed',
+  'offer.sold_out',
+  'offer.closed',
+]);
 
 export type DistributionEventType = 'offer.published' | 'offer.changed' | 'offer.suspended' | 'offer.closed' | 'offer.sold_out';
 
@@ -25,7 +32,10 @@ const sellable = (s: unknown) => SELLABLE.includes(s as OfferStatus);
  * offer never published is none of their business, and edits or stock moves of an offer they
  * cannot sell right now change nothing for them (they hear `offer.published` when it returns).
  */
-export function distributionEventType(event: Pick<OfferEventRow, 'type' | 'data'>, offer: Pick<OfferRow, 'status' | 'published_at'>): DistributionEventType | null {
+export function distributionEventType(
+  event: Pick<OfferEventRow, 'type' | 'data'>,
+  offer: Pick<OfferRow, 'status' | 'published_at'>,
+): DistributionEventType | null {
   if (!offer.published_at) return null;
   const data = (event.data ?? {}) as Record<string, unknown>;
   if (event.type === 'offer.status_changed' || event.type === 'offer.closed') {
@@ -63,7 +73,13 @@ export interface CallbackPayload {
 }
 
 /** The body of a callback: the event, its per-offer sequence, the offer as the receiver's interface shows it, and what changed. */
-export function callbackPayload(event: OfferEventRow, type: string, offer: OfferRow, audience: 'submission' | 'distribution', shares: RevenueShares): CallbackPayload {
+export function callbackPayload(
+  event: OfferEventRow,
+  type: string,
+  offer: OfferRow,
+  audience: 'submission' | 'distribution',
+  shares: RevenueShares,
+): CallbackPayload {
   // As GET /…/offers/:id of the receiver's interface shows it, with this deployment's revenue shares.
   const shown = audience === 'submission' ? toSubmissionOffer(offer) : toDistributionOffer(offer, shares);
   return {

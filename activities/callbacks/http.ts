@@ -67,7 +67,9 @@ export async function postOnce(
       },
     );
     const timer = setTimeout(() => finish(null, `timed out after ${opts.timeoutMs} ms`), opts.timeoutMs);
-    req.on('error', (err: NodeJS.ErrnoException) => finish(null, err instanceof UnsafeCallbackUrlError ? err.message : `${err.code ?? 'error'}: ${err.message}`));
+    req.on('error', (err: NodeJS.ErrnoException) =>
+      finish(null, err instanceof UnsafeCallbackUrlError ? err.message : `${err.code ?? 'error'}: ${err.message}`),
+    );
     req.end(body);
   });
 }

@@ -12,11 +12,31 @@ export class UnsafeCallbackUrlError extends Error {}
  */
 const FORBIDDEN = new net.BlockList();
 for (const [net4, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) FORBIDDEN.addSubnet(net4, bits, 'ipv4');
-for (const [net6, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['64:ff9b::', 96]] as const) {
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  FORBIDDEN.addSubnet(net4, bits, 'ipv4');
+for (const [net6, bits] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['2001:db8::', 32],
+  ['64:ff9b::', 96],
+] as const) {
   FORBIDDEN.addSubnet(net6, bits, 'ipv6');
 }
 
@@ -37,7 +57,8 @@ export function parseCallbackUrl(raw: string, environment: ServiceEnvironment): 
   } catch {
     throw new UnsafeCallbackUrlError(`not a valid URL: ${raw}`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UnsafeCallbackUrlError(`callback URLs must be http(s), not ${url.protocol}`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new UnsafeCallbackUrlError(`callback URLs must be http(s), not ${url.protocol}`);
   if (url.username || url.password) throw new UnsafeCallbackUrlError('callback URLs may not carry credentials');
   if (environment === 'production' && url.protocol !== 'https:') {
     throw new UnsafeCallbackUrlError(`production callback URLs must use HTTPS (plain HTTP is not supported in production): ${raw}`);

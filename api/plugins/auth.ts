@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { ApiClient } from '../../infra/db/database';
-import type { Db } from '../../infra/db/kysely';
+import type { ApiClient } from '../../store/database';
+import type { Db } from '../../store/db';
 import { hashApiKey, type ApiInterface, type ServiceEnvironment } from '../api-keys';
 import { ApiError } from '../errors';
 

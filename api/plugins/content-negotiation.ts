@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { z } from 'zod';
 import { ApiError } from '../errors';
-import { coerceXmlToSchema, parseXml, toXml, XmlInputError } from '../xml';
+import { coerceXmlToSchema, parseXml, toXml, XmlInputError } from '../../schemas/xml';
 
 export type Format = 'json' | 'xml';
 
@@ -91,11 +91,15 @@ export default fp(async function contentNegotiation(app: FastifyInstance) {
 
   app.addHook('preValidation', async (request) => {
     // Postgres text cannot hold NUL; refuse it here, naming the field, for bodies and queries alike.
-    for (const [part, inBody] of [[request.body, true], [request.query, false]] as const) {
+    for (const [part, inBody] of [
+      [request.body, true],
+      [request.query, false],
+    ] as const) {
       // Fields are named inside the resource, as validation errors name them: `title`, not `offer.title`.
       const found = findNul(part);
       const field = inBody && found?.includes('.') ? found.slice(found.indexOf('.') + 1) : found;
-      if (field !== undefined) throw new ApiError(422, 'invalid_field', `${field || 'value'}: must not contain NUL characters`, field ? { field } : {});
+      if (field !== undefined)
+        throw new ApiError(422, 'invalid_field', `${field || 'value'}: must not contain NUL characters`, field ? { field } : {});
     }
     const bodySchema = request.routeOptions.schema?.body as z.ZodType | undefined;
     if (request.bodyIsXml && bodySchema && typeof bodySchema === 'object' && '_zod' in bodySchema) {

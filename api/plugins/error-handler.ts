@@ -2,7 +2,8 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from 
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { ApiError, type ErrorCode, type ErrorDetail } from '../errors';
+import { Failure } from '../../domain/failures';
+import { ApiError, fromFailure, type ErrorCode, type ErrorDetail } from '../errors';
 
 /** 'offer.advertiser.categories.0.id' → 'advertiser.categories[0].id': the field inside the resource. */
 function fieldName(context: string | undefined, instancePath: string, rootKeys: string[]): string {
@@ -29,6 +30,7 @@ const BACKEND_DOWN = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01'
 
 function toApiError(err: FastifyError | Error): ApiError {
   if (err instanceof ApiError) return err;
+  if (err instanceof Failure) return fromFailure(err);
   if (hasZodFastifySchemaValidationErrors(err)) {
     const context = (err as FastifyError).validationContext;
     // An id that cannot exist names nothing: the same 404 as an id that does not exist.
@@ -39,7 +41,8 @@ function toApiError(err: FastifyError | Error): ApiError {
     });
     return ApiError.withDetails(422, details);
   }
-  if (err instanceof WorkflowExecutionAlreadyStartedError) return new ApiError(409, 'duplicate', 'this resource is already being processed');
+  if (err instanceof WorkflowExecutionAlreadyStartedError)
+    return new ApiError(409, 'duplicate', 'this resource is already being processed');
   if (err instanceof WorkflowUpdateFailedError) {
     const cause = err.cause as { message?: string; type?: string } | undefined;
     return new ApiError(409, 'invalid_state_transition', cause?.message ?? err.message);
@@ -49,11 +52,14 @@ function toApiError(err: FastifyError | Error): ApiError {
     const [status, code] = FASTIFY_CODES[fe.code];
     return new ApiError(status, code, fe.message);
   }
-  if (err instanceof SyntaxError || (fe.statusCode === 400 && /JSON/i.test(fe.message))) return new ApiError(400, 'malformed_body', `malformed JSON: ${err.message}`);
-  if (UNSTORABLE_TEXT.has(String(fe.code))) return new ApiError(422, 'invalid_field', 'a value holds a character that cannot be stored (such as NUL)');
+  if (err instanceof SyntaxError || (fe.statusCode === 400 && /JSON/i.test(fe.message)))
+    return new ApiError(400, 'malformed_body', `malformed JSON: ${err.message}`);
+  if (UNSTORABLE_TEXT.has(String(fe.code)))
+    return new ApiError(422, 'invalid_field', 'a value holds a character that cannot be stored (such as NUL)');
   if (BACKEND_DOWN.has(String(fe.code))) return new ApiError(503, 'backend_unavailable', 'a backing service is unavailable; retry shortly');
   if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
-    const code: ErrorCode = fe.statusCode === 413 ? 'payload_too_large' : fe.statusCode === 415 ? 'unsupported_media_type' : 'malformed_body';
+    const code: ErrorCode =
+      fe.statusCode === 413 ? 'payload_too_large' : fe.statusCode === 415 ? 'unsupported_media_type' : 'malformed_body';
     return new ApiError(fe.statusCode, code, fe.message);
   }
   return new ApiError(500, 'internal_error', 'internal error; the request id identifies it in our logs');
@@ -69,6 +75,12 @@ export default fp(async function errorHandler(app: FastifyInstance) {
     return reply.status(apiError.statusCode).send({ status: 'ERROR', errors: apiError.errors, request_id: request.id });
   });
   app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send({ status: 'ERROR', errors: [{ code: 'not_found', message: `no route ${request.method} ${request.url}` }], request_id: request.id }),
+    reply
+      .status(404)
+      .send({
+        status: 'ERROR',
+        errors: [{ code: 'not_found', message: `no route ${request.method} ${request.url}` }],
+        request_id: request.id,
+      }),
   );
 });

@@ -12,7 +12,14 @@ export default fp(async function metrics(app: FastifyInstance) {
     const route = request.routeOptions.url ?? 'unmatched';
     const status = reply.statusCode;
     httpRequestDuration.observe({ method: request.method, route, status: String(status) }, reply.elapsedTime / 1000);
-    const line = { client_id: request.client?.id, method: request.method, route, url: request.url, status, latency_ms: Math.round(reply.elapsedTime * 10) / 10 };
+    const line = {
+      client_id: request.client?.id,
+      method: request.method,
+      route,
+      url: request.url,
+      status,
+      latency_ms: Math.round(reply.elapsedTime * 10) / 10,
+    };
     if (status >= 500) request.log.error(line, 'request completed');
     else request.log.info(line, 'request completed');
   });

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ErrorBody } from '../schemas/envelope';
+import { ErrorBody } from '../../schemas/envelope';
 
 type Doc = { paths?: Record<string, Record<string, Operation>>; [k: string]: unknown };
 type Operation = { requestBody?: { content?: Record<string, unknown> }; responses?: Record<string, unknown>; [k: string]: unknown };
@@ -18,7 +18,7 @@ const ERROR_RESPONSES: Record<string, string> = {
   '400': 'malformed body',
   '401': 'missing, unknown or wrong-environment API key',
   '403': 'key of the other interface, or feature not enabled',
-  '404': 'not found (including other clients\' resources)',
+  '404': "not found (including other clients' resources)",
   '409': 'state conflict or duplicate',
   '413': 'body too large',
   '415': 'unsupported media type',
@@ -34,10 +34,20 @@ export function interfaceDocument(full: Doc, prefix: string, title: string): Doc
     const operations: Record<string, Operation> = {};
     for (const [method, op] of Object.entries(ops)) {
       const withXml = <T extends { content?: Record<string, unknown> }>(part: T | undefined): T | undefined =>
-        part?.content?.['application/json'] ? { ...part, content: { ...part.content, 'application/xml': part.content['application/json'] } } : part;
-      const responses: Record<string, unknown> = Object.fromEntries(Object.entries(op.responses ?? {}).map(([code, r]) => [code, withXml(r as { content?: Record<string, unknown> })]));
+        part?.content?.['application/json']
+          ? { ...part, content: { ...part.content, 'application/xml': part.content['application/json'] } }
+          : part;
+      const responses: Record<string, unknown> = Object.fromEntries(
+        Object.entries(op.responses ?? {}).map(([code, r]) => [code, withXml(r as { content?: Record<string, unknown> })]),
+      );
       for (const [code, description] of Object.entries(ERROR_RESPONSES)) {
-        responses[code] ??= { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } }, 'application/xml': { schema: { $ref: '#/components/schemas/Error' } } } };
+        responses[code] ??= {
+          description,
+          content: {
+            'application/json': { schema: { $ref: '#/components/schemas/Error' } },
+            'application/xml': { schema: { $ref: '#/components/schemas/Error' } },
+          },
+        };
       }
       operations[method] = { ...op, requestBody: withXml(op.requestBody), responses };
     }
@@ -49,7 +59,10 @@ export function interfaceDocument(full: Doc, prefix: string, title: string): Doc
     info: { ...(full.info as object), title, description: XML_NOTE },
     servers: [{ url: prefix }],
     paths,
-    components: { ...components, schemas: { ...(components.schemas ?? {}), Error: z.toJSONSchema(ErrorBody, { target: 'openapi-3.0', io: 'output' }) } },
+    components: {
+      ...components,
+      schemas: { ...(components.schemas ?? {}), Error: z.toJSONSchema(ErrorBody, { target: 'openapi-3.0', io: 'output' }) },
+    },
   };
 }
 
@@ -77,6 +90,9 @@ export default fp(async function openapi(app: FastifyInstance, opts: { interface
   }
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    uiConfig: { urls: opts.interfaces.map(({ prefix, title }) => ({ url: `${prefix}/openapi.json`, name: title })) } as Record<string, unknown>,
+    uiConfig: { urls: opts.interfaces.map(({ prefix, title }) => ({ url: `${prefix}/openapi.json`, name: title })) } as Record<
+      string,
+      unknown
+    >,
   });
 });

@@ -18,6 +18,10 @@ export async function rateLimitPlugin(app: FastifyInstance, opts: { perSecond: n
       return typeof key === 'string' && key ? `key:${hashApiKey(key)}` : `ip:${request.ip}`;
     },
     errorResponseBuilder: (_request, context) =>
-      new ApiError(429, 'rate_limited', `rate limit of ${context.max} requests per second exceeded; retry after ${Math.ceil(context.ttl / 1000)} s`),
+      new ApiError(
+        429,
+        'rate_limited',
+        `rate limit of ${context.max} requests per second exceeded; retry after ${Math.ceil(context.ttl / 1000)} s`,
+      ),
   });
 }

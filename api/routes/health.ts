@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppDeps } from '../deps';
+import type { AppDeps } from '../../services/deps';
 
 const CHECK_TIMEOUT_MS = 2000;
 
@@ -28,7 +28,9 @@ export const healthRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app
       check(() => deps.store.client.bucketExists(deps.store.bucket)),
     ]);
     const checks = { postgres, temporal, object_store };
-    const down = Object.entries(checks).filter(([, s]) => s === 'down').map(([name]) => name);
+    const down = Object.entries(checks)
+      .filter(([, s]) => s === 'down')
+      .map(([name]) => name);
     if (down.length === 0) return { status: 'OK', checks };
     return reply.status(503).send({
       status: 'ERROR',

@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { loadConfigOrExit, type Config } from '../config';
-import { createDb, type Db } from '../db/kysely';
+import { createDb, type Db } from '../../store/db';
 import { resolveEndpoints, type Endpoints } from '../stack';
 
 /**

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { unownedAttachmentIds } from '../../api/queries/attachments';
+import { unownedAttachmentIds } from '../../store/attachments';
 import { makePdf, makePng, makeZip, multipart, type FilePart } from '../setup/files';
 import { createHarness, type Harness } from '../setup/harness';
 
@@ -8,7 +8,8 @@ const SUB = '/submission/beta';
 
 async function objectKeys(h: Harness, prefix: string): Promise<string[]> {
   const keys: string[] = [];
-  for await (const o of h.services.store.client.listObjectsV2(h.services.store.bucket, prefix, true)) keys.push((o as { name: string }).name);
+  for await (const o of h.services.store.client.listObjectsV2(h.services.store.bucket, prefix, true))
+    keys.push((o as { name: string }).name);
   return keys;
 }
 
@@ -31,10 +32,16 @@ describe('attachments: uploads to the object store, typed by their bytes', () =>
 
   const upload = (part: FilePart | FilePart[], apiKey = key, headers: Record<string, string> = {}) => {
     const body = multipart(Array.isArray(part) ? part : [part]);
-    return h.app.inject({ method: 'POST', url: `${SUB}/attachments`, payload: body.payload, headers: { ...body.headers, 'x-service-api-key': apiKey, ...headers } });
+    return h.app.inject({
+      method: 'POST',
+      url: `${SUB}/attachments`,
+      payload: body.payload,
+      headers: { ...body.headers, 'x-service-api-key': apiKey, ...headers },
+    });
   };
   const get = (url: string, apiKey = key) => h.app.inject({ method: 'GET', url, headers: { 'x-service-api-key': apiKey } });
-  const del = (id: string, apiKey = key) => h.app.inject({ method: 'DELETE', url: `${SUB}/attachments/${id}`, headers: { 'x-service-api-key': apiKey } });
+  const del = (id: string, apiKey = key) =>
+    h.app.inject({ method: 'DELETE', url: `${SUB}/attachments/${id}`, headers: { 'x-service-api-key': apiKey } });
   const pathOf = (downloadUrl: string) => new URL(downloadUrl).pathname;
   const rowOf = (id: string) => h.services.db.selectFrom('attachments').selectAll().where('id', '=', id).executeTakeFirst();
 
@@ -61,12 +68,18 @@ describe('attachments: uploads to the object store, typed by their bytes', () =>
   it('answers the upload in XML when asked', async () => {
     const res = await upload({ filename: 'a.png', content: makePng() }, key, { accept: 'application/xml' });
     expect(res.statusCode).toBe(200);
-    expect(res.body).toMatch(/<response><status>OK<\/status><attachment><id>att_[^<]+<\/id><file_name>a\.png<\/file_name><file_size>1<\/file_size><download_url>http/);
+    expect(res.body).toMatch(
+      /<response><status>OK<\/status><attachment><id>att_[^<]+<\/id><file_name>a\.png<\/file_name><file_size>1<\/file_size><download_url>http/,
+    );
   });
 
   it('refuses a text file renamed to .png with 415, storing nothing', async () => {
     const before = await objectKeys(h, `${clientId}/`);
-    const res = await upload({ filename: 'notes.png', content: Buffer.from('these are my notes, not an image\n'), contentType: 'image/png' });
+    const res = await upload({
+      filename: 'notes.png',
+      content: Buffer.from('these are my notes, not an image\n'),
+      contentType: 'image/png',
+    });
     expect(res.statusCode).toBe(415);
     expect(res.json()).toMatchObject({ status: 'ERROR', errors: [{ code: 'unsupported_media_type', field: 'attachment[media]' }] });
     expect(await objectKeys(h, `${clientId}/`)).toEqual(before);
@@ -132,21 +145,41 @@ describe('attachments: uploads to the object store, typed by their bytes', () =>
     expect(wrongName.json().errors[0].message).toContain('"file"');
 
     const body = multipart([{ field: 'note', value: 'no file here' }]);
-    const noFile = await h.app.inject({ method: 'POST', url: `${SUB}/attachments`, payload: body.payload, headers: { ...body.headers, 'x-service-api-key': key } });
+    const noFile = await h.app.inject({
+      method: 'POST',
+      url: `${SUB}/attachments`,
+      payload: body.payload,
+      headers: { ...body.headers, 'x-service-api-key': key },
+    });
     expect(noFile.statusCode).toBe(422);
 
     const empty = await upload({ filename: 'empty.png', content: Buffer.alloc(0) });
     expect(empty.statusCode).toBe(422);
 
-    const noBoundary = await h.app.inject({ method: 'POST', url: `${SUB}/attachments`, payload: 'x', headers: { 'content-type': 'multipart/form-data', 'x-service-api-key': key } });
+    const noBoundary = await h.app.inject({
+      method: 'POST',
+      url: `${SUB}/attachments`,
+      payload: 'x',
+      headers: { 'content-type': 'multipart/form-data', 'x-service-api-key': key },
+    });
     expect(noBoundary.statusCode).toBe(400);
     expect(noBoundary.json().errors[0].code).toBe('malformed_body');
 
     const cut = multipart([{ filename: 'cut.png', content: makePng(64, 64) }]);
-    const cutShort = await h.app.inject({ method: 'POST', url: `${SUB}/attachments`, payload: cut.payload.subarray(0, 300), headers: { ...cut.headers, 'x-service-api-key': key } });
+    const cutShort = await h.app.inject({
+      method: 'POST',
+      url: `${SUB}/attachments`,
+      payload: cut.payload.subarray(0, 300),
+      headers: { ...cut.headers, 'x-service-api-key': key },
+    });
     expect(cutShort.statusCode).toBe(400);
 
-    const json = await h.app.inject({ method: 'POST', url: `${SUB}/attachments`, payload: { attachment: {} }, headers: { 'x-service-api-key': key } });
+    const json = await h.app.inject({
+      method: 'POST',
+      url: `${SUB}/attachments`,
+      payload: { attachment: {} },
+      headers: { 'x-service-api-key': key },
+    });
     expect(json.statusCode).toBe(415);
     expect(json.json().errors[0].code).toBe('unsupported_media_type');
   });
@@ -166,7 +199,11 @@ describe('attachments: uploads to the object store, typed by their bytes', () =>
   it("treats another client's attachment as not found", async () => {
     const { attachment } = (await upload({ filename: 'mine.png', content: makePng() })).json();
     const other = await h.client('submission');
-    for (const res of [await get(`${SUB}/attachments/${attachment.id}`, other.key), await get(pathOf(attachment.download_url), other.key), await del(attachment.id, other.key)]) {
+    for (const res of [
+      await get(`${SUB}/attachments/${attachment.id}`, other.key),
+      await get(pathOf(attachment.download_url), other.key),
+      await del(attachment.id, other.key),
+    ]) {
       expect(res.statusCode).toBe(404);
       expect(res.json().errors[0].code).toBe('not_found');
     }
@@ -188,7 +225,13 @@ describe('attachments: uploads to the object store, typed by their bytes', () =>
     const streamUpload = (content: Buffer, apiKey: string) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
         const body = multipart([{ filename: 'stream.png', content }]);
-        const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: `${SUB}/attachments`, headers: { ...body.headers, 'x-service-api-key': apiKey, 'content-length': body.payload.length } });
+        const req = http.request({
+          port,
+          host: '127.0.0.1',
+          method: 'POST',
+          path: `${SUB}/attachments`,
+          headers: { ...body.headers, 'x-service-api-key': apiKey, 'content-length': body.payload.length },
+        });
         req.on('response', (res) => {
           let text = '';
           res.on('data', (c) => (text += c));

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { changeOfferStatus } from '../../activities/offer-records';
+import { changeOfferStatus } from '../../store/offers';
 import { seedOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
@@ -48,11 +48,40 @@ describe('distribution offer search', () => {
 
   /** A city name no other test uses, and a redemption location there at a real postal code. */
   const uniqueCity = () => `Testville ${crypto.randomUUID().slice(0, 8)}`;
-  const at = (city: string, postal_code = '10118', state_code = 'NY', country_code = 'US') => ({ address_line_1: '1 Main St', city, state_code, postal_code, country_code });
-  const seedAt = (city: string, overrides: Record<string, unknown> = {}, location = at(city), status?: 'pending' | 'approved' | 'suspended' | 'cancelled') =>
-    seedOffer(h, clientId, { advertiser: { name: 'Search Test Co', categories: [{ id: 2 }], redemption_locations: [location], ...(overrides.advertiser as object) }, ...withoutAdvertiser(overrides) }, status);
+  const at = (city: string, postal_code = '10118', state_code = 'NY', country_code = 'US') => ({
+    address_line_1: '1 Main St',
+    city,
+    state_code,
+    postal_code,
+    country_code,
+  });
+  const seedAt = (
+    city: string,
+    overrides: Record<string, unknown> = {},
+    location = at(city),
+    status?: 'pending' | 'approved' | 'suspended' | 'cancelled',
+  ) =>
+    seedOffer(
+      h,
+      clientId,
+      {
+        advertiser: {
+          name: 'Search Test Co',
+          categories: [{ id: 2 }],
+          redemption_locations: [location],
+          ...(overrides.advertiser as object),
+        },
+        ...withoutAdvertiser(overrides),
+      },
+      status,
+    );
   const withoutAdvertiser = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== 'advertiser'));
-  const setColumns = (id: string, values: Record<string, unknown>) => h.services.db.updateTable('offers').set(values as never).where('id', '=', id).execute();
+  const setColumns = (id: string, values: Record<string, unknown>) =>
+    h.services.db
+      .updateTable('offers')
+      .set(values as never)
+      .where('id', '=', id)
+      .execute();
 
   describe('radius search', () => {
     let city: string;
@@ -174,7 +203,12 @@ describe('distribution offer search', () => {
     beforeAll(async () => {
       city = uniqueCity();
       const priced = (amount: number, value: number, title: string, discount: number) =>
-        seedAt(city, { title, price: { currency_code: 'USD', amount }, value: { currency_code: 'USD', amount: value }, discount: { type: 'percentage', percentage: discount } });
+        seedAt(city, {
+          title,
+          price: { currency_code: 'USD', amount },
+          value: { currency_code: 'USD', amount: value },
+          discount: { type: 'percentage', percentage: discount },
+        });
       cheap = await priced(1000, 9000, 'Bravo', 40);
       dear = await priced(3000, 4000, 'Alpha', 10);
       mid = await priced(2000, 2500, 'Charlie', 70);
@@ -268,9 +302,19 @@ describe('distribution offer search', () => {
     await setColumns(republished, { published_at: new Date(now - 40 * DAY), updated_at: new Date(now - DAY) });
     const fresh = await seedAt(city);
     const closedRecently = await seedAt(city);
-    await setColumns(closedRecently, { status: 'closed', closed_at: new Date(now - 2 * DAY), updated_at: new Date(now - 2 * DAY), published_at: new Date(now - 30 * DAY) });
+    await setColumns(closedRecently, {
+      status: 'closed',
+      closed_at: new Date(now - 2 * DAY),
+      updated_at: new Date(now - 2 * DAY),
+      published_at: new Date(now - 30 * DAY),
+    });
     const closedLongAgo = await seedAt(city);
-    await setColumns(closedLongAgo, { status: 'closed', closed_at: new Date(now - 20 * DAY), updated_at: new Date(now - 20 * DAY), published_at: new Date(now - 30 * DAY) });
+    await setColumns(closedLongAgo, {
+      status: 'closed',
+      closed_at: new Date(now - 20 * DAY),
+      updated_at: new Date(now - 20 * DAY),
+      published_at: new Date(now - 30 * DAY),
+    });
     const cancelled = await seedAt(city, {}, at(city), 'cancelled'); // cancelled just now: ended for publishers
     const neverPublished = await seedAt(city, {}, at(city), 'pending');
     await setColumns(neverPublished, { status: 'cancelled' });
@@ -302,7 +346,18 @@ describe('distribution offer search', () => {
       custom_attributes: [{ name: 'secret', value: 'internal' }],
     });
     const offer = (await get(`/offers/${id}`)).json().offer;
-    for (const field of ['exclusivity', 'initial_quantity', 'reserved_quantity', 'vouchers', 'advertiser_rebate', 'custom_attributes', 'submitted_at', 'reviewed_at', 'rejection_reason', 'created_at']) {
+    for (const field of [
+      'exclusivity',
+      'initial_quantity',
+      'reserved_quantity',
+      'vouchers',
+      'advertiser_rebate',
+      'custom_attributes',
+      'submitted_at',
+      'reviewed_at',
+      'rejection_reason',
+      'created_at',
+    ]) {
       expect(offer).not.toHaveProperty(field);
     }
     expect(JSON.stringify(offer)).not.toContain('internal');
@@ -338,7 +393,10 @@ describe('distribution offer search', () => {
     const city = uniqueCity();
     const a = await seedAt(city, { title: 'A' });
     const b = await seedAt(city, { title: 'B' });
-    for (const res of [await get(`/offers.xml?city=${encodeURIComponent(city)}&sort_by=title+asc`), await get(`/offers?city=${encodeURIComponent(city)}&sort_by=title+asc`, { accept: 'application/xml' })]) {
+    for (const res of [
+      await get(`/offers.xml?city=${encodeURIComponent(city)}&sort_by=title+asc`),
+      await get(`/offers?city=${encodeURIComponent(city)}&sort_by=title+asc`, { accept: 'application/xml' }),
+    ]) {
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toMatch(/application\/xml/);
       const body = res.body;

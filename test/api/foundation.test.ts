@@ -60,7 +60,9 @@ describe('foundation: keys, formats and errors against the real stack', () => {
       expect(res.headers['content-type']).toMatch(/application\/xml/);
       expect(res.body).toMatch(/^<\?xml[^>]*><response><status>OK<\/status><categories><category><id>1<\/id>/);
       expect((res.body.match(/<category>/g) ?? []).length).toBe(json.categories.length);
-      expect(res.body).toContain(`<category><id>${restaurants.id}</id><name>Restaurants</name><parent>1</parent><parent_id>1</parent_id></category>`);
+      expect(res.body).toContain(
+        `<category><id>${restaurants.id}</id><name>Restaurants</name><parent>1</parent><parent_id>1</parent_id></category>`,
+      );
     }
     const forcedJson = await get(`${SUB}/categories.json`, subKey, { accept: 'application/xml' });
     expect(forcedJson.json()).toEqual(json);
@@ -78,12 +80,23 @@ describe('foundation: keys, formats and errors against the real stack', () => {
   describe('bad input gets its 4xx with the error body, and the server stays up', () => {
     // The error path is the same for every route; POST /offers stands for them all.
     const post = (payload: string, contentType: string, accept = 'application/json') =>
-      h.app.inject({ method: 'POST', url: `${SUB}/offers`, payload, headers: { 'x-service-api-key': subKey, 'content-type': contentType, accept } });
+      h.app.inject({
+        method: 'POST',
+        url: `${SUB}/offers`,
+        payload,
+        headers: { 'x-service-api-key': subKey, 'content-type': contentType, accept },
+      });
 
     it.each([
       ['malformed JSON', '{"offer": {', 'application/json', 400, 'malformed_body'],
       ['malformed XML', '<offer><title>x</offer>', 'application/xml', 400, 'malformed_body'],
-      ['a DOCTYPE entity bomb', '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><offer>&lol2;</offer>', 'application/xml', 400, 'malformed_body'],
+      [
+        'a DOCTYPE entity bomb',
+        '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><offer>&lol2;</offer>',
+        'application/xml',
+        400,
+        'malformed_body',
+      ],
       ['a wrong Content-Type', 'title=x', 'text/plain', 415, 'unsupported_media_type'],
       ['a form body', 'title=x', 'application/x-www-form-urlencoded', 415, 'unsupported_media_type'],
     ])('%s', async (_name, payload, contentType, status, code) => {

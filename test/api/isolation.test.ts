@@ -15,7 +15,12 @@ describe('isolation between clients', () => {
   const ids: Record<string, string> = {};
 
   const call = (key: string, method: string, url: string, payload?: unknown) =>
-    h.app.inject({ method: method as 'GET', url, headers: { 'x-service-api-key': key }, ...(payload === undefined ? {} : { payload: payload as object }) });
+    h.app.inject({
+      method: method as 'GET',
+      url,
+      headers: { 'x-service-api-key': key },
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
 
   beforeAll(async () => {
     h = await createHarness({ worker: true });
@@ -28,20 +33,40 @@ describe('isolation between clients', () => {
     const own = keys.owner;
 
     const png = multipart([{ filename: 'a.png', content: makePng(), contentType: 'image/png' }]);
-    ids.attachment = (await h.app.inject({ method: 'POST', url: `${S}/attachments`, headers: { 'x-service-api-key': own.submission, ...png.headers }, payload: png.payload })).json().attachment.id;
+    ids.attachment = (
+      await h.app.inject({
+        method: 'POST',
+        url: `${S}/attachments`,
+        headers: { 'x-service-api-key': own.submission, ...png.headers },
+        payload: png.payload,
+      })
+    ).json().attachment.id;
     const offer = (await call(own.submission, 'POST', `${S}/offers`, { offer: validOffer({ initial_quantity: 50 }) })).json().offer;
     ids.offer = offer.id;
     ids.advertiser = offer.advertiser.id;
     await h.services.temporal.workflow.getHandle(offerReviewWorkflowId(ids.offer)).signal(approveSignal, {});
-    for (let i = 0; i < 100 && (await call(own.submission, 'GET', `${S}/offers/${ids.offer}`)).json().offer.status !== 'approved'; i++) await new Promise((r) => setTimeout(r, 100));
-    ids.comment = (await call(own.submission, 'POST', `${S}/offers/${ids.offer}/comments`, { comment: { author_name: 'Ana', content: 'Hello' } })).json().comment.id;
-    ids.account = (await call(own.distribution, 'POST', `${D}/accounts`, { account: { name: 'Blog', website_url: 'https://blog.example' } })).json().account.id;
+    for (let i = 0; i < 100 && (await call(own.submission, 'GET', `${S}/offers/${ids.offer}`)).json().offer.status !== 'approved'; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    ids.comment = (
+      await call(own.submission, 'POST', `${S}/offers/${ids.offer}/comments`, { comment: { author_name: 'Ana', content: 'Hello' } })
+    ).json().comment.id;
+    ids.account = (
+      await call(own.distribution, 'POST', `${D}/accounts`, { account: { name: 'Blog', website_url: 'https://blog.example' } })
+    ).json().account.id;
     await call(own.distribution, 'PUT', `${D}/accounts/${ids.account}`, { account: { status: 'active' } });
-    const order = (await call(own.distribution, 'POST', `${D}/orders`, { order: { order_number: 'iso-1', customer_name: 'Ada', items: [{ offer_id: ids.offer, quantity: 2 }] } })).json().order;
+    const order = (
+      await call(own.distribution, 'POST', `${D}/orders`, {
+        order: { order_number: 'iso-1', customer_name: 'Ada', items: [{ offer_id: ids.offer, quantity: 2 }] },
+      })
+    ).json().order;
     ids.order = order.id;
     ids.voucher = order.vouchers[0].id;
     const today = new Date().toISOString().slice(0, 10);
-    ids.reservation = (await call(own.distribution, 'POST', `${D}/offers/${ids.offer}/reservations`, { reservation: { account_id: ids.account, quantity_reserved: 3, start_date: today, end_date: '2099-01-01' } })).json().reservation.id;
+    ids.reservation = (
+      await call(own.distribution, 'POST', `${D}/offers/${ids.offer}/reservations`, {
+        reservation: { account_id: ids.account, quantity_reserved: 3, start_date: today, end_date: '2099-01-01' },
+      })
+    ).json().reservation.id;
     expect(Object.values(ids).every(Boolean)).toBe(true);
   });
   afterAll(() => h.close());
@@ -55,27 +80,48 @@ describe('isolation between clients', () => {
     'GET /submission/beta/attachments/:id/download': { params: { id: 'attachment' } },
     'DELETE /submission/beta/attachments/:id': { params: { id: 'attachment' } },
     'GET /submission/beta/offers/:id/comments': { params: { id: 'offer' } },
-    'POST /submission/beta/offers/:id/comments': { params: { id: 'offer' }, body: { comment: { author_name: 'Mallory', content: 'mine now' } } },
+    'POST /submission/beta/offers/:id/comments': {
+      params: { id: 'offer' },
+      body: { comment: { author_name: 'Mallory', content: 'mine now' } },
+    },
     'GET /submission/beta/offers/:id/comments/:comment_id': { params: { id: 'offer', comment_id: 'comment' } },
-    'PUT /submission/beta/offers/:id/comments/:comment_id': { params: { id: 'offer', comment_id: 'comment' }, body: { comment: { content: 'changed' } } },
+    'PUT /submission/beta/offers/:id/comments/:comment_id': {
+      params: { id: 'offer', comment_id: 'comment' },
+      body: { comment: { content: 'changed' } },
+    },
     'DELETE /submission/beta/offers/:id/comments/:comment_id': { params: { id: 'offer', comment_id: 'comment' } },
     'GET /submission/beta/offers/:id/vouchers': { params: { id: 'offer' } },
     'GET /submission/beta/offers/:id/vouchers/:voucher_id': { params: { id: 'offer', voucher_id: 'voucher' } },
-    'PUT /submission/beta/offers/:id/vouchers/:voucher_id': { params: { id: 'offer', voucher_id: 'voucher' }, body: { voucher: { status: 'redeemed' } } },
+    'PUT /submission/beta/offers/:id/vouchers/:voucher_id': {
+      params: { id: 'offer', voucher_id: 'voucher' },
+      body: { voucher: { status: 'redeemed' } },
+    },
     'GET /submission/beta/advertisers/:advertiser_id/vouchers/:ref': { params: { advertiser_id: 'advertiser', ref: 'voucher' } },
-    'PUT /submission/beta/advertisers/:advertiser_id/vouchers/:ref': { params: { advertiser_id: 'advertiser', ref: 'voucher' }, body: { voucher: { status: 'redeemed' } } },
+    'PUT /submission/beta/advertisers/:advertiser_id/vouchers/:ref': {
+      params: { advertiser_id: 'advertiser', ref: 'voucher' },
+      body: { voucher: { status: 'redeemed' } },
+    },
     'GET /distribution/beta/accounts/:id': { params: { id: 'account' } },
     'PUT /distribution/beta/accounts/:id': { params: { id: 'account' }, body: { account: { name: 'Hijacked' } } },
     'DELETE /distribution/beta/accounts/:id': { params: { id: 'account' } },
     'GET /distribution/beta/orders/:id': { params: { id: 'order' } },
     'PUT /distribution/beta/orders/:id': { params: { id: 'order' }, body: { order: { status: 'cancelled' } } },
     'GET /distribution/beta/offers/:id/reservations/:reservation_id': { params: { id: 'offer', reservation_id: 'reservation' } },
-    'PUT /distribution/beta/offers/:id/reservations/:reservation_id': { params: { id: 'offer', reservation_id: 'reservation' }, body: { reservation: { quantity_reserved: 1 } } },
+    'PUT /distribution/beta/offers/:id/reservations/:reservation_id': {
+      params: { id: 'offer', reservation_id: 'reservation' },
+      body: { reservation: { quantity_reserved: 1 } },
+    },
     'DELETE /distribution/beta/offers/:id/reservations/:reservation_id': { params: { id: 'offer', reservation_id: 'reservation' } },
     'GET /distribution/beta/offers/:id/vouchers/:voucher_id': { params: { id: 'offer', voucher_id: 'voucher' } },
-    'PUT /distribution/beta/offers/:id/vouchers/:voucher_id': { params: { id: 'offer', voucher_id: 'voucher' }, body: { voucher: { status: 'cancelled' } } },
+    'PUT /distribution/beta/offers/:id/vouchers/:voucher_id': {
+      params: { id: 'offer', voucher_id: 'voucher' },
+      body: { voucher: { status: 'cancelled' } },
+    },
     'GET /distribution/beta/advertisers/:advertiser_id/vouchers/:ref': { params: { advertiser_id: 'advertiser', ref: 'voucher' } },
-    'PUT /distribution/beta/advertisers/:advertiser_id/vouchers/:ref': { params: { advertiser_id: 'advertiser', ref: 'voucher' }, body: { voucher: { status: 'redeemed' } } },
+    'PUT /distribution/beta/advertisers/:advertiser_id/vouchers/:ref': {
+      params: { advertiser_id: 'advertiser', ref: 'voucher' },
+      body: { voucher: { status: 'redeemed' } },
+    },
     'GET /distribution/beta/vouchers/:id/print': { params: { id: 'voucher' } },
   };
   /** Routes whose id names a public resource: the catalogue of approved offers is every distributor's to see and sell. */

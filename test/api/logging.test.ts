@@ -25,9 +25,18 @@ describe('structured request logs', () => {
       await new Promise((r) => setImmediate(r));
       const done = lines.filter((l) => l.msg === 'request completed');
       expect(done).toContainEqual(
-        expect.objectContaining({ reqId: res.headers['x-request-id'], client_id: clientId, method: 'GET', route: '/submission/beta/categories', status: 200, latency_ms: expect.any(Number) }),
+        expect.objectContaining({
+          reqId: res.headers['x-request-id'],
+          client_id: clientId,
+          method: 'GET',
+          route: '/submission/beta/categories',
+          status: 200,
+          latency_ms: expect.any(Number),
+        }),
       );
-      expect(done).toContainEqual(expect.objectContaining({ reqId: bad.headers['x-request-id'], route: '/submission/beta/offers/:id', status: 404 }));
+      expect(done).toContainEqual(
+        expect.objectContaining({ reqId: bad.headers['x-request-id'], route: '/submission/beta/offers/:id', status: 404 }),
+      );
       expect(bad.json().request_id).toBe(bad.headers['x-request-id']);
       expect(JSON.stringify(lines)).not.toContain(key);
     } finally {

@@ -20,7 +20,8 @@ describe('/metrics', () => {
     const key = await h.key('distribution');
     const route = /http_request_duration_seconds_count\{method="GET",route="\/distribution\/beta\/categories",status="200"\} (\d+)/;
     const before = count(await scrape(), route);
-    for (let i = 0; i < 3; i++) await h.app.inject({ method: 'GET', url: '/distribution/beta/categories', headers: { 'x-service-api-key': key } });
+    for (let i = 0; i < 3; i++)
+      await h.app.inject({ method: 'GET', url: '/distribution/beta/categories', headers: { 'x-service-api-key': key } });
     expect(count(await scrape(), route)).toBe(before + 3);
     await h.app.inject({ method: 'GET', url: '/distribution/beta/categories' });
     expect(await scrape()).toMatch(/route="\/distribution\/beta\/categories",status="401"/);

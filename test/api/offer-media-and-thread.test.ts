@@ -16,13 +16,25 @@ describe('attachments and comments with real offers under the review workflow', 
   afterAll(() => h.close());
 
   const call = (method: 'GET' | 'POST' | 'DELETE', url: string, body?: unknown, k = key) =>
-    h.app.inject({ method, url: `${SUB}${url}`, headers: { 'x-service-api-key': k }, ...(body === undefined ? {} : { payload: body as object }) });
+    h.app.inject({
+      method,
+      url: `${SUB}${url}`,
+      headers: { 'x-service-api-key': k },
+      ...(body === undefined ? {} : { payload: body as object }),
+    });
   const upload = async (k = key) => {
     const body = multipart([{ filename: 'hero.png', content: makePng() }]);
-    const res = await h.app.inject({ method: 'POST', url: `${SUB}/attachments`, payload: body.payload, headers: { ...body.headers, 'x-service-api-key': k } });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: `${SUB}/attachments`,
+      payload: body.payload,
+      headers: { ...body.headers, 'x-service-api-key': k },
+    });
     return res.json().attachment.id as string;
   };
-  const withMedia = (...ids: string[]) => ({ offer: validOffer({ creative: { headlines: ['Dinner'], original_media: ids.map((id) => ({ id })) } }) });
+  const withMedia = (...ids: string[]) => ({
+    offer: validOffer({ creative: { headlines: ['Dinner'], original_media: ids.map((id) => ({ id })) } }),
+  });
 
   it("links an offer to the client's own uploads and refuses anyone else's or deleted ones", async () => {
     const [a, b] = [await upload(), await upload()];
@@ -35,13 +47,18 @@ describe('attachments and comments with real offers under the review workflow', 
     expect((await call('DELETE', `/attachments/${deleted}`)).statusCode).toBe(200);
     const refused = await call('POST', '/offers', withMedia(a, foreign, deleted));
     expect(refused.statusCode).toBe(422);
-    expect(refused.json().errors.map((e: { field: string }) => e.field)).toEqual(['creative.original_media[1].id', 'creative.original_media[2].id']);
+    expect(refused.json().errors.map((e: { field: string }) => e.field)).toEqual([
+      'creative.original_media[1].id',
+      'creative.original_media[2].id',
+    ]);
   });
 
   it('shows a rejection by the review team in the comment thread, read-only', async () => {
     const offer = (await call('POST', '/offers', withMedia())).json().offer;
     await call('POST', `/offers/${offer.id}/comments`, { comment: { author_name: 'Maria', content: 'Ready for review.' } });
-    await h.services.temporal.workflow.getHandle(offerReviewWorkflowId(offer.id)).signal(rejectSignal, { reason: 'the headline is misleading', reviewer: 'Ana' });
+    await h.services.temporal.workflow
+      .getHandle(offerReviewWorkflowId(offer.id))
+      .signal(rejectSignal, { reason: 'the headline is misleading', reviewer: 'Ana' });
     let comments: { author_role: string; author_name: string; content: string; id: string }[] = [];
     for (let i = 0; i < 100 && comments.length < 2; i++) {
       comments = (await call('GET', `/offers/${offer.id}/comments`)).json().comments;

@@ -17,7 +17,12 @@ describe('submission offers under the review workflow', () => {
   afterAll(() => h.close());
 
   const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, k = key) =>
-    h.app.inject({ method, url: `${SUB}${url}`, headers: { 'x-service-api-key': k }, ...(body === undefined ? {} : { payload: body as object }) });
+    h.app.inject({
+      method,
+      url: `${SUB}${url}`,
+      headers: { 'x-service-api-key': k },
+      ...(body === undefined ? {} : { payload: body as object }),
+    });
   const create = async (overrides: Record<string, unknown> = {}) => {
     const res = await call('POST', '/offers', { offer: validOffer(overrides) });
     expect(res.statusCode).toBe(200);
@@ -33,13 +38,21 @@ describe('submission offers under the review workflow', () => {
   };
   const signal = (id: string, which: 'approve' | 'reject', reason?: string) => {
     const handle = h.services.temporal.workflow.getHandle(offerReviewWorkflowId(id));
-    return which === 'approve' ? handle.signal(approveSignal, { reviewer: 'Ana' }) : handle.signal(rejectSignal, { reason: reason!, reviewer: 'Ana' });
+    return which === 'approve'
+      ? handle.signal(approveSignal, { reviewer: 'Ana' })
+      : handle.signal(rejectSignal, { reason: reason!, reviewer: 'Ana' });
   };
   const move = (id: string, to: string) => call('PUT', `/offers/${id}`, { offer: { status: to } });
 
   it('creates an offer pending review, with its workflow running', async () => {
     const offer = await create();
-    expect(offer).toMatchObject({ status: 'pending', title: 'Two-course dinner for two', quantity_in_stock: 100, reserved_quantity: 0, closed_at: null });
+    expect(offer).toMatchObject({
+      status: 'pending',
+      title: 'Two-course dinner for two',
+      quantity_in_stock: 100,
+      reserved_quantity: 0,
+      closed_at: null,
+    });
     expect(offer.id).toMatch(/^ofr_/);
     expect(offer.advertiser.id).toMatch(/^adv_/);
     expect(offer.custom_attributes).toEqual([{ name: 'cuisine', value: 'italian' }]);
@@ -74,7 +87,15 @@ describe('submission offers under the review workflow', () => {
     }
     await signal(id, 'approve');
     await waitForStatus(id, 'approved');
-    for (const [to, code] of [['suspended', 200], ['suspended', 409], ['resumed', 200], ['pending', 409], ['withdrawn', 200], ['resumed', 409], ['pending', 200]] as const) {
+    for (const [to, code] of [
+      ['suspended', 200],
+      ['suspended', 409],
+      ['resumed', 200],
+      ['pending', 409],
+      ['withdrawn', 200],
+      ['resumed', 409],
+      ['pending', 200],
+    ] as const) {
       const res = await move(id, to);
       expect([to, res.statusCode]).toEqual([to, code]);
       if (code === 200) expect(res.json().offer.status).toBe(to);
@@ -115,8 +136,16 @@ describe('submission offers under the review workflow', () => {
     ['a fractional amount', { price: { currency_code: 'USD', amount: 10.5 } }, 'price.amount'],
     ['an unknown currency', { price: { currency_code: 'XYZ', amount: 5 } }, 'price.currency_code'],
     ['a bad date', { start_date: '2026-02-30' }, 'start_date'],
-    ['an unknown category id', { advertiser: { ...(validOffer().advertiser as object), categories: [{ id: 999999 }] } }, 'advertiser.categories[0].id'],
-    ['an attachment that is not the client\'s', { creative: { headlines: [], original_media: [{ id: 'att_nope' }] } }, 'creative.original_media[0].id'],
+    [
+      'an unknown category id',
+      { advertiser: { ...(validOffer().advertiser as object), categories: [{ id: 999999 }] } },
+      'advertiser.categories[0].id',
+    ],
+    [
+      "an attachment that is not the client's",
+      { creative: { headlines: [], original_media: [{ id: 'att_nope' }] } },
+      'creative.original_media[0].id',
+    ],
     ['a deal without stock', { initial_quantity: undefined }, 'initial_quantity'],
   ])('answers %s with 422 naming the field', async (_name, overrides, field) => {
     const res = await call('POST', '/offers', { offer: validOffer(overrides) });
@@ -135,7 +164,7 @@ describe('submission offers under the review workflow', () => {
     expect(await status(id)).toBe('pending');
   });
 
-  it('lists the client\'s offers, filtered by status and type, paged', async () => {
+  it("lists the client's offers, filtered by status and type, paged", async () => {
     const k = await h.key('submission');
     const make = (o: Record<string, unknown>) => call('POST', '/offers', { offer: validOffer(o) }, k);
     await make({});
@@ -150,7 +179,12 @@ describe('submission offers under the review workflow', () => {
   });
 
   it('round-trips a full offer through XML, equal to its JSON twin', async () => {
-    const json = validOffer({ custom_attributes: [{ name: 'cuisine', value: 'italian' }, { name: 'seats', value: '40' }] });
+    const json = validOffer({
+      custom_attributes: [
+        { name: 'cuisine', value: 'italian' },
+        { name: 'seats', value: '40' },
+      ],
+    });
     const xml = `<?xml version="1.0" encoding="UTF-8"?>
 <offer>
   <title>Two-course dinner for two</title><type>deal</type>
@@ -182,7 +216,9 @@ describe('submission offers under the review workflow', () => {
     });
     expect(viaXml.statusCode).toBe(200);
     expect(viaXml.headers['content-type']).toMatch(/xml/);
-    expect(viaXml.body).toContain('<custom_attributes><custom_attribute><name>cuisine</name><value>italian</value></custom_attribute><custom_attribute><name>seats</name><value>40</value></custom_attribute></custom_attributes>');
+    expect(viaXml.body).toContain(
+      '<custom_attributes><custom_attribute><name>cuisine</name><value>italian</value></custom_attribute><custom_attribute><name>seats</name><value>40</value></custom_attribute></custom_attributes>',
+    );
     expect(viaXml.body).toContain('<headlines><headline>Dinner for two</headline><headline>Half price</headline></headlines>');
     const id = /<id>(ofr_[^<]+)<\/id>/.exec(viaXml.body)![1];
     const fromXml = (await call('GET', `/offers/${id}`)).json().offer;
@@ -202,7 +238,9 @@ describe('submission offers under the review workflow', () => {
     let events: string[] = [];
     for (let i = 0; i < 80 && !events.includes('offer.review_overdue'); i++) {
       await new Promise((r) => setTimeout(r, 100));
-      events = (await h.services.db.selectFrom('offer_events').select('type').where('offer_id', '=', id).orderBy('sequence').execute()).map((e) => e.type);
+      events = (await h.services.db.selectFrom('offer_events').select('type').where('offer_id', '=', id).orderBy('sequence').execute()).map(
+        (e) => e.type,
+      );
     }
     expect(events).toEqual(['offer.created', 'offer.review_overdue']);
   });
@@ -221,7 +259,12 @@ describe('submission offers under the review workflow', () => {
     expect(await status(id)).toBe('pending');
     await h.startWorker();
     expect(await waitForStatus(id, 'approved')).toBe('approved');
-    const events = await h.services.db.selectFrom('offer_events').select(['type', 'sequence']).where('offer_id', '=', id).orderBy('sequence').execute();
+    const events = await h.services.db
+      .selectFrom('offer_events')
+      .select(['type', 'sequence'])
+      .where('offer_id', '=', id)
+      .orderBy('sequence')
+      .execute();
     expect(events.map((e) => e.type)).toEqual(['offer.created', 'offer.status_changed']);
   });
 });

@@ -55,13 +55,27 @@ describe('OpenAPI documents', () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats(ajv);
     const docs = { submission: await doc('submission'), distribution: await doc('distribution') };
-    const checkLive = async (iface: 'submission' | 'distribution', method: 'GET' | 'POST' | 'PUT', path: string, template: string, payload?: object) => {
+    const checkLive = async (
+      iface: 'submission' | 'distribution',
+      method: 'GET' | 'POST' | 'PUT',
+      path: string,
+      template: string,
+      payload?: object,
+    ) => {
       const key = iface === 'submission' ? sub : dist;
-      const res = await h.app.inject({ method, url: `/${iface}/beta${path}`, headers: { 'x-service-api-key': key }, ...(payload ? { payload } : {}) });
+      const res = await h.app.inject({
+        method,
+        url: `/${iface}/beta${path}`,
+        headers: { 'x-service-api-key': key },
+        ...(payload ? { payload } : {}),
+      });
       const d = docs[iface];
       const schema = d.paths[template][method.toLowerCase()].responses[String(res.statusCode)].content['application/json'].schema;
       const validate = ajv.compile({ ...schema, components: d.components });
-      expect([`${method} ${template} ${res.statusCode}`, validate(res.json()) ? 'valid' : ajv.errorsText(validate.errors)]).toEqual([`${method} ${template} ${res.statusCode}`, 'valid']);
+      expect([`${method} ${template} ${res.statusCode}`, validate(res.json()) ? 'valid' : ajv.errorsText(validate.errors)]).toEqual([
+        `${method} ${template} ${res.statusCode}`,
+        'valid',
+      ]);
       return res.json();
     };
     const offer = (await checkLive('submission', 'POST', '/offers', '/offers', { offer: validOffer() })).offer;
@@ -73,9 +87,15 @@ describe('OpenAPI documents', () => {
     await h.services.db.updateTable('offers').set({ status: 'approved', published_at: new Date() }).where('id', '=', offer.id).execute();
     await checkLive('distribution', 'GET', '/offers?country_code=US', '/offers');
     await checkLive('distribution', 'GET', `/offers/${offer.id}`, '/offers/{id}');
-    const order = (await checkLive('distribution', 'POST', '/orders', '/orders', { order: { order_number: 'doc-1', customer_name: 'Ada', items: [{ offer_id: offer.id, quantity: 1 }] } })).order;
+    const order = (
+      await checkLive('distribution', 'POST', '/orders', '/orders', {
+        order: { order_number: 'doc-1', customer_name: 'Ada', items: [{ offer_id: offer.id, quantity: 1 }] },
+      })
+    ).order;
     await checkLive('distribution', 'GET', `/orders/${order.id}`, '/orders/{id}');
-    await checkLive('distribution', 'PUT', `/offers/${offer.id}/vouchers/${order.vouchers[0].id}`, '/offers/{id}/vouchers/{voucher_id}', { voucher: { status: 'redeemed' } });
+    await checkLive('distribution', 'PUT', `/offers/${offer.id}/vouchers/${order.vouchers[0].id}`, '/offers/{id}/vouchers/{voucher_id}', {
+      voucher: { status: 'redeemed' },
+    });
     await checkLive('distribution', 'POST', '/accounts', '/accounts', { account: { name: 'Blog', website_url: 'https://blog.example' } });
     await worker.shutdown();
   });
@@ -97,5 +117,7 @@ function validateOpenApi(document: unknown): Promise<string> {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'openapi-')), 'doc.json');
   fs.writeFileSync(file, JSON.stringify(document));
   const script = `require('@apidevtools/swagger-parser').validate(${JSON.stringify(file)}).then(() => console.log('valid'), (e) => console.log(e.message))`;
-  return new Promise((resolve) => execFile(process.execPath, ['-e', script], { cwd: path.resolve(__dirname, '..', '..') }, (_e, out) => resolve(out.trim())));
+  return new Promise((resolve) =>
+    execFile(process.execPath, ['-e', script], { cwd: path.resolve(__dirname, '..', '..') }, (_e, out) => resolve(out.trim())),
+  );
 }

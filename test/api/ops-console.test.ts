@@ -28,8 +28,17 @@ describe('review console (/ops)', () => {
     return res.json().offer.id as string;
   };
   const ops = (url: string, headers: Record<string, string> = { authorization: AUTH }) => h.app.inject({ method: 'GET', url, headers });
-  const post = (url: string, form: Record<string, string> = {}, headers: Record<string, string> = { authorization: AUTH, origin: ORIGIN }) =>
-    h.app.inject({ method: 'POST', url, headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(form).toString() });
+  const post = (
+    url: string,
+    form: Record<string, string> = {},
+    headers: Record<string, string> = { authorization: AUTH, origin: ORIGIN },
+  ) =>
+    h.app.inject({
+      method: 'POST',
+      url,
+      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams(form).toString(),
+    });
 
   /** Every offer id in the queue, in its order, across all pages (other test files leave pending offers too). */
   const queue = async (): Promise<string[]> => {
@@ -49,7 +58,13 @@ describe('review console (/ops)', () => {
       expect([url, res.statusCode]).toEqual([url, 401]);
       expect(res.headers['www-authenticate']).toMatch(/^Basic realm=/);
     }
-    for (const wrong of [basic(OPS_USERNAME, 'wrong password!!'), basic('someone', OPS_PASSWORD), basic(OPS_USERNAME, `${OPS_PASSWORD}x`), 'Basic !!!', `Bearer ${OPS_PASSWORD}`]) {
+    for (const wrong of [
+      basic(OPS_USERNAME, 'wrong password!!'),
+      basic('someone', OPS_PASSWORD),
+      basic(OPS_USERNAME, `${OPS_PASSWORD}x`),
+      'Basic !!!',
+      `Bearer ${OPS_PASSWORD}`,
+    ]) {
       expect((await ops('/ops', { authorization: wrong })).statusCode).toBe(401);
     }
     // A decision without the credential never reaches the workflow, whatever else it carries.
@@ -59,7 +74,8 @@ describe('review console (/ops)', () => {
   });
 
   it('locks an address out (429) after 20 wrong credentials, while others still sign in', async () => {
-    const from = (ip: string, authorization: string) => h.app.inject({ method: 'GET', url: '/ops', headers: { authorization }, remoteAddress: ip });
+    const from = (ip: string, authorization: string) =>
+      h.app.inject({ method: 'GET', url: '/ops', headers: { authorization }, remoteAddress: ip });
     for (let i = 0; i < 20; i++) expect((await from('10.9.9.9', basic(OPS_USERNAME, `guess ${i} guess`))).statusCode).toBe(401);
     const locked = await from('10.9.9.9', AUTH);
     expect(locked.statusCode).toBe(429);
@@ -82,7 +98,13 @@ describe('review console (/ops)', () => {
 
   it('lists pending offers oldest first with title, type, advertiser and submitted time', async () => {
     const first = await create({ title: 'Oldest pending offer' });
-    const second = await create({ title: 'Newer pending offer', type: 'coupon', price: undefined, value: undefined, initial_quantity: undefined });
+    const second = await create({
+      title: 'Newer pending offer',
+      type: 'coupon',
+      price: undefined,
+      value: undefined,
+      initial_quantity: undefined,
+    });
     const res = await ops('/ops');
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
@@ -130,7 +152,12 @@ describe('review console (/ops)', () => {
   it('shows the offer: creative, attachments through the ops route, advertiser, price, dates, fine print, restrictions', async () => {
     const upload = async (filename: string, content: Buffer) => {
       const body = multipart([{ filename, content }]);
-      const res = await h.app.inject({ method: 'POST', url: `${SUB}/attachments`, payload: body.payload, headers: { ...body.headers, 'x-service-api-key': key } });
+      const res = await h.app.inject({
+        method: 'POST',
+        url: `${SUB}/attachments`,
+        payload: body.payload,
+        headers: { ...body.headers, 'x-service-api-key': key },
+      });
       expect(res.statusCode).toBe(200);
       return res.json().attachment.id as string;
     };
@@ -143,8 +170,24 @@ describe('review console (/ops)', () => {
     });
     const res = await ops(`/ops/offers/${id}`);
     expect(res.statusCode).toBe(200);
-    for (const text of ['Dinner for two', 'A fine dinner.', 'Trattoria Roma', '350 5th Ave, New York, NY, 10118, US', 'https://trattoria.example', '+1 212 555 0100',
-      '$45.00', '$90.00', '50%', '2026-01-01 to 2099-12-31', 'Valid Monday to Thursday. Reservation required.', 'monday, tuesday', 'Not on holidays', 'cuisine', 'italian', 'menu &lt;1&gt;.pdf']) {
+    for (const text of [
+      'Dinner for two',
+      'A fine dinner.',
+      'Trattoria Roma',
+      '350 5th Ave, New York, NY, 10118, US',
+      'https://trattoria.example',
+      '+1 212 555 0100',
+      '$45.00',
+      '$90.00',
+      '50%',
+      '2026-01-01 to 2099-12-31',
+      'Valid Monday to Thursday. Reservation required.',
+      'monday, tuesday',
+      'Not on holidays',
+      'cuisine',
+      'italian',
+      'menu &lt;1&gt;.pdf',
+    ]) {
       expect([text, res.body.includes(text)]).toEqual([text, true]);
     }
     expect(res.body).toContain(`<img class="media" src="/ops/attachments/${image}"`);

@@ -17,9 +17,20 @@ describe('orders: a workflow per order that issues vouchers exactly once', () =>
   const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, k = key) =>
     h.app.inject({ method, url: `${DIST}${url}`, headers: { 'x-service-api-key': k }, ...(payload ? { payload: payload as object } : {}) });
   const order = (items: { offer_id: string; quantity: number }[], extra: Record<string, unknown> = {}, k = key) =>
-    call('POST', '/orders', { order: { order_number: `n-${Math.random().toString(36).slice(2)}`, customer_name: 'Ada Lovelace', items, ...extra } }, k);
+    call(
+      'POST',
+      '/orders',
+      { order: { order_number: `n-${Math.random().toString(36).slice(2)}`, customer_name: 'Ada Lovelace', items, ...extra } },
+      k,
+    );
   const stock = async (offerId: string) =>
-    (await h.services.db.selectFrom('offers').select(['quantity_in_stock', 'reserved_quantity']).where('id', '=', offerId).executeTakeFirstOrThrow()).quantity_in_stock;
+    (
+      await h.services.db
+        .selectFrom('offers')
+        .select(['quantity_in_stock', 'reserved_quantity'])
+        .where('id', '=', offerId)
+        .executeTakeFirstOrThrow()
+    ).quantity_in_stock;
 
   it('an order of 2 units gives 2 distinct vouchers and takes 2 from stock', async () => {
     const offerId = await seedOffer(h, subClient, { initial_quantity: 10 });
@@ -37,7 +48,12 @@ describe('orders: a workflow per order that issues vouchers exactly once', () =>
       expect(v.barcode).toBe(v.redemption_code.replace(/-/g, ''));
     }
     expect(await stock(offerId)).toBe(8);
-    const events = await h.services.db.selectFrom('offer_events').select(['type', 'data']).where('offer_id', '=', offerId).where('type', '=', 'offer.stock_changed').execute();
+    const events = await h.services.db
+      .selectFrom('offer_events')
+      .select(['type', 'data'])
+      .where('offer_id', '=', offerId)
+      .where('type', '=', 'offer.stock_changed')
+      .execute();
     expect(events).toHaveLength(1);
     expect(events[0].data).toMatchObject({ quantity_in_stock: 8, change: -2 });
     const got = await call('GET', `/orders/${body.order.id}`);
@@ -46,8 +62,17 @@ describe('orders: a workflow per order that issues vouchers exactly once', () =>
 
   it('sets expiry N days after purchase, and clips coupons without a stock', async () => {
     const deal = await seedOffer(h, subClient, { initial_quantity: 5, vouchers_expire: { days_after_purchase: 30 } });
-    const coupon = await seedOffer(h, subClient, { type: 'coupon', initial_quantity: undefined, price: undefined, value: undefined, discount: undefined });
-    const res = await order([{ offer_id: deal, quantity: 1 }, { offer_id: coupon, quantity: 3 }]);
+    const coupon = await seedOffer(h, subClient, {
+      type: 'coupon',
+      initial_quantity: undefined,
+      price: undefined,
+      value: undefined,
+      discount: undefined,
+    });
+    const res = await order([
+      { offer_id: deal, quantity: 1 },
+      { offer_id: coupon, quantity: 3 },
+    ]);
     expect(res.statusCode).toBe(200);
     const vouchers = res.json().order.vouchers;
     expect(vouchers).toHaveLength(4);
@@ -77,17 +102,34 @@ describe('orders: a workflow per order that issues vouchers exactly once', () =>
   it('refuses more than the stock with 409 and takes nothing, from any item', async () => {
     const a = await seedOffer(h, subClient, { initial_quantity: 5 });
     const b = await seedOffer(h, subClient, { initial_quantity: 2 });
-    const res = await order([{ offer_id: a, quantity: 2 }, { offer_id: b, quantity: 3 }], { order_number: 'too-many' });
+    const res = await order(
+      [
+        { offer_id: a, quantity: 2 },
+        { offer_id: b, quantity: 3 },
+      ],
+      { order_number: 'too-many' },
+    );
     expect(res.statusCode).toBe(409);
     expect(res.json().errors[0]).toMatchObject({ code: 'insufficient_stock', offer_id: b, available: 2 });
     expect(await stock(a)).toBe(5);
     expect(await stock(b)).toBe(2);
     expect((await call('GET', '/orders?order_number=too-many')).json().total).toBe(0);
     // A refused order_number may be used again, corrected.
-    const retry = await order([{ offer_id: a, quantity: 2 }, { offer_id: b, quantity: 2 }], { order_number: 'too-many' });
+    const retry = await order(
+      [
+        { offer_id: a, quantity: 2 },
+        { offer_id: b, quantity: 2 },
+      ],
+      { order_number: 'too-many' },
+    );
     expect(retry.statusCode).toBe(200);
     expect(await stock(b)).toBe(0);
-    const soldOut = await h.services.db.selectFrom('offer_events').select('type').where('offer_id', '=', b).where('type', '=', 'offer.sold_out').execute();
+    const soldOut = await h.services.db
+      .selectFrom('offer_events')
+      .select('type')
+      .where('offer_id', '=', b)
+      .where('type', '=', 'offer.sold_out')
+      .execute();
     expect(soldOut).toHaveLength(1);
   });
 
@@ -103,7 +145,12 @@ describe('orders: a workflow per order that issues vouchers exactly once', () =>
     const res = await order([{ offer_id: suspended, quantity: 1 }]);
     expect(res.statusCode).toBe(422);
     expect(res.json().errors[0]).toMatchObject({ code: 'invalid_field', field: 'items[0].offer_id' });
-    const ended = await seedOffer(h, subClient, { initial_quantity: 5, start_date: '2020-01-01', end_date: '2021-01-01', vouchers_expire: { on: '2021-06-01' } });
+    const ended = await seedOffer(h, subClient, {
+      initial_quantity: 5,
+      start_date: '2020-01-01',
+      end_date: '2021-01-01',
+      vouchers_expire: { on: '2021-06-01' },
+    });
     expect((await order([{ offer_id: ended, quantity: 1 }])).statusCode).toBe(422);
   });
 
@@ -123,7 +170,11 @@ describe('orders: a workflow per order that issues vouchers exactly once', () =>
   it('refuses to cancel an order with a redeemed voucher (409), leaving it whole', async () => {
     const offerId = await seedOffer(h, subClient, { initial_quantity: 4 });
     const placed = (await order([{ offer_id: offerId, quantity: 2 }])).json().order;
-    await h.services.db.updateTable('vouchers').set({ status: 'redeemed', redeemed_at: new Date() }).where('id', '=', placed.vouchers[0].id).execute();
+    await h.services.db
+      .updateTable('vouchers')
+      .set({ status: 'redeemed', redeemed_at: new Date() })
+      .where('id', '=', placed.vouchers[0].id)
+      .execute();
     const res = await call('PUT', `/orders/${placed.id}`, { order: { status: 'cancelled' } });
     expect(res.statusCode).toBe(409);
     expect(res.json().errors[0].code).toBe('invalid_state_transition');
@@ -158,7 +209,12 @@ describe('orders: a workflow per order that issues vouchers exactly once', () =>
   it('round-trips an order in XML', async () => {
     const offerId = await seedOffer(h, subClient, { initial_quantity: 4 });
     const xml = `<?xml version="1.0"?><order><order_number>xml-1</order_number><customer_name>Alan Turing</customer_name><shipping_address><city>London</city><country_code>GB</country_code></shipping_address><items><item><offer_id>${offerId}</offer_id><quantity>2</quantity></item></items></order>`;
-    const res = await h.app.inject({ method: 'POST', url: `${DIST}/orders`, payload: xml, headers: { 'x-service-api-key': key, 'content-type': 'application/xml', accept: 'application/xml' } });
+    const res = await h.app.inject({
+      method: 'POST',
+      url: `${DIST}/orders`,
+      payload: xml,
+      headers: { 'x-service-api-key': key, 'content-type': 'application/xml', accept: 'application/xml' },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/application\/xml/);
     expect(res.body).toContain(`<items><item><offer_id>${offerId}</offer_id><quantity>2</quantity></item></items>`);

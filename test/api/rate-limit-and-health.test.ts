@@ -14,7 +14,8 @@ describe('rate limit', () => {
 
   it('answers a burst over the per-key limit with 429 and Retry-After, without slowing other keys', async () => {
     const [a, b] = [await h.key('distribution'), await h.key('distribution')];
-    const hit = (key: string) => h.app.inject({ method: 'GET', url: '/distribution/beta/categories', headers: { 'x-service-api-key': key } });
+    const hit = (key: string) =>
+      h.app.inject({ method: 'GET', url: '/distribution/beta/categories', headers: { 'x-service-api-key': key } });
     const burst = await Promise.all([hit(a), hit(a), hit(a), hit(a), hit(a)]);
     const codes = burst.map((r) => r.statusCode).sort();
     expect(codes).toEqual([200, 200, 200, 429, 429]);

@@ -1,4 +1,4 @@
-import { advertiserId } from '../../activities/offer-records';
+import { advertiserId } from '../../store/offers';
 import { seedOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
@@ -23,17 +23,28 @@ describe('vouchers: the same codes on both interfaces', () => {
       method: 'POST',
       url: `${DIST}/orders`,
       headers: { 'x-service-api-key': dist },
-      payload: { order: { order_number: `v-${Math.random().toString(36).slice(2)}`, customer_name: 'Edsger Dijkstra', items: [{ offer_id: offerId, quantity }] } },
+      payload: {
+        order: {
+          order_number: `v-${Math.random().toString(36).slice(2)}`,
+          customer_name: 'Edsger Dijkstra',
+          items: [{ offer_id: offerId, quantity }],
+        },
+      },
     });
     expect(res.statusCode).toBe(200);
     return res.json().order.vouchers as { id: string; redemption_code: string }[];
   };
-  const stock = async (offerId: string) => (await h.services.db.selectFrom('offers').select('quantity_in_stock').where('id', '=', offerId).executeTakeFirstOrThrow()).quantity_in_stock;
+  const stock = async (offerId: string) =>
+    (await h.services.db.selectFrom('offers').select('quantity_in_stock').where('id', '=', offerId).executeTakeFirstOrThrow())
+      .quantity_in_stock;
 
   it('lists and shows vouchers to the advertiser and to the distributor, nobody else', async () => {
     const offerId = await seedOffer(h, sub.clientId, { initial_quantity: 10 });
     const [v1] = await buy(offerId);
-    for (const [base, key] of [[SUB, sub.key], [DIST, dist]] as const) {
+    for (const [base, key] of [
+      [SUB, sub.key],
+      [DIST, dist],
+    ] as const) {
       const list = (await call('GET', `${base}/offers/${offerId}/vouchers`, key)).json();
       expect(list.total).toBe(2);
       const one = await call('GET', `${base}/offers/${offerId}/vouchers/${v1.id}`, key);
@@ -61,7 +72,9 @@ describe('vouchers: the same codes on both interfaces', () => {
     const byCode = await call('GET', `${SUB}/advertisers/${adv}/vouchers/${v1.redemption_code}`, sub.key);
     expect(byCode.json().voucher.id).toBe(v1.id);
     expect((await call('GET', `${SUB}/advertisers/adv_nobody/vouchers/${v1.redemption_code}`, sub.key)).statusCode).toBe(404);
-    const redeem = await call('PUT', `${SUB}/advertisers/${adv}/vouchers/${v1.redemption_code}`, sub.key, { voucher: { status: 'redeemed' } });
+    const redeem = await call('PUT', `${SUB}/advertisers/${adv}/vouchers/${v1.redemption_code}`, sub.key, {
+      voucher: { status: 'redeemed' },
+    });
     expect(redeem.statusCode).toBe(200);
     expect(redeem.json().voucher).toMatchObject({ status: 'redeemed', redeemed_at: expect.any(String) });
     const again = await call('PUT', `${SUB}/offers/${offerId}/vouchers/${v1.id}`, sub.key, { voucher: { status: 'redeemed' } });
@@ -84,7 +97,9 @@ describe('vouchers: the same codes on both interfaces', () => {
     const offerId = await seedOffer(h, sub.clientId, { initial_quantity: 10 });
     const [v] = await buy(offerId, 1);
     const results = await Promise.all(
-      Array.from({ length: 8 }, () => call('PUT', `${SUB}/offers/${offerId}/vouchers/${v.id}`, sub.key, { voucher: { status: 'redeemed' } })),
+      Array.from({ length: 8 }, () =>
+        call('PUT', `${SUB}/offers/${offerId}/vouchers/${v.id}`, sub.key, { voucher: { status: 'redeemed' } }),
+      ),
     );
     const codes = results.map((r) => r.statusCode);
     expect(codes.filter((c) => c === 200)).toHaveLength(1);

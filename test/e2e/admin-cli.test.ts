@@ -24,15 +24,22 @@ describe('admin CLI', () => {
   });
 
   it('clients list shows clients by key prefix, never their keys', async () => {
-    const created = JSON.parse((await admin(['keys', 'create', '--interface', 'distribution', '--name', 'Listed Co', '--reservations', '--json'])).stdout);
+    const created = JSON.parse(
+      (await admin(['keys', 'create', '--interface', 'distribution', '--name', 'Listed Co', '--reservations', '--json'])).stdout,
+    );
     const list = JSON.parse((await admin(['clients', 'list', '--interface', 'distribution'])).stdout);
     const row = list.find((c: { id: string }) => c.id === created.client_id);
-    expect(row).toMatchObject({ name: 'Listed Co', interface: 'distribution', reservations_enabled: true, key_prefix: created.key.slice(0, 16) });
+    expect(row).toMatchObject({
+      name: 'Listed Co',
+      interface: 'distribution',
+      reservations_enabled: true,
+      key_prefix: created.key.slice(0, 16),
+    });
     expect(JSON.stringify(list)).not.toContain(created.key);
     expect(list.every((c: { interface: string }) => c.interface === 'distribution')).toBe(true);
   });
 
-  it('orders show finds any client\'s order with its vouchers and workflow', async () => {
+  it("orders show finds any client's order with its vouchers and workflow", async () => {
     const { clientId } = await h.client('submission');
     const offerId = await seedOffer(h, clientId);
     const dist = await h.client('distribution');
@@ -44,7 +51,13 @@ describe('admin CLI', () => {
     });
     const orderId = placed.json().order.id;
     const shown = JSON.parse((await admin(['orders', 'show', orderId])).stdout);
-    expect(shown).toMatchObject({ id: orderId, client_id: dist.clientId, order_number: 'support-1', status: 'active', workflow_id: expect.stringContaining('support-1') });
+    expect(shown).toMatchObject({
+      id: orderId,
+      client_id: dist.clientId,
+      order_number: 'support-1',
+      status: 'active',
+      workflow_id: expect.stringContaining('support-1'),
+    });
     expect(shown.vouchers).toHaveLength(2);
     const missing = await admin(['orders', 'show', 'ord_nope']);
     expect([missing.code, missing.stderr.trim()]).toEqual([1, 'error: no order ord_nope']);
@@ -79,7 +92,14 @@ describe('admin CLI', () => {
       key = await h.key('submission');
     });
     const submit = async () =>
-      (await h.app.inject({ method: 'POST', url: '/submission/beta/offers', headers: { 'x-service-api-key': key }, payload: { offer: validOffer() } })).json().offer.id as string;
+      (
+        await h.app.inject({
+          method: 'POST',
+          url: '/submission/beta/offers',
+          headers: { 'x-service-api-key': key },
+          payload: { offer: validOffer() },
+        })
+      ).json().offer.id as string;
     const statusOf = async (id: string) =>
       (await h.app.inject({ method: 'GET', url: `/submission/beta/offers/${id}`, headers: { 'x-service-api-key': key } })).json().offer;
 
@@ -109,7 +129,18 @@ describe('admin CLI', () => {
       const temporal = await ensureGoBinary(TEMPORAL_CLI);
       const res = spawnSync(
         temporal,
-        ['workflow', 'signal', '--address', process.env.TEMPORAL_ADDRESS!, '--workflow-id', `offer-review:${id}`, '--name', 'approve', '--input', '{"reviewer":"Ana"}'],
+        [
+          'workflow',
+          'signal',
+          '--address',
+          process.env.TEMPORAL_ADDRESS!,
+          '--workflow-id',
+          `offer-review:${id}`,
+          '--name',
+          'approve',
+          '--input',
+          '{"reviewer":"Ana"}',
+        ],
         { encoding: 'utf8', timeout: 30_000 },
       );
       expect(res.stderr).toBe('');

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { changeOfferStatus } from '../../activities/offer-records';
+import { changeOfferStatus } from '../../store/offers';
 import { admin } from '../setup/admin';
 import { CallbackReceiver, eventually } from '../setup/callback-receiver';
 import { seedOffer, validOffer } from '../setup/fixtures';
@@ -34,7 +34,12 @@ describe('offer-change callbacks', () => {
 
   it('retries 500, 500, 200 with the same event id and a valid Standard Webhooks signature; the log shows 3 attempts', async () => {
     const key = await h.key('submission');
-    const created = await h.app.inject({ method: 'POST', url: '/submission/beta/offers', headers: { 'x-service-api-key': key }, payload: { offer: validOffer() } });
+    const created = await h.app.inject({
+      method: 'POST',
+      url: '/submission/beta/offers',
+      headers: { 'x-service-api-key': key },
+      payload: { offer: validOffer() },
+    });
     const offerId: string = created.json().offer.id;
     const receiver = await new CallbackReceiver([500, 500, 200]).start();
     receivers.push(receiver);
@@ -45,7 +50,12 @@ describe('offer-change callbacks', () => {
     const deliveredBefore = await deliveredCount();
     expect(json(await cli(['offers', 'approve', offerId, '--reviewer', 'Ops']))).toEqual({ id: offerId, status: 'approved' });
     const got = await receiver.waitFor(3);
-    const event = await h.services.db.selectFrom('offer_events').selectAll().where('offer_id', '=', offerId).where('type', '=', 'offer.status_changed').executeTakeFirstOrThrow();
+    const event = await h.services.db
+      .selectFrom('offer_events')
+      .selectAll()
+      .where('offer_id', '=', offerId)
+      .where('type', '=', 'offer.status_changed')
+      .executeTakeFirstOrThrow();
 
     const verifier = new Webhook(set.secret);
     for (const r of got) {
@@ -56,7 +66,12 @@ describe('offer-change callbacks', () => {
     expect(new Set(got.map((r) => r.body)).size).toBe(1); // same body on every attempt
     expect(Object.keys(got[0].json)).toEqual(['id', 'type', 'created_at', 'sequence', 'data']);
     const payload = got[2].json;
-    expect(payload).toMatchObject({ id: event.id, type: 'offer.status_changed', sequence: event.sequence, data: { old_status: 'pending', new_status: 'approved' } });
+    expect(payload).toMatchObject({
+      id: event.id,
+      type: 'offer.status_changed',
+      sequence: event.sequence,
+      data: { old_status: 'pending', new_status: 'approved' },
+    });
     expect(payload.data.offer).toMatchObject({ id: offerId, status: 'approved', title: 'Two-course dinner for two' });
     expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(got[0].body, got[0].headers)).toThrow();
 
@@ -65,9 +80,22 @@ describe('offer-change callbacks', () => {
       return log[0]?.status === 'delivered' ? log : null;
     });
     expect(last).toMatchObject({ event_id: event.id, attempts: 3, last_status_code: 200, status: 'delivered', next_attempt_at: null });
-    const attempts = await h.services.db.selectFrom('callback_attempts').select(['attempt', 'status_code']).where('delivery_id', '=', last.id).orderBy('attempt').execute();
-    expect(attempts).toEqual([{ attempt: 1, status_code: 500 }, { attempt: 2, status_code: 500 }, { attempt: 3, status_code: 200 }]);
-    expect(json(await cli(['callbacks', 'show', '--key', key]))).toMatchObject({ status: 'enabled', consecutive_failures: 0, url: receiver.url });
+    const attempts = await h.services.db
+      .selectFrom('callback_attempts')
+      .select(['attempt', 'status_code'])
+      .where('delivery_id', '=', last.id)
+      .orderBy('attempt')
+      .execute();
+    expect(attempts).toEqual([
+      { attempt: 1, status_code: 500 },
+      { attempt: 2, status_code: 500 },
+      { attempt: 3, status_code: 200 },
+    ]);
+    expect(json(await cli(['callbacks', 'show', '--key', key]))).toMatchObject({
+      status: 'enabled',
+      consecutive_failures: 0,
+      url: receiver.url,
+    });
     expect(await deliveredCount()).toBeGreaterThanOrEqual(deliveredBefore + 1); // /metrics moved
   });
 
@@ -104,13 +132,21 @@ describe('offer-change callbacks', () => {
     const receiver = await new CallbackReceiver().start();
     receivers.push(receiver);
     const secret = (await cli(['callbacks', 'set', '--key', key, '--url', receiver.url, '--format', 'xml'])).stdout.trim();
-    await changeOfferStatus(h.services.db, { key: `test:${offerId}:reject`, offerId, to: 'rejected', actor: 'review_team', reason: 'Blurry photos' });
+    await changeOfferStatus(h.services.db, {
+      key: `test:${offerId}:reject`,
+      offerId,
+      to: 'rejected',
+      actor: 'review_team',
+      reason: 'Blurry photos',
+    });
     const [first] = await receiver.waitFor(1);
     expect(first.headers['content-type']).toBe('application/xml');
     expect(first.body).toMatch(/^<\?xml[^>]*><event><id>evt_/);
     expect(first.body).toContain('<new_status>rejected</new_status>');
     expect(first.body).toContain('<reason>Blurry photos</reason>');
-    expect(first.body).toMatch(/<event><id>evt_[^<]+<\/id><type>offer.status_changed<\/type><created_at>[^<]+<\/created_at><sequence>2<\/sequence><data><offer>/);
+    expect(first.body).toMatch(
+      /<event><id>evt_[^<]+<\/id><type>offer.status_changed<\/type><created_at>[^<]+<\/created_at><sequence>2<\/sequence><data><offer>/,
+    );
     expect(() => new Webhook(secret).verify(first.body, first.headers, { jsonParse: false })).not.toThrow();
 
     const replay = json(await cli(['callbacks', 'replay', first.headers['webhook-id'], '--key', key]));
@@ -144,7 +180,10 @@ describe('offer-change callbacks', () => {
     json(await cli(['callbacks', 'set', '--key', dist.key, '--url', receiver.url, '--json']));
     await changeOfferStatus(h.services.db, { key: `test:${offerId}:publish`, offerId, to: 'approved', actor: 'review_team' });
     const got = await eventually(async () => receiver.received.find((r) => r.json?.data?.offer?.id === offerId));
-    expect(got.json).toMatchObject({ type: 'offer.published', data: { new_status: 'approved', offer: { id: offerId, status: 'approved' } } });
+    expect(got.json).toMatchObject({
+      type: 'offer.published',
+      data: { new_status: 'approved', offer: { id: offerId, status: 'approved' } },
+    });
     expect(got.json.data.offer).not.toHaveProperty('custom_attributes');
     expect(got.json.data.offer).not.toHaveProperty('initial_quantity');
     json(await cli(['callbacks', 'disable', '--key', dist.key]));

@@ -5,11 +5,15 @@ import path from 'node:path';
 describe('chaos under load', () => {
   it('keeps every order invariant through a worker SIGKILL, a Temporal restart and a Postgres restart', async () => {
     const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) =>
-      execFile('npm', ['run', '--silent', 'chaos', '--', '--short'], { cwd: path.resolve(__dirname, '..', '..'), timeout: 280_000, maxBuffer: 10 * 1024 * 1024 }, (err, out) =>
-        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout: out }),
+      execFile(
+        'npm',
+        ['run', '--silent', 'chaos', '--', '--short'],
+        { cwd: path.resolve(__dirname, '..', '..'), timeout: 280_000, maxBuffer: 10 * 1024 * 1024 },
+        (err, out) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout: out }),
       ),
     );
-    for (const fault of ['kill -9 the worker', 'restart the Temporal server', 'restart Postgres']) expect(stdout).toContain(`recovered: ${fault}`);
+    for (const fault of ['kill -9 the worker', 'restart the Temporal server', 'restart Postgres'])
+      expect(stdout).toContain(`recovered: ${fault}`);
     const checks = stdout.split('\n').filter((l) => /\[chaos\] [✓✗]/.test(l));
     expect(checks).toHaveLength(5);
     expect(checks.filter((l) => l.includes('✗'))).toEqual([]);

@@ -17,7 +17,8 @@ describe('npm start', () => {
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
     // Only the settings of a fresh machine: no external stores from the suite's environment.
-    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(DATABASE_URL|TEMPORAL_ADDRESS|S3_|TEST_|WORKFLOW_BUNDLE_PATH)/.test(k)) env[k] = v;
+    for (const [k, v] of Object.entries(process.env))
+      if (v !== undefined && !/^(DATABASE_URL|TEMPORAL_ADDRESS|S3_|TEST_|WORKFLOW_BUNDLE_PATH)/.test(k)) env[k] = v;
     Object.assign(env, {
       DATA_DIR: dataDir,
       PORT: String(port),
@@ -62,7 +63,8 @@ describe('npm start', () => {
     expect(categories.status).toBe(200);
     await stop(first.child);
     expect(first.output()).toContain('stopped');
-    for (const pidFile of ['temporal.pid', 'minio.pid', 'postgres/postmaster.pid']) expect(fs.existsSync(path.join(dataDir, pidFile))).toBe(false);
+    for (const pidFile of ['temporal.pid', 'minio.pid', 'postgres/postmaster.pid'])
+      expect(fs.existsSync(path.join(dataDir, pidFile))).toBe(false);
 
     const second = await start();
     try {

@@ -13,7 +13,16 @@ import { validOffer } from '../setup/fixtures';
  * and says so, it is never skipped.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const OPS_USERNAME = 'reviewer-bo';
 const OPS_PASSWORD = 'e2e operator password 42';
 const SUB = '/submission/beta';
@@ -26,7 +35,9 @@ describe('review console in headless Chromium', () => {
 
   beforeAll(async () => {
     if (!fs.existsSync(CHROMIUM)) {
-      throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH. This browser test is required, not optional.`);
+      throw new Error(
+        `Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH. This browser test is required, not optional.`,
+      );
     }
     h = await createHarness({ worker: true, env: { OPS_USERNAME, OPS_PASSWORD } });
     await h.app.listen({ port: 0, host: '127.0.0.1' });
@@ -87,10 +98,18 @@ describe('review console in headless Chromium', () => {
   it('logs in, finds a pending offer, opens it, approves it and sees it approved', async () => {
     const title = `Sunset cruise ${Date.now()}`;
     const upload = multipart([{ filename: 'boat.png', content: makePng(32, 24) }]);
-    const att = await h.app.inject({ method: 'POST', url: `${SUB}/attachments`, payload: upload.payload, headers: { ...upload.headers, 'x-service-api-key': key } });
+    const att = await h.app.inject({
+      method: 'POST',
+      url: `${SUB}/attachments`,
+      payload: upload.payload,
+      headers: { ...upload.headers, 'x-service-api-key': key },
+    });
     expect(att.statusCode).toBe(200);
     const created = await sub('POST', '/offers', {
-      offer: validOffer({ title, creative: { headlines: ['Two hours at sea'], description: 'Drinks included.', original_media: [{ id: att.json().attachment.id }] } }),
+      offer: validOffer({
+        title,
+        creative: { headlines: ['Two hours at sea'], description: 'Drinks included.', original_media: [{ id: att.json().attachment.id }] },
+      }),
     });
     expect(created.statusCode).toBe(200);
     const id = created.json().offer.id as string;
@@ -106,7 +125,13 @@ describe('review console in headless Chromium', () => {
       expect(await page.textContent('main')).toContain('Trattoria Roma');
       // The image came through the ops-only attachment route, under the same login.
       const img = page.locator('img.media');
-      await expect(img.evaluate((el) => (el as unknown as { complete: boolean; naturalWidth: number }).complete && (el as unknown as { naturalWidth: number }).naturalWidth)).resolves.toBe(32);
+      await expect(
+        img.evaluate(
+          (el) =>
+            (el as unknown as { complete: boolean; naturalWidth: number }).complete &&
+            (el as unknown as { naturalWidth: number }).naturalWidth,
+        ),
+      ).resolves.toBe(32);
 
       await page.getByRole('button', { name: 'Approve' }).click();
       await page.waitForURL(`${base}/ops/offers/${id}?sent=approve`);
@@ -136,7 +161,10 @@ describe('review console in headless Chromium', () => {
       await reloadWhilePending(page);
       expect(await page.textContent('[data-testid=status]')).toBe('rejected');
       expect(await page.textContent('main')).toContain('Photos do not show the venue');
-      expect((await sub('GET', `/offers/${id}`)).json().offer).toMatchObject({ status: 'rejected', rejection_reason: 'Photos do not show the venue' });
+      expect((await sub('GET', `/offers/${id}`)).json().offer).toMatchObject({
+        status: 'rejected',
+        rejection_reason: 'Photos do not show the venue',
+      });
     } finally {
       await context.close();
     }

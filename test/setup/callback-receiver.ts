@@ -17,7 +17,10 @@ export class CallbackReceiver {
   private server?: http.Server;
   port = 0;
 
-  constructor(private statuses: number[] = [], private fallback = 200) {}
+  constructor(
+    private statuses: number[] = [],
+    private fallback = 200,
+  ) {}
 
   get url(): string {
     return `http://127.0.0.1:${this.port}/callbacks`;

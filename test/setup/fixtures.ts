@@ -1,7 +1,7 @@
-import { insertOffer, changeOfferStatus } from '../../activities/offer-records';
-import { newId } from '../../activities/ids';
-import { OfferInput } from '../../api/schemas/offer';
-import type { Db } from '../../infra/db/kysely';
+import { insertOffer, changeOfferStatus } from '../../store/offers';
+import { newId } from '../../store/ids';
+import { OfferInput } from '../../schemas/offer';
+import type { Db } from '../../store/db';
 import type { Harness } from './harness';
 
 /** A complete, valid deal as an advertiser would POST it (JSON body of `{offer: …}`). */
@@ -17,12 +17,19 @@ export function validOffer(overrides: Record<string, unknown> = {}): Record<stri
     end_date: '2099-12-31',
     vouchers_expire: { on: '2099-12-31' },
     initial_quantity: 100,
-    creative: { requires_editorial_support: false, headlines: ['Dinner for two', 'Half price'], description: 'A fine dinner.', original_media: [] },
+    creative: {
+      requires_editorial_support: false,
+      headlines: ['Dinner for two', 'Half price'],
+      description: 'A fine dinner.',
+      original_media: [],
+    },
     advertiser: {
       name: 'Trattoria Roma',
       description: 'Family Italian restaurant',
       categories: [{ id: 2 }],
-      redemption_locations: [{ address_line_1: '350 5th Ave', city: 'New York', state_code: 'NY', postal_code: '10118', country_code: 'US' }],
+      redemption_locations: [
+        { address_line_1: '350 5th Ave', city: 'New York', state_code: 'NY', postal_code: '10118', country_code: 'US' },
+      ],
       website_url: 'https://trattoria.example',
       public_phone: '+1 212 555 0100',
     },
@@ -35,7 +42,12 @@ export function validOffer(overrides: Record<string, unknown> = {}): Record<stri
  * An offer written straight to the database in the given status, for tests of other areas
  * (search, orders) that need sellable offers without driving a review workflow.
  */
-export function seedOffer(h: Harness, clientId: string, overrides: Record<string, unknown> = {}, status: SeedStatus = 'approved'): Promise<string> {
+export function seedOffer(
+  h: Harness,
+  clientId: string,
+  overrides: Record<string, unknown> = {},
+  status: SeedStatus = 'approved',
+): Promise<string> {
   return writeOffer(h.services.db, clientId, OfferInput.parse(validOffer(overrides)), status);
 }
 
@@ -46,6 +58,7 @@ export async function writeOffer(db: Db, clientId: string, input: OfferInput, st
   const id = newId('ofr');
   await insertOffer(db, { id, clientId, input });
   if (status !== 'pending') await changeOfferStatus(db, { key: `seed:${id}:approve`, offerId: id, to: 'approved', actor: 'review_team' });
-  if (status === 'suspended' || status === 'cancelled') await changeOfferStatus(db, { key: `seed:${id}:${status}`, offerId: id, to: status, actor: 'advertiser' });
+  if (status === 'suspended' || status === 'cancelled')
+    await changeOfferStatus(db, { key: `seed:${id}:${status}`, offerId: id, to: status, actor: 'advertiser' });
   return id;
 }

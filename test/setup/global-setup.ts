@@ -15,7 +15,10 @@ export default async function globalSetup(): Promise<void> {
   });
   Object.assign(process.env, stackEnv(stack), { TEST_STACK_PID: String(stack.pid) });
   // One workflow bundle for the whole suite: bundling per test file would cost seconds each.
-  const { code } = await bundleWorkflowCode({ workflowsPath: path.join(__dirname, '..', '..', 'workflows', 'index.ts'), logger: quietLogger });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: path.join(__dirname, '..', '..', 'workflows', 'index.ts'),
+    logger: quietLogger,
+  });
   const bundlePath = path.join(stack.dataDir, 'workflow-bundle.js');
   fs.writeFileSync(bundlePath, code);
   process.env.WORKFLOW_BUNDLE_PATH = bundlePath;

@@ -38,7 +38,12 @@ export async function createHarness(opts: { worker?: boolean; env?: Record<strin
     services,
     app,
     client: (iface, o = {}) =>
-      createApiKey(services, { iface, environment: o.environment ?? config.SERVICE_ENVIRONMENT, reservations: o.reservations, name: o.name }),
+      createApiKey(services, {
+        iface,
+        environment: o.environment ?? config.SERVICE_ENVIRONMENT,
+        reservations: o.reservations,
+        name: o.name,
+      }),
     key: async (iface, o = {}) => (await h.client(iface, o)).key,
     startWorker: async () =>
       (h.worker = await startWorker({

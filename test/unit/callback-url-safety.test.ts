@@ -5,10 +5,21 @@ import { checkCallbackUrl, isForbiddenAddress, UnsafeCallbackUrlError } from '..
 import { distributionEventType } from '../../activities/callbacks/events';
 
 describe('callback URL safety', () => {
-  it.each(['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1'])(
-    '%s is forbidden in production',
-    (a) => expect(isForbiddenAddress(a)).toBe(true),
-  );
+  it.each([
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '::1',
+    '::',
+    'fe80::1',
+    'fd00::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+  ])('%s is forbidden in production', (a) => expect(isForbiddenAddress(a)).toBe(true));
   it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111'])('%s is allowed', (a) => expect(isForbiddenAddress(a)).toBe(false));
 
   it('production refuses plain HTTP and private targets; the sandbox allows local http', async () => {
@@ -57,10 +68,26 @@ describe('who hears what: distribution event kinds', () => {
   const ev = (type: string, data: Record<string, unknown> = {}) => ({ type, data });
   it.each([
     [ev('offer.status_changed', { old_status: 'pending', new_status: 'approved' }), published, 'offer.published'],
-    [ev('offer.status_changed', { old_status: 'suspended', new_status: 'resumed' }), { ...published, status: 'resumed' }, 'offer.published'],
-    [ev('offer.status_changed', { old_status: 'approved', new_status: 'suspended' }), { ...published, status: 'suspended' }, 'offer.suspended'],
-    [ev('offer.status_changed', { old_status: 'approved', new_status: 'withdrawn' }), { ...published, status: 'withdrawn' }, 'offer.suspended'],
-    [ev('offer.status_changed', { old_status: 'suspended', new_status: 'cancelled' }), { ...published, status: 'cancelled' }, 'offer.closed'],
+    [
+      ev('offer.status_changed', { old_status: 'suspended', new_status: 'resumed' }),
+      { ...published, status: 'resumed' },
+      'offer.published',
+    ],
+    [
+      ev('offer.status_changed', { old_status: 'approved', new_status: 'suspended' }),
+      { ...published, status: 'suspended' },
+      'offer.suspended',
+    ],
+    [
+      ev('offer.status_changed', { old_status: 'approved', new_status: 'withdrawn' }),
+      { ...published, status: 'withdrawn' },
+      'offer.suspended',
+    ],
+    [
+      ev('offer.status_changed', { old_status: 'suspended', new_status: 'cancelled' }),
+      { ...published, status: 'cancelled' },
+      'offer.closed',
+    ],
     [ev('offer.closed', { old_status: 'approved', new_status: 'closed' }), { ...published, status: 'closed' }, 'offer.closed'],
     [ev('offer.stock_changed'), published, 'offer.changed'],
     [ev('offer.sold_out'), published, 'offer.sold_out'],

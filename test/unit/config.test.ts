@@ -25,7 +25,10 @@ describe('configuration', () => {
 
   it('keeps the review console closed unless both OPS_USERNAME and OPS_PASSWORD are set', () => {
     expect(loadConfig({}).OPS_USERNAME).toBeUndefined();
-    expect(loadConfig({ OPS_USERNAME: 'ana', OPS_PASSWORD: 'twelve chars!' })).toMatchObject({ OPS_USERNAME: 'ana', OPS_PASSWORD: 'twelve chars!' });
+    expect(loadConfig({ OPS_USERNAME: 'ana', OPS_PASSWORD: 'twelve chars!' })).toMatchObject({
+      OPS_USERNAME: 'ana',
+      OPS_PASSWORD: 'twelve chars!',
+    });
     expect(() => loadConfig({ OPS_USERNAME: 'ana' })).toThrow(/OPS_USERNAME, OPS_PASSWORD/);
     expect(() => loadConfig({ OPS_PASSWORD: 'twelve chars!' })).toThrow(/OPS_USERNAME, OPS_PASSWORD/);
     expect(() => loadConfig({ OPS_USERNAME: 'ana', OPS_PASSWORD: 'short' })).toThrow(/OPS_PASSWORD:/);

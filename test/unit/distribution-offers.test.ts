@@ -1,7 +1,7 @@
-import { boundingBox, distributionClosedAt, skuOf, toDistributionOffer } from '../../api/queries/distribution-offers';
-import { DistributionOfferQuery } from '../../api/schemas/distribution-offer';
-import { OfferInput } from '../../api/schemas/offer';
-import type { OfferRow } from '../../infra/db/database';
+import { boundingBox, distributionClosedAt, skuOf, toDistributionOffer } from '../../store/distribution-search';
+import { DistributionOfferQuery } from '../../schemas/distribution-offer';
+import { OfferInput } from '../../schemas/offer';
+import type { OfferRow } from '../../store/database';
 import { validOffer } from '../setup/fixtures';
 
 const TODAY = '2026-11-22';
@@ -44,7 +44,11 @@ describe('distribution read model', () => {
   });
 
   it('computes revenues from configurable shares, rounding down, and none without a price', () => {
-    const o = toDistributionOffer(row({}, { price: { currency_code: 'EUR', amount: 999 }, value: { currency_code: 'EUR', amount: 2000 } }), { distributorPercent: 15, accountPercent: 33 }, TODAY);
+    const o = toDistributionOffer(
+      row({}, { price: { currency_code: 'EUR', amount: 999 }, value: { currency_code: 'EUR', amount: 2000 } }),
+      { distributorPercent: 15, accountPercent: 33 },
+      TODAY,
+    );
     expect(o.distributor_revenue).toEqual({ currency_code: 'EUR', amount: 149 });
     expect(o.account_revenue).toEqual({ currency_code: 'EUR', amount: 49 });
     const free = toDistributionOffer(row({}, { type: 'coupon', price: undefined, initial_quantity: undefined }), undefined, TODAY);
@@ -54,7 +58,9 @@ describe('distribution read model', () => {
 
   it('dates closed_at by how the offer left the catalogue', () => {
     expect(distributionClosedAt(row(), TODAY)).toBeNull();
-    expect(distributionClosedAt(row({ status: 'closed', closed_at: at('2026-11-21T08:00:00Z') }), TODAY)).toEqual(at('2026-11-21T08:00:00Z'));
+    expect(distributionClosedAt(row({ status: 'closed', closed_at: at('2026-11-21T08:00:00Z') }), TODAY)).toEqual(
+      at('2026-11-21T08:00:00Z'),
+    );
     expect(distributionClosedAt(row({ status: 'cancelled' }), TODAY)).toEqual(at('2026-11-20T10:00:00Z'));
     expect(distributionClosedAt(row({ status: 'pending', published_at: null }), TODAY)).toBeNull();
     expect(distributionClosedAt(row({ end_date: '2026-11-20' }), TODAY)).toEqual(at('2026-11-21T00:00:00Z'));
@@ -74,7 +80,13 @@ describe('search query schema', () => {
 
   it('parses sort_by, lists and defaults', () => {
     const r = parse({ sort_by: 'price desc', types: 'deal, coupon', categories: ['1', '2,3'], page: '2' });
-    expect(r.success && r.data).toMatchObject({ sort_by: { field: 'price', direction: 'desc' }, types: ['deal', 'coupon'], categories: [1, 2, 3], page: 2, per_page: 25 });
+    expect(r.success && r.data).toMatchObject({
+      sort_by: { field: 'price', direction: 'desc' },
+      types: ['deal', 'coupon'],
+      categories: [1, 2, 3],
+      page: 2,
+      per_page: 25,
+    });
     expect(parse({ sort_by: 'title' }).data?.sort_by).toEqual({ field: 'title', direction: 'asc' });
     expect(parse({ sort_by: 'PRICE+ASC' }).success).toBe(false);
     expect(parse({ sort_by: 'price ASC' }).data?.sort_by).toEqual({ field: 'price', direction: 'asc' });

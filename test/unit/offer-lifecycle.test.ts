@@ -1,10 +1,18 @@
-import { CLIENT_MOVES, clientMoveError, editError, reviewError, TERMINAL, type ClientStatus, type OfferStatus } from '../../workflows/shared/offer-lifecycle';
+import {
+  CLIENT_MOVES,
+  clientMoveError,
+  editError,
+  reviewError,
+  TERMINAL,
+  type ClientStatus,
+  type OfferStatus,
+} from '../../domain/offer-lifecycle';
 
 const ALL: OfferStatus[] = ['pending', 'approved', 'rejected', 'withdrawn', 'suspended', 'resumed', 'cancelled', 'closed'];
 const CLIENT: ClientStatus[] = ['pending', 'withdrawn', 'suspended', 'resumed', 'cancelled'];
 
 describe('offer lifecycle table', () => {
-  it('lets the spec\'s own moves through (§3.1)', () => {
+  it("lets the spec's own moves through (§3.1)", () => {
     expect(clientMoveError('withdrawn', 'pending')).toBeUndefined(); // resubmission after edit
     expect(clientMoveError('suspended', 'resumed')).toBeUndefined();
     expect(clientMoveError('approved', 'withdrawn')).toBeUndefined();

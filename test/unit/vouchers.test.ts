@@ -1,5 +1,5 @@
-import { expirationDate, newRedemptionCode } from '../../activities/voucher-records';
-import { unsellableReason, type LockedOffer } from '../../activities/stock';
+import { expirationDate, newRedemptionCode } from '../../store/vouchers';
+import { unsellableReason, type LockedOffer } from '../../store/stock';
 
 describe('voucher codes and expiry', () => {
   it('makes unguessable codes in an unambiguous alphabet', () => {
@@ -17,12 +17,21 @@ describe('voucher codes and expiry', () => {
 
 describe('what may be sold', () => {
   const offer = (o: Partial<LockedOffer>): LockedOffer => ({
-    id: 'ofr_1', status: 'approved', type: 'deal', start_date: '2026-01-01', end_date: '2026-12-31', quantity_in_stock: 5, reserved_quantity: 0, document: {}, ...o,
+    id: 'ofr_1',
+    status: 'approved',
+    type: 'deal',
+    start_date: '2026-01-01',
+    end_date: '2026-12-31',
+    quantity_in_stock: 5,
+    reserved_quantity: 0,
+    document: {},
+    ...o,
   });
   it('only approved or resumed offers inside their dates', () => {
     expect(unsellableReason(offer({}), '2026-06-01')).toBeUndefined();
     expect(unsellableReason(offer({ status: 'resumed' }), '2026-12-31')).toBeUndefined();
-    for (const status of ['pending', 'suspended', 'withdrawn', 'cancelled', 'closed', 'rejected']) expect(unsellableReason(offer({ status }), '2026-06-01')).toBeDefined();
+    for (const status of ['pending', 'suspended', 'withdrawn', 'cancelled', 'closed', 'rejected'])
+      expect(unsellableReason(offer({ status }), '2026-06-01')).toBeDefined();
     expect(unsellableReason(offer({}), '2025-12-31')).toMatch(/before/);
     expect(unsellableReason(offer({}), '2027-01-01')).toMatch(/ended/);
     expect(unsellableReason(undefined, '2026-06-01')).toBeDefined();

@@ -1,8 +1,10 @@
-import { parseXml, toXml, XmlInputError } from '../../api/xml';
+import { parseXml, toXml, XmlInputError } from '../../schemas/xml';
 
 describe('XML text round-trips with its special characters', () => {
   it('decodes predefined entities and character references, once', () => {
-    const parsed = parseXml('<comment><content>Maria &amp; Co &lt;b&gt; &quot;q&quot; &apos;s&apos; &#38; &#x26; &amp;lt;</content></comment>');
+    const parsed = parseXml(
+      '<comment><content>Maria &amp; Co &lt;b&gt; &quot;q&quot; &apos;s&apos; &#38; &#x26; &amp;lt;</content></comment>',
+    );
     expect(parsed).toEqual({ comment: { content: `Maria & Co <b> "q" 's' & & &lt;` } });
   });
 

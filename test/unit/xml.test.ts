@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { coerceXmlToSchema, parseXml, singular, toXml } from '../../api/xml';
+import { coerceXmlToSchema, parseXml, singular, toXml } from '../../schemas/xml';
 
 describe('XML', () => {
   it('names list items in the singular', () => {
@@ -12,7 +12,10 @@ describe('XML', () => {
   });
 
   it('serializes lists as a wrapper of singular elements under <response>', () => {
-    const xml = toXml({ status: 'OK', offer: { headlines: ['a', 'b'], original_media: [{ id: 'x' }], price: { amount: 100 }, closed_at: null } });
+    const xml = toXml({
+      status: 'OK',
+      offer: { headlines: ['a', 'b'], original_media: [{ id: 'x' }], price: { amount: 100 }, closed_at: null },
+    });
     expect(xml).toContain('<response><status>OK</status><offer><headlines><headline>a</headline><headline>b</headline></headlines>');
     expect(xml).toContain('<original_media><medium><id>x</id></medium></original_media>');
     expect(xml).toContain('<amount>100</amount>');
@@ -52,7 +55,10 @@ describe('XML', () => {
   });
 
   it('reads any element inside a list wrapper as an item, even a single one', () => {
-    const value = coerceXmlToSchema(Body.shape.offer, parseXml('<offer><headlines><whatever>only</whatever></headlines></offer>').offer) as { headlines: string[] };
+    const value = coerceXmlToSchema(
+      Body.shape.offer,
+      parseXml('<offer><headlines><whatever>only</whatever></headlines></offer>').offer,
+    ) as { headlines: string[] };
     expect(value.headlines).toEqual(['only']);
   });
 

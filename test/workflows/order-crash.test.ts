@@ -52,14 +52,19 @@ describe('order fulfilment survives a worker killed between taking stock and iss
     });
 
     const t0 = Date.now();
-    const log = (m: string) => process.env.CRASH_TEST_TRACE && process.stderr.write(`[crash] ${((Date.now() - t0) / 1000).toFixed(1)}s ${m}\n`);
-    const orderId = await until('the worker to pause after taking stock', () => (fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : undefined));
+    const log = (m: string) =>
+      process.env.CRASH_TEST_TRACE && process.stderr.write(`[crash] ${((Date.now() - t0) / 1000).toFixed(1)}s ${m}\n`);
+    const orderId = await until('the worker to pause after taking stock', () =>
+      fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : undefined,
+    );
     // The stock is taken inside the open transaction: nothing is visible outside it yet.
     log('paused');
     process.kill(-child.pid!, 'SIGKILL'); // kill -9, the whole worker process group
     await exited;
     const db = h.services.db;
-    expect((await db.selectFrom('offers').select('quantity_in_stock').where('id', '=', offerId).executeTakeFirstOrThrow()).quantity_in_stock).toBe(5);
+    expect(
+      (await db.selectFrom('offers').select('quantity_in_stock').where('id', '=', offerId).executeTakeFirstOrThrow()).quantity_in_stock,
+    ).toBe(5);
     expect(await db.selectFrom('orders').select('id').where('id', '=', orderId).executeTakeFirst()).toBeUndefined();
 
     log('killed');
@@ -71,10 +76,17 @@ describe('order fulfilment survives a worker killed between taking stock and iss
     expect(order.id).toBe(orderId);
     expect(order.vouchers).toHaveLength(2);
     expect(new Set(order.vouchers.map((v: { redemption_code: string }) => v.redemption_code)).size).toBe(2);
-    expect((await db.selectFrom('offers').select('quantity_in_stock').where('id', '=', offerId).executeTakeFirstOrThrow()).quantity_in_stock).toBe(3);
+    expect(
+      (await db.selectFrom('offers').select('quantity_in_stock').where('id', '=', offerId).executeTakeFirstOrThrow()).quantity_in_stock,
+    ).toBe(3);
     expect(await db.selectFrom('vouchers').select('id').where('offer_id', '=', offerId).execute()).toHaveLength(2);
     expect(await db.selectFrom('orders').select('id').where('order_number', '=', 'crash-1').execute()).toHaveLength(1);
-    const events = await db.selectFrom('offer_events').select('type').where('offer_id', '=', offerId).where('type', '=', 'offer.stock_changed').execute();
+    const events = await db
+      .selectFrom('offer_events')
+      .select('type')
+      .where('offer_id', '=', offerId)
+      .where('type', '=', 'offer.stock_changed')
+      .execute();
     expect(events).toHaveLength(1);
     // Asking again gives the same order, not a second one.
     const again = await h.app.inject({
@@ -113,7 +125,11 @@ describe('an order whose worker is away', () => {
     await h.startWorker();
     let order;
     for (let i = 0; i < 100 && !order; i++) {
-      const res = await h.app.inject({ method: 'GET', url: `/distribution/beta/orders?order_number=late-1`, headers: { 'x-service-api-key': key } });
+      const res = await h.app.inject({
+        method: 'GET',
+        url: `/distribution/beta/orders?order_number=late-1`,
+        headers: { 'x-service-api-key': key },
+      });
       order = res.json().orders[0];
       if (!order) await new Promise((r) => setTimeout(r, 200));
     }

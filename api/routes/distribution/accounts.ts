@@ -1,13 +1,20 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { newId } from '../../../activities/ids';
-import type { AccountRow } from '../../../infra/db/database';
-import type { AppDeps } from '../../deps';
+import { newId } from '../../../store/ids';
+import type { AccountRow } from '../../../store/database';
+import type { AppDeps } from '../../../services/deps';
 import { conflict, notFound } from '../../errors';
-import { findAccount, listAccounts, toAccount } from '../../queries/accounts';
-import { AccountCreateBody, AccountList, AccountListQuery, AccountResponse, AccountUpdateBody, type AccountStatus } from '../../schemas/account';
-import { IdParam } from '../../schemas/common';
-import { OkOnly } from '../../schemas/envelope';
+import { findAccount, listAccounts, toAccount } from '../../../store/accounts';
+import {
+  AccountCreateBody,
+  AccountList,
+  AccountListQuery,
+  AccountResponse,
+  AccountUpdateBody,
+  type AccountStatus,
+} from '../../../schemas/account';
+import { IdParam } from '../../../schemas/common';
+import { OkOnly } from '../../../schemas/envelope';
 
 /** Account moves the owning distribution client may make (docs/orders-and-vouchers.md). */
 const MOVES: Record<AccountStatus, AccountStatus[]> = { pending: ['active', 'cancelled'], active: ['cancelled'], cancelled: [] };
@@ -23,7 +30,10 @@ export const accountRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (ap
   async function change(row: AccountRow, u: { name?: string; website_url?: string; status?: AccountStatus }) {
     if (row.status === 'cancelled') throw conflict('invalid_state_transition', 'a cancelled account cannot change any more');
     if (u.status && u.status !== row.status && !MOVES[row.status].includes(u.status)) {
-      throw conflict('invalid_state_transition', `an account that is ${row.status} can move to ${MOVES[row.status].join(', ')}, not ${u.status}`);
+      throw conflict(
+        'invalid_state_transition',
+        `an account that is ${row.status} can move to ${MOVES[row.status].join(', ')}, not ${u.status}`,
+      );
     }
     const now = new Date();
     const moved = u.status && u.status !== row.status;

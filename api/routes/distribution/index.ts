@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppDeps } from '../../deps';
+import type { AppDeps } from '../../../services/deps';
 import { voucherRoutes } from '../shared/vouchers';
 import { accountRoutes } from './accounts';
 import { distributionOfferRoutes } from './offers';

@@ -1,16 +1,23 @@
 import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { derivedId } from '../../../activities/ids';
-import { cancelOrderUpdate, ORDER_CANCELLABLE_MS, ORDER_WORKFLOW_TYPE, placedUpdate, type OrderFulfilmentInput } from '../../../workflows/order-messages';
+import { derivedId } from '../../../store/ids';
+import {
+  cancelOrderUpdate,
+  ORDER_CANCELLABLE_MS,
+  ORDER_WORKFLOW_TYPE,
+  placedUpdate,
+  type OrderFulfilmentInput,
+} from '../../../workflows/order-messages';
 import { orderWorkflowId } from '../../../workflows/shared/ids';
-import type { AppDeps } from '../../deps';
+import type { AppDeps } from '../../../services/deps';
 import { conflict, invalidField, notFound } from '../../errors';
-import { findAccount } from '../../queries/accounts';
-import { findOrder, listOrders } from '../../queries/orders';
-import { IdParam } from '../../schemas/common';
-import { OrderCreateBody, OrderList, OrderListQuery, OrderResponse, OrderUpdateBody, type OrderCreate } from '../../schemas/order';
-import { refusalError, updateError, withinDeadline } from '../../workflow-errors';
+import { findAccount } from '../../../store/accounts';
+import { findOrder, listOrders } from '../../../store/orders-queries';
+import { IdParam } from '../../../schemas/common';
+import { OrderCreateBody, OrderList, OrderListQuery, OrderResponse, OrderUpdateBody, type OrderCreate } from '../../../schemas/order';
+import { updateFailure, withinDeadline } from '../../../services/workflow-outcomes';
+import { refusalFailure } from '../../../domain/failures';
 
 const Params = z.object({ id: IdParam });
 
@@ -24,7 +31,11 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
   async function place(clientId: string, o: OrderCreate) {
     if (o.account_id) {
       const account = await findAccount(db, clientId, o.account_id);
-      if (account?.status !== 'active') throw invalidField('account_id', account ? `account ${o.account_id} is ${account.status}, not active` : `account ${o.account_id} not found`);
+      if (account?.status !== 'active')
+        throw invalidField(
+          'account_id',
+          account ? `account ${o.account_id} is ${account.status}, not active` : `account ${o.account_id} not found`,
+        );
     }
     const workflowId = orderWorkflowId(clientId, o.order_number);
     const orderId = derivedId('ord', workflowId);
@@ -50,15 +61,22 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
       workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
     });
     try {
-      const placed = await withinDeadline(temporal.workflow.executeUpdateWithStart(placedUpdate, { startWorkflowOperation }), config.WORKFLOW_ANSWER_TIMEOUT_SECONDS, {
-        message: `order ${orderId} is still being placed; GET /orders/${orderId} or retry the same POST (it is idempotent by order_number)`,
-        order_id: orderId,
-      });
-      if (!placed.ok) throw refusalError(placed);
+      const placed = await withinDeadline(
+        temporal.workflow.executeUpdateWithStart(placedUpdate, { startWorkflowOperation }),
+        config.WORKFLOW_ANSWER_TIMEOUT_SECONDS,
+        {
+          message: `order ${orderId} is still being placed; GET /orders/${orderId} or retry the same POST (it is idempotent by order_number)`,
+          order_id: orderId,
+        },
+      );
+      if (!placed.ok) throw refusalFailure(placed);
       return orderId;
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) {
-        throw conflict('duplicate', `order_number ${o.order_number} is already used by order ${orderId}`, { field: 'order_number', order_id: orderId });
+        throw conflict('duplicate', `order_number ${o.order_number} is already used by order ${orderId}`, {
+          field: 'order_number',
+          order_id: orderId,
+        });
       }
       throw err;
     }
@@ -86,7 +104,9 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
     const order = await mine(request.client.id, request.params.id);
     if (order.status === 'cancelled') throw conflict('invalid_state_transition', 'the order is already cancelled');
     const handle = temporal.workflow.getHandle(orderWorkflowId(request.client.id, order.order_number));
-    await handle.executeUpdate(cancelOrderUpdate).catch((err) => Promise.reject(updateError(err, 'the order can no longer be cancelled; cancel its vouchers one by one')));
+    await handle
+      .executeUpdate(cancelOrderUpdate)
+      .catch((err) => Promise.reject(updateFailure(err, 'the order can no longer be cancelled; cancel its vouchers one by one')));
     return { status: 'OK' as const, order: await mine(request.client.id, order.id) };
   });
 };

@@ -64,20 +64,19 @@ const STYLE = `
 /** The page frame: every console page is one of these. */
 export function page(title: string, body: SafeHtml): string {
   return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="same-origin">
-<title>${title} · Review console</title>
-<style>${new SafeHtml(STYLE)}</style>
-</head>
-<body>
-<header><a href="/ops">Review console</a><span class="muted">offers waiting for review</span></header>
-<main>
-${body}
-</main>
-</body>
-</html>
-`.value;
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="referrer" content="same-origin" />
+        <title>${title} · Review console</title>
+        <style>
+          ${new SafeHtml(STYLE)}
+        </style>
+      </head>
+      <body>
+        <header><a href="/ops">Review console</a><span class="muted">offers waiting for review</span></header>
+        <main>${body}</main>
+      </body>
+    </html> `.value;
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { listCategories } from '../../queries/categories';
-import { CategoryList, CategoryListQuery } from '../../schemas/category';
-import type { AppDeps } from '../../deps';
+import { listCategories } from '../../../store/categories';
+import { CategoryList, CategoryListQuery } from '../../../schemas/category';
+import type { AppDeps } from '../../../services/deps';
 
 /** GET /categories on both interfaces: the tree offers' advertiser categories refer to. */
 export const categoryRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {

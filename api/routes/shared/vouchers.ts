@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { cancelVoucher, redeemVoucher } from '../../../activities/voucher-records';
-import type { AppDeps } from '../../deps';
+import { cancelVoucher, redeemVoucher } from '../../../store/vouchers';
+import type { AppDeps } from '../../../services/deps';
 import { invalidField, notFound } from '../../errors';
-import { findVoucher, listVouchers, offerVisible, toVoucher, type VoucherScope } from '../../queries/vouchers';
-import { IdParam } from '../../schemas/common';
-import { VoucherList, VoucherListQuery, VoucherResponse, VoucherUpdateBody } from '../../schemas/voucher';
-import { refusalError } from '../../workflow-errors';
+import { findVoucher, listVouchers, offerVisible, toVoucher, type VoucherScope } from '../../../store/vouchers-queries';
+import { IdParam } from '../../../schemas/common';
+import { VoucherList, VoucherListQuery, VoucherResponse, VoucherUpdateBody } from '../../../schemas/voucher';
+import { refusalFailure } from '../../../domain/failures';
 
 const OfferParams = z.object({ id: IdParam });
 const OfferVoucherParams = z.object({ id: IdParam, voucher_id: IdParam });
@@ -23,7 +23,7 @@ export const voucherRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; iface: Vouche
 
   async function apply(voucherId: string, status: 'redeemed' | 'cancelled') {
     const result = status === 'redeemed' ? await redeemVoucher(db, voucherId) : await cancelVoucher(db, voucherId);
-    if ('ok' in result) throw refusalError(result);
+    if ('ok' in result) throw refusalFailure(result);
     return { status: 'OK' as const, voucher: toVoucher(result) };
   }
 
@@ -32,37 +32,58 @@ export const voucherRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; iface: Vouche
     return { status: 'OK' as const, vouchers: rows, page: request.query.page, per_page: request.query.per_page, total };
   });
 
-  app.get('/offers/:id/vouchers', { schema: { params: OfferParams, querystring: VoucherListQuery, response: { 200: VoucherList } } }, async (request) => {
-    if (!(await offerVisible(db, scope(request.client.id), request.params.id))) throw notFound('offer');
-    const { rows, total } = await listVouchers(db, scope(request.client.id), { ...request.query, offerId: request.params.id });
-    return { status: 'OK' as const, vouchers: rows, page: request.query.page, per_page: request.query.per_page, total };
-  });
+  app.get(
+    '/offers/:id/vouchers',
+    { schema: { params: OfferParams, querystring: VoucherListQuery, response: { 200: VoucherList } } },
+    async (request) => {
+      if (!(await offerVisible(db, scope(request.client.id), request.params.id))) throw notFound('offer');
+      const { rows, total } = await listVouchers(db, scope(request.client.id), { ...request.query, offerId: request.params.id });
+      return { status: 'OK' as const, vouchers: rows, page: request.query.page, per_page: request.query.per_page, total };
+    },
+  );
 
   const byOffer = async (clientId: string, p: z.infer<typeof OfferVoucherParams>) =>
     (await findVoucher(db, scope(clientId), { offerId: p.id, idOrCode: p.voucher_id })) ?? Promise.reject(notFound('voucher'));
   const byAdvertiser = async (clientId: string, p: z.infer<typeof AdvertiserParams>) =>
     (await findVoucher(db, scope(clientId), { advertiserId: p.advertiser_id, idOrCode: p.ref })) ?? Promise.reject(notFound('voucher'));
 
-  app.get('/offers/:id/vouchers/:voucher_id', { schema: { params: OfferVoucherParams, response: { 200: VoucherResponse } } }, async (request) => ({
-    status: 'OK' as const,
-    voucher: toVoucher(await byOffer(request.client.id, request.params)),
-  }));
+  app.get(
+    '/offers/:id/vouchers/:voucher_id',
+    { schema: { params: OfferVoucherParams, response: { 200: VoucherResponse } } },
+    async (request) => ({
+      status: 'OK' as const,
+      voucher: toVoucher(await byOffer(request.client.id, request.params)),
+    }),
+  );
 
-  app.put('/offers/:id/vouchers/:voucher_id', { schema: { params: OfferVoucherParams, body: VoucherUpdateBody, response: { 200: VoucherResponse } } }, async (request) => {
-    const v = await byOffer(request.client.id, request.params);
-    return apply(v.id, request.body.voucher.status);
-  });
+  app.put(
+    '/offers/:id/vouchers/:voucher_id',
+    { schema: { params: OfferVoucherParams, body: VoucherUpdateBody, response: { 200: VoucherResponse } } },
+    async (request) => {
+      const v = await byOffer(request.client.id, request.params);
+      return apply(v.id, request.body.voucher.status);
+    },
+  );
 
-  app.get('/advertisers/:advertiser_id/vouchers/:ref', { schema: { params: AdvertiserParams, response: { 200: VoucherResponse } } }, async (request) => ({
-    status: 'OK' as const,
-    voucher: toVoucher(await byAdvertiser(request.client.id, request.params)),
-  }));
+  app.get(
+    '/advertisers/:advertiser_id/vouchers/:ref',
+    { schema: { params: AdvertiserParams, response: { 200: VoucherResponse } } },
+    async (request) => ({
+      status: 'OK' as const,
+      voucher: toVoucher(await byAdvertiser(request.client.id, request.params)),
+    }),
+  );
 
-  app.put('/advertisers/:advertiser_id/vouchers/:ref', { schema: { params: AdvertiserParams, body: VoucherUpdateBody, response: { 200: VoucherResponse } } }, async (request) => {
-    if (request.body.voucher.status !== 'redeemed') throw invalidField('status', 'vouchers are cancelled through PUT /offers/:offer_id/vouchers/:id; this path only redeems');
-    const v = await byAdvertiser(request.client.id, request.params);
-    return apply(v.id, 'redeemed');
-  });
+  app.put(
+    '/advertisers/:advertiser_id/vouchers/:ref',
+    { schema: { params: AdvertiserParams, body: VoucherUpdateBody, response: { 200: VoucherResponse } } },
+    async (request) => {
+      if (request.body.voucher.status !== 'redeemed')
+        throw invalidField('status', 'vouchers are cancelled through PUT /offers/:offer_id/vouchers/:id; this path only redeems');
+      const v = await byAdvertiser(request.client.id, request.params);
+      return apply(v.id, 'redeemed');
+    },
+  );
 
   if (iface === 'distribution') {
     // The customer's printable voucher; print_url points here.

@@ -1,22 +1,31 @@
 import multipart, { type MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { newId } from '../../../activities/ids';
-import type { AttachmentRow } from '../../../infra/db/database';
+import { newId } from '../../../store/ids';
+import type { AttachmentRow } from '../../../store/database';
 import { ObjectTooLargeError, putStreamBounded } from '../../../infra/object-upload';
-import { ALLOWED_TYPES_TEXT, cleanFileName, displayFileName, SNIFF_BYTES, sniffFileType, storageFileName, type FileType } from '../../attachment-files';
-import type { AppDeps } from '../../deps';
+import {
+  ALLOWED_TYPES_TEXT,
+  cleanFileName,
+  displayFileName,
+  SNIFF_BYTES,
+  sniffFileType,
+  storageFileName,
+  type FileType,
+} from '../../attachment-files';
+import type { AppDeps } from '../../../services/deps';
 import { ApiError, invalidField, notFound } from '../../errors';
-import { findClientAttachment, toAttachment } from '../../queries/attachments';
-import { ATTACHMENT_FIELD, AttachmentParams, AttachmentResponse } from '../../schemas/attachment';
-import { OkOnly } from '../../schemas/envelope';
+import { findClientAttachment, toAttachment } from '../../../store/attachments';
+import { ATTACHMENT_FIELD, AttachmentParams, AttachmentResponse } from '../../../schemas/attachment';
+import { OkOnly } from '../../../schemas/envelope';
 
 /** The absolute address of the interface the request came in on, e.g. `https://host/submission/beta`. */
 export function interfaceBaseUrl(request: FastifyRequest, prefix: string): string {
   return `${request.protocol}://${request.host}${prefix}`;
 }
 
-const tooLarge = (max: number) => new ApiError(413, 'payload_too_large', `the attachment is larger than the maximum of ${max} bytes`, { field: ATTACHMENT_FIELD });
+const tooLarge = (max: number) =>
+  new ApiError(413, 'payload_too_large', `the attachment is larger than the maximum of ${max} bytes`, { field: ATTACHMENT_FIELD });
 
 /** The one file part of the upload, or a 4xx saying what is wrong with the request. */
 async function receiveFilePart(request: FastifyRequest, maxBytes: number): Promise<MultipartFile> {
@@ -54,7 +63,13 @@ async function* untruncated(part: MultipartFile, maxBytes: number): AsyncGenerat
 function requireAllowedType(head: Buffer): FileType {
   if (head.length === 0) throw invalidField(ATTACHMENT_FIELD, 'the file is empty');
   const type = sniffFileType(head);
-  if (!type) throw new ApiError(415, 'unsupported_media_type', `the file's content is not ${ALLOWED_TYPES_TEXT} (decided from its bytes, not its name)`, { field: ATTACHMENT_FIELD });
+  if (!type)
+    throw new ApiError(
+      415,
+      'unsupported_media_type',
+      `the file's content is not ${ALLOWED_TYPES_TEXT} (decided from its bytes, not its name)`,
+      { field: ATTACHMENT_FIELD },
+    );
   return type;
 }
 
@@ -69,12 +84,21 @@ async function storeAttachment({ db, store, config }: AppDeps, clientId: string,
   const key = `${clientId}/${id}/${storageFileName(clean)}`;
   let type: FileType | undefined;
   const inspect = (head: Buffer) => (type = requireAllowedType(head)).contentType;
-  const { size } = await putStreamBounded(store, untruncated(part, maxBytes), { key, maxBytes, inspect, headBytes: SNIFF_BYTES }).catch((err) => {
-    throw err instanceof ObjectTooLargeError ? tooLarge(maxBytes) : err;
-  });
+  const { size } = await putStreamBounded(store, untruncated(part, maxBytes), { key, maxBytes, inspect, headBytes: SNIFF_BYTES }).catch(
+    (err) => {
+      throw err instanceof ObjectTooLargeError ? tooLarge(maxBytes) : err;
+    },
+  );
   return db
     .insertInto('attachments')
-    .values({ id, client_id: clientId, file_name: displayFileName(clean, type!), content_type: type!.contentType, size_bytes: size, object_key: key })
+    .values({
+      id,
+      client_id: clientId,
+      file_name: displayFileName(clean, type!),
+      content_type: type!.contentType,
+      size_bytes: size,
+      object_key: key,
+    })
     .returningAll()
     .executeTakeFirstOrThrow()
     .catch(async (err) => {

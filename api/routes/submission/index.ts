@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppDeps } from '../../deps';
+import type { AppDeps } from '../../../services/deps';
 import { voucherRoutes } from '../shared/vouchers';
 import { attachmentRoutes } from './attachments';
 import { commentRoutes } from './comments';

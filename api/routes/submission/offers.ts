@@ -1,11 +1,18 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppDeps } from '../../deps';
-import { findClientOffer, listClientOffers, toSubmissionOffer } from '../../queries/offers';
-import { IdParam } from '../../schemas/common';
-import { OkOnly } from '../../schemas/envelope';
-import { OfferCreateBody, OfferUpdateBody, SubmissionOfferList, SubmissionOfferListQuery, SubmissionOfferResponse, type OfferUpdate } from '../../schemas/offer';
-import { changeOfferStatus, createOffer, editOffer, requireOffer } from '../../services/offers';
+import type { AppDeps } from '../../../services/deps';
+import { findClientOffer, listClientOffers, toSubmissionOffer } from '../../../store/offers-queries';
+import { IdParam } from '../../../schemas/common';
+import { OkOnly } from '../../../schemas/envelope';
+import {
+  OfferCreateBody,
+  OfferUpdateBody,
+  SubmissionOfferList,
+  SubmissionOfferListQuery,
+  SubmissionOfferResponse,
+  type OfferUpdate,
+} from '../../../schemas/offer';
+import { changeOfferStatus, createOffer, editOffer, requireOffer } from '../../../services/offers';
 
 const Params = z.object({ id: IdParam });
 
@@ -23,7 +30,13 @@ export const offerRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
 
   app.get('/offers', { schema: { querystring: SubmissionOfferListQuery, response: { 200: SubmissionOfferList } } }, async (request) => {
     const { rows, total } = await listClientOffers(deps.db, request.client.id, request.query);
-    return { status: 'OK' as const, offers: rows.map(toSubmissionOffer), page: request.query.page, per_page: request.query.per_page, total };
+    return {
+      status: 'OK' as const,
+      offers: rows.map(toSubmissionOffer),
+      page: request.query.page,
+      per_page: request.query.per_page,
+      total,
+    };
   });
 
   app.get('/offers/:id', { schema: { params: Params, response: { 200: SubmissionOfferResponse } } }, async (request) => {
@@ -31,13 +44,17 @@ export const offerRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
     return answer(request.client.id, request.params.id);
   });
 
-  app.put('/offers/:id', { schema: { params: Params, body: OfferUpdateBody, response: { 200: SubmissionOfferResponse } } }, async (request) => {
-    const row = await requireOffer(deps, request.client.id, request.params.id);
-    const { status, ...changes } = request.body.offer as OfferUpdate;
-    if (status) await changeOfferStatus(deps, row, status);
-    else await editOffer(deps, row, changes);
-    return answer(request.client.id, row.id);
-  });
+  app.put(
+    '/offers/:id',
+    { schema: { params: Params, body: OfferUpdateBody, response: { 200: SubmissionOfferResponse } } },
+    async (request) => {
+      const row = await requireOffer(deps, request.client.id, request.params.id);
+      const { status, ...changes } = request.body.offer as OfferUpdate;
+      if (status) await changeOfferStatus(deps, row, status);
+      else await editOffer(deps, row, changes);
+      return answer(request.client.id, row.id);
+    },
+  );
 
   // DELETE cancels: the offer stays readable (its vouchers refer to it) with status `cancelled`.
   app.delete('/offers/:id', { schema: { params: Params, response: { 200: OkOnly } } }, async (request) => {

@@ -1,10 +1,10 @@
 import { Command, Option } from 'commander';
 import { wakeLane } from '../../../activities/callbacks';
 import { checkCallbackUrl, UnsafeCallbackUrlError } from '../../../activities/callbacks/url-safety';
-import { revenueShares } from '../../../api/queries/distribution-offers';
-import { disableEndpoint, findEndpoint, recentDeliveries, replayEvent, rotateSecret, setEndpoint } from '../../../activities/callback-records';
+import { revenueShares } from '../../../store/distribution-search';
+import { disableEndpoint, findEndpoint, recentDeliveries, replayEvent, rotateSecret, setEndpoint } from '../../../store/callbacks';
 import { hashApiKey } from '../../../api/api-keys';
-import type { ApiClient } from '../../db/database';
+import type { ApiClient } from '../../../store/database';
 import { AdminError, output, type AdminContext } from '../context';
 
 /** The live client behind an API key (or a client id), of this deployment's environment. */
@@ -17,7 +17,9 @@ async function clientOf(c: AdminContext, keyOrId: string): Promise<ApiClient> {
     .executeTakeFirst();
   if (!client) throw new AdminError('no live API key matches --key');
   if (client.environment !== c.config.SERVICE_ENVIRONMENT) {
-    throw new AdminError(`this is a ${client.environment} key; this deployment serves ${c.config.SERVICE_ENVIRONMENT}, whose callback URLs are set on its own deployment`);
+    throw new AdminError(
+      `this is a ${client.environment} key; this deployment serves ${c.config.SERVICE_ENVIRONMENT}, whose callback URLs are set on its own deployment`,
+    );
   }
   return client;
 }
@@ -51,7 +53,8 @@ export function callbacksCommand(ctx: () => AdminContext): Command {
         throw err;
       }
       const { endpoint, secret } = await setEndpoint(c.db, { clientId: client.id, url: o.url, format: o.format });
-      if (!secret) process.stderr.write('endpoint updated and enabled; its signing secret is unchanged (callbacks rotate-secret makes a new one)\n');
+      if (!secret)
+        process.stderr.write('endpoint updated and enabled; its signing secret is unchanged (callbacks rotate-secret makes a new one)\n');
       if (o.json) output({ client_id: client.id, url: endpoint.url, format: endpoint.format, status: endpoint.status, secret });
       else if (secret) output(secret);
     });

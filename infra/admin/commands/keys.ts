@@ -32,21 +32,30 @@ export function keysCommand(ctx: () => AdminContext): Command {
   keys
     .command('create')
     .description('create a client and print its new API key (shown once; stored hashed)')
-    .addOption(new Option('--interface <interface>', 'which interface the key opens').choices(['submission', 'distribution']).makeOptionMandatory())
-    .addOption(new Option('--environment <environment>', 'environment the key belongs to (default: this deployment\'s)').choices(['sandbox', 'production']))
+    .addOption(
+      new Option('--interface <interface>', 'which interface the key opens').choices(['submission', 'distribution']).makeOptionMandatory(),
+    )
+    .addOption(
+      new Option('--environment <environment>', "environment the key belongs to (default: this deployment's)").choices([
+        'sandbox',
+        'production',
+      ]),
+    )
     .option('--name <name>', 'a name for the client (company or app)')
     .option('--reservations', 'allow this distribution client to make reservations', false)
     .option('--json', 'print {key, client_id} as JSON instead of the key alone', false)
-    .action(async (o: { interface: ApiInterface; environment?: ServiceEnvironment; name?: string; reservations: boolean; json: boolean }) => {
-      const c = ctx();
-      const { key, clientId } = await createApiKey(c, {
-        iface: o.interface,
-        environment: o.environment ?? c.config.SERVICE_ENVIRONMENT,
-        name: o.name,
-        reservations: o.reservations,
-      });
-      output(o.json ? { key, client_id: clientId } : key);
-    });
+    .action(
+      async (o: { interface: ApiInterface; environment?: ServiceEnvironment; name?: string; reservations: boolean; json: boolean }) => {
+        const c = ctx();
+        const { key, clientId } = await createApiKey(c, {
+          iface: o.interface,
+          environment: o.environment ?? c.config.SERVICE_ENVIRONMENT,
+          name: o.name,
+          reservations: o.reservations,
+        });
+        output(o.json ? { key, client_id: clientId } : key);
+      },
+    );
   keys
     .command('revoke')
     .description('revoke an API key at once (by the key itself or its client id)')

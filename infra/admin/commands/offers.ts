@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { ReviewDecisionError, sendReviewDecision, waitForStatusChange, type ReviewVerdict } from '../../../api/services/review';
+import { ReviewDecisionError, sendReviewDecision, waitForStatusChange, type ReviewVerdict } from '../../../services/review';
 import { AdminError, output, type AdminContext } from '../context';
 
 async function decide(ctx: AdminContext, offerId: string, decision: ReviewVerdict, opts: { reason?: string; reviewer?: string }) {
@@ -44,7 +44,21 @@ export function offersCommand(ctx: () => AdminContext): Command {
     .action(async (id: string) => {
       const row = await ctx()
         .db.selectFrom('offers')
-        .select(['id', 'title', 'type', 'status', 'client_id', 'advertiser_id', 'quantity_in_stock', 'submitted_at', 'reviewed_at', 'reviewed_by', 'rejection_reason', 'published_at', 'closed_at'])
+        .select([
+          'id',
+          'title',
+          'type',
+          'status',
+          'client_id',
+          'advertiser_id',
+          'quantity_in_stock',
+          'submitted_at',
+          'reviewed_at',
+          'reviewed_by',
+          'rejection_reason',
+          'published_at',
+          'closed_at',
+        ])
         .where('id', '=', id)
         .executeTakeFirst();
       if (!row) throw new AdminError(`no offer ${id}`);

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { findOrderForOperator } from '../../../api/queries/orders';
+import { findOrderForOperator } from '../../../store/orders-queries';
 import { AdminError, output, type AdminContext } from '../context';
 
 /** Orders as operators look them up for support: any client's, with items, vouchers and workflow id. */

@@ -3,11 +3,31 @@ import { sql, type Kysely } from 'kysely';
 // Frozen: never edit a migration that has shipped; add a new one.
 
 const CATEGORIES: Array<[number, string, number | null]> = [
-  [1, 'Food & Drink', null], [2, 'Restaurants', 1], [3, 'Cafés & Bakeries', 1], [4, 'Bars & Nightlife', 1], [5, 'Groceries', 1],
-  [10, 'Health & Beauty', null], [11, 'Spas & Massage', 10], [12, 'Hair & Nails', 10], [13, 'Fitness', 10], [14, 'Dental & Medical', 10],
-  [20, 'Things to Do', null], [21, 'Events & Tickets', 20], [22, 'Activities & Classes', 20], [23, 'Travel & Hotels', 20], [24, 'Kids & Family', 20],
-  [30, 'Shopping', null], [31, 'Apparel & Accessories', 30], [32, 'Electronics', 30], [33, 'Home & Garden', 30], [34, 'Gifts & Flowers', 30],
-  [40, 'Services', null], [41, 'Automotive', 40], [42, 'Home Services', 40], [43, 'Education', 40], [44, 'Pets', 40],
+  [1, 'Food & Drink', null],
+  [2, 'Restaurants', 1],
+  [3, 'Cafés & Bakeries', 1],
+  [4, 'Bars & Nightlife', 1],
+  [5, 'Groceries', 1],
+  [10, 'Health & Beauty', null],
+  [11, 'Spas & Massage', 10],
+  [12, 'Hair & Nails', 10],
+  [13, 'Fitness', 10],
+  [14, 'Dental & Medical', 10],
+  [20, 'Things to Do', null],
+  [21, 'Events & Tickets', 20],
+  [22, 'Activities & Classes', 20],
+  [23, 'Travel & Hotels', 20],
+  [24, 'Kids & Family', 20],
+  [30, 'Shopping', null],
+  [31, 'Apparel & Accessories', 30],
+  [32, 'Electronics', 30],
+  [33, 'Home & Garden', 30],
+  [34, 'Gifts & Flowers', 30],
+  [40, 'Services', null],
+  [41, 'Automotive', 40],
+  [42, 'Home Services', 40],
+  [43, 'Education', 40],
+  [44, 'Pets', 40],
 ];
 
 export async function up(db: Kysely<any>): Promise<void> {

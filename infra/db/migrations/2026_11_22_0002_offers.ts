@@ -32,7 +32,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     // Unsold, unreserved units; null = unlimited (coupons without a cap). Never negative.
     .addColumn('quantity_in_stock', 'integer', (c) => c.check(sql`quantity_in_stock >= 0`))
     // Units held by active reservations, outside quantity_in_stock.
-    .addColumn('reserved_quantity', 'integer', (c) => c.notNull().defaultTo(0).check(sql`reserved_quantity >= 0`))
+    .addColumn('reserved_quantity', 'integer', (c) =>
+      c
+        .notNull()
+        .defaultTo(0)
+        .check(sql`reserved_quantity >= 0`),
+    )
     // The advertiser's fields as validated (the offer schema), so every field round-trips exactly.
     .addColumn('document', 'jsonb', (c) => c.notNull())
     .addColumn('event_sequence', 'integer', (c) => c.notNull().defaultTo(0))

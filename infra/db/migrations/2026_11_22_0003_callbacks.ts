@@ -9,13 +9,23 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('client_id', 'text', (c) => c.notNull().unique().references('api_clients.id'))
     .addColumn('url', 'text', (c) => c.notNull())
-    .addColumn('format', 'text', (c) => c.notNull().defaultTo('json').check(sql`format in ('json', 'xml')`))
+    .addColumn('format', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('json')
+        .check(sql`format in ('json', 'xml')`),
+    )
     // Standard Webhooks secrets (`whsec_<base64>`). Kept in clear: the sender needs them to sign.
     .addColumn('secret', 'text', (c) => c.notNull())
     // After a rotation the old secret also signs until previous_secret_expires_at.
     .addColumn('previous_secret', 'text')
     .addColumn('previous_secret_expires_at', 'timestamptz')
-    .addColumn('status', 'text', (c) => c.notNull().defaultTo('enabled').check(sql`status in ('enabled', 'disabled')`))
+    .addColumn('status', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('enabled')
+        .check(sql`status in ('enabled', 'disabled')`),
+    )
     .addColumn('disabled_reason', 'text')
     .addColumn('disabled_at', 'timestamptz')
     // Failed attempts since the last success, and when that run of failures began.
@@ -40,7 +50,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     // (text, not jsonb, which would reorder keys).
     .addColumn('payload', 'text', (c) => c.notNull())
     .addColumn('replay', 'boolean', (c) => c.notNull().defaultTo(false))
-    .addColumn('status', 'text', (c) => c.notNull().defaultTo('pending').check(sql`status in ('pending', 'delivered', 'failed', 'cancelled')`))
+    .addColumn('status', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('pending')
+        .check(sql`status in ('pending', 'delivered', 'failed', 'cancelled')`),
+    )
     .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('last_status_code', 'integer')
     .addColumn('last_error', 'text')
@@ -74,7 +89,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   // position, because created_at (and any sequence) follows transaction start, not commit order.
   await db.schema.alterTable('offer_events').addColumn('dispatched_at', 'timestamptz').execute();
   // Events written before callbacks existed had no endpoint to go to.
-  await db.updateTable('offer_events').set({ dispatched_at: sql`now()` }).execute();
+  await db
+    .updateTable('offer_events')
+    .set({ dispatched_at: sql`now()` })
+    .execute();
   await db.schema
     .createIndex('offer_events_undispatched')
     .on('offer_events')

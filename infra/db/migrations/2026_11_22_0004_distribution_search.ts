@@ -49,7 +49,15 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const name of ['offers_closed', 'offers_visible_cover', 'offers_visible_price', 'offers_visible_published', 'offer_locations_state', 'offer_locations_city', 'offer_locations_point']) {
+  for (const name of [
+    'offers_closed',
+    'offers_visible_cover',
+    'offers_visible_price',
+    'offers_visible_published',
+    'offer_locations_state',
+    'offer_locations_city',
+    'offer_locations_point',
+  ]) {
     await db.schema.dropIndex(name).execute();
   }
   await sql`alter table offers drop column discount_percent, drop column value_amount`.execute(db);

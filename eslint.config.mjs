@@ -1,0 +1,161 @@
+// The floor plan (docs/architecture.md), enforced: each folder may import only what lies below it.
+//
+//   api/ (routes, plugins, ops console), infra/admin/ (CLI)
+//     → services/ (application rules)
+//         → workflows/*-messages.ts and workflows/shared/ (contracts), store/ (data layer), schemas/
+//   activities/ → store/, schemas/, contracts        workflows/ → contracts, types of activities
+//   schemas/ → types of store/        store/ → domain/        domain/ → nothing of ours
+import { builtinModules } from 'node:module';
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const NODE_BUILTINS = [...builtinModules.filter((m) => !m.startsWith('_')), ...builtinModules.map((m) => `node:${m}`)];
+
+/** `import … from '<up>/<folder>/…'` patterns for folders above this one, refused even as types. */
+const layer = (folders, message) => ({
+  group: folders.flatMap((f) => [`../${f}`, `../${f}/*`, `../../${f}`, `../../${f}/*`, `../../../${f}/*`]),
+  message,
+});
+/** The same, but `import type` is allowed (a shape, not code). */
+const layerValues = (folders, message) => ({ ...layer(folders, message), allowTypeImports: true });
+
+const CONTRACTS_ONLY = {
+  group: [
+    '../workflows/*',
+    '!../workflows/*-messages',
+    '!../workflows/shared',
+    '../../workflows/*',
+    '!../../workflows/*-messages',
+    '../../../workflows/*',
+    '!../../../workflows/*-messages',
+  ],
+  message: 'Reach a workflow through its contract (workflows/<process>-messages.ts) or workflows/shared/ids, never its code.',
+  allowTypeImports: true,
+};
+
+const restrict = (...patterns) => ['error', { patterns }];
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.data/**', 'bench/results/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      parserOptions: { projectService: { allowDefaultProject: ['*.mjs', 'test/lint/*.ts'] }, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false, attributes: false } }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      'no-control-regex': 'off',
+      // A workflow type name is written once, in its contract.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'Literal[value=/^[a-z][A-Za-z]*Workflow$/]',
+          message: 'Use the workflow type constant from its contract (workflows/<process>-messages.ts), not a string.',
+        },
+      ],
+    },
+  },
+  { files: ['workflows/*-messages.ts'], rules: { 'no-restricted-syntax': 'off' } },
+  {
+    files: ['domain/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrict(
+        { group: ['../*', '../**'], message: 'domain/ is the pure vocabulary: it imports nothing of ours.' },
+        { group: NODE_BUILTINS, message: 'domain/ is used inside workflows: no Node built-ins.' },
+      ),
+    },
+  },
+  {
+    files: ['store/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrict(
+        layer(
+          ['api', 'services', 'activities', 'workflows', 'schemas', 'infra', 'worker'],
+          'store/ is the data layer: it imports domain/ and itself only.',
+        ),
+      ),
+    },
+  },
+  {
+    files: ['schemas/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrict(
+        layer(
+          ['api', 'services', 'activities', 'workflows', 'infra', 'worker'],
+          'schemas/ describe resources: domain/ and the store’s row types only.',
+        ),
+        layerValues(['store'], 'schemas/ may read the store’s row types, never call it.'),
+      ),
+    },
+  },
+  {
+    files: ['services/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrict(
+        layer(['api', 'activities', 'worker'], 'services/ are below the API and the CLI: they never import them.'),
+        layerValues(['infra'], 'services/ get their dependencies passed in (types only from infra/).'),
+        CONTRACTS_ONLY,
+      ),
+    },
+  },
+  {
+    files: ['activities/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrict(
+        layer(['api', 'services', 'worker'], 'activities/ use the data layer (store/), never the API or its services.'),
+        CONTRACTS_ONLY,
+      ),
+    },
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrict(
+        layer(['api', 'services', 'store', 'infra', 'worker'], 'Workflow code imports contracts, domain/ and activity types only.'),
+        layerValues(
+          ['activities', 'schemas'],
+          'Workflows import activity and schema types only (`import type`): their code runs in the worker.',
+        ),
+        { group: NODE_BUILTINS, message: 'Workflow code is deterministic and sandboxed: no Node built-ins.' },
+      ),
+    },
+  },
+  {
+    files: ['api/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrict(
+        layer(['activities', 'worker'], 'The API reaches work through services/, never activities.'),
+        layerValues(['store'], 'Routes call services/; only row types come from store/.'),
+        {
+          ...CONTRACTS_ONLY,
+          allowTypeImports: false,
+          group: ['../workflows/*', '../../workflows/*', '../../../workflows/*'],
+          message: 'Routes reach workflows through services/.',
+        },
+      ),
+    },
+  },
+  {
+    files: ['infra/admin/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrict(
+        layer(['api', 'activities', 'worker'], 'The admin CLI calls services/, as the API does.'),
+        layerValues(['store'], 'The admin CLI calls services/; only row types come from store/.'),
+        {
+          ...CONTRACTS_ONLY,
+          allowTypeImports: false,
+          group: ['../../../workflows/*'],
+          message: 'The admin CLI reaches workflows through services/.',
+        },
+      ),
+    },
+  },
+);

@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+
+/** Money: integer minor units (cents) with an ISO 4217 code, so no float ever rounds a price. */
+export const Currency = z.object({
+  currency_code: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as USD')
+    .refine((c) => CURRENCIES.has(c), 'is not an ISO 4217 currency'),
+  amount: z.number().int('must be an integer number of minor units (cents)').min(0, 'must not be negative').max(Number.MAX_SAFE_INTEGER),
+});
+export type Currency = z.infer<typeof Currency>;
+
+function isRealDate(s: string): boolean {
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+}
+
+/** `YYYY-MM-DD`, a real calendar day. */
+export const DateString = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as YYYY-MM-DD')
+  .refine(isRealDate, 'is not a real calendar date');
+
+/** Timestamps leave as ISO 8601 strings in UTC (a Date serializes so in JSON and in XML). */
+export const Timestamp = z.union([z.date(), z.string().datetime({ offset: true })]);
+
+export const Location = z.object({
+  address_line_1: z.string().max(200).optional(),
+  address_line_2: z.string().max(200).optional(),
+  city: z.string().max(100).optional(),
+  state_code: z.string().max(10).optional(),
+  postal_code: z.string().max(20).optional(),
+  country_code: z
+    .string()
+    .regex(/^[A-Z]{2}$/, 'must be an ISO 3166-1 alpha-2 code such as US')
+    .optional(),
+});
+export type Location = z.infer<typeof Location>;
+
+/**
+ * A resource id: the characters our ids are made of, bounded. In a path, anything else is a plain
+ * 404 (the error handler maps path-parameter failures so), never a database error.
+ */
+export const IdParam = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'is not a valid id');

@@ -1,0 +1,181 @@
+import { z } from 'zod';
+import { Currency, DateString, Location } from './common';
+import { listEnvelope, okEnvelope } from './envelope';
+import { Advertiser, BundleItem, Creative, Demographics, Discount, Expiration, OfferStatus, OfferType, Restrictions } from './offer';
+import { PageQuery } from './pagination';
+
+/*
+ * The offer as publishers see it on the distribution interface (spec §2.1: the common fields plus
+ * the distribution attributes; never the submission-only ones), and the search query of §4.2
+ * completed as docs/distribution-search.md describes.
+ */
+
+/** ISO 8601 timestamps in UTC, already strings (toDistributionOffer formats them). */
+const Time = z.string();
+
+export const DistributionOffer = z.object({
+  id: z.string(),
+  sku: z.string(),
+  title: z.string(),
+  type: OfferType,
+  status: OfferStatus,
+  price: Currency.optional(),
+  value: Currency.optional(),
+  discount: Discount.optional(),
+  fine_print: z.string().optional(),
+  start_date: DateString,
+  end_date: DateString,
+  items: z.array(BundleItem).optional(),
+  checkins_required: z.number().int().optional(),
+  vouchers_activation_date: DateString.optional(),
+  vouchers_expire: Expiration.optional(),
+  /** Units a publisher can still sell; null = unlimited. */
+  quantity_in_stock: z.number().int().nullable(),
+  creative: Creative,
+  demographics: Demographics.optional(),
+  restrictions: Restrictions.optional(),
+  advertiser: Advertiser.extend({ id: z.string() }),
+  /** What the distributor earns per unit sold; null for offers without a price (free coupons). */
+  distributor_revenue: Currency.nullable(),
+  /** The part of distributor_revenue passed on to the distributor's account (publisher). */
+  account_revenue: Currency.nullable(),
+  /** Miles from the search centre to the nearest redemption location; only in radius searches. */
+  distance: z.number().optional(),
+  published_at: Time.nullable(),
+  updated_at: Time,
+  /** When the offer left the catalogue for good or for now; null while it is on sale. */
+  closed_at: Time.nullable(),
+});
+export type DistributionOffer = z.infer<typeof DistributionOffer>;
+
+export const DistributionOfferResponse = okEnvelope('offer', DistributionOffer);
+export const DistributionOfferList = listEnvelope('offers', DistributionOffer);
+
+/** Default and largest search radius, in miles. */
+export const DEFAULT_RADIUS_MILES = 25;
+export const MAX_RADIUS_MILES = 500;
+/** Largest N of recently_published / recently_updated / recently_closed, in days. */
+export const MAX_RECENT_DAYS = 366;
+
+/** Fields `sort_by` accepts; `distance` needs a centre (postal_code or coordinates). */
+export const SORT_FIELDS = [
+  'price',
+  'value',
+  'discount',
+  'title',
+  'start_date',
+  'end_date',
+  'published_at',
+  'updated_at',
+  'distance',
+] as const;
+export type SortField = (typeof SORT_FIELDS)[number];
+export interface SortBy {
+  field: SortField;
+  direction: 'asc' | 'desc';
+}
+
+/**
+ * `a,b,c` (or the parameter repeated) → a list of 1 to 50 items, each checked by `item`. A bad item
+ * is reported on the parameter itself (`types`, not `types[0]`): that is what the client sent.
+ */
+function csv<T extends z.ZodType<unknown, string>>(item: T) {
+  return z.preprocess(
+    (v) => (Array.isArray(v) ? v.join(',') : v),
+    z.string().transform((s, ctx): z.output<T>[] => {
+      const parts = s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean);
+      if (parts.length === 0 || parts.length > 50) {
+        ctx.addIssue({ code: 'custom', message: 'must name 1 to 50 comma-separated values' });
+        return z.NEVER;
+      }
+      const out: z.output<T>[] = [];
+      for (const part of parts) {
+        const r = item.safeParse(part);
+        if (!r.success) {
+          ctx.addIssue({ code: 'custom', message: `${JSON.stringify(part.slice(0, 40))}: ${r.error.issues[0]?.message ?? 'invalid'}` });
+          return z.NEVER;
+        }
+        out.push(r.data as z.output<T>);
+      }
+      return out;
+    }),
+  );
+}
+
+const categoryIds = csv(
+  z
+    .string()
+    .regex(/^\d{1,9}$/, 'must be comma-separated category ids')
+    .transform(Number),
+);
+
+/** `price asc`, `price+asc` or `price` (ascending): field from the allow-list, then direction. */
+const SortByParam = z
+  .string()
+  .max(50)
+  .transform((s, ctx): SortBy => {
+    const [field, direction = 'asc', ...rest] = s.trim().split(/[\s+]+/);
+    const dir = direction.toLowerCase();
+    if (!(SORT_FIELDS as readonly string[]).includes(field) || (dir !== 'asc' && dir !== 'desc') || rest.length) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be "<field> <direction>" with field one of ${SORT_FIELDS.join(', ')} and direction asc or desc`,
+      });
+      return z.NEVER;
+    }
+    return { field: field as SortField, direction: dir };
+  });
+
+/** A number in the query string; an empty value is an error, not zero. */
+const num = <T extends z.ZodType<unknown, number>>(schema: T) =>
+  z.string().trim().min(1, 'must be a number').pipe(z.coerce.number<string>().pipe(schema));
+const latitude = num(z.number().min(-90).max(90));
+const longitude = num(z.number().min(-180).max(180));
+const days = num(z.number().int().min(1).max(MAX_RECENT_DAYS));
+const text = (max: number) => z.string().trim().min(1).max(max);
+
+/** GET /offers on the distribution interface: every filter is optional; see docs/distribution-search.md. */
+export const DistributionOfferQuery = PageQuery.extend({
+  postal_code: text(20).describe('Centre of a radius search: a US ZIP or Canadian postal code; unknown → 422').optional(),
+  radius: num(z.number().gt(0).max(MAX_RADIUS_MILES))
+    .describe(`Miles around the centre, > 0, ≤ ${MAX_RADIUS_MILES}; default ${DEFAULT_RADIUS_MILES}`)
+    .optional(),
+  lat: latitude.describe('Centre latitude (with lng)').optional(),
+  lng: longitude.describe('Centre longitude (with lat)').optional(),
+  latitude: latitude.describe('Centre latitude (with longitude); alias of lat').optional(),
+  longitude: longitude.describe('Centre longitude (with latitude); alias of lng').optional(),
+  city: text(100).describe('Offers with a redemption location in this city (case-insensitive)').optional(),
+  state_code: text(10).describe('Offers with a redemption location in this state (case-insensitive)').optional(),
+  country_code: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 code such as US')
+    .transform((c) => c.toUpperCase())
+    .describe('ISO 3166-1 alpha-2; alone: nationwide offers (docs/distribution-search.md)')
+    .optional(),
+  types: csv(OfferType).describe('Comma-separated offer types: deal, coupon, gift_card').optional(),
+  categories: categoryIds.describe('Comma-separated category ids; a parent matches its sub-categories').optional(),
+  category_ids: categoryIds.describe('Alias of categories; the ids of both are merged').optional(),
+  sort_by: SortByParam.describe(`"<field> <direction>", field one of ${SORT_FIELDS.join(', ')}; direction asc or desc`).optional(),
+  recently_published: days.describe(`Visible offers first published in the last N days (1–${MAX_RECENT_DAYS})`).optional(),
+  recently_updated: days.describe('Visible offers changed in the last N days').optional(),
+  recently_closed: days.describe('Offers that left the catalogue in the last N days (the only non-visible results)').optional(),
+}).superRefine((q, ctx) => {
+  const issue = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
+  const short = q.lat !== undefined || q.lng !== undefined;
+  const long = q.latitude !== undefined || q.longitude !== undefined;
+  if (short && long) issue('latitude', 'give lat/lng or latitude/longitude, not both');
+  if (short && (q.lat === undefined || q.lng === undefined)) issue(q.lat === undefined ? 'lat' : 'lng', 'lat and lng go together');
+  if (long && (q.latitude === undefined || q.longitude === undefined))
+    issue(q.latitude === undefined ? 'latitude' : 'longitude', 'latitude and longitude go together');
+  const coordinates = short || long;
+  if (coordinates && q.postal_code !== undefined) issue('postal_code', 'give one centre: postal_code or coordinates, not both');
+  const centre = coordinates || q.postal_code !== undefined;
+  if (q.radius !== undefined && !centre) issue('radius', 'radius needs a centre: postal_code, lat/lng or latitude/longitude');
+  if (q.sort_by?.field === 'distance' && !centre)
+    issue('sort_by', 'sorting by distance needs a centre: postal_code, lat/lng or latitude/longitude');
+});
+export type DistributionOfferQuery = z.infer<typeof DistributionOfferQuery>;

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { IdParam, Location, Timestamp } from './common';
+import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
+import { PageQuery } from './pagination';
+import { Voucher } from './voucher';
+
+export const ORDER_STATUSES = ['active', 'cancelled'] as const;
+export const OrderStatus = z.enum(ORDER_STATUSES);
+
+export const OrderItem = z.object({
+  offer_id: z.string().min(1).max(64),
+  quantity: z.number().int().min(1).max(100),
+});
+
+/** A person's name: letters required, no control characters (spec §4.6 rule 1). */
+const CustomerName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .regex(/\p{L}/u, 'must contain letters')
+  .refine((s) => !/\p{Cc}/u.test(s), 'must not contain control characters');
+
+/** `POST /orders` (spec §4.6): order_number unique per client, each item with offer_id and quantity. */
+export const OrderCreate = z
+  .object({
+    order_number: z
+      .string()
+      .trim()
+      .min(1)
+      .max(64)
+      .regex(/^[\x21-\x7E]+$/, 'must be printable ASCII without spaces'),
+    customer_name: CustomerName,
+    account_id: z.string().min(1).max(64).optional(),
+    application_id: z.string().min(1).max(100).optional(),
+    shipping_address: Location.optional(),
+    items: z.array(OrderItem).min(1).max(50),
+  })
+  .superRefine((o, ctx) => {
+    const seen = new Set<string>();
+    o.items.forEach((it, i) => {
+      if (seen.has(it.offer_id))
+        ctx.addIssue({ code: 'custom', path: ['items', i, 'offer_id'], message: 'each offer appears once; raise its quantity instead' });
+      seen.add(it.offer_id);
+    });
+  });
+export type OrderCreate = z.infer<typeof OrderCreate>;
+
+export const OrderCreateBody = wrappedBody('order', OrderCreate);
+export const OrderUpdateBody = wrappedBody('order', z.object({ status: z.literal('cancelled') }));
+
+/** The order as GET and POST answer it, with all its vouchers. */
+export const Order = z.object({
+  id: z.string(),
+  order_number: z.string(),
+  status: OrderStatus,
+  items: z.array(OrderItem),
+  account_id: z.string().nullable(),
+  application_id: z.string().nullable(),
+  customer_name: z.string(),
+  purchased_at: Timestamp,
+  cancelled_at: Timestamp.nullable(),
+  shipping_address: Location.nullable(),
+  /** Physical shipments are not part of this service's digital offers: always empty. */
+  shipments: z.array(z.object({ id: z.string() })),
+  vouchers: z.array(Voucher),
+});
+export type Order = z.input<typeof Order>;
+
+export const OrderResponse = okEnvelope('order', Order);
+export const OrderList = listEnvelope('orders', Order);
+export const OrderListQuery = PageQuery.extend({
+  order_number: z.string().min(1).max(64).optional(),
+  status: OrderStatus.optional(),
+  account_id: IdParam.optional(),
+});

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { DateString, Timestamp } from './common';
+import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
+import { PageQuery } from './pagination';
+
+/** `active` while held; `cancelled` by the client; `expired` when end_date passed (units returned). */
+export const RESERVATION_STATUSES = ['active', 'cancelled', 'expired'] as const;
+export const ReservationStatus = z.enum(RESERVATION_STATUSES);
+
+const window = (r: { start_date?: string; end_date?: string }, ctx: z.RefinementCtx) => {
+  if (r.start_date && r.end_date && r.end_date < r.start_date)
+    ctx.addIssue({ code: 'custom', path: ['end_date'], message: 'end_date must not be before start_date' });
+};
+
+export const ReservationCreate = z
+  .object({
+    account_id: z.string().min(1).max(64),
+    quantity_reserved: z.number().int().min(1).max(1_000_000),
+    start_date: DateString,
+    end_date: DateString,
+  })
+  .superRefine(window);
+export const ReservationUpdate = z
+  .object({
+    quantity_reserved: z.number().int().min(0).max(1_000_000).optional(),
+    start_date: DateString.optional(),
+    end_date: DateString.optional(),
+  })
+  .superRefine(window)
+  .refine((u) => Object.keys(u).length > 0, { message: 'nothing to change' });
+
+export const ReservationCreateBody = wrappedBody('reservation', ReservationCreate);
+export const ReservationUpdateBody = wrappedBody('reservation', ReservationUpdate);
+
+export const Reservation = z.object({
+  id: z.string(),
+  offer_id: z.string(),
+  account_id: z.string(),
+  quantity_reserved: z.number().int(),
+  /** What remains of the hold: reserved minus sold through it; 0 once released. */
+  quantity_in_stock: z.number().int(),
+  start_date: z.string(),
+  end_date: z.string(),
+  creation_date: z.string(),
+  status: ReservationStatus,
+  ended_at: Timestamp.nullable(),
+});
+
+export const ReservationResponse = okEnvelope('reservation', Reservation);
+export const ReservationList = listEnvelope('reservations', Reservation);
+export const ReservationListQuery = PageQuery.extend({ status: ReservationStatus.optional(), account_id: z.string().max(64).optional() });

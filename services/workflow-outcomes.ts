@@ -1,0 +1,36 @@
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { Failure, refusalFailure, type Refused } from '../domain/failures';
+
+/**
+ * Maps a failed workflow Update: a refusal carried in the ApplicationFailure's details keeps its
+ * code; a validator's refusal is invalid_state_transition; a workflow that has ended can no longer
+ * take the change (`ended` says what the client can do instead).
+ */
+export function updateFailure(err: unknown, ended: string): unknown {
+  if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
+    const refusal = err.cause.details?.[0] as Refused | undefined;
+    if (refusal && refusal.ok === false) return refusalFailure(refusal);
+    return new Failure('invalid_state_transition', err.cause.message);
+  }
+  if (err instanceof WorkflowNotFoundError) return new Failure('invalid_state_transition', ended);
+  return err;
+}
+
+/**
+ * Waits for a workflow's answer at most `seconds`. Past that the work goes on (a worker may be
+ * restarting); the caller gets backend_unavailable with what it needs to find the result later.
+ */
+export async function withinDeadline<T>(work: Promise<T>, seconds: number, late: { message: string; [k: string]: unknown }): Promise<T> {
+  const { message, ...extra } = late;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Failure('backend_unavailable', message, extra)), seconds * 1000);
+  });
+  work.catch(() => undefined); // a late failure after the deadline is already answered
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

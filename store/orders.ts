@@ -1,0 +1,198 @@
+import type { Db } from './db';
+import type { Location } from '../schemas/common';
+import { derivedId } from './ids';
+import type { Trx } from './offers';
+import { lockOffers, moveStock, unsellableReason, type LockedOffer } from './stock';
+import { refusable, refuse, type Refused } from '../domain/failures';
+import { utcDay } from '../domain/dates';
+import { expirationDate, newRedemptionCode, returnUnits } from './vouchers';
+
+/*
+ * An order's two writes, each ONE transaction keyed by the order's workflow id: placing (order row,
+ * stock of every item, one voucher per unit) and cancelling (vouchers cancelled, units returned).
+ * A retried activity finds its work committed and changes nothing; a refusal rolls everything back.
+ */
+
+export interface PlaceOrderInput {
+  workflowId: string;
+  orderId: string;
+  clientId: string;
+  orderNumber: string;
+  accountId: string | null;
+  applicationId: string | null;
+  customerName: string;
+  shippingAddress: Location | null;
+  items: { offer_id: string; quantity: number }[];
+}
+
+/** `issued` counts the vouchers this call wrote: 0 when a retry found the order already placed. */
+export type Placed = { ok: true; orderId: string; issued: number } | Refused;
+export type Cancelled = { ok: true; cancelledVouchers: number } | Refused;
+
+/** Test seam: called inside the placing transaction after the stock is taken, before vouchers exist. */
+export interface OrderHooks {
+  afterStockTaken?: (orderId: string) => Promise<void>;
+}
+
+/** Takes one item's units: from this account's active reservation first, then from general stock. */
+async function takeUnits(
+  trx: Trx,
+  o: PlaceOrderInput,
+  i: number,
+  offer: LockedOffer,
+  today: string,
+): Promise<{ reservationId: string | null; fromReservation: number }> {
+  const { quantity } = o.items[i];
+  if (offer.quantity_in_stock === null) return { reservationId: null, fromReservation: 0 };
+  const res = o.accountId
+    ? await trx
+        .selectFrom('reservations')
+        .select(['id', 'quantity_in_stock'])
+        .where('offer_id', '=', offer.id)
+        .where('account_id', '=', o.accountId)
+        .where('client_id', '=', o.clientId)
+        .where('status', '=', 'active')
+        .where('start_date', '<=', today)
+        .where('end_date', '>=', today)
+        .where('quantity_in_stock', '>', 0)
+        .orderBy('created_at')
+        .forUpdate()
+        .executeTakeFirst()
+    : undefined;
+  const fromReservation = Math.min(quantity, res?.quantity_in_stock ?? 0);
+  const general = quantity - fromReservation;
+  if (offer.quantity_in_stock < general) {
+    const available = offer.quantity_in_stock + fromReservation;
+    refuse('insufficient_stock', `offer ${offer.id} has ${available} unit(s) available for this order, ${quantity} asked`, {
+      field: `items[${i}].quantity`,
+      offer_id: offer.id,
+      available,
+    });
+  }
+  if (res && fromReservation > 0) {
+    await trx
+      .updateTable('reservations')
+      .set((eb) => ({ quantity_in_stock: eb('quantity_in_stock', '-', fromReservation), updated_at: new Date() }))
+      .where('id', '=', res.id)
+      .execute();
+  }
+  await moveStock(trx, offer, {
+    stock: -general,
+    reserved: -fromReservation,
+    key: `${o.workflowId}:place:${offer.id}`,
+    reason: 'order_placed',
+  });
+  return { reservationId: res && fromReservation > 0 ? res.id : null, fromReservation };
+}
+
+export async function placeOrder(db: Db, o: PlaceOrderInput, hooks: OrderHooks = {}): Promise<Placed> {
+  return refusable(() =>
+    db.transaction().execute(async (trx): Promise<Placed> => {
+      if (await trx.selectFrom('orders').select('id').where('id', '=', o.orderId).executeTakeFirst())
+        return { ok: true, orderId: o.orderId, issued: 0 };
+      // The order row first: a concurrent retry of this activity waits on its key, then finds it.
+      await trx
+        .insertInto('orders')
+        .values({
+          id: o.orderId,
+          client_id: o.clientId,
+          order_number: o.orderNumber,
+          workflow_id: o.workflowId,
+          account_id: o.accountId,
+          application_id: o.applicationId,
+          customer_name: o.customerName,
+          shipping_address: o.shippingAddress ? JSON.stringify(o.shippingAddress) : null,
+          status: 'active',
+        })
+        .execute();
+      if (o.accountId) {
+        const acct = await trx
+          .selectFrom('accounts')
+          .select('status')
+          .where('id', '=', o.accountId)
+          .where('client_id', '=', o.clientId)
+          .executeTakeFirst();
+        if (acct?.status !== 'active')
+          refuse('invalid_field', acct ? `account ${o.accountId} is ${acct.status}, not active` : `account ${o.accountId} not found`, {
+            field: 'account_id',
+          });
+      }
+      const today = utcDay();
+      const offers = await lockOffers(
+        trx,
+        o.items.map((it) => it.offer_id),
+      );
+      o.items.forEach((it, i) => {
+        const why = unsellableReason(offers.get(it.offer_id), today);
+        if (why) refuse('invalid_field', `offer ${it.offer_id} ${why}`, { field: `items[${i}].offer_id` });
+      });
+      const taken: Awaited<ReturnType<typeof takeUnits>>[] = [];
+      for (let i = 0; i < o.items.length; i++) taken.push(await takeUnits(trx, o, i, offers.get(o.items[i].offer_id)!, today));
+      await hooks.afterStockTaken?.(o.orderId);
+      await trx
+        .insertInto('order_items')
+        .values(o.items.map((it, position) => ({ order_id: o.orderId, position, ...it })))
+        .execute();
+      const vouchers = o.items.flatMap((it, i) => {
+        const offer = offers.get(it.offer_id)!;
+        return Array.from({ length: it.quantity }, (_, unit) => {
+          const code = newRedemptionCode();
+          return {
+            id: derivedId('vch', `${o.workflowId}:voucher:${i}:${unit}`),
+            offer_id: it.offer_id,
+            order_id: o.orderId,
+            client_id: o.clientId,
+            account_id: o.accountId,
+            reservation_id: unit < taken[i].fromReservation ? taken[i].reservationId : null,
+            counts_stock: offer.quantity_in_stock !== null,
+            redemption_code: code,
+            barcode: code.replace(/-/g, ''),
+            customer_name: o.customerName,
+            status: 'acquired' as const,
+            expiration_date: expirationDate(offer.document, today),
+          };
+        });
+      });
+      await trx.insertInto('vouchers').values(vouchers).execute();
+      return { ok: true, orderId: o.orderId, issued: vouchers.length };
+    }),
+  );
+}
+
+/**
+ * Cancels the order and all its vouchers, returning their units. A redeemed voucher cannot be
+ * undone, so an order with one is refused whole (409); its other vouchers can be cancelled one by one.
+ */
+export async function cancelOrder(db: Db, c: { key: string; orderId: string }): Promise<Cancelled> {
+  return refusable(() =>
+    db.transaction().execute(async (trx): Promise<Cancelled> => {
+      const order = await trx.selectFrom('orders').select('status').where('id', '=', c.orderId).forUpdate().executeTakeFirstOrThrow();
+      if (order.status === 'cancelled') return { ok: true, cancelledVouchers: 0 };
+      const vouchers = await trx.selectFrom('vouchers').selectAll().where('order_id', '=', c.orderId).orderBy('id').forUpdate().execute();
+      const redeemed = vouchers.filter((v) => v.status === 'redeemed');
+      if (redeemed.length) {
+        refuse(
+          'invalid_state_transition',
+          `the order has ${redeemed.length} redeemed voucher(s) and cannot be cancelled; cancel its other vouchers one by one`,
+          { redeemed_voucher_ids: redeemed.map((v) => v.id) },
+        );
+      }
+      const live = vouchers.filter((v) => v.status === 'acquired');
+      const now = new Date();
+      if (live.length) {
+        await trx
+          .updateTable('vouchers')
+          .set({ status: 'cancelled', cancelled_at: now, updated_at: now })
+          .where(
+            'id',
+            'in',
+            live.map((v) => v.id),
+          )
+          .execute();
+        await returnUnits(trx, c.key, live);
+      }
+      await trx.updateTable('orders').set({ status: 'cancelled', cancelled_at: now }).where('id', '=', c.orderId).execute();
+      return { ok: true, cancelledVouchers: live.length };
+    }),
+  );
+}

@@ -1,0 +1,148 @@
+import type { ReservationRow } from './database';
+import type { Db } from './db';
+import { lockOffers, moveStock, unsellableReason } from './stock';
+import { refusable, refuse, type Refused } from '../domain/failures';
+import { utcDay } from '../domain/dates';
+import type { Trx } from './offers';
+
+/*
+ * A reservation moves units out of the offer's general stock (`quantity_in_stock`) into a hold for
+ * one account (`offers.reserved_quantity` counts all holds). Each write is one transaction that
+ * locks the offer, then the reservation.
+ */
+
+export interface HoldReservationInput {
+  reservationId: string;
+  clientId: string;
+  offerId: string;
+  accountId: string;
+  quantity: number;
+  startDate: string;
+  endDate: string;
+}
+
+export interface ReservationChange {
+  key: string;
+  reservationId: string;
+  quantity_reserved?: number;
+  start_date?: string;
+  end_date?: string;
+}
+
+export type ReservationOutcome = { ok: true; endDate: string } | Refused;
+
+async function lockReservation(trx: Trx, id: string) {
+  const { offer_id } = await trx.selectFrom('reservations').select('offer_id').where('id', '=', id).executeTakeFirstOrThrow();
+  const offer = (await lockOffers(trx, [offer_id])).get(offer_id)!;
+  const res = await trx.selectFrom('reservations').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
+  return { offer, res };
+}
+
+/** Takes the units for the account; idempotent by reservation id. */
+export async function holdReservation(db: Db, r: HoldReservationInput): Promise<ReservationOutcome> {
+  return refusable(() =>
+    db.transaction().execute(async (trx): Promise<ReservationOutcome> => {
+      const existing = await trx.selectFrom('reservations').select('end_date').where('id', '=', r.reservationId).executeTakeFirst();
+      if (existing) return { ok: true, endDate: existing.end_date };
+      const acct = await trx
+        .selectFrom('accounts')
+        .select('status')
+        .where('id', '=', r.accountId)
+        .where('client_id', '=', r.clientId)
+        .executeTakeFirst();
+      if (acct?.status !== 'active')
+        refuse('invalid_field', acct ? `account ${r.accountId} is ${acct.status}, not active` : `account ${r.accountId} not found`, {
+          field: 'account_id',
+        });
+      const offer = (await lockOffers(trx, [r.offerId])).get(r.offerId);
+      const why = unsellableReason(offer, utcDay());
+      if (why || !offer) return refuse('invalid_field', `offer ${r.offerId} ${why}`, { field: 'offer_id' });
+      if (offer.quantity_in_stock === null)
+        refuse('invalid_field', 'this offer has no stock limit; there is nothing to reserve', { field: 'quantity_reserved' });
+      if (offer.quantity_in_stock! < r.quantity) {
+        refuse('insufficient_stock', `offer ${r.offerId} has ${offer.quantity_in_stock} unit(s) in stock, ${r.quantity} asked`, {
+          field: 'quantity_reserved',
+          available: offer.quantity_in_stock,
+        });
+      }
+      await trx
+        .insertInto('reservations')
+        .values({
+          id: r.reservationId,
+          client_id: r.clientId,
+          offer_id: r.offerId,
+          account_id: r.accountId,
+          quantity_reserved: r.quantity,
+          quantity_in_stock: r.quantity,
+          start_date: r.startDate,
+          end_date: r.endDate,
+          status: 'active',
+        })
+        .execute();
+      await moveStock(trx, offer, {
+        stock: -r.quantity,
+        reserved: r.quantity,
+        key: `reservation-held:${r.reservationId}`,
+        reason: 'reservation_held',
+      });
+      return { ok: true, endDate: r.endDate };
+    }),
+  );
+}
+
+/** Changes the quantity or the window. Values are absolute, so a retry finds nothing left to move. */
+export async function changeReservation(db: Db, c: ReservationChange): Promise<ReservationOutcome> {
+  return refusable(() =>
+    db.transaction().execute(async (trx): Promise<ReservationOutcome> => {
+      const { offer, res } = await lockReservation(trx, c.reservationId);
+      if (res.status !== 'active') refuse('invalid_state_transition', `the reservation is ${res.status}`);
+      const start = c.start_date ?? res.start_date;
+      const end = c.end_date ?? res.end_date;
+      if (end < start) refuse('invalid_field', 'end_date must not be before start_date', { field: 'end_date' });
+      const delta = (c.quantity_reserved ?? res.quantity_reserved) - res.quantity_reserved;
+      const sold = res.quantity_reserved - res.quantity_in_stock;
+      if (res.quantity_in_stock + delta < 0)
+        refuse('invalid_state_transition', `${sold} unit(s) of this reservation are already sold; quantity_reserved cannot go below that`, {
+          field: 'quantity_reserved',
+        });
+      if (delta > (offer.quantity_in_stock ?? 0))
+        refuse('insufficient_stock', `offer ${offer.id} has ${offer.quantity_in_stock} more unit(s) in stock, ${delta} asked`, {
+          field: 'quantity_reserved',
+          available: offer.quantity_in_stock,
+        });
+      await trx
+        .updateTable('reservations')
+        .set({
+          quantity_reserved: res.quantity_reserved + delta,
+          quantity_in_stock: res.quantity_in_stock + delta,
+          start_date: start,
+          end_date: end,
+          updated_at: new Date(),
+        })
+        .where('id', '=', res.id)
+        .execute();
+      await moveStock(trx, offer, { stock: -delta, reserved: delta, key: c.key, reason: 'reservation_changed' });
+      return { ok: true, endDate: end };
+    }),
+  );
+}
+
+/** Ends the hold (cancelled by the client, or expired at end_date): what is left returns to general stock. */
+export async function releaseReservation(
+  db: Db,
+  r: { key: string; reservationId: string; to: 'cancelled' | 'expired' },
+): Promise<ReservationRow> {
+  return db.transaction().execute(async (trx) => {
+    const { offer, res } = await lockReservation(trx, r.reservationId);
+    if (res.status !== 'active') return res;
+    const left = res.quantity_in_stock;
+    const row = await trx
+      .updateTable('reservations')
+      .set({ status: r.to, quantity_in_stock: 0, ended_at: new Date(), updated_at: new Date() })
+      .where('id', '=', res.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await moveStock(trx, offer, { stock: left, reserved: -left, key: r.key, reason: `reservation_${r.to}` });
+    return row;
+  });
+}

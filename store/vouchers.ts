@@ -1,0 +1,121 @@
+import crypto from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db } from './db';
+import type { VoucherRow } from './database';
+import { lockOffers, moveStock } from './stock';
+import { refusable, refuse, type Refused } from '../domain/failures';
+import { utcDay } from '../domain/dates';
+import type { Trx } from './offers';
+
+// Crockford base32 without I, L, O, U: codes read aloud or typed at a till are not misread.
+const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** 16 characters of 80 random bits, grouped `XXXX-XXXX-XXXX-XXXX`: unguessable and unique. */
+export function newRedemptionCode(): string {
+  const bytes = crypto.randomBytes(16);
+  const chars = Array.from(bytes, (b) => ALPHABET[b & 31]).join('');
+  return chars.match(/.{4}/g)!.join('-');
+}
+
+/** The voucher's expiry from the offer's `vouchers_expire`: a fixed date, or N days after purchase. */
+export function expirationDate(doc: unknown, purchasedOn: string): string | null {
+  const exp = (doc as { vouchers_expire?: { on?: string; days_after_purchase?: number } }).vouchers_expire;
+  if (exp?.on) return exp.on;
+  if (exp?.days_after_purchase)
+    return new Date(Date.parse(`${purchasedOn}T00:00:00Z`) + exp.days_after_purchase * 86_400_000).toISOString().slice(0, 10);
+  return null;
+}
+
+/**
+ * Gives the units of cancelled vouchers back: to their reservation while it is active, otherwise
+ * to the offer's general stock. Vouchers of uncapped coupons took no stock and give none back.
+ */
+export async function returnUnits(
+  trx: Trx,
+  key: string,
+  vouchers: Pick<VoucherRow, 'offer_id' | 'reservation_id' | 'counts_stock'>[],
+): Promise<void> {
+  const counted = vouchers.filter((v) => v.counts_stock);
+  const offers = await lockOffers(
+    trx,
+    counted.map((v) => v.offer_id),
+  );
+  for (const offer of offers.values()) {
+    const mine = counted.filter((v) => v.offer_id === offer.id);
+    let toStock = 0;
+    let toReserved = 0;
+    for (const resId of new Set(mine.map((v) => v.reservation_id))) {
+      const n = mine.filter((v) => v.reservation_id === resId).length;
+      const res = resId
+        ? await trx
+            .updateTable('reservations')
+            .set((eb) => ({ quantity_in_stock: eb('quantity_in_stock', '+', n), updated_at: new Date() }))
+            .where('id', '=', resId)
+            .where('status', '=', 'active')
+            .returning('id')
+            .executeTakeFirst()
+        : undefined;
+      if (res) toReserved += n;
+      else toStock += n;
+    }
+    await moveStock(trx, offer, { stock: toStock, reserved: toReserved, key: `${key}:${offer.id}`, reason: 'vouchers_cancelled' });
+  }
+}
+
+/**
+ * Redeems an acquired voucher that is neither expired nor before its offer's activation date. One conditional UPDATE: of two racing redemptions
+ * exactly one changes the row; the other sees it redeemed and gets 409.
+ */
+export async function redeemVoucher(db: Db, voucherId: string): Promise<VoucherRow | Refused> {
+  const row = await db
+    .updateTable('vouchers')
+    .set({ status: 'redeemed', redeemed_at: new Date(), updated_at: new Date() })
+    .where('id', '=', voucherId)
+    .where('status', '=', 'acquired')
+    .where((eb) => eb.or([eb('expiration_date', 'is', null), eb('expiration_date', '>=', utcDay())]))
+    // Not before the offer's vouchers_activation_date.
+    .where(
+      sql<boolean>`coalesce((select (o.document->>'vouchers_activation_date') <= ${utcDay()} from offers o where o.id = vouchers.offer_id), true)`,
+    )
+    .returningAll()
+    .executeTakeFirst();
+  if (row) return row;
+  const current = await db
+    .selectFrom('vouchers')
+    .innerJoin('offers', 'offers.id', 'vouchers.offer_id')
+    .select([
+      'vouchers.status',
+      'vouchers.expiration_date',
+      sql<string | null>`offers.document->>'vouchers_activation_date'`.as('activation'),
+    ])
+    .where('vouchers.id', '=', voucherId)
+    .executeTakeFirstOrThrow();
+  const why =
+    current.status !== 'acquired'
+      ? `the voucher is already ${current.status}`
+      : current.expiration_date !== null && current.expiration_date < utcDay()
+        ? `the voucher expired on ${current.expiration_date}`
+        : `the voucher cannot be redeemed before ${current.activation}`;
+  return { ok: false, code: 'conflict', message: why };
+}
+
+/** Cancels one acquired voucher and returns its unit, in one transaction. */
+export async function cancelVoucher(db: Db, voucherId: string): Promise<VoucherRow | Refused> {
+  return refusable(() =>
+    db.transaction().execute(async (trx) => {
+      const row = await trx
+        .updateTable('vouchers')
+        .set({ status: 'cancelled', cancelled_at: new Date(), updated_at: new Date() })
+        .where('id', '=', voucherId)
+        .where('status', '=', 'acquired')
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) {
+        const current = await trx.selectFrom('vouchers').select('status').where('id', '=', voucherId).executeTakeFirstOrThrow();
+        return refuse('conflict', `the voucher is already ${current.status}`);
+      }
+      await returnUnits(trx, `voucher-cancelled:${voucherId}`, [row]);
+      return row;
+    }),
+  );
+}
