@@ -33,6 +33,17 @@ const CONTRACTS_ONLY = {
   allowTypeImports: true,
 };
 
+// A workflow type name is written once, in its contract.
+const WORKFLOW_NAME_LITERAL = {
+  selector: 'Literal[value=/^[a-z][A-Za-z]*Workflow$/]',
+  message: 'Use the workflow type constant from its contract (workflows/<process>-messages.ts), not a string.',
+};
+// Every query lives in the data layer: one module per table or aggregate (store/).
+const QUERY_OUTSIDE_STORE = {
+  selector: 'CallExpression > MemberExpression.callee > Identifier.property[name=/^(selectFrom|insertInto|updateTable|deleteFrom)$/]',
+  message: 'Queries live in store/ (one module per table); call its functions instead.',
+};
+
 const restrict = (...patterns) => ['error', { patterns }];
 
 export default tseslint.config(
@@ -53,15 +64,12 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-non-null-assertion': 'off',
       'no-control-regex': 'off',
-      // A workflow type name is written once, in its contract.
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: 'Literal[value=/^[a-z][A-Za-z]*Workflow$/]',
-          message: 'Use the workflow type constant from its contract (workflows/<process>-messages.ts), not a string.',
-        },
-      ],
+      'no-restricted-syntax': ['error', WORKFLOW_NAME_LITERAL, QUERY_OUTSIDE_STORE],
     },
+  },
+  {
+    files: ['store/**/*.ts', 'infra/db/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', WORKFLOW_NAME_LITERAL] },
   },
   { files: ['workflows/*-messages.ts'], rules: { 'no-restricted-syntax': 'off' } },
   {

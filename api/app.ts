@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { AppDeps } from '../services/deps';
+import type { ServiceDeps } from '../services/deps';
 import { authPlugin } from './plugins/auth';
 import contentNegotiation, { rewriteFormatSuffix } from './plugins/content-negotiation';
 import errorHandler from './plugins/error-handler';
@@ -24,7 +24,7 @@ export const SUBMISSION_PREFIX = '/submission/beta';
 export const DISTRIBUTION_PREFIX = '/distribution/beta';
 
 /** Builds the whole HTTP API around its dependencies; never listens (infra/start.ts does). */
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
     bodyLimit: deps.config.BODY_MAX_BYTES,

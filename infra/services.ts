@@ -1,12 +1,12 @@
 import { Client, Connection } from '@temporalio/client';
-import type { AppDeps } from '../services/deps';
+import type { ServiceDeps } from '../services/deps';
 import type { Config } from './config';
 import { createDb } from '../store/db';
 import type { Logger } from './logger';
 import { createObjectStore } from './object-store';
 import type { Endpoints } from './stack';
 
-export interface Services extends AppDeps {
+export interface Services extends ServiceDeps {
   temporalConnection: Connection;
   close(): Promise<void>;
 }

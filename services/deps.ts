@@ -5,7 +5,7 @@ import type { Logger } from '../infra/logger';
 import type { ObjectStore } from '../infra/object-store';
 
 /** What the API needs from the outside world, built once by infra/services.ts. */
-export interface AppDeps {
+export interface ServiceDeps {
   config: Readonly<Config>;
   db: Db;
   temporal: Client;

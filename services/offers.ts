@@ -6,7 +6,7 @@ import { changeStatusUpdate, editOfferUpdate, offerReviewWorkflow } from '../wor
 import { offerReviewWorkflowId } from '../workflows/shared/ids';
 import { clientMoveError, editError, type ClientStatus, type OfferStatus } from '../domain/offer-lifecycle';
 import { AdvertiserNameKey, OfferStatusKey, OfferTypeKey } from '../workflows/shared/search-attributes';
-import type { AppDeps } from './deps';
+import type { ServiceDeps } from './deps';
 import { conflict, Failure, notFound } from '../domain/failures';
 import { checkOfferReferences } from '../store/offer-references-queries';
 import { findClientOffer } from '../store/offers-queries';
@@ -17,7 +17,7 @@ import { OfferInput, type OfferUpdate } from '../schemas/offer';
  * later change goes through the offer's review workflow, which owns its state.
  */
 
-export async function createOffer(deps: AppDeps, clientId: string, input: OfferInput): Promise<string> {
+export async function createOffer(deps: ServiceDeps, clientId: string, input: OfferInput): Promise<string> {
   await checkOfferReferences(deps.db, clientId, input);
   const id = newId('ofr');
   await insertOffer(deps.db, { id, clientId, input });
@@ -41,7 +41,7 @@ export async function createOffer(deps: AppDeps, clientId: string, input: OfferI
   return id;
 }
 
-export async function requireOffer(deps: AppDeps, clientId: string, offerId: string): Promise<OfferRow> {
+export async function requireOffer(deps: ServiceDeps, clientId: string, offerId: string): Promise<OfferRow> {
   const row = await findClientOffer(deps.db, clientId, offerId);
   if (!row) throw notFound('offer');
   return row;
@@ -49,9 +49,9 @@ export async function requireOffer(deps: AppDeps, clientId: string, offerId: str
 
 /** Runs an update on the offer's workflow; a finished workflow means the offer no longer changes. */
 async function updateWorkflow<T>(
-  deps: AppDeps,
+  deps: ServiceDeps,
   offerId: string,
-  run: (h: ReturnType<AppDeps['temporal']['workflow']['getHandle']>) => Promise<T>,
+  run: (h: ReturnType<ServiceDeps['temporal']['workflow']['getHandle']>) => Promise<T>,
 ): Promise<T> {
   try {
     return await run(deps.temporal.workflow.getHandle(offerReviewWorkflowId(offerId)));
@@ -61,7 +61,7 @@ async function updateWorkflow<T>(
   }
 }
 
-export async function changeOfferStatus(deps: AppDeps, row: OfferRow, to: ClientStatus): Promise<void> {
+export async function changeOfferStatus(deps: ServiceDeps, row: OfferRow, to: ClientStatus): Promise<void> {
   // Checked here for a quick answer; the workflow's update validator checks again, authoritatively.
   const refused = clientMoveError(row.status as OfferStatus, to);
   if (refused) throw conflict('invalid_state_transition', refused, { status: row.status });
@@ -69,7 +69,7 @@ export async function changeOfferStatus(deps: AppDeps, row: OfferRow, to: Client
 }
 
 /** Merges changed fields into the offer (top-level fields replace whole) and validates the result whole. */
-export async function editOffer(deps: AppDeps, row: OfferRow, changes: OfferUpdate): Promise<void> {
+export async function editOffer(deps: ServiceDeps, row: OfferRow, changes: OfferUpdate): Promise<void> {
   const refused = editError(row.status as OfferStatus);
   if (refused) throw conflict('invalid_state_transition', refused, { status: row.status });
   const merged = OfferInput.safeParse({ ...(row.document as object), ...changes });

@@ -5,7 +5,7 @@ import type { RevenueShares } from './distribution-search';
 import { callbackPayload, distributionEventType, submissionEventType } from '../activities/callbacks/events';
 import { newSigningSecret } from '../activities/callbacks/signing';
 import { derivedId, newId } from './ids';
-import type { Trx } from './offers';
+import type { Trx } from './db';
 
 /*
  * Callback endpoints and deliveries in Postgres: the admin CLI and the callback activities share

@@ -1,8 +1,7 @@
 import crypto from 'node:crypto';
-import type { Transaction } from 'kysely';
 import type { OfferInput } from '../schemas/offer';
-import type { Database } from './database';
-import type { Db } from './db';
+import type { Db, Trx } from './db';
+import { alreadyDone, appendOfferEvent } from './offer-events';
 import type { OfferStatus } from '../domain/offer-lifecycle';
 import { geocodeLocation } from './geocode';
 import { derivedId } from './ids';
@@ -13,45 +12,10 @@ import { derivedId } from './ids';
  * passing an idempotency key derived from the workflow and step, so a retry changes nothing twice.
  */
 
-export type Trx = Transaction<Database>;
-
-export type OfferEventType =
-  | 'offer.created'
-  | 'offer.status_changed'
-  | 'offer.updated'
-  | 'offer.review_overdue'
-  | 'offer.stock_changed'
-  | 'offer.sold_out'
-  | 'offer.closed';
-
 /** The advertiser id: stable per submission client and advertiser name (agents submit for many). */
 export function advertiserId(clientId: string, advertiserName: string): string {
   const h = crypto.createHash('sha256').update(`${clientId}\n${advertiserName.trim().toLowerCase()}`).digest('base64url');
   return `adv_${h.slice(0, 20)}`;
-}
-
-/** Appends an event with the offer's next sequence number; returns its id. The offer row must be locked or new. */
-export async function appendOfferEvent(
-  trx: Trx,
-  e: { key: string; offerId: string; type: OfferEventType; data: Record<string, unknown> },
-): Promise<string> {
-  const id = derivedId('evt', e.key);
-  const { event_sequence } = await trx
-    .updateTable('offers')
-    .set((eb) => ({ event_sequence: eb('event_sequence', '+', 1) }))
-    .where('id', '=', e.offerId)
-    .returning('event_sequence')
-    .executeTakeFirstOrThrow();
-  await trx
-    .insertInto('offer_events')
-    .values({ id, offer_id: e.offerId, sequence: event_sequence, type: e.type, data: JSON.stringify(e.data) })
-    .execute();
-  return id;
-}
-
-/** True when the step with this key already committed (its event exists): the retry is a no-op. */
-async function alreadyDone(trx: Trx, key: string): Promise<boolean> {
-  return !!(await trx.selectFrom('offer_events').select('id').where('id', '=', derivedId('evt', key)).executeTakeFirst());
 }
 
 function columnsOf(input: OfferInput) {

@@ -1,8 +1,8 @@
 import type { Db } from './db';
 import type { Location } from '../schemas/common';
 import { derivedId } from './ids';
-import type { Trx } from './offers';
-import { lockOffers, moveStock, unsellableReason, type LockedOffer } from './stock';
+import type { Trx } from './db';
+import { lockOffers, moveStock, unsellableReason, type LockedOffer } from './offer-stock';
 import { refusable, refuse, type Refused } from '../domain/failures';
 import { utcDay } from '../domain/dates';
 import { expirationDate, newRedemptionCode, returnUnits } from './vouchers';

@@ -1,9 +1,9 @@
 import type { ReservationRow } from './database';
 import type { Db } from './db';
-import { lockOffers, moveStock, unsellableReason } from './stock';
+import { lockOffers, moveStock, unsellableReason } from './offer-stock';
 import { refusable, refuse, type Refused } from '../domain/failures';
 import { utcDay } from '../domain/dates';
-import type { Trx } from './offers';
+import type { Trx } from './db';
 
 /*
  * A reservation moves units out of the offer's general stock (`quantity_in_stock`) into a hold for

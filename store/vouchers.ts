@@ -2,10 +2,10 @@ import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db } from './db';
 import type { VoucherRow } from './database';
-import { lockOffers, moveStock } from './stock';
+import { lockOffers, moveStock } from './offer-stock';
 import { refusable, refuse, type Refused } from '../domain/failures';
 import { utcDay } from '../domain/dates';
-import type { Trx } from './offers';
+import type { Trx } from './db';
 
 // Crockford base32 without I, L, O, U: codes read aloud or typed at a till are not misread.
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';

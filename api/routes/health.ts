@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppDeps } from '../../services/deps';
+import type { ServiceDeps } from '../../services/deps';
 
 const CHECK_TIMEOUT_MS = 2000;
 
@@ -20,7 +20,7 @@ async function check(probe: () => Promise<unknown>): Promise<'up' | 'down'> {
 }
 
 /** GET /health (no key): 200 only when Postgres, Temporal and the object store all answer. */
-export const healthRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+export const healthRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   app.get('/health', async (_request, reply) => {
     const [postgres, temporal, object_store] = await Promise.all([
       check(() => sql`select 1`.execute(deps.db)),

@@ -1,5 +1,5 @@
 import { expirationDate, newRedemptionCode } from '../../store/vouchers';
-import { unsellableReason, type LockedOffer } from '../../store/stock';
+import { unsellableReason, type LockedOffer } from '../../store/offer-stock';
 
 describe('voucher codes and expiry', () => {
   it('makes unguessable codes in an unambiguous alphabet', () => {

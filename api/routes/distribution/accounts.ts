@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { newId } from '../../../store/ids';
 import type { AccountRow } from '../../../store/database';
-import type { AppDeps } from '../../../services/deps';
+import type { ServiceDeps } from '../../../services/deps';
 import { conflict, notFound } from '../../errors';
 import { findAccount, listAccounts, toAccount } from '../../../store/accounts';
 import {
@@ -22,7 +22,7 @@ const MOVES: Record<AccountStatus, AccountStatus[]> = { pending: ['active', 'can
 const Params = z.object({ id: IdParam });
 
 /** Accounts: a platform's publishers, owned by the distribution client that created them. */
-export const accountRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+export const accountRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   const { db } = deps;
   const mine = async (clientId: string, id: string) => (await findAccount(db, clientId, id)) ?? Promise.reject(notFound('account'));
 

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppDeps } from '../../../services/deps';
+import type { ServiceDeps } from '../../../services/deps';
 import { voucherRoutes } from '../shared/vouchers';
 import { accountRoutes } from './accounts';
 import { distributionOfferRoutes } from './offers';
@@ -7,7 +7,7 @@ import { orderRoutes } from './orders';
 import { reservationRoutes } from './reservations';
 
 /** Routes of the distribution interface (publishers), mounted under /distribution/beta. */
-export const distributionRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+export const distributionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   await app.register(distributionOfferRoutes, { deps });
   await app.register(accountRoutes, { deps });
   await app.register(orderRoutes, { deps });

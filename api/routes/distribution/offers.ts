@@ -11,10 +11,10 @@ import {
 import { utcDay } from '../../../domain/dates';
 import { IdParam } from '../../../schemas/common';
 import { DistributionOfferList, DistributionOfferQuery, DistributionOfferResponse } from '../../../schemas/distribution-offer';
-import type { AppDeps } from '../../../services/deps';
+import type { ServiceDeps } from '../../../services/deps';
 
 /** GET /offers (search) and GET /offers/:id on the distribution interface: offers on sale now. */
-export const distributionOfferRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+export const distributionOfferRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   const shares = revenueShares(deps.config);
 
   app.get('/offers', { schema: { querystring: DistributionOfferQuery, response: { 200: DistributionOfferList } } }, async (request) => {

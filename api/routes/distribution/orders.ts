@@ -10,7 +10,7 @@ import {
   type OrderFulfilmentInput,
 } from '../../../workflows/order-messages';
 import { orderWorkflowId } from '../../../workflows/shared/ids';
-import type { AppDeps } from '../../../services/deps';
+import type { ServiceDeps } from '../../../services/deps';
 import { conflict, invalidField, notFound } from '../../errors';
 import { findAccount } from '../../../store/accounts';
 import { findOrder, listOrders } from '../../../store/orders-queries';
@@ -25,7 +25,7 @@ const Params = z.object({ id: IdParam });
  * Orders: each is an order-fulfilment workflow whose id comes from (client, order_number). POST
  * starts it with an Update that answers once the order is placed, so the reply holds the vouchers.
  */
-export const orderRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   const { db, temporal, config } = deps;
 
   async function place(clientId: string, o: OrderCreate) {

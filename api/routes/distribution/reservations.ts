@@ -11,7 +11,7 @@ import {
   type ReservationWindowInput,
 } from '../../../workflows/reservation-messages';
 import { reservationWorkflowId } from '../../../workflows/shared/ids';
-import type { AppDeps } from '../../../services/deps';
+import type { ServiceDeps } from '../../../services/deps';
 import { ApiError, conflict, invalidField, notFound } from '../../errors';
 import { findAccount } from '../../../store/accounts';
 import { findReservation, listReservations, toReservation } from '../../../store/reservations-queries';
@@ -34,7 +34,7 @@ const Params = z.object({ id: IdParam, reservation_id: IdParam });
  * Reservations of an offer's units for one account, each held by a reservation-window workflow.
  * Only clients an operator enabled (`admin clients reservations <id> on`) may use them.
  */
-export const reservationRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+export const reservationRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   const { db, temporal, config } = deps;
 
   // Hooks of this plugin apply to its routes only (Fastify encapsulation), after the key check.

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { OfferRow } from '../../../store/database';
-import type { AppDeps } from '../../../services/deps';
+import type { ServiceDeps } from '../../../services/deps';
 import { findClientAttachments, iso } from '../../../store/attachments';
 import { toSubmissionOffer } from '../../../store/offers-queries';
 import { IdParam } from '../../../schemas/common';
@@ -80,7 +80,7 @@ function fields(rows: Array<[string, SafeHtml | string | number | null | undefin
  * The review console under /ops: server-rendered pages for operators, behind HTTP Basic auth with
  * the credential from configuration (closed with 503 when none is set). docs/ops-console.md.
  */
-export const opsRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+export const opsRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   const { db } = deps;
   const credential: OpsCredential | undefined =
     deps.config.OPS_USERNAME && deps.config.OPS_PASSWORD

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { cancelVoucher, redeemVoucher } from '../../../store/vouchers';
-import type { AppDeps } from '../../../services/deps';
+import type { ServiceDeps } from '../../../services/deps';
 import { invalidField, notFound } from '../../errors';
 import { findVoucher, listVouchers, offerVisible, toVoucher, type VoucherScope } from '../../../store/vouchers-queries';
 import { IdParam } from '../../../schemas/common';
@@ -17,7 +17,7 @@ const AdvertiserParams = z.object({ advertiser_id: IdParam, ref: IdParam });
  * its own offers (the advertiser redeems them); the distribution client sees those it sold.
  * Redeem: `{voucher:{status:"redeemed"}}`; cancel (offer path only): `{voucher:{status:"cancelled"}}`.
  */
-export const voucherRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; iface: VoucherScope['iface'] }> = async (app, { deps, iface }) => {
+export const voucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: VoucherScope['iface'] }> = async (app, { deps, iface }) => {
   const { db } = deps;
   const scope = (clientId: string): VoucherScope => ({ iface, clientId });
 

@@ -13,7 +13,7 @@ import {
   storageFileName,
   type FileType,
 } from '../../attachment-files';
-import type { AppDeps } from '../../../services/deps';
+import type { ServiceDeps } from '../../../services/deps';
 import { ApiError, invalidField, notFound } from '../../errors';
 import { findClientAttachment, toAttachment } from '../../../store/attachments';
 import { ATTACHMENT_FIELD, AttachmentParams, AttachmentResponse } from '../../../schemas/attachment';
@@ -77,7 +77,7 @@ function requireAllowedType(head: Buffer): FileType {
  * Streams the part into the store under `<client>/<id>/<safe name>`, then writes its row. Either
  * both exist afterwards or neither does (an object whose row cannot be written is removed).
  */
-async function storeAttachment({ db, store, config }: AppDeps, clientId: string, part: MultipartFile): Promise<AttachmentRow> {
+async function storeAttachment({ db, store, config }: ServiceDeps, clientId: string, part: MultipartFile): Promise<AttachmentRow> {
   const maxBytes = config.ATTACHMENT_MAX_BYTES;
   const id = newId('att');
   const clean = cleanFileName(part.filename);
@@ -112,7 +112,7 @@ async function storeAttachment({ db, store, config }: AppDeps, clientId: string,
  * GET /attachments/:id/download (the bytes), DELETE /attachments/:id. The multipart parser is
  * registered in this plugin only; JSON and XML parsing elsewhere is untouched.
  */
-export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   await app.register(multipart, { throwFileSizeLimit: false });
   // An upload refused early (415 after its first bytes, 413, a wrong part) leaves the rest of the
   // body unread on the socket, and the next request of a keep-alive connection would wait behind

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { deleteAdvertiserComment, insertAdvertiserComment, updateAdvertiserComment } from '../../../store/comments';
-import type { AppDeps } from '../../../services/deps';
+import type { ServiceDeps } from '../../../services/deps';
 import { ApiError, notFound, type ErrorDetail } from '../../errors';
 import { unownedAttachmentIds } from '../../../store/attachments';
 import { findOfferComment, listOfferComments, toComments } from '../../../store/comments-queries';
@@ -56,7 +56,7 @@ async function requireOwnComment(db: Db, offerId: string, commentId: string): Pr
  * The thread between advertiser and review team on one offer: GET (paged, oldest first), POST,
  * GET/PUT/DELETE one comment. Review-team comments are listed but read-only (403).
  */
-export const commentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+export const commentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   const { db } = deps;
   const base = (request: FastifyRequest) => interfaceBaseUrl(request, app.prefix);
   const one = async (request: FastifyRequest, row: Parameters<typeof toComments>[2][number]) =>

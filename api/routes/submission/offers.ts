@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppDeps } from '../../../services/deps';
+import type { ServiceDeps } from '../../../services/deps';
 import { findClientOffer, listClientOffers, toSubmissionOffer } from '../../../store/offers-queries';
 import { IdParam } from '../../../schemas/common';
 import { OkOnly } from '../../../schemas/envelope';
@@ -17,7 +17,7 @@ import { changeOfferStatus, createOffer, editOffer, requireOffer } from '../../.
 const Params = z.object({ id: IdParam });
 
 /** The advertiser's offers: create, read, edit (when withdrawn), move status, cancel. */
-export const offerRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+export const offerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   const answer = async (clientId: string, id: string) => ({
     status: 'OK' as const,
     offer: toSubmissionOffer((await findClientOffer(deps.db, clientId, id))!),

@@ -1,5 +1,6 @@
 import { SELLABLE, type OfferStatus } from '../domain/offer-lifecycle';
-import { appendOfferEvent, type Trx } from './offers';
+import type { Trx } from './db';
+import { appendOfferEvent } from './offer-events';
 
 /*
  * Stock moves shared by orders, vouchers and reservations. Every caller runs inside one
