@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Page, Paged } from '../domain/paging';
 
 /** `{status:"OK", <root>: resource}`: the one success shape for a single resource. */
 export function okEnvelope<K extends string, S extends z.ZodType>(rootKey: K, resource: S) {
@@ -14,6 +15,16 @@ export function listEnvelope<K extends string, S extends z.ZodType>(pluralKey: K
     per_page: z.number().int(),
     total: z.number().int(),
   } as { status: z.ZodLiteral<'OK'>; page: z.ZodNumber; per_page: z.ZodNumber; total: z.ZodNumber } & Record<K, z.ZodArray<S>>);
+}
+
+/** The reply of a list route, in the `listEnvelope` shape: the page's items under their plural key. */
+export function listReply<K extends string, T>(pluralKey: K, list: Paged<T>, page: Page) {
+  return { status: 'OK' as const, [pluralKey]: list.rows, page: page.page, per_page: page.per_page, total: list.total } as {
+    status: 'OK';
+    page: number;
+    per_page: number;
+    total: number;
+  } & Record<K, T[]>;
 }
 
 /** A request body wrapped in its resource's root key: `{offer: {...}}`. */

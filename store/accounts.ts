@@ -1,6 +1,7 @@
 import type { AccountRow } from './database';
 import type { Db } from './db';
-import { pageBounds, type PageQuery } from '../schemas/pagination';
+import type { Page } from '../domain/paging';
+import { pageOf } from './paging';
 
 /** The account fields the API shows (client_id stays internal). */
 export function toAccount(a: AccountRow) {
@@ -20,13 +21,9 @@ export function findAccount(db: Db, clientId: string, id: string): Promise<Accou
   return db.selectFrom('accounts').selectAll().where('id', '=', id).where('client_id', '=', clientId).executeTakeFirst();
 }
 
-export async function listAccounts(db: Db, clientId: string, q: PageQuery & { status?: AccountRow['status'] }) {
+export async function listAccounts(db: Db, clientId: string, q: Page & { status?: AccountRow['status'] }) {
   let query = db.selectFrom('accounts').where('client_id', '=', clientId);
   if (q.status) query = query.where('status', '=', q.status);
-  const { limit, offset } = pageBounds(q);
-  const [rows, count] = await Promise.all([
-    query.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
-    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows.map(toAccount), total: count.n };
+  const { rows, total } = await pageOf(query, q, (f) => f.selectAll().orderBy('created_at', 'desc').orderBy('id'));
+  return { rows: rows.map(toAccount), total };
 }

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { OfferInput } from '../schemas/offer';
+import type { OfferRow } from './database';
 import type { Db, Trx } from './db';
 import { alreadyDone, appendOfferEvent } from './offer-events';
 import type { OfferStatus } from '../domain/offer-lifecycle';
@@ -195,4 +196,10 @@ export async function recordReviewOverdue(db: Db, r: { key: string; offerId: str
       data: { waiting_seconds: r.waitingSeconds },
     });
   });
+}
+
+/** The offers with these ids (any client's), as stored. */
+export async function findOffersByIds(db: Db | Trx, ids: string[]): Promise<OfferRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('offers').selectAll().where('id', 'in', ids).execute();
 }

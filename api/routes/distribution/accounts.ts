@@ -14,7 +14,7 @@ import {
   type AccountStatus,
 } from '../../../schemas/account';
 import { IdParam } from '../../../schemas/common';
-import { OkOnly } from '../../../schemas/envelope';
+import { listReply, OkOnly } from '../../../schemas/envelope';
 
 /** Account moves the owning distribution client may make (docs/orders-and-vouchers.md). */
 const MOVES: Record<AccountStatus, AccountStatus[]> = { pending: ['active', 'cancelled'], active: ['cancelled'], cancelled: [] };
@@ -64,8 +64,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
   });
 
   app.get('/accounts', { schema: { querystring: AccountListQuery, response: { 200: AccountList } } }, async (request) => {
-    const { rows, total } = await listAccounts(db, request.client.id, request.query);
-    return { status: 'OK' as const, accounts: rows, page: request.query.page, per_page: request.query.per_page, total };
+    return listReply('accounts', await listAccounts(db, request.client.id, request.query), request.query);
   });
 
   app.get('/accounts/:id', { schema: { params: Params, response: { 200: AccountResponse } } }, async (request) => ({
