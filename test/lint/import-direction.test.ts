@@ -1,0 +1,84 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+
+/*
+ * The floor plan (docs/architecture.md) is only as good as the lint that keeps it. These lint
+ * small sources placed, in name, in each folder, with the project's own eslint.config.mjs: an
+ * upward import must be refused, the allowed direction must pass.
+ */
+
+const root = path.join(__dirname, '..', '..');
+
+// ESLint loads its config as an ES module, which jest's sandbox cannot: lint in a plain node, all
+// sources in one run. The direction rules read paths, not types: the type-aware parts are off.
+const LINTER = `
+  const { ESLint } = require('eslint');
+  const eslint = new ESLint({ overrideConfig: {
+    languageOptions: { parserOptions: { projectService: false, project: null } },
+    rules: { '@typescript-eslint/no-floating-promises': 'off', '@typescript-eslint/no-misused-promises': 'off' },
+  } });
+  const cases = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
+  Promise.all(cases.map(async ([file, code]) => {
+    const [r] = await eslint.lintText(code, { filePath: require('node:path').resolve(file) });
+    return r.messages.filter((m) => /no-restricted-(imports|syntax)/.test(m.ruleId ?? '')).map((m) => m.message);
+  })).then((out) => process.stdout.write(JSON.stringify(out)));
+`;
+
+type Case = [file: string, code: string];
+
+const refused: Case[] = [
+  ['activities/lint-fixture.ts', "import { ApiError } from '../api/errors';\nexport const e = ApiError;\n"],
+  ['activities/callbacks/lint-fixture.ts', "import { fromFailure } from '../../api/errors';\nexport const e = fromFailure;\n"],
+  ['activities/lint-fixture.ts', "import { createOffer } from '../services/offers';\nexport const c = createOffer;\n"],
+  ['workflows/lint-fixture.ts', "import { ApiError } from '../api/errors';\nexport const e = ApiError;\n"],
+  ['workflows/lint-fixture.ts', "import type { ServiceDeps } from '../services/deps';\nexport type D = ServiceDeps;\n"],
+  ['workflows/lint-fixture.ts', "import crypto from 'node:crypto';\nexport const id = crypto.randomUUID();\n"],
+  ['workflows/lint-fixture.ts', "import { createActivities } from '../activities';\nexport const a = createActivities;\n"],
+  ['domain/lint-fixture.ts', "import { newId } from '../store/ids';\nexport const id = newId;\n"],
+  ['store/lint-fixture.ts', "import { toXml } from '../schemas/xml';\nexport const x = toXml;\n"],
+  ['api/routes/lint-fixture.ts', "import { newId } from '../../store/ids';\nexport const id = newId;\n"],
+  ['services/lint-fixture.ts', "import { ApiError } from '../api/errors';\nexport const e = ApiError;\n"],
+  // A query outside store/, and a workflow's type name written as a string outside its contract.
+  [
+    'services/lint-fixture.ts',
+    "import type { Db } from '../store/db';\nexport const q = (db: Db) => db.selectFrom('offers').selectAll().execute();\n",
+  ],
+  ['services/lint-fixture.ts', "export const start = (c: { start(n: string): void }) => c.start('offerReviewWorkflow');\n"],
+];
+
+const allowed: Case[] = [
+  [
+    'activities/lint-fixture.ts',
+    "import { newId } from '../store/ids';\nimport type { Failure } from '../domain/failures';\nexport const x: [typeof newId, Failure?] = [newId];\n",
+  ],
+  [
+    'workflows/lint-fixture.ts',
+    "import type { Activities } from '../activities';\nimport { utcDay } from '../domain/dates';\nexport type A = Activities;\nexport const d = utcDay;\n",
+  ],
+  [
+    'api/routes/lint-fixture.ts',
+    "import type { OfferRow } from '../../store/database';\nimport { notFound } from '../../domain/failures';\nexport const f = (r?: OfferRow) => r ?? notFound('offer');\n",
+  ],
+  ['services/lint-fixture.ts', "import { newId } from '../store/ids';\nexport const id = newId;\n"],
+  [
+    'store/lint-fixture.ts',
+    "import type { Db } from './db';\nexport const q = (db: Db) => db.selectFrom('offers').selectAll().execute();\n",
+  ],
+  ['workflows/offer-review-messages.ts', "export const start = (c: { start(n: string): void }) => c.start('offerReviewWorkflow');\n"],
+];
+
+let results: string[][] = [];
+beforeAll(() => {
+  const input = JSON.stringify([...refused, ...allowed]);
+  results = JSON.parse(execFileSync(process.execPath, ['-e', LINTER], { cwd: root, input, encoding: 'utf8' }));
+});
+
+describe('lint keeps dependencies pointing one way', () => {
+  test.each(refused.map((c, i) => [...c, i] as const))('%s refuses: %s', (_file, _code, i) => {
+    expect(results[i]).not.toEqual([]);
+  });
+
+  test.each(allowed.map((c, i) => [...c, refused.length + i] as const))('%s allows: %s', (_file, _code, i) => {
+    expect(results[i]).toEqual([]);
+  });
+});
