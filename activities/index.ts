@@ -1,7 +1,8 @@
 import { createCallbackActivities } from './callbacks';
 import type { ActivityDeps } from './deps';
 import { createOfferActivities } from './offers';
-import { createOrderActivities, createReservationActivities } from './orders';
+import { createOrderActivities } from './orders';
+import { createReservationActivities } from './reservations';
 
 /**
  * Every activity, as plain functions closed over their dependencies. Workflows import only the

@@ -1,13 +1,7 @@
 import { ordersPlaced, vouchersIssued } from '../infra/metrics';
 import type { ActivityDeps } from './deps';
-import { cancelOrder, placeOrder, type OrderHooks, type PlaceOrderInput } from '../store/orders';
-import {
-  changeReservation,
-  holdReservation,
-  releaseReservation,
-  type HoldReservationInput,
-  type ReservationChange,
-} from '../store/reservations';
+import { cancelOrder, placeOrder, type OrderHooks } from '../store/orders';
+import type { CancelOrderInput, PlaceOrderInput } from '../workflows/order-messages';
 
 /** Activities of the order-fulfilment workflow; each is one idempotent transaction. */
 export function createOrderActivities(deps: Pick<ActivityDeps, 'db'> & { orderHooks?: OrderHooks }) {
@@ -20,18 +14,6 @@ export function createOrderActivities(deps: Pick<ActivityDeps, 'db'> & { orderHo
       }
       return placed;
     },
-    cancelOrder: (c: { key: string; orderId: string }) => cancelOrder(deps.db, c),
-  };
-}
-
-/** Activities of the reservation-window workflow. */
-export function createReservationActivities(deps: Pick<ActivityDeps, 'db'>) {
-  return {
-    holdReservation: (r: HoldReservationInput) => holdReservation(deps.db, r),
-    changeReservation: (c: ReservationChange) => changeReservation(deps.db, c),
-    releaseReservation: async (r: { key: string; reservationId: string; to: 'cancelled' | 'expired' }) => {
-      const row = await releaseReservation(deps.db, r);
-      return { status: row.status };
-    },
+    cancelOrder: (c: CancelOrderInput) => cancelOrder(deps.db, c),
   };
 }

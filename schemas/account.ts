@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import type { AccountRow } from '../store/database';
+import { ACCOUNT_STATUSES } from '../domain/account-lifecycle';
 import { Timestamp } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
 import { PageQuery } from './pagination';
 
 /** A publisher hosted by a distribution platform (spec §2.3); states in docs/orders-and-vouchers.md. */
-export const ACCOUNT_STATUSES = ['pending', 'active', 'cancelled'] as const;
 export const AccountStatus = z.enum(ACCOUNT_STATUSES);
 export type AccountStatus = z.infer<typeof AccountStatus>;
 
@@ -36,3 +37,17 @@ export const Account = z.object({
 export const AccountResponse = okEnvelope('account', Account);
 export const AccountList = listEnvelope('accounts', Account);
 export const AccountListQuery = PageQuery.extend({ status: AccountStatus.optional() });
+
+/** The account fields the API shows (client_id stays internal). */
+export function toAccount(a: AccountRow): z.output<typeof Account> {
+  return {
+    id: a.id,
+    name: a.name,
+    website_url: a.website_url,
+    status: a.status,
+    created_at: a.created_at.toISOString(),
+    updated_at: a.updated_at.toISOString(),
+    activated_at: a.activated_at?.toISOString() ?? null,
+    cancelled_at: a.cancelled_at?.toISOString() ?? null,
+  };
+}

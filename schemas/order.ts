@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { IdParam, Location, Timestamp } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
 import { PageQuery } from './pagination';
-import { Voucher } from './voucher';
+import { toVoucher, Voucher } from './voucher';
+import type { OrderWithDetails } from '../store/orders';
 
 export const ORDER_STATUSES = ['active', 'cancelled'] as const;
 export const OrderStatus = z.enum(ORDER_STATUSES);
@@ -74,3 +75,21 @@ export const OrderListQuery = PageQuery.extend({
   status: OrderStatus.optional(),
   account_id: IdParam.optional(),
 });
+
+/** An order with its items and vouchers as the API shows it. */
+export function toOrder(o: OrderWithDetails): z.output<typeof Order> {
+  return {
+    id: o.id,
+    order_number: o.order_number,
+    status: o.status,
+    items: o.items.map((i) => ({ offer_id: i.offer_id, quantity: i.quantity })),
+    account_id: o.account_id,
+    application_id: o.application_id,
+    customer_name: o.customer_name,
+    purchased_at: o.purchased_at.toISOString(),
+    cancelled_at: o.cancelled_at?.toISOString() ?? null,
+    shipping_address: (o.shipping_address as Location | null) ?? null,
+    shipments: [],
+    vouchers: o.vouchers.map(toVoucher),
+  };
+}

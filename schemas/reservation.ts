@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ReservationRow } from '../store/database';
 import { DateString, Timestamp } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
 import { PageQuery } from './pagination';
@@ -49,3 +50,19 @@ export const Reservation = z.object({
 export const ReservationResponse = okEnvelope('reservation', Reservation);
 export const ReservationList = listEnvelope('reservations', Reservation);
 export const ReservationListQuery = PageQuery.extend({ status: ReservationStatus.optional(), account_id: z.string().max(64).optional() });
+
+/** A reservation row as the API shows it. */
+export function toReservation(r: ReservationRow): z.output<typeof Reservation> {
+  return {
+    id: r.id,
+    offer_id: r.offer_id,
+    account_id: r.account_id,
+    quantity_reserved: r.quantity_reserved,
+    quantity_in_stock: r.quantity_in_stock,
+    start_date: r.start_date,
+    end_date: r.end_date,
+    creation_date: r.created_at.toISOString().slice(0, 10),
+    status: r.status,
+    ended_at: r.ended_at?.toISOString() ?? null,
+  };
+}

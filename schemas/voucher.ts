@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { VoucherRow } from '../store/database';
 import { Timestamp } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
 import { PageQuery } from './pagination';
@@ -38,3 +39,26 @@ export const VoucherListQuery = PageQuery.extend({
   recently_changed: z.coerce.number().int().min(1).max(3650).optional(),
 });
 export type VoucherListQuery = z.infer<typeof VoucherListQuery>;
+
+/** Printable voucher page for the customer, on the distribution interface (needs the distributor's key). */
+export const printUrl = (voucherId: string) => `/distribution/beta/vouchers/${voucherId}/print`;
+
+/** A voucher row as the API shows it. */
+export function toVoucher(v: VoucherRow): z.output<typeof Voucher> {
+  return {
+    id: v.id,
+    offer_id: v.offer_id,
+    order_id: v.order_id,
+    redemption_code: v.redemption_code,
+    customer_name: v.customer_name,
+    status: v.status,
+    acquired_at: v.acquired_at.toISOString(),
+    redeemed_at: v.redeemed_at?.toISOString() ?? null,
+    cancelled_at: v.cancelled_at?.toISOString() ?? null,
+    expiration_date: v.expiration_date,
+    reservation_id: v.reservation_id,
+    account_id: v.account_id,
+    barcode: v.barcode,
+    print_url: printUrl(v.id),
+  };
+}

@@ -1,29 +1,52 @@
 import type { AccountRow } from './database';
-import type { Db } from './db';
-import type { Page } from '../domain/paging';
+import type { Db, Trx } from './db';
+import type { Page, Paged } from '../domain/paging';
+import type { AccountStatus } from '../domain/account-lifecycle';
+import { newId } from './ids';
 import { pageOf } from './paging';
 
-/** The account fields the API shows (client_id stays internal). */
-export function toAccount(a: AccountRow) {
-  return {
-    id: a.id,
-    name: a.name,
-    website_url: a.website_url,
-    status: a.status,
-    created_at: a.created_at.toISOString(),
-    updated_at: a.updated_at.toISOString(),
-    activated_at: a.activated_at?.toISOString() ?? null,
-    cancelled_at: a.cancelled_at?.toISOString() ?? null,
-  };
-}
-
-export function findAccount(db: Db, clientId: string, id: string): Promise<AccountRow | undefined> {
+/** The account of this distribution client; another client's account is not found. */
+export function findAccount(db: Db | Trx, clientId: string, id: string): Promise<AccountRow | undefined> {
   return db.selectFrom('accounts').selectAll().where('id', '=', id).where('client_id', '=', clientId).executeTakeFirst();
 }
 
-export async function listAccounts(db: Db, clientId: string, q: Page & { status?: AccountRow['status'] }) {
+/** This client's accounts, newest first. */
+export function listAccounts(db: Db, clientId: string, q: Page & { status?: AccountStatus }): Promise<Paged<AccountRow>> {
   let query = db.selectFrom('accounts').where('client_id', '=', clientId);
   if (q.status) query = query.where('status', '=', q.status);
-  const { rows, total } = await pageOf(query, q, (f) => f.selectAll().orderBy('created_at', 'desc').orderBy('id'));
-  return { rows: rows.map(toAccount), total };
+  return pageOf(query, q, (f) => f.selectAll().orderBy('created_at', 'desc').orderBy('id'));
+}
+
+/** A new account, pending until its client activates it. */
+export function insertAccount(db: Db, a: { clientId: string; name: string; websiteUrl: string | null }): Promise<AccountRow> {
+  return db
+    .insertInto('accounts')
+    .values({ id: newId('acc'), client_id: a.clientId, name: a.name, website_url: a.websiteUrl, status: 'pending' })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Applies a change if the account is still in the status it was read in (no lost update); a
+ * status move stamps activated_at or cancelled_at. Undefined when the account changed meanwhile.
+ */
+export function updateAccount(
+  db: Db,
+  row: Pick<AccountRow, 'id' | 'status'>,
+  u: { name?: string; website_url?: string; status?: AccountStatus },
+): Promise<AccountRow | undefined> {
+  const now = new Date();
+  const moved = u.status && u.status !== row.status;
+  return db
+    .updateTable('accounts')
+    .set({
+      ...(u.name !== undefined ? { name: u.name } : {}),
+      ...(u.website_url !== undefined ? { website_url: u.website_url } : {}),
+      ...(moved ? { status: u.status, ...(u.status === 'active' ? { activated_at: now } : { cancelled_at: now }) } : {}),
+      updated_at: now,
+    })
+    .where('id', '=', row.id)
+    .where('status', '=', row.status)
+    .returningAll()
+    .executeTakeFirst();
 }

@@ -19,6 +19,7 @@ export interface LockedOffer {
   document: unknown;
 }
 
+/** Locks the offers (sorted by id: no deadlock) for a stock move in this transaction. */
 export async function lockOffers(trx: Trx, ids: string[]): Promise<Map<string, LockedOffer>> {
   if (ids.length === 0) return new Map();
   const rows = await trx

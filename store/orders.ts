@@ -1,33 +1,23 @@
-import type { Db } from './db';
-import type { Location } from '../schemas/common';
-import { derivedId } from './ids';
-import type { Trx } from './db';
-import { lockOffers, moveStock, unsellableReason, type LockedOffer } from './offer-stock';
-import { refusable, refuse, type Refused } from '../domain/failures';
+import type { Db, Trx } from './db';
+import type { OrderItemRow, OrderRow, VoucherRow } from './database';
+import type { Page, Paged } from '../domain/paging';
+import type { CancelOrderInput, Cancelled, Placed, PlaceOrderInput } from '../domain/orders';
+import { requireActiveAccount } from '../domain/account-lifecycle';
+import { refusable, refuse } from '../domain/failures';
 import { utcDay } from '../domain/dates';
+import { findAccount } from './accounts';
+import { derivedId } from './ids';
+import { lockOffers, moveStock, unsellableReason, type LockedOffer } from './offer-stock';
+import { pageOf } from './paging';
+import { lockUsableReservation, takeReservedUnits } from './reservations';
 import { expirationDate, newRedemptionCode, returnUnits } from './vouchers';
 
 /*
- * An order's two writes, each ONE transaction keyed by the order's workflow id: placing (order row,
- * stock of every item, one voucher per unit) and cancelling (vouchers cancelled, units returned).
- * A retried activity finds its work committed and changes nothing; a refusal rolls everything back.
+ * Orders, their items and the vouchers they issue. An order's two writes are each ONE transaction
+ * keyed by the order's workflow id: placing (order row, stock of every item, one voucher per unit)
+ * and cancelling (vouchers cancelled, units returned). A retried activity finds its work
+ * committed and changes nothing; a refusal rolls everything back.
  */
-
-export interface PlaceOrderInput {
-  workflowId: string;
-  orderId: string;
-  clientId: string;
-  orderNumber: string;
-  accountId: string | null;
-  applicationId: string | null;
-  customerName: string;
-  shippingAddress: Location | null;
-  items: { offer_id: string; quantity: number }[];
-}
-
-/** `issued` counts the vouchers this call wrote: 0 when a retry found the order already placed. */
-export type Placed = { ok: true; orderId: string; issued: number } | Refused;
-export type Cancelled = { ok: true; cancelledVouchers: number } | Refused;
 
 /** Test seam: called inside the placing transaction after the stock is taken, before vouchers exist. */
 export interface OrderHooks {
@@ -45,19 +35,7 @@ async function takeUnits(
   const { quantity } = o.items[i];
   if (offer.quantity_in_stock === null) return { reservationId: null, fromReservation: 0 };
   const res = o.accountId
-    ? await trx
-        .selectFrom('reservations')
-        .select(['id', 'quantity_in_stock'])
-        .where('offer_id', '=', offer.id)
-        .where('account_id', '=', o.accountId)
-        .where('client_id', '=', o.clientId)
-        .where('status', '=', 'active')
-        .where('start_date', '<=', today)
-        .where('end_date', '>=', today)
-        .where('quantity_in_stock', '>', 0)
-        .orderBy('created_at')
-        .forUpdate()
-        .executeTakeFirst()
+    ? await lockUsableReservation(trx, { offerId: offer.id, accountId: o.accountId, clientId: o.clientId, today })
     : undefined;
   const fromReservation = Math.min(quantity, res?.quantity_in_stock ?? 0);
   const general = quantity - fromReservation;
@@ -69,13 +47,7 @@ async function takeUnits(
       available,
     });
   }
-  if (res && fromReservation > 0) {
-    await trx
-      .updateTable('reservations')
-      .set((eb) => ({ quantity_in_stock: eb('quantity_in_stock', '-', fromReservation), updated_at: new Date() }))
-      .where('id', '=', res.id)
-      .execute();
-  }
+  if (res && fromReservation > 0) await takeReservedUnits(trx, res.id, fromReservation);
   await moveStock(trx, offer, {
     stock: -general,
     reserved: -fromReservation,
@@ -85,6 +57,7 @@ async function takeUnits(
   return { reservationId: res && fromReservation > 0 ? res.id : null, fromReservation };
 }
 
+/** Places the order: its row, the stock of every item and one voucher per unit, in one transaction. */
 export async function placeOrder(db: Db, o: PlaceOrderInput, hooks: OrderHooks = {}): Promise<Placed> {
   return refusable(() =>
     db.transaction().execute(async (trx): Promise<Placed> => {
@@ -105,18 +78,7 @@ export async function placeOrder(db: Db, o: PlaceOrderInput, hooks: OrderHooks =
           status: 'active',
         })
         .execute();
-      if (o.accountId) {
-        const acct = await trx
-          .selectFrom('accounts')
-          .select('status')
-          .where('id', '=', o.accountId)
-          .where('client_id', '=', o.clientId)
-          .executeTakeFirst();
-        if (acct?.status !== 'active')
-          refuse('invalid_field', acct ? `account ${o.accountId} is ${acct.status}, not active` : `account ${o.accountId} not found`, {
-            field: 'account_id',
-          });
-      }
+      if (o.accountId) requireActiveAccount(o.accountId, await findAccount(trx, o.clientId, o.accountId));
       const today = utcDay();
       const offers = await lockOffers(
         trx,
@@ -161,9 +123,9 @@ export async function placeOrder(db: Db, o: PlaceOrderInput, hooks: OrderHooks =
 
 /**
  * Cancels the order and all its vouchers, returning their units. A redeemed voucher cannot be
- * undone, so an order with one is refused whole (409); its other vouchers can be cancelled one by one.
+ * undone, so an order with one is refused whole (invalid_state_transition); its other vouchers can be cancelled one by one.
  */
-export async function cancelOrder(db: Db, c: { key: string; orderId: string }): Promise<Cancelled> {
+export async function cancelOrder(db: Db, c: CancelOrderInput): Promise<Cancelled> {
   return refusable(() =>
     db.transaction().execute(async (trx): Promise<Cancelled> => {
       const order = await trx.selectFrom('orders').select('status').where('id', '=', c.orderId).forUpdate().executeTakeFirstOrThrow();
@@ -195,4 +157,55 @@ export async function cancelOrder(db: Db, c: { key: string; orderId: string }): 
       return { ok: true, cancelledVouchers: live.length };
     }),
   );
+}
+
+/** An order with its items (in their order) and its vouchers. */
+export type OrderWithDetails = OrderRow & { items: OrderItemRow[]; vouchers: VoucherRow[] };
+
+async function withDetails(db: Db, rows: OrderRow[]): Promise<OrderWithDetails[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const [items, vouchers] = await Promise.all([
+    db.selectFrom('order_items').selectAll().where('order_id', 'in', ids).orderBy('order_id').orderBy('position').execute(),
+    db
+      .selectFrom('vouchers')
+      .selectAll()
+      .where('order_id', 'in', ids)
+      .orderBy('order_id')
+      .orderBy('offer_id')
+      .orderBy('acquired_at')
+      .orderBy('id')
+      .execute(),
+  ]);
+  return rows.map((r) => ({
+    ...r,
+    items: items.filter((i) => i.order_id === r.id),
+    vouchers: vouchers.filter((v) => v.order_id === r.id),
+  }));
+}
+
+/** One order of this distribution client; another client's order is not found. */
+export async function findOrder(db: Db, clientId: string, orderId: string): Promise<OrderWithDetails | undefined> {
+  const row = await db.selectFrom('orders').selectAll().where('id', '=', orderId).where('client_id', '=', clientId).executeTakeFirst();
+  return row ? (await withDetails(db, [row]))[0] : undefined;
+}
+
+/** Any client's order (for operators, never the API). */
+export async function findAnyOrder(db: Db, orderId: string): Promise<OrderWithDetails | undefined> {
+  const row = await db.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirst();
+  return row ? (await withDetails(db, [row]))[0] : undefined;
+}
+
+/** This client's orders, newest first. */
+export async function listOrders(
+  db: Db,
+  clientId: string,
+  q: Page & { order_number?: string; status?: OrderRow['status']; account_id?: string },
+): Promise<Paged<OrderWithDetails>> {
+  let query = db.selectFrom('orders').where('client_id', '=', clientId);
+  if (q.order_number) query = query.where('order_number', '=', q.order_number);
+  if (q.status) query = query.where('status', '=', q.status);
+  if (q.account_id) query = query.where('account_id', '=', q.account_id);
+  const { rows, total } = await pageOf(query, q, (f) => f.selectAll().orderBy('purchased_at', 'desc').orderBy('id'));
+  return { rows: await withDetails(db, rows), total };
 }

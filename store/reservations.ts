@@ -1,35 +1,19 @@
 import type { ReservationRow } from './database';
-import type { Db } from './db';
+import type { Db, Trx } from './db';
+import type { Page, Paged } from '../domain/paging';
+import { requireActiveAccount } from '../domain/account-lifecycle';
+import type { HoldReservationInput, ReservationChange, ReservationOutcome, ReservationRelease } from '../domain/reservations';
+import { findAccount } from './accounts';
 import { lockOffers, moveStock, unsellableReason } from './offer-stock';
-import { refusable, refuse, type Refused } from '../domain/failures';
+import { pageOf } from './paging';
+import { refusable, refuse } from '../domain/failures';
 import { utcDay } from '../domain/dates';
-import type { Trx } from './db';
 
 /*
  * A reservation moves units out of the offer's general stock (`quantity_in_stock`) into a hold for
  * one account (`offers.reserved_quantity` counts all holds). Each write is one transaction that
  * locks the offer, then the reservation.
  */
-
-export interface HoldReservationInput {
-  reservationId: string;
-  clientId: string;
-  offerId: string;
-  accountId: string;
-  quantity: number;
-  startDate: string;
-  endDate: string;
-}
-
-export interface ReservationChange {
-  key: string;
-  reservationId: string;
-  quantity_reserved?: number;
-  start_date?: string;
-  end_date?: string;
-}
-
-export type ReservationOutcome = { ok: true; endDate: string } | Refused;
 
 async function lockReservation(trx: Trx, id: string) {
   const { offer_id } = await trx.selectFrom('reservations').select('offer_id').where('id', '=', id).executeTakeFirstOrThrow();
@@ -44,16 +28,7 @@ export async function holdReservation(db: Db, r: HoldReservationInput): Promise<
     db.transaction().execute(async (trx): Promise<ReservationOutcome> => {
       const existing = await trx.selectFrom('reservations').select('end_date').where('id', '=', r.reservationId).executeTakeFirst();
       if (existing) return { ok: true, endDate: existing.end_date };
-      const acct = await trx
-        .selectFrom('accounts')
-        .select('status')
-        .where('id', '=', r.accountId)
-        .where('client_id', '=', r.clientId)
-        .executeTakeFirst();
-      if (acct?.status !== 'active')
-        refuse('invalid_field', acct ? `account ${r.accountId} is ${acct.status}, not active` : `account ${r.accountId} not found`, {
-          field: 'account_id',
-        });
+      requireActiveAccount(r.accountId, await findAccount(trx, r.clientId, r.accountId));
       const offer = (await lockOffers(trx, [r.offerId])).get(r.offerId);
       const why = unsellableReason(offer, utcDay());
       if (why || !offer) return refuse('invalid_field', `offer ${r.offerId} ${why}`, { field: 'offer_id' });
@@ -128,10 +103,7 @@ export async function changeReservation(db: Db, c: ReservationChange): Promise<R
 }
 
 /** Ends the hold (cancelled by the client, or expired at end_date): what is left returns to general stock. */
-export async function releaseReservation(
-  db: Db,
-  r: { key: string; reservationId: string; to: 'cancelled' | 'expired' },
-): Promise<ReservationRow> {
+export async function releaseReservation(db: Db, r: ReservationRelease): Promise<ReservationRow> {
   return db.transaction().execute(async (trx) => {
     const { offer, res } = await lockReservation(trx, r.reservationId);
     if (res.status !== 'active') return res;
@@ -145,4 +117,72 @@ export async function releaseReservation(
     await moveStock(trx, offer, { stock: left, reserved: -left, key: r.key, reason: `reservation_${r.to}` });
     return row;
   });
+}
+
+/**
+ * The account's oldest active reservation of the offer that still holds units today, locked for
+ * the placing transaction (which locked the offer first).
+ */
+export function lockUsableReservation(
+  trx: Trx,
+  q: { offerId: string; accountId: string; clientId: string; today: string },
+): Promise<Pick<ReservationRow, 'id' | 'quantity_in_stock'> | undefined> {
+  return trx
+    .selectFrom('reservations')
+    .select(['id', 'quantity_in_stock'])
+    .where('offer_id', '=', q.offerId)
+    .where('account_id', '=', q.accountId)
+    .where('client_id', '=', q.clientId)
+    .where('status', '=', 'active')
+    .where('start_date', '<=', q.today)
+    .where('end_date', '>=', q.today)
+    .where('quantity_in_stock', '>', 0)
+    .orderBy('created_at')
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Takes `n` units out of the reservation's hold (sold through it). */
+export async function takeReservedUnits(trx: Trx, reservationId: string, n: number): Promise<void> {
+  await trx
+    .updateTable('reservations')
+    .set((eb) => ({ quantity_in_stock: eb('quantity_in_stock', '-', n), updated_at: new Date() }))
+    .where('id', '=', reservationId)
+    .execute();
+}
+
+/** Gives `n` units back to the reservation's hold if it is still active; false when it is not. */
+export async function returnReservedUnits(trx: Trx, reservationId: string, n: number): Promise<boolean> {
+  const res = await trx
+    .updateTable('reservations')
+    .set((eb) => ({ quantity_in_stock: eb('quantity_in_stock', '+', n), updated_at: new Date() }))
+    .where('id', '=', reservationId)
+    .where('status', '=', 'active')
+    .returning('id')
+    .executeTakeFirst();
+  return !!res;
+}
+
+/** One reservation of this client under this offer; another client's is not found. */
+export function findReservation(db: Db, clientId: string, offerId: string, id: string): Promise<ReservationRow | undefined> {
+  return db
+    .selectFrom('reservations')
+    .selectAll()
+    .where('id', '=', id)
+    .where('offer_id', '=', offerId)
+    .where('client_id', '=', clientId)
+    .executeTakeFirst();
+}
+
+/** This client's reservations of one offer, newest first. */
+export function listReservations(
+  db: Db,
+  clientId: string,
+  offerId: string,
+  q: Page & { status?: ReservationRow['status']; account_id?: string },
+): Promise<Paged<ReservationRow>> {
+  let query = db.selectFrom('reservations').where('client_id', '=', clientId).where('offer_id', '=', offerId);
+  if (q.status) query = query.where('status', '=', q.status);
+  if (q.account_id) query = query.where('account_id', '=', q.account_id);
+  return pageOf(query, q, (f) => f.selectAll().orderBy('created_at', 'desc').orderBy('id'));
 }

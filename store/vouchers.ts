@@ -1,11 +1,13 @@
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
-import type { Db } from './db';
+import type { Db, Trx } from './db';
 import type { VoucherRow } from './database';
+import type { Page, Paged } from '../domain/paging';
 import { lockOffers, moveStock } from './offer-stock';
+import { pageOf } from './paging';
+import { returnReservedUnits } from './reservations';
 import { refusable, refuse, type Refused } from '../domain/failures';
-import { utcDay } from '../domain/dates';
-import type { Trx } from './db';
+import { DAY_MS, utcDay } from '../domain/dates';
 
 // Crockford base32 without I, L, O, U: codes read aloud or typed at a till are not misread.
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -46,16 +48,7 @@ export async function returnUnits(
     let toReserved = 0;
     for (const resId of new Set(mine.map((v) => v.reservation_id))) {
       const n = mine.filter((v) => v.reservation_id === resId).length;
-      const res = resId
-        ? await trx
-            .updateTable('reservations')
-            .set((eb) => ({ quantity_in_stock: eb('quantity_in_stock', '+', n), updated_at: new Date() }))
-            .where('id', '=', resId)
-            .where('status', '=', 'active')
-            .returning('id')
-            .executeTakeFirst()
-        : undefined;
-      if (res) toReserved += n;
+      if (resId && (await returnReservedUnits(trx, resId, n))) toReserved += n;
       else toStock += n;
     }
     await moveStock(trx, offer, { stock: toStock, reserved: toReserved, key: `${key}:${offer.id}`, reason: 'vouchers_cancelled' });
@@ -63,8 +56,9 @@ export async function returnUnits(
 }
 
 /**
- * Redeems an acquired voucher that is neither expired nor before its offer's activation date. One conditional UPDATE: of two racing redemptions
- * exactly one changes the row; the other sees it redeemed and gets 409.
+ * Redeems an acquired voucher that is neither expired nor before its offer's activation date. One
+ * conditional UPDATE: of two racing redemptions exactly one changes the row; the other is refused
+ * (conflict).
  */
 export async function redeemVoucher(db: Db, voucherId: string): Promise<VoucherRow | Refused> {
   const row = await db
@@ -118,4 +112,48 @@ export async function cancelVoucher(db: Db, voucherId: string): Promise<VoucherR
       return row;
     }),
   );
+}
+
+/**
+ * Who sees a voucher: the submission client whose offer it is, or the distribution client that
+ * sold it. Anyone else finds nothing.
+ */
+export type VoucherScope = { iface: 'submission' | 'distribution'; clientId: string };
+
+function scoped(db: Db, scope: VoucherScope) {
+  const q = db.selectFrom('vouchers').innerJoin('offers', 'offers.id', 'vouchers.offer_id');
+  return scope.iface === 'submission'
+    ? q.where('offers.client_id', '=', scope.clientId)
+    : q.where('vouchers.client_id', '=', scope.clientId);
+}
+
+/** One voucher by id (under an offer) or by id or redemption code (under an advertiser), with its offer's title. */
+export function findVoucher(
+  db: Db,
+  scope: VoucherScope,
+  ref: { offerId?: string; advertiserId?: string; idOrCode: string; byId?: boolean },
+): Promise<(VoucherRow & { title: string }) | undefined> {
+  let q = scoped(db, scope).selectAll('vouchers').select('offers.title');
+  if (ref.byId) q = q.where('vouchers.id', '=', ref.idOrCode);
+  if (ref.offerId) q = q.where('vouchers.offer_id', '=', ref.offerId).where('vouchers.id', '=', ref.idOrCode);
+  if (ref.advertiserId) {
+    const code = ref.idOrCode.toUpperCase();
+    q = q
+      .where('offers.advertiser_id', '=', ref.advertiserId)
+      .where((eb) => eb.or([eb('vouchers.id', '=', ref.idOrCode), eb('vouchers.redemption_code', '=', code)]));
+  }
+  return q.executeTakeFirst();
+}
+
+/** The vouchers this scope sees, most recently changed first. */
+export function listVouchers(
+  db: Db,
+  scope: VoucherScope,
+  q: Page & { status?: VoucherRow['status']; recently_changed?: number; offerId?: string },
+): Promise<Paged<VoucherRow>> {
+  let query = scoped(db, scope);
+  if (q.offerId) query = query.where('vouchers.offer_id', '=', q.offerId);
+  if (q.status) query = query.where('vouchers.status', '=', q.status);
+  if (q.recently_changed) query = query.where('vouchers.updated_at', '>=', new Date(Date.now() - q.recently_changed * DAY_MS));
+  return pageOf(query, q, (f) => f.selectAll('vouchers').orderBy('vouchers.updated_at', 'desc').orderBy('vouchers.id'));
 }

@@ -9,8 +9,14 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { Cancelled, Placed } from '../store/orders';
-import { cancelOrderUpdate, orderStatusQuery, placedUpdate, type OrderFulfilmentInput } from './order-messages';
+import {
+  cancelOrderUpdate,
+  orderStatusQuery,
+  placedUpdate,
+  type Cancelled,
+  type OrderFulfilmentInput,
+  type Placed,
+} from './order-messages';
 
 export * from './order-messages';
 
@@ -37,7 +43,8 @@ function refusalFailure(r: Exclude<Placed | Cancelled, { ok: true }>): Applicati
 export async function orderFulfilmentWorkflow(input: OrderFulfilmentInput): Promise<{ orderId: string; status: OrderState }> {
   const { workflowId } = workflowInfo();
   let state: OrderState = 'placing';
-  let placed: Placed | undefined;
+  // Unset until placing answers: the `placed` update handler, registered first, waits for it.
+  let placed: Placed | undefined = undefined;
 
   setHandler(orderStatusQuery, () => state);
   setHandler(placedUpdate, async () => {

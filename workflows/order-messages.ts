@@ -1,5 +1,7 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { Cancelled, Placed, PlaceOrderInput } from '../store/orders';
+import type { Cancelled, Placed, PlaceOrderInput } from '../domain/orders';
+
+export type { CancelOrderInput, Cancelled, Placed, PlaceOrderInput } from '../domain/orders';
 
 /*
  * The order-fulfilment workflow's contract, apart from its code so the API imports only these

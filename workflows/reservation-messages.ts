@@ -1,5 +1,7 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { HoldReservationInput, ReservationOutcome } from '../store/reservations';
+import type { HoldReservationInput, ReservationOutcome } from '../domain/reservations';
+
+export type { HoldReservationInput, ReservationChange, ReservationOutcome, ReservationRelease } from '../domain/reservations';
 
 export const RESERVATION_WORKFLOW_TYPE = 'reservationWindowWorkflow';
 

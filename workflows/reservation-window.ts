@@ -3,21 +3,23 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ReservationOutcome } from '../store/reservations';
 import {
   cancelReservationUpdate,
   changeReservationUpdate,
   heldUpdate,
   reservationStatusQuery,
   type ReservationChangeArgs,
+  type ReservationOutcome,
   type ReservationWindowInput,
 } from './reservation-messages';
+import { endOfUtcDayMs } from '../domain/dates';
 
 export * from './reservation-messages';
 
@@ -28,11 +30,9 @@ const { holdReservation, changeReservation, releaseReservation } = proxyActiviti
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
 });
 
-// Wall-clock time for a timer against a calendar date, recorded in history (workflow code reads no clock).
+// Histories recorded before the 'workflow-clock' patch read the time through this local activity;
+// they must replay it. New runs read Date.now() instead (see the loop below).
 const { currentTimeMs } = proxyLocalActivities<Activities>({ startToCloseTimeout: '5 seconds' });
-
-/** The hold ends when end_date (a whole UTC day, inclusive) is over. */
-const endOf = (date: string) => Date.parse(`${date}T00:00:00Z`) + 86_400_000;
 
 // Changes are client-driven and unbounded in number: start a fresh history well before it grows large.
 const MAX_HISTORY = 2000;
@@ -94,8 +94,12 @@ export async function reservationWindowWorkflow(input: ReservationWindowInput): 
   const current = (): ReservationState => state; // read through a call: handlers change it between awaits
   for (;;) {
     wake = false;
-    const nowMs = await currentTimeMs();
-    const woken = await condition(() => wake || current() !== 'active', Math.max(endOf(endDate) - nowMs, 1000));
+    // In the workflow sandbox Date.now() is deterministic (the current workflow task's start time,
+    // replayed from history), so a timer against a calendar date needs no activity round trip.
+    // Runs recorded with the currentTimeMs local activity keep replaying it.
+    const nowMs = patched('workflow-clock') ? Date.now() : await currentTimeMs();
+    // The hold ends when end_date (a whole UTC day, inclusive) is over.
+    const woken = await condition(() => wake || current() !== 'active', Math.max(endOfUtcDayMs(endDate) - nowMs, 1000));
     if (!woken && current() === 'active') {
       state = 'releasing';
       await releaseReservation({ key: `${workflowId}:expire`, reservationId: id, to: 'expired' });

@@ -1,16 +1,18 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { cancelVoucher, redeemVoucher } from '../../../store/vouchers';
 import type { ServiceDeps } from '../../../services/deps';
-import { invalidField, notFound } from '../../errors';
-import { findVoucher, listVouchers, offerVisible, toVoucher, type VoucherScope } from '../../../store/vouchers-queries';
+import { changeVoucherStatus, getVoucher, listVouchers, printableVoucher, type VoucherScope } from '../../../services/vouchers';
+import { invalidField } from '../../errors';
 import { IdParam } from '../../../schemas/common';
+import { listReply } from '../../../schemas/envelope';
 import { VoucherList, VoucherListQuery, VoucherResponse, VoucherUpdateBody } from '../../../schemas/voucher';
-import { refusalFailure } from '../../../domain/failures';
 
 const OfferParams = z.object({ id: IdParam });
 const OfferVoucherParams = z.object({ id: IdParam, voucher_id: IdParam });
 const AdvertiserParams = z.object({ advertiser_id: IdParam, ref: IdParam });
+
+const byOffer = (p: z.infer<typeof OfferVoucherParams>) => ({ offerId: p.id, voucherId: p.voucher_id });
+const byAdvertiser = (p: z.infer<typeof AdvertiserParams>) => ({ advertiserId: p.advertiser_id, ref: p.ref });
 
 /**
  * Voucher endpoints of spec §4.5 on both interfaces. The submission client sees the vouchers of
@@ -18,51 +20,35 @@ const AdvertiserParams = z.object({ advertiser_id: IdParam, ref: IdParam });
  * Redeem: `{voucher:{status:"redeemed"}}`; cancel (offer path only): `{voucher:{status:"cancelled"}}`.
  */
 export const voucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: VoucherScope['iface'] }> = async (app, { deps, iface }) => {
-  const { db } = deps;
   const scope = (clientId: string): VoucherScope => ({ iface, clientId });
 
-  async function apply(voucherId: string, status: 'redeemed' | 'cancelled') {
-    const result = status === 'redeemed' ? await redeemVoucher(db, voucherId) : await cancelVoucher(db, voucherId);
-    if ('ok' in result) throw refusalFailure(result);
-    return { status: 'OK' as const, voucher: toVoucher(result) };
-  }
-
-  app.get('/vouchers', { schema: { querystring: VoucherListQuery, response: { 200: VoucherList } } }, async (request) => {
-    const { rows, total } = await listVouchers(db, scope(request.client.id), request.query);
-    return { status: 'OK' as const, vouchers: rows, page: request.query.page, per_page: request.query.per_page, total };
-  });
+  app.get('/vouchers', { schema: { querystring: VoucherListQuery, response: { 200: VoucherList } } }, async (request) =>
+    listReply('vouchers', await listVouchers(deps, scope(request.client.id), request.query), request.query),
+  );
 
   app.get(
     '/offers/:id/vouchers',
     { schema: { params: OfferParams, querystring: VoucherListQuery, response: { 200: VoucherList } } },
-    async (request) => {
-      if (!(await offerVisible(db, scope(request.client.id), request.params.id))) throw notFound('offer');
-      const { rows, total } = await listVouchers(db, scope(request.client.id), { ...request.query, offerId: request.params.id });
-      return { status: 'OK' as const, vouchers: rows, page: request.query.page, per_page: request.query.per_page, total };
-    },
+    async (request) =>
+      listReply('vouchers', await listVouchers(deps, scope(request.client.id), request.query, request.params.id), request.query),
   );
-
-  const byOffer = async (clientId: string, p: z.infer<typeof OfferVoucherParams>) =>
-    (await findVoucher(db, scope(clientId), { offerId: p.id, idOrCode: p.voucher_id })) ?? Promise.reject(notFound('voucher'));
-  const byAdvertiser = async (clientId: string, p: z.infer<typeof AdvertiserParams>) =>
-    (await findVoucher(db, scope(clientId), { advertiserId: p.advertiser_id, idOrCode: p.ref })) ?? Promise.reject(notFound('voucher'));
 
   app.get(
     '/offers/:id/vouchers/:voucher_id',
     { schema: { params: OfferVoucherParams, response: { 200: VoucherResponse } } },
     async (request) => ({
       status: 'OK' as const,
-      voucher: toVoucher(await byOffer(request.client.id, request.params)),
+      voucher: await getVoucher(deps, scope(request.client.id), byOffer(request.params)),
     }),
   );
 
   app.put(
     '/offers/:id/vouchers/:voucher_id',
     { schema: { params: OfferVoucherParams, body: VoucherUpdateBody, response: { 200: VoucherResponse } } },
-    async (request) => {
-      const v = await byOffer(request.client.id, request.params);
-      return apply(v.id, request.body.voucher.status);
-    },
+    async (request) => ({
+      status: 'OK' as const,
+      voucher: await changeVoucherStatus(deps, scope(request.client.id), byOffer(request.params), request.body.voucher.status),
+    }),
   );
 
   app.get(
@@ -70,7 +56,7 @@ export const voucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: Vo
     { schema: { params: AdvertiserParams, response: { 200: VoucherResponse } } },
     async (request) => ({
       status: 'OK' as const,
-      voucher: toVoucher(await byAdvertiser(request.client.id, request.params)),
+      voucher: await getVoucher(deps, scope(request.client.id), byAdvertiser(request.params)),
     }),
   );
 
@@ -80,16 +66,17 @@ export const voucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: Vo
     async (request) => {
       if (request.body.voucher.status !== 'redeemed')
         throw invalidField('status', 'vouchers are cancelled through PUT /offers/:offer_id/vouchers/:id; this path only redeems');
-      const v = await byAdvertiser(request.client.id, request.params);
-      return apply(v.id, 'redeemed');
+      return {
+        status: 'OK' as const,
+        voucher: await changeVoucherStatus(deps, scope(request.client.id), byAdvertiser(request.params), 'redeemed'),
+      };
     },
   );
 
   if (iface === 'distribution') {
     // The customer's printable voucher; print_url points here.
     app.get('/vouchers/:id/print', { schema: { params: OfferParams } }, async (request, reply) => {
-      const v = await findVoucher(db, scope(request.client.id), { idOrCode: request.params.id, byId: true });
-      if (!v) throw notFound('voucher');
+      const v = await printableVoucher(deps, scope(request.client.id), request.params.id);
       const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
       const html = `<!doctype html><meta charset="utf-8"><title>Voucher</title><h1>${esc(v.title)}</h1><p>For ${esc(v.customer_name)}</p><p style="font:2em monospace">${esc(v.redemption_code)}</p><p>Barcode (Code 128): ${esc(v.barcode)}</p><p>Valid until ${esc(v.expiration_date ?? 'no expiry')} · ${esc(v.status)}</p>`;
       return reply.type('text/html; charset=utf-8').send(html);

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { findOrderForOperator } from '../../../store/orders-queries';
+import { findOrderForOperator } from '../../../services/orders';
 import { AdminError, output, type AdminContext } from '../context';
 
 /** Orders as operators look them up for support: any client's, with items, vouchers and workflow id. */
@@ -10,7 +10,7 @@ export function ordersCommand(ctx: () => AdminContext): Command {
     .description('an order with its client, items, vouchers and the id of its order-fulfilment workflow')
     .argument('<order-id>')
     .action(async (id: string) => {
-      const order = await findOrderForOperator(ctx().db, id);
+      const order = await findOrderForOperator({ db: ctx().db }, id);
       if (!order) throw new AdminError(`no order ${id}`);
       output(order);
     });

@@ -1,0 +1,34 @@
+import type { Refused } from './failures';
+
+/*
+ * What the reservation-window workflow hands its activities and gets back: shared by the workflow
+ * contract (workflows/reservation-messages.ts) and the data layer (store/reservations.ts).
+ */
+
+export interface HoldReservationInput {
+  reservationId: string;
+  clientId: string;
+  offerId: string;
+  accountId: string;
+  quantity: number;
+  startDate: string;
+  endDate: string;
+}
+
+/** A change of quantity or window, in absolute values; `key` makes its stock event idempotent. */
+export interface ReservationChange {
+  key: string;
+  reservationId: string;
+  quantity_reserved?: number;
+  start_date?: string;
+  end_date?: string;
+}
+
+/** The end of a hold: cancelled by the client, or expired once end_date is over. */
+export interface ReservationRelease {
+  key: string;
+  reservationId: string;
+  to: 'cancelled' | 'expired';
+}
+
+export type ReservationOutcome = { ok: true; endDate: string } | Refused;

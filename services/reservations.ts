@@ -1,0 +1,124 @@
+import { WithStartWorkflowOperation } from '@temporalio/client';
+import type { ServiceDeps } from './deps';
+import { updateFailure, withinDeadline } from './workflow-outcomes';
+import type { Page, Paged } from '../domain/paging';
+import { utcDay } from '../domain/dates';
+import { conflict, invalidField, notFound, refusalFailure } from '../domain/failures';
+import { requireActiveAccount } from '../domain/account-lifecycle';
+import type { ReservationRow } from '../store/database';
+import { findAccount } from '../store/accounts';
+import { newId } from '../store/ids';
+import { findOffersByIds } from '../store/offers';
+import { findReservation, listReservations as listReservationRows } from '../store/reservations';
+import { toReservation } from '../schemas/reservation';
+import {
+  cancelReservationUpdate,
+  changeReservationUpdate,
+  heldUpdate,
+  RESERVATION_WORKFLOW_TYPE,
+  type ReservationChangeArgs,
+  type ReservationWindowInput,
+} from '../workflows/reservation-messages';
+import { reservationWorkflowId } from '../workflows/shared/ids';
+
+/*
+ * Reservations of an offer's units for one account, each held by a reservation-window workflow
+ * that owns it from the hold until it is cancelled or expires.
+ */
+
+type ReservationView = ReturnType<typeof toReservation>;
+type Ref = { clientId: string; offerId: string; reservationId: string };
+
+async function requireReservation(deps: Pick<ServiceDeps, 'db'>, r: Ref): Promise<ReservationRow> {
+  return (await findReservation(deps.db, r.clientId, r.offerId, r.reservationId)) ?? Promise.reject(notFound('reservation'));
+}
+
+async function requireActive(deps: Pick<ServiceDeps, 'db'>, r: Ref): Promise<void> {
+  const row = await requireReservation(deps, r);
+  if (row.status !== 'active') throw conflict('invalid_state_transition', `the reservation is ${row.status}`);
+}
+
+/**
+ * Starts the reservation's workflow with the `held` Update and returns the reservation once its
+ * units are held (or throws the refusal).
+ */
+export async function holdReservation(
+  deps: Pick<ServiceDeps, 'db' | 'temporal' | 'config'>,
+  clientId: string,
+  offerId: string,
+  r: { account_id: string; quantity_reserved: number; start_date: string; end_date: string },
+): Promise<ReservationView> {
+  const { temporal, config } = deps;
+  if (r.end_date < utcDay()) throw invalidField('end_date', 'end_date must not be in the past');
+  if ((await findOffersByIds(deps.db, [offerId])).length === 0) throw notFound('offer');
+  requireActiveAccount(r.account_id, await findAccount(deps.db, clientId, r.account_id));
+  const reservationId = newId('rsv');
+  const input: ReservationWindowInput = {
+    hold: {
+      reservationId,
+      clientId,
+      offerId,
+      accountId: r.account_id,
+      quantity: r.quantity_reserved,
+      startDate: r.start_date,
+      endDate: r.end_date,
+    },
+  };
+  const startWorkflowOperation = new WithStartWorkflowOperation(RESERVATION_WORKFLOW_TYPE, {
+    workflowId: reservationWorkflowId(reservationId),
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    args: [input],
+    workflowIdConflictPolicy: 'FAIL',
+  });
+  const held = await withinDeadline(
+    temporal.workflow.executeUpdateWithStart(heldUpdate, { startWorkflowOperation }),
+    config.WORKFLOW_ANSWER_TIMEOUT_SECONDS,
+    {
+      message: `reservation ${reservationId} is still being made; GET /offers/${offerId}/reservations/${reservationId} shortly`,
+      reservation_id: reservationId,
+    },
+  );
+  if (!held.ok) throw refusalFailure(held);
+  return getReservation(deps, { clientId, offerId, reservationId });
+}
+
+/** One reservation of this client under this offer (not_found otherwise). */
+export async function getReservation(deps: Pick<ServiceDeps, 'db'>, r: Ref): Promise<ReservationView> {
+  return toReservation(await requireReservation(deps, r));
+}
+
+/** A page of this client's reservations of one offer, newest first. */
+export async function listReservations(
+  deps: Pick<ServiceDeps, 'db'>,
+  clientId: string,
+  offerId: string,
+  q: Page & { status?: ReservationRow['status']; account_id?: string },
+): Promise<Paged<ReservationView>> {
+  const { rows, total } = await listReservationRows(deps.db, clientId, offerId, q);
+  return { rows: rows.map(toReservation), total };
+}
+
+/** Changes an active reservation's quantity or window through its workflow and returns it. */
+export async function changeReservation(
+  deps: Pick<ServiceDeps, 'db' | 'temporal'>,
+  r: Ref,
+  change: ReservationChangeArgs,
+): Promise<ReservationView> {
+  await requireActive(deps, r);
+  if (change.end_date && change.end_date < utcDay())
+    throw invalidField('end_date', 'end_date must not be in the past; DELETE ends a reservation now');
+  await deps.temporal.workflow
+    .getHandle(reservationWorkflowId(r.reservationId))
+    .executeUpdate(changeReservationUpdate, { args: [change] })
+    .catch((err) => Promise.reject(updateFailure(err, 'the reservation has ended')));
+  return getReservation(deps, r);
+}
+
+/** Cancels an active reservation: what is left of the hold returns to general stock; the record stays. */
+export async function cancelReservation(deps: Pick<ServiceDeps, 'db' | 'temporal'>, r: Ref): Promise<void> {
+  await requireActive(deps, r);
+  await deps.temporal.workflow
+    .getHandle(reservationWorkflowId(r.reservationId))
+    .executeUpdate(cancelReservationUpdate)
+    .catch((err) => Promise.reject(updateFailure(err, 'the reservation has ended')));
+}
