@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { buildApp } from '../api/app';
-import { createApiKey } from '../infra/admin/commands/keys';
+import { createApiKey } from '../services/api-clients';
 import { loadConfig } from '../infra/config';
 import { migrateToLatest } from '../infra/db/migrate';
 import { freePort } from '../infra/free-port';

@@ -9,7 +9,7 @@ import { buildApp } from '../api/app';
 import { categoryTree, searchDistributionOffers } from '../store/distribution-search';
 import { utcDay } from '../domain/dates';
 import { DistributionOfferQuery } from '../schemas/distribution-offer';
-import { createApiKey } from '../infra/admin/commands/keys';
+import { createApiKey } from '../services/api-clients';
 import { loadConfig } from '../infra/config';
 import { freePort } from '../infra/free-port';
 import { createLogger } from '../infra/logger';

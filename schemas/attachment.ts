@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { kilobytes } from '../domain/attachment-files';
+import type { AttachmentRow } from '../store/database';
 import { IdParam } from './common';
 import { okEnvelope } from './envelope';
 
@@ -26,3 +28,21 @@ export const AttachmentResponse = okEnvelope('attachment', Attachment);
 export const AttachmentRef = z.object({ id: IdParam });
 
 export const AttachmentParams = z.object({ id: IdParam });
+
+/** Timestamps leave as ISO 8601 strings in UTC. */
+export const iso = (d: Date | string): string => (d instanceof Date ? d.toISOString() : d);
+
+/**
+ * The attachment as clients see it. `downloadBase` is the absolute address of this interface
+ * (e.g. `https://host/submission/beta`); the download route needs the client's API key.
+ */
+export function toAttachment(row: AttachmentRow, downloadBase: string): Attachment {
+  return {
+    id: row.id,
+    file_name: row.file_name,
+    file_size: kilobytes(Number(row.size_bytes)),
+    download_url: `${downloadBase}/attachments/${encodeURIComponent(row.id)}/download`,
+    content_type: row.content_type,
+    created_at: iso(row.created_at),
+  };
+}

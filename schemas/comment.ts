@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Attachment, AttachmentRef } from './attachment';
+import type { CommentRow } from '../store/database';
+import { Attachment, AttachmentRef, iso } from './attachment';
 import { IdParam } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
 import { PageQuery } from './pagination';
@@ -52,3 +53,19 @@ export const CommentListQuery = PageQuery;
 
 export const OfferCommentsParams = z.object({ id: IdParam });
 export const CommentParams = z.object({ id: IdParam, comment_id: IdParam });
+
+/**
+ * A comment as clients see it, its attachment ids resolved through `attachments` (the offer
+ * owner's live attachments as views: a deleted one drops out of the list).
+ */
+export function toComment(row: CommentRow, attachments: ReadonlyMap<string, Attachment>): Comment {
+  return {
+    id: row.id,
+    author_name: row.author_name,
+    content: row.content,
+    created_at: iso(row.created_at),
+    attachments: row.attachment_ids.flatMap((id) => attachments.get(id) ?? []),
+    author_role: row.author_role,
+    updated_at: iso(row.updated_at),
+  };
+}

@@ -1,24 +1,15 @@
-import type { AttachmentRow } from './database';
+import type { Insertable } from 'kysely';
+import type { AttachmentRow, AttachmentTable } from './database';
 import type { Db } from './db';
-import { kilobytes } from '../api/attachment-files';
-import type { Attachment } from '../schemas/attachment';
 
-/** Timestamps leave as ISO 8601 strings in UTC. */
-export const iso = (d: Date | string): string => (d instanceof Date ? d.toISOString() : d);
-
-/**
- * The attachment as clients see it. `downloadBase` is the absolute address of this interface
- * (e.g. `https://host/submission/beta`); the download route needs the client's API key.
+/*
+ * Uploaded files' rows; their bytes are in the object store under `object_key`. A deleted
+ * attachment keeps its row (deleted_at set) and is invisible to every read here.
  */
-export function toAttachment(row: AttachmentRow, downloadBase: string): Attachment {
-  return {
-    id: row.id,
-    file_name: row.file_name,
-    file_size: kilobytes(Number(row.size_bytes)),
-    download_url: `${downloadBase}/attachments/${encodeURIComponent(row.id)}/download`,
-    content_type: row.content_type,
-    created_at: iso(row.created_at),
-  };
+
+/** Writes the row of an upload whose bytes are stored; returns it. */
+export function insertAttachment(db: Db, row: Insertable<AttachmentTable>): Promise<AttachmentRow> {
+  return db.insertInto('attachments').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
 /** One live (not deleted) attachment of this client; another client's is not found. */
@@ -53,4 +44,29 @@ export async function findClientAttachments(db: Db, clientId: string, ids: reado
 export async function unownedAttachmentIds(db: Db, clientId: string, ids: readonly string[]): Promise<string[]> {
   const owned = new Set((await findClientAttachments(db, clientId, ids)).map((r) => r.id));
   return [...new Set(ids)].filter((id) => !owned.has(id));
+}
+
+/**
+ * Marks one live attachment of this client deleted and, in the same transaction, has
+ * `removeBytes` remove its object: if that fails, the row stays live. False when there is none.
+ */
+export async function deleteClientAttachment(
+  db: Db,
+  clientId: string,
+  id: string,
+  removeBytes: (objectKey: string) => Promise<void>,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable('attachments')
+      .set({ deleted_at: new Date() })
+      .where('id', '=', id)
+      .where('client_id', '=', clientId)
+      .where('deleted_at', 'is', null)
+      .returning('object_key')
+      .executeTakeFirst();
+    if (!row) return false;
+    await removeBytes(row.object_key);
+    return true;
+  });
 }

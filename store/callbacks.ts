@@ -1,11 +1,10 @@
+import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import type { CallbackEndpointRow, OfferEventRow, OfferRow } from './database';
-import type { Db } from './db';
-import type { RevenueShares } from './distribution-search';
-import { callbackPayload, distributionEventType, submissionEventType } from '../activities/callbacks/events';
-import { newSigningSecret } from '../activities/callbacks/signing';
+import type { Db, Trx } from './db';
 import { derivedId, newId } from './ids';
-import type { Trx } from './db';
+import { findOfferEvent, markEventsDispatched, takeUndispatchedEvents } from './offer-events';
+import { findOffersByIds } from './offers';
 
 /*
  * Callback endpoints and deliveries in Postgres: the admin CLI and the callback activities share
@@ -19,6 +18,25 @@ export interface DeliveryLane {
   offerId: string;
 }
 
+/** Whose endpoint it is and which interface that client uses: who may hear of which offer, in which words. */
+export interface EndpointAudience {
+  client_id: string;
+  interface: 'submission' | 'distribution';
+}
+
+/**
+ * What one endpoint receives for one event: its callback type and body, or null when it need not
+ * hear of it. Built by the callback activities (activities/callbacks/events.ts) and passed in, so
+ * the delivery rows are written in the dispatcher's own transaction.
+ */
+export type CallbackFor = (event: OfferEventRow, offer: OfferRow, endpoint: EndpointAudience) => { type: string; payload: unknown } | null;
+
+/** A new signing secret in the Standard Webhooks form: `whsec_` + base64 of 32 random bytes. */
+export function newSigningSecret(): string {
+  return `whsec_${crypto.randomBytes(32).toString('base64')}`;
+}
+
+/** A client's callback endpoint, if it has one. */
 export async function findEndpoint(db: Db, clientId: string): Promise<CallbackEndpointRow | undefined> {
   return db.selectFrom('callback_endpoints').selectAll().where('client_id', '=', clientId).executeTakeFirst();
 }
@@ -106,6 +124,7 @@ export function signingSecrets(
   return [e.secret, ...prev];
 }
 
+/** An endpoint's latest deliveries, newest first, as `callbacks log` shows them. */
 export async function recentDeliveries(db: Db, endpointId: string, limit: number) {
   return db
     .selectFrom('callback_deliveries')
@@ -131,29 +150,24 @@ export async function recentDeliveries(db: Db, endpointId: string, limit: number
     .execute();
 }
 
-type Endpoint = Pick<CallbackEndpointRow, 'id' | 'client_id' | 'created_at'> & { interface: 'submission' | 'distribution' };
+type Endpoint = Pick<CallbackEndpointRow, 'id' | 'client_id' | 'created_at'> & EndpointAudience;
 
 /** Who receives one event, under which type, with which body; the offer's row is read at dispatch time. */
-function deliveriesFor(event: OfferEventRow, offer: OfferRow, endpoints: Endpoint[], shares: RevenueShares, replay = false) {
+function deliveriesFor(event: OfferEventRow, offer: OfferRow, endpoints: Endpoint[], callbackFor: CallbackFor, replay = false) {
   const rows = [];
   for (const ep of endpoints) {
     // An endpoint hears about changes made after it was set, not the history before it.
     if (!replay && new Date(ep.created_at) > new Date(event.created_at)) continue;
-    const type =
-      ep.interface === 'submission'
-        ? ep.client_id === offer.client_id
-          ? submissionEventType(event)
-          : null
-        : distributionEventType(event, offer);
-    if (!type) continue;
+    const callback = callbackFor(event, offer, ep);
+    if (!callback) continue;
     rows.push({
       id: replay ? newId('dlv') : derivedId('dlv', `${ep.id}:${event.id}`),
       endpoint_id: ep.id,
       event_id: event.id,
       offer_id: event.offer_id,
       sequence: event.sequence,
-      type,
-      payload: JSON.stringify(callbackPayload(event, type, offer, ep.interface, shares)),
+      type: callback.type,
+      payload: JSON.stringify(callback.payload),
       replay,
     });
   }
@@ -174,21 +188,12 @@ function enabledEndpoints(db: Db | Trx) {
  * one transaction (SKIP LOCKED, so concurrent dispatchers never take the same event). Returns the
  * lanes to wake. A crash before the wake-up loses nothing: `staleLanes` finds those rows again.
  */
-export async function dispatchEvents(db: Db, limit: number, shares: RevenueShares): Promise<{ events: number; lanes: DeliveryLane[] }> {
+export async function dispatchEvents(db: Db, limit: number, callbackFor: CallbackFor): Promise<{ events: number; lanes: DeliveryLane[] }> {
   return db.transaction().execute(async (trx) => {
-    const events = await trx
-      .selectFrom('offer_events')
-      .selectAll()
-      .where('dispatched_at', 'is', null)
-      .orderBy('created_at')
-      .orderBy('sequence')
-      .limit(limit)
-      .forUpdate()
-      .skipLocked()
-      .execute();
+    const events = await takeUndispatchedEvents(trx, limit);
     if (!events.length) return { events: 0, lanes: [] };
     const offerIds = [...new Set(events.map((e) => e.offer_id))];
-    const offers = new Map((await trx.selectFrom('offers').selectAll().where('id', 'in', offerIds).execute()).map((o) => [o.id, o]));
+    const offers = new Map((await findOffersByIds(trx, offerIds)).map((o) => [o.id, o]));
     const clientIds = [...new Set([...offers.values()].map((o) => o.client_id))];
     const endpoints = await enabledEndpoints(trx)
       .where((eb) =>
@@ -196,7 +201,7 @@ export async function dispatchEvents(db: Db, limit: number, shares: RevenueShare
       )
       .execute();
     const rows = events.flatMap((ev) =>
-      offers.has(ev.offer_id) && endpoints.length ? deliveriesFor(ev, offers.get(ev.offer_id)!, endpoints, shares) : [],
+      offers.has(ev.offer_id) && endpoints.length ? deliveriesFor(ev, offers.get(ev.offer_id)!, endpoints, callbackFor) : [],
     );
     if (rows.length)
       await trx
@@ -204,15 +209,10 @@ export async function dispatchEvents(db: Db, limit: number, shares: RevenueShare
         .values(rows)
         .onConflict((oc) => oc.column('id').doNothing())
         .execute();
-    await trx
-      .updateTable('offer_events')
-      .set({ dispatched_at: new Date() })
-      .where(
-        'id',
-        'in',
-        events.map((e) => e.id),
-      )
-      .execute();
+    await markEventsDispatched(
+      trx,
+      events.map((e) => e.id),
+    );
     return { events: events.length, lanes: uniqueLanes(rows.map((r) => ({ endpointId: r.endpoint_id, offerId: r.offer_id }))) };
   });
 }
@@ -221,16 +221,17 @@ export async function dispatchEvents(db: Db, limit: number, shares: RevenueShare
 export async function replayEvent(
   db: Db,
   eventId: string,
-  shares: RevenueShares,
+  callbackFor: CallbackFor,
   endpointId?: string,
 ): Promise<{ deliveries: string[]; lanes: DeliveryLane[] }> {
-  const event = await db.selectFrom('offer_events').selectAll().where('id', '=', eventId).executeTakeFirst();
+  const event = await findOfferEvent(db, eventId);
   if (!event) return { deliveries: [], lanes: [] };
-  const offer = await db.selectFrom('offers').selectAll().where('id', '=', event.offer_id).executeTakeFirstOrThrow();
+  const [offer] = await findOffersByIds(db, [event.offer_id]);
+  if (!offer) throw new Error(`offer ${event.offer_id} of event ${eventId} not found`);
   let q = enabledEndpoints(db);
   if (endpointId) q = q.where('e.id', '=', endpointId);
   else q = q.where('e.id', 'in', db.selectFrom('callback_deliveries').select('endpoint_id').where('event_id', '=', eventId));
-  const rows = deliveriesFor(event, offer, await q.execute(), shares, true);
+  const rows = deliveriesFor(event, offer, await q.execute(), callbackFor, true);
   if (rows.length) await db.insertInto('callback_deliveries').values(rows).execute();
   return { deliveries: rows.map((r) => r.id), lanes: uniqueLanes(rows.map((r) => ({ endpointId: r.endpoint_id, offerId: r.offer_id }))) };
 }
@@ -277,6 +278,110 @@ export async function nextPendingDelivery(db: Db, lane: DeliveryLane) {
     .orderBy('created_at')
     .limit(1)
     .executeTakeFirst();
+}
+
+/** One delivery with what its attempt needs of its endpoint (URL, format, state, secrets). */
+export function findDeliveryForAttempt(db: Db, deliveryId: string) {
+  return db
+    .selectFrom('callback_deliveries as d')
+    .innerJoin('callback_endpoints as e', 'e.id', 'd.endpoint_id')
+    .select([
+      'd.id',
+      'd.event_id',
+      'd.payload',
+      'd.status',
+      'd.attempts',
+      'd.endpoint_id',
+      'e.url',
+      'e.format',
+      'e.status as endpoint_status',
+      'e.disabled_reason',
+      'e.secret',
+      'e.previous_secret',
+      'e.previous_secret_expires_at',
+    ])
+    .where('d.id', '=', deliveryId)
+    .executeTakeFirst();
+}
+
+/** One finished attempt of one delivery, as `recordDeliveryAttempt` writes it. */
+export interface DeliveryAttempt {
+  deliveryId: string;
+  endpointId: string;
+  /** This attempt's number, from 1. */
+  attempt: number;
+  startedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  ok: boolean;
+  /** Seconds until the next attempt, or null when this failed attempt was the last. */
+  retryInSeconds: number | null;
+  /** CALLBACK_DISABLE_AFTER_SECONDS: an endpoint failing for this long is disabled. */
+  disableAfterSeconds: number;
+}
+
+/** What became of the delivery and its endpoint after an attempt. */
+export type AttemptRecorded = { outcome: 'delivered' | 'failed' | 'retry' } | { outcome: 'disabled'; clientId: string; reason: string };
+
+/**
+ * Records one attempt in one transaction: the attempt row, the delivery's new state, and the
+ * endpoint's failure streak, disabling the endpoint (and cancelling its pending deliveries) once
+ * every attempt has failed for `disableAfterSeconds`.
+ */
+export async function recordDeliveryAttempt(db: Db, a: DeliveryAttempt): Promise<AttemptRecorded> {
+  return db.transaction().execute(async (trx): Promise<AttemptRecorded> => {
+    await trx
+      .insertInto('callback_attempts')
+      .values({
+        id: newId('cba'),
+        delivery_id: a.deliveryId,
+        attempt: a.attempt,
+        started_at: a.startedAt,
+        duration_ms: a.durationMs,
+        status_code: a.statusCode,
+        error: a.error,
+      })
+      .execute();
+    const now = new Date();
+    await trx
+      .updateTable('callback_deliveries')
+      .set({
+        attempts: a.attempt,
+        last_status_code: a.statusCode,
+        last_error: a.error,
+        status: a.ok ? 'delivered' : a.retryInSeconds === null ? 'failed' : 'pending',
+        next_attempt_at: a.retryInSeconds === null ? null : new Date(now.getTime() + a.retryInSeconds * 1000),
+        delivered_at: a.ok ? now : null,
+        updated_at: now,
+      })
+      .where('id', '=', a.deliveryId)
+      .execute();
+    if (a.ok) {
+      await trx
+        .updateTable('callback_endpoints')
+        .set({ consecutive_failures: 0, failing_since: null, last_success_at: now })
+        .where('id', '=', a.endpointId)
+        .execute();
+      return { outcome: 'delivered' };
+    }
+    const ep = await trx
+      .updateTable('callback_endpoints')
+      .set((eb) => ({
+        consecutive_failures: eb('consecutive_failures', '+', 1),
+        failing_since: eb.fn.coalesce('failing_since', eb.val(a.startedAt)),
+      }))
+      .where('id', '=', a.endpointId)
+      .returning(['client_id', 'consecutive_failures', 'failing_since'])
+      .executeTakeFirstOrThrow();
+    const failingFor = ep.failing_since ? now.getTime() - new Date(ep.failing_since).getTime() : 0;
+    if (failingFor >= a.disableAfterSeconds * 1000) {
+      const reason = `every attempt failed since ${new Date(ep.failing_since!).toISOString()} (${ep.consecutive_failures} in a row; last: ${a.error})`;
+      await disableEndpoint(trx, a.endpointId, reason);
+      return { outcome: 'disabled', clientId: ep.client_id, reason };
+    }
+    return { outcome: a.retryInSeconds === null ? 'failed' : 'retry' };
+  });
 }
 
 function uniqueLanes(lanes: DeliveryLane[]): DeliveryLane[] {

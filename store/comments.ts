@@ -1,11 +1,13 @@
 import type { CommentRow } from './database';
-import type { Db } from './db';
-import { newId } from './ids';
+import type { Db, Trx } from './db';
+import { derivedId, newId } from './ids';
+import type { Page, Paged } from '../domain/paging';
+import { pageOf } from './paging';
 
 /*
- * Writes of the advertiser's side of an offer's comment thread. Review-team comments (rejection
- * reasons) are written by `changeOfferStatus` in offer-records.ts and are never changed here: every
- * statement below is limited to author_role 'advertiser'.
+ * An offer's comment thread. Review-team comments (rejection reasons) are written once, in the
+ * status change's transaction (`insertReviewTeamComment`), and never changed: every other write
+ * below is limited to author_role 'advertiser'.
  */
 
 export interface NewComment {
@@ -15,6 +17,7 @@ export interface NewComment {
   attachmentIds: string[];
 }
 
+/** Writes an advertiser's comment; returns its row. */
 export function insertAdvertiserComment(db: Db, c: NewComment): Promise<CommentRow> {
   return db
     .insertInto('comments')
@@ -28,6 +31,20 @@ export function insertAdvertiserComment(db: Db, c: NewComment): Promise<CommentR
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/**
+ * Writes the review team's comment (a rejection's reason) in the caller's transaction, its id
+ * derived from the step's key so a retried step writes it once.
+ */
+export async function insertReviewTeamComment(
+  trx: Trx,
+  c: { key: string; offerId: string; authorName: string; content: string },
+): Promise<void> {
+  await trx
+    .insertInto('comments')
+    .values({ id: derivedId('cmt', c.key), offer_id: c.offerId, author_role: 'review_team', author_name: c.authorName, content: c.content })
+    .execute();
 }
 
 /** Changes the given fields of an advertiser's comment; undefined when there is no such comment. */
@@ -61,4 +78,14 @@ export async function deleteAdvertiserComment(db: Db, offerId: string, commentId
     .where('author_role', '=', 'advertiser')
     .executeTakeFirst();
   return res.numDeletedRows > 0n;
+}
+
+/** The thread of one offer, oldest first (the order it was written in). */
+export function listOfferComments(db: Db, offerId: string, page: Page): Promise<Paged<CommentRow>> {
+  return pageOf(db.selectFrom('comments').where('offer_id', '=', offerId), page, (q) => q.selectAll().orderBy('created_at').orderBy('id'));
+}
+
+/** One comment of one offer; a comment of another offer is not found. */
+export function findOfferComment(db: Db, offerId: string, commentId: string): Promise<CommentRow | undefined> {
+  return db.selectFrom('comments').selectAll().where('id', '=', commentId).where('offer_id', '=', offerId).executeTakeFirst();
 }

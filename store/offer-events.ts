@@ -1,4 +1,5 @@
-import type { Trx } from './db';
+import type { OfferEventRow } from './database';
+import type { Db, Trx } from './db';
 import { derivedId } from './ids';
 
 /*
@@ -37,4 +38,31 @@ export async function appendOfferEvent(
 /** True when the step with this key already committed (its event exists): the retry is a no-op. */
 export async function alreadyDone(trx: Trx, key: string): Promise<boolean> {
   return !!(await trx.selectFrom('offer_events').select('id').where('id', '=', derivedId('evt', key)).executeTakeFirst());
+}
+
+/**
+ * Up to `limit` events not yet turned into deliveries, oldest first, locked for this transaction
+ * (SKIP LOCKED: concurrent dispatchers never take the same event).
+ */
+export function takeUndispatchedEvents(trx: Trx, limit: number): Promise<OfferEventRow[]> {
+  return trx
+    .selectFrom('offer_events')
+    .selectAll()
+    .where('dispatched_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('sequence')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
+    .execute();
+}
+
+/** Marks these events as turned into deliveries (the dispatcher's transaction took them). */
+export async function markEventsDispatched(trx: Trx, ids: string[]): Promise<void> {
+  await trx.updateTable('offer_events').set({ dispatched_at: new Date() }).where('id', 'in', ids).execute();
+}
+
+/** One outbox event by its id. */
+export function findOfferEvent(db: Db | Trx, id: string): Promise<OfferEventRow | undefined> {
+  return db.selectFrom('offer_events').selectAll().where('id', '=', id).executeTakeFirst();
 }

@@ -5,6 +5,7 @@ import type { ActivityDeps } from '../activities/deps';
 import { freePort } from '../infra/free-port';
 import { setWorkerMetricsUrl } from '../infra/metrics';
 import type { Endpoints } from '../infra/stack';
+import { CALLBACK_DISPATCHER_WORKFLOW_TYPE, type CallbackDispatcherWorkflow } from '../workflows/callback-dispatcher-messages';
 import { callbackDispatcherWorkflowId } from '../workflows/shared/ids';
 
 let runtimeInstalled = false;
@@ -96,7 +97,7 @@ export async function startWorker(opts: {
  * task queue and USE_EXISTING make every worker's start-up call safe, however many workers start.
  */
 export async function ensureCallbackDispatcher(deps: Pick<ActivityDeps, 'temporal'>, taskQueue: string): Promise<void> {
-  await deps.temporal.workflow.start('callbackDispatcherWorkflow', {
+  await deps.temporal.workflow.start<CallbackDispatcherWorkflow>(CALLBACK_DISPATCHER_WORKFLOW_TYPE, {
     workflowId: callbackDispatcherWorkflowId(taskQueue),
     taskQueue,
     args: [{}],

@@ -1,15 +1,6 @@
-import { condition, continueAsNew, defineSignal, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-
-/** Sent by the dispatcher (signalWithStart) when the lane has new deliveries; carries nothing: Postgres holds the work. */
-export const wakeSignal = defineSignal('wake');
-
-export interface CallbackDeliveryInput {
-  endpointId: string;
-  offerId: string;
-  /** CALLBACK_TIMEOUT_SECONDS: the POST's own deadline; the activity gets a little more. */
-  attemptTimeoutSeconds: number;
-}
+import { wakeSignal, type CallbackDeliveryInput } from './callback-delivery-messages';
 
 /** A lane with nothing to send waits this long for more before its workflow ends. */
 const IDLE_TIMEOUT = '10 minutes';

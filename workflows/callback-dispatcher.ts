@@ -1,12 +1,6 @@
 import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-
-export interface CallbackDispatcherInput {
-  /** How long each pump activity runs before returning (one history entry per run). */
-  runForMs?: number;
-  /** How often the pump looks for new outbox events. */
-  pollMs?: number;
-}
+import type { CallbackDispatcherInput } from './callback-dispatcher-messages';
 
 const PUMPS_PER_RUN = 100;
 

@@ -1,6 +1,7 @@
 import { toDistributionOffer, type RevenueShares } from '../../store/distribution-search';
 import { toSubmissionOffer } from '../../store/offers-queries';
 import type { OfferEventRow, OfferRow } from '../../store/database';
+import type { CallbackFor } from '../../store/callbacks';
 import { SELLABLE, TERMINAL, type OfferStatus } from '../../domain/offer-lifecycle';
 
 /*
@@ -21,6 +22,7 @@ const SUBMISSION_TYPES = new Set([
 
 export type DistributionEventType = 'offer.published' | 'offer.changed' | 'offer.suspended' | 'offer.closed' | 'offer.sold_out';
 
+/** The submission name of an outbox event: the same, or null for operators-only events. */
 export function submissionEventType(event: Pick<OfferEventRow, 'type'>): string | null {
   return SUBMISSION_TYPES.has(event.type) ? event.type : null;
 }
@@ -88,5 +90,22 @@ export function callbackPayload(
     created_at: new Date(event.created_at).toISOString(),
     sequence: event.sequence,
     data: JSON.parse(JSON.stringify({ offer: shown, ...changeDetails(event, audience) })),
+  };
+}
+
+/**
+ * What each endpoint hears of an event (the store's `CallbackFor`): a submission client only of its
+ * own offers, a distribution client in its own vocabulary; the body as `callbackPayload` builds it.
+ */
+export function callbackBuilder(shares: RevenueShares): CallbackFor {
+  return (event, offer, endpoint) => {
+    const type =
+      endpoint.interface === 'submission'
+        ? endpoint.client_id === offer.client_id
+          ? submissionEventType(event)
+          : null
+        : distributionEventType(event, offer);
+    if (!type) return null;
+    return { type, payload: callbackPayload(event, type, offer, endpoint.interface, shares) };
   };
 }

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
-import type { ServiceEnvironment } from '../../api/api-keys';
+import type { ServiceEnvironment } from '../../domain/environment';
 import { guardedLookup, isForbiddenAddress, parseCallbackUrl, UnsafeCallbackUrlError } from './url-safety';
 
 export interface PostResult {

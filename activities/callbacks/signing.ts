@@ -1,10 +1,4 @@
-import crypto from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-
-/** A new signing secret in the Standard Webhooks form: `whsec_` + base64 of 32 random bytes. */
-export function newSigningSecret(): string {
-  return `whsec_${crypto.randomBytes(32).toString('base64')}`;
-}
 
 /**
  * The three Standard Webhooks headers for one attempt. `webhook-id` is the event id (the same on

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import type { ApiInterface, ServiceEnvironment } from '../../domain/environment';
+import { checkApiKey, type KeyRefusal } from '../../services/api-clients';
 import type { ApiClient } from '../../store/database';
 import type { Db } from '../../store/db';
-import { hashApiKey, type ApiInterface, type ServiceEnvironment } from '../api-keys';
-import { ApiError } from '../errors';
+import { ApiError, type ErrorCode } from '../errors';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -11,6 +12,13 @@ declare module 'fastify' {
 }
 
 export const API_KEY_HEADER = 'x-service-api-key';
+
+/** The answer to each refused key: an unknown key or another environment's is 401, another interface's 403. */
+const REFUSAL_STATUS: Record<KeyRefusal, [number, ErrorCode]> = {
+  unknown_key: [401, 'unauthorized'],
+  wrong_environment: [401, 'wrong_environment'],
+  wrong_interface: [403, 'wrong_interface'],
+};
 
 /**
  * Every request of an interface carries `X-SERVICE-API-KEY`; the key must be live, of this
@@ -21,19 +29,11 @@ export async function authPlugin(app: FastifyInstance, opts: { db: Db; iface: Ap
   app.addHook('onRequest', async (request) => {
     const key = request.headers[API_KEY_HEADER];
     if (typeof key !== 'string' || key.length === 0) throw new ApiError(401, 'unauthorized', 'missing X-SERVICE-API-KEY header');
-    const client = await opts.db
-      .selectFrom('api_clients')
-      .selectAll()
-      .where('key_hash', '=', hashApiKey(key))
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    if (!client) throw new ApiError(401, 'unauthorized', 'unknown or revoked API key');
-    if (client.environment !== opts.environment) {
-      throw new ApiError(401, 'wrong_environment', `this is a ${client.environment} key; this deployment serves ${opts.environment}`);
+    const check = await checkApiKey({ db: opts.db }, key, { iface: opts.iface, environment: opts.environment });
+    if (!check.ok) {
+      const [status, code] = REFUSAL_STATUS[check.refusal];
+      throw new ApiError(status, code, check.message);
     }
-    if (client.interface !== opts.iface) {
-      throw new ApiError(403, 'wrong_interface', `this key is for the ${client.interface} interface, not ${opts.iface}`);
-    }
-    request.client = client;
+    request.client = check.client;
   });
 }

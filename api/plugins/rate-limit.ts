@@ -1,6 +1,6 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
-import { hashApiKey } from '../api-keys';
+import { hashApiKey } from '../../services/api-clients';
 import { ApiError } from '../errors';
 import { API_KEY_HEADER } from './auth';
 

@@ -4,6 +4,7 @@ import { clientsCommand } from './commands/clients';
 import { keysCommand } from './commands/keys';
 import { offersCommand } from './commands/offers';
 import { ordersCommand } from './commands/orders';
+import { Failure } from '../../domain/failures';
 import { AdminContext, AdminError } from './context';
 
 /**
@@ -28,11 +29,11 @@ async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
     process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
-    if (!(err instanceof AdminError) && process.env.ADMIN_DEBUG) console.error(err);
+    if (!(err instanceof AdminError || err instanceof Failure) && process.env.ADMIN_DEBUG) console.error(err);
     return 1;
   } finally {
     await context?.close();
   }
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code));
+void main(process.argv.slice(2)).then((code) => process.exit(code));

@@ -1,6 +1,10 @@
 import { Client, Connection } from '@temporalio/client';
-import { loadConfigOrExit, type Config } from '../config';
+import { callbackBuilder } from '../../activities/callbacks/events';
+import { checkCallbackUrl, UnsafeCallbackUrlError } from '../../activities/callbacks/url-safety';
+import type { CallbackRules } from '../../services/callbacks';
 import { createDb, type Db } from '../../store/db';
+import { revenueShares } from '../../store/distribution-search';
+import { loadConfigOrExit, type Config } from '../config';
 import { resolveEndpoints, type Endpoints } from '../stack';
 
 /**
@@ -20,6 +24,22 @@ export class AdminContext {
 
   get db(): Db {
     return (this.dbCache ??= createDb(this.endpoints.databaseUrl, 2));
+  }
+
+  /** The callback rules the worker's delivery activities apply too: the URL check and the event bodies. */
+  get callbackRules(): CallbackRules {
+    return {
+      refuseUrl: async (url, environment) => {
+        try {
+          await checkCallbackUrl(url, environment);
+          return null;
+        } catch (err) {
+          if (err instanceof UnsafeCallbackUrlError) return err.message;
+          throw err;
+        }
+      },
+      callbackFor: callbackBuilder(revenueShares(this.config)),
+    };
   }
 
   async temporal(): Promise<Client> {

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { buildApp } from '../../api/app';
-import { createApiKey } from '../../infra/admin/commands/keys';
+import { createApiKey } from '../../services/api-clients';
 import { loadConfig } from '../../infra/config';
 import { connectServices } from '../../infra/services';
 import { resolveEndpoints } from '../../infra/stack';

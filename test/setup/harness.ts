@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/app';
-import type { ApiInterface } from '../../api/api-keys';
-import { createApiKey } from '../../infra/admin/commands/keys';
+import type { ApiInterface } from '../../domain/environment';
+import { createApiKey } from '../../services/api-clients';
 import { loadConfig, type Config } from '../../infra/config';
 import { createLogger } from '../../infra/logger';
 import { connectServices, type Services } from '../../infra/services';

@@ -1,4 +1,4 @@
-import { cleanFileName, displayFileName, kilobytes, sniffFileType, storageFileName } from '../../api/attachment-files';
+import { cleanFileName, displayFileName, kilobytes, sniffFileType, storageFileName } from '../../domain/attachment-files';
 
 const bytes = (...b: number[]) => Buffer.from(b);
 

@@ -1,22 +1,11 @@
 import multipart, { type MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { newId } from '../../../store/ids';
-import type { AttachmentRow } from '../../../store/database';
 import { ObjectTooLargeError, putStreamBounded } from '../../../infra/object-upload';
-import {
-  ALLOWED_TYPES_TEXT,
-  cleanFileName,
-  displayFileName,
-  SNIFF_BYTES,
-  sniffFileType,
-  storageFileName,
-  type FileType,
-} from '../../attachment-files';
 import type { ServiceDeps } from '../../../services/deps';
-import { ApiError, invalidField, notFound } from '../../errors';
-import { findClientAttachment, toAttachment } from '../../../store/attachments';
-import { ATTACHMENT_FIELD, AttachmentParams, AttachmentResponse } from '../../../schemas/attachment';
+import { deleteAttachment, getAttachment, readAttachment, storeAttachment, type PutUpload } from '../../../services/attachments';
+import { ApiError, invalidField } from '../../errors';
+import { ATTACHMENT_FIELD, AttachmentParams, AttachmentResponse, toAttachment } from '../../../schemas/attachment';
 import { OkOnly } from '../../../schemas/envelope';
 
 /** The absolute address of the interface the request came in on, e.g. `https://host/submission/beta`. */
@@ -59,51 +48,11 @@ async function* untruncated(part: MultipartFile, maxBytes: number): AsyncGenerat
   if (part.file.truncated) throw new ObjectTooLargeError(maxBytes);
 }
 
-/** The file's type from its first bytes: 415 for anything but the allowed types, 422 for an empty file. */
-function requireAllowedType(head: Buffer): FileType {
-  if (head.length === 0) throw invalidField(ATTACHMENT_FIELD, 'the file is empty');
-  const type = sniffFileType(head);
-  if (!type)
-    throw new ApiError(
-      415,
-      'unsupported_media_type',
-      `the file's content is not ${ALLOWED_TYPES_TEXT} (decided from its bytes, not its name)`,
-      { field: ATTACHMENT_FIELD },
-    );
-  return type;
-}
-
-/**
- * Streams the part into the store under `<client>/<id>/<safe name>`, then writes its row. Either
- * both exist afterwards or neither does (an object whose row cannot be written is removed).
- */
-async function storeAttachment({ db, store, config }: ServiceDeps, clientId: string, part: MultipartFile): Promise<AttachmentRow> {
-  const maxBytes = config.ATTACHMENT_MAX_BYTES;
-  const id = newId('att');
-  const clean = cleanFileName(part.filename);
-  const key = `${clientId}/${id}/${storageFileName(clean)}`;
-  let type: FileType | undefined;
-  const inspect = (head: Buffer) => (type = requireAllowedType(head)).contentType;
-  const { size } = await putStreamBounded(store, untruncated(part, maxBytes), { key, maxBytes, inspect, headBytes: SNIFF_BYTES }).catch(
-    (err) => {
-      throw err instanceof ObjectTooLargeError ? tooLarge(maxBytes) : err;
-    },
-  );
-  return db
-    .insertInto('attachments')
-    .values({
-      id,
-      client_id: clientId,
-      file_name: displayFileName(clean, type!),
-      content_type: type!.contentType,
-      size_bytes: size,
-      object_key: key,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow()
-    .catch(async (err) => {
-      await store.client.removeObject(store.bucket, key).catch(() => undefined);
-      throw err;
+/** The part's bytes streamed into the object store, bounded in memory; too many bytes are a 413. */
+function putPart(deps: ServiceDeps, part: MultipartFile): PutUpload {
+  return (key, u) =>
+    putStreamBounded(deps.store, untruncated(part, u.maxBytes), { key, ...u }).catch((err) => {
+      throw err instanceof ObjectTooLargeError ? tooLarge(u.maxBytes) : err;
     });
 }
 
@@ -123,28 +72,22 @@ export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
       request.raw.resume();
     }
   });
-  const { db, store } = deps;
   const maxBytes = deps.config.ATTACHMENT_MAX_BYTES;
   const base = (request: FastifyRequest) => interfaceBaseUrl(request, app.prefix);
 
   app.post('/attachments', { schema: { response: { 200: AttachmentResponse } } }, async (request) => {
     const part = await receiveFilePart(request, maxBytes);
-    const row = await storeAttachment(deps, request.client.id, part);
+    const row = await storeAttachment(deps, request.client.id, { fileName: part.filename, put: putPart(deps, part) });
     return { status: 'OK' as const, attachment: toAttachment(row, base(request)) };
   });
 
   app.get('/attachments/:id', { schema: { params: AttachmentParams, response: { 200: AttachmentResponse } } }, async (request) => {
-    const row = await findClientAttachment(db, request.client.id, request.params.id);
-    if (!row) throw notFound('attachment');
+    const row = await getAttachment(deps, request.client.id, request.params.id);
     return { status: 'OK' as const, attachment: toAttachment(row, base(request)) };
   });
 
   app.get('/attachments/:id/download', { schema: { params: AttachmentParams } }, async (request, reply) => {
-    const row = await findClientAttachment(db, request.client.id, request.params.id);
-    if (!row) throw notFound('attachment');
-    const body = await store.client.getObject(store.bucket, row.object_key).catch((err: { code?: string }) => {
-      throw err.code === 'NoSuchKey' ? notFound('attachment content') : err;
-    });
+    const { row, body } = await readAttachment(deps, request.client.id, request.params.id);
     const ascii = row.file_name.replace(/[^\x20-\x7e]|["\\]/g, '_');
     return reply
       .type(row.content_type)
@@ -156,19 +99,7 @@ export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
   });
 
   app.delete('/attachments/:id', { schema: { params: AttachmentParams, response: { 200: OkOnly } } }, async (request) => {
-    // Bytes and row go together: if the store refuses the removal, the row stays live and the client may retry.
-    await db.transaction().execute(async (trx) => {
-      const row = await trx
-        .updateTable('attachments')
-        .set({ deleted_at: new Date() })
-        .where('id', '=', request.params.id)
-        .where('client_id', '=', request.client.id)
-        .where('deleted_at', 'is', null)
-        .returning('object_key')
-        .executeTakeFirst();
-      if (!row) throw notFound('attachment');
-      await store.client.removeObject(store.bucket, row.object_key);
-    });
+    await deleteAttachment(deps, request.client.id, request.params.id);
     return { status: 'OK' as const };
   });
 };

@@ -1,18 +1,6 @@
 import { Argument, Command, Option } from 'commander';
-import { AdminError, output, type AdminContext } from '../context';
-
-/** Turns reservations on or off for an existing distribution client; returns the new setting. */
-export async function setReservations(ctx: Pick<AdminContext, 'db'>, clientId: string, enabled: boolean) {
-  const row = await ctx.db
-    .updateTable('api_clients')
-    .set({ reservations_enabled: enabled })
-    .where('id', '=', clientId)
-    .where('interface', '=', 'distribution')
-    .returning(['id', 'reservations_enabled'])
-    .executeTakeFirst();
-  if (!row) throw new AdminError(`no distribution client ${clientId}`);
-  return { client_id: row.id, reservations_enabled: row.reservations_enabled };
-}
+import { listClients, setReservations } from '../../../services/api-clients';
+import { output, type AdminContext } from '../context';
 
 /** The API clients (key holders) as operators see them: never their keys, only the prefix. */
 export function clientsCommand(ctx: () => AdminContext): Command {
@@ -23,13 +11,7 @@ export function clientsCommand(ctx: () => AdminContext): Command {
     .addOption(new Option('--interface <interface>', 'only this interface').choices(['submission', 'distribution']))
     .option('--all', 'include revoked keys', false)
     .action(async (o: { interface?: 'submission' | 'distribution'; all: boolean }) => {
-      let q = ctx()
-        .db.selectFrom('api_clients')
-        .select(['id', 'name', 'interface', 'environment', 'key_prefix', 'reservations_enabled', 'created_at', 'revoked_at'])
-        .orderBy('created_at');
-      if (o.interface) q = q.where('interface', '=', o.interface);
-      if (!o.all) q = q.where('revoked_at', 'is', null);
-      output(await q.execute());
+      output(await listClients(ctx(), { interface: o.interface, includeRevoked: o.all }));
     });
   clients
     .command('reservations')

@@ -1,32 +1,9 @@
-import crypto from 'node:crypto';
 import { Command, Option } from 'commander';
-import { generateApiKey, hashApiKey, type ApiInterface, type ServiceEnvironment } from '../../../api/api-keys';
-import { AdminError, output, type AdminContext } from '../context';
+import type { ApiInterface, ServiceEnvironment } from '../../../domain/environment';
+import { createApiKey, revokeApiKey } from '../../../services/api-clients';
+import { output, type AdminContext } from '../context';
 
-/** Creates an API client and returns its key, the only time the key is ever seen in clear. */
-export async function createApiKey(
-  ctx: Pick<AdminContext, 'db'>,
-  opts: { iface: ApiInterface; environment: ServiceEnvironment; name?: string; reservations?: boolean },
-): Promise<{ key: string; clientId: string }> {
-  if (opts.reservations && opts.iface !== 'distribution') throw new AdminError('--reservations applies to distribution keys only');
-  const key = generateApiKey(opts.environment, opts.iface);
-  const clientId = `cli_${crypto.randomBytes(9).toString('base64url')}`;
-  await ctx.db
-    .insertInto('api_clients')
-    .values({
-      id: clientId,
-      name: opts.name ?? `${opts.iface} client`,
-      interface: opts.iface,
-      environment: opts.environment,
-      key_hash: hashApiKey(key),
-      key_prefix: key.slice(0, 16),
-      reservations_enabled: opts.reservations ?? false,
-      revoked_at: null,
-    })
-    .execute();
-  return { key, clientId };
-}
-
+/** `keys …`: operators create and revoke clients' API keys. */
 export function keysCommand(ctx: () => AdminContext): Command {
   const keys = new Command('keys').description('API keys of submission and distribution clients');
   keys
@@ -61,14 +38,7 @@ export function keysCommand(ctx: () => AdminContext): Command {
     .description('revoke an API key at once (by the key itself or its client id)')
     .argument('<key-or-client-id>')
     .action(async (ref: string) => {
-      const c = ctx();
-      const res = await c.db
-        .updateTable('api_clients')
-        .set({ revoked_at: new Date() })
-        .where((eb) => eb.or([eb('id', '=', ref), eb('key_hash', '=', hashApiKey(ref))]))
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(res.numUpdatedRows) === 0) throw new AdminError('no live key matches');
+      await revokeApiKey(ctx(), ref);
       output({ revoked: true });
     });
   return keys;

@@ -1,0 +1,103 @@
+import crypto from 'node:crypto';
+import type { ApiInterface, ServiceEnvironment } from '../domain/environment';
+import { Failure, invalidField } from '../domain/failures';
+import {
+  findLiveClientByKeyHash,
+  findLiveClientByKeyHashOrId,
+  insertApiClient,
+  listApiClients,
+  revokeApiClient,
+  setReservationsEnabled,
+} from '../store/api-clients';
+import type { ApiClient } from '../store/database';
+import type { ServiceDeps } from './deps';
+
+/*
+ * API keys and the clients that hold them: issued and revoked by operators (admin CLI), checked on
+ * every request (api/plugins/auth.ts).
+ */
+
+/**
+ * Keys carry their environment and interface in a readable prefix (as Stripe's `sk_test_` does),
+ * so a misplaced key is recognisable in a log; the secret part is 32 random bytes.
+ */
+export function generateApiKey(environment: ServiceEnvironment, iface: ApiInterface): string {
+  const env = environment === 'production' ? 'live' : 'test';
+  const kind = iface === 'submission' ? 'sub' : 'dist';
+  return `om_${env}_${kind}_${crypto.randomBytes(32).toString('base64url')}`;
+}
+
+/** Keys are high-entropy random strings, so a fast hash is enough to store them safely. */
+export function hashApiKey(key: string): string {
+  return crypto.createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** Creates an API client and returns its key, the only time the key is ever seen in clear. */
+export async function createApiKey(
+  deps: Pick<ServiceDeps, 'db'>,
+  opts: { iface: ApiInterface; environment: ServiceEnvironment; name?: string; reservations?: boolean },
+): Promise<{ key: string; clientId: string }> {
+  if (opts.reservations && opts.iface !== 'distribution')
+    throw invalidField('reservations', '--reservations applies to distribution keys only');
+  const key = generateApiKey(opts.environment, opts.iface);
+  const clientId = `cli_${crypto.randomBytes(9).toString('base64url')}`;
+  await insertApiClient(deps.db, {
+    id: clientId,
+    name: opts.name ?? `${opts.iface} client`,
+    interface: opts.iface,
+    environment: opts.environment,
+    key_hash: hashApiKey(key),
+    key_prefix: key.slice(0, 16),
+    reservations_enabled: opts.reservations ?? false,
+    revoked_at: null,
+  });
+  return { key, clientId };
+}
+
+/** Why a request's key does not open this interface; the API answers each with its own status. */
+export type KeyRefusal = 'unknown_key' | 'wrong_environment' | 'wrong_interface';
+
+export type KeyCheck = { ok: true; client: ApiClient } | { ok: false; refusal: KeyRefusal; message: string };
+
+/** The client behind a request's key: it must be live, of this deployment's environment, and issued for this interface. */
+export async function checkApiKey(
+  deps: Pick<ServiceDeps, 'db'>,
+  key: string,
+  expected: { iface: ApiInterface; environment: ServiceEnvironment },
+): Promise<KeyCheck> {
+  const client = await findLiveClientByKeyHash(deps.db, hashApiKey(key));
+  if (!client) return { ok: false, refusal: 'unknown_key', message: 'unknown or revoked API key' };
+  if (client.environment !== expected.environment) {
+    return {
+      ok: false,
+      refusal: 'wrong_environment',
+      message: `this is a ${client.environment} key; this deployment serves ${expected.environment}`,
+    };
+  }
+  if (client.interface !== expected.iface) {
+    return { ok: false, refusal: 'wrong_interface', message: `this key is for the ${client.interface} interface, not ${expected.iface}` };
+  }
+  return { ok: true, client };
+}
+
+/** The live client behind an API key or a client id (operators may give either), if any. */
+export function findLiveClient(deps: Pick<ServiceDeps, 'db'>, keyOrId: string): Promise<ApiClient | undefined> {
+  return findLiveClientByKeyHashOrId(deps.db, hashApiKey(keyOrId), keyOrId);
+}
+
+/** Revokes a key at once, named by the key itself or its client id. */
+export async function revokeApiKey(deps: Pick<ServiceDeps, 'db'>, keyOrId: string): Promise<void> {
+  if (!(await revokeApiClient(deps.db, hashApiKey(keyOrId), keyOrId))) throw new Failure('not_found', 'no live key matches');
+}
+
+/** The clients with their interface, environment, key prefix and state (revoked ones only when asked). */
+export function listClients(deps: Pick<ServiceDeps, 'db'>, filter: { interface?: ApiInterface; includeRevoked: boolean }) {
+  return listApiClients(deps.db, filter);
+}
+
+/** Turns reservations on or off for an existing distribution client; returns the new setting. */
+export async function setReservations(deps: Pick<ServiceDeps, 'db'>, clientId: string, enabled: boolean) {
+  const row = await setReservationsEnabled(deps.db, clientId, enabled);
+  if (!row) throw new Failure('not_found', `no distribution client ${clientId}`);
+  return { client_id: row.id, reservations_enabled: row.reservations_enabled };
+}

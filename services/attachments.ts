@@ -1,0 +1,98 @@
+import type { Readable } from 'node:stream';
+import { Failure, invalidField, notFound } from '../domain/failures';
+import {
+  ALLOWED_TYPES_TEXT,
+  cleanFileName,
+  displayFileName,
+  SNIFF_BYTES,
+  sniffFileType,
+  storageFileName,
+  type FileType,
+} from '../domain/attachment-files';
+import { ATTACHMENT_FIELD } from '../schemas/attachment';
+import { deleteClientAttachment, findClientAttachment, insertAttachment } from '../store/attachments';
+import type { AttachmentRow } from '../store/database';
+import { newId } from '../store/ids';
+import type { ServiceDeps } from './deps';
+
+/*
+ * Clients' uploaded files (docs/attachments-and-comments.md): bytes in the object store under
+ * `<client>/<id>/<safe name>`, a row in Postgres; the type is decided from the bytes.
+ */
+
+/**
+ * Streams an upload's bytes into the object store under `key`, at most `maxBytes` of them, handing
+ * the first `headBytes` to `inspect` (which returns the Content-Type or throws) before anything is
+ * stored. The route builds it over the request's file part (infra/object-upload's putStreamBounded).
+ */
+export type PutUpload = (
+  key: string,
+  u: { maxBytes: number; headBytes: number; inspect: (head: Buffer) => string },
+) => Promise<{ size: number }>;
+
+/** The file's type from its first bytes: unsupported_media_type for anything but the allowed types, invalid_field for an empty file. */
+function requireAllowedType(head: Buffer): FileType {
+  if (head.length === 0) throw invalidField(ATTACHMENT_FIELD, 'the file is empty');
+  const type = sniffFileType(head);
+  if (!type)
+    throw new Failure('unsupported_media_type', `the file's content is not ${ALLOWED_TYPES_TEXT} (decided from its bytes, not its name)`, {
+      field: ATTACHMENT_FIELD,
+    });
+  return type;
+}
+
+/**
+ * Stores an upload under `<client>/<id>/<safe name>`, then writes its row. Either both exist
+ * afterwards or neither does (an object whose row cannot be written is removed).
+ */
+export async function storeAttachment(
+  deps: Pick<ServiceDeps, 'db' | 'store' | 'config'>,
+  clientId: string,
+  upload: { fileName: string | undefined; put: PutUpload },
+): Promise<AttachmentRow> {
+  const { db, store } = deps;
+  const id = newId('att');
+  const clean = cleanFileName(upload.fileName);
+  const key = `${clientId}/${id}/${storageFileName(clean)}`;
+  let type: FileType | undefined;
+  const inspect = (head: Buffer) => (type = requireAllowedType(head)).contentType;
+  const { size } = await upload.put(key, { maxBytes: deps.config.ATTACHMENT_MAX_BYTES, inspect, headBytes: SNIFF_BYTES });
+  return insertAttachment(db, {
+    id,
+    client_id: clientId,
+    file_name: displayFileName(clean, type!),
+    content_type: type!.contentType,
+    size_bytes: size,
+    object_key: key,
+  }).catch(async (err) => {
+    await store.client.removeObject(store.bucket, key).catch(() => undefined);
+    throw err;
+  });
+}
+
+/** One of the client's live attachments; another client's is not found. */
+export async function getAttachment(deps: Pick<ServiceDeps, 'db'>, clientId: string, id: string): Promise<AttachmentRow> {
+  const row = await findClientAttachment(deps.db, clientId, id);
+  if (!row) throw notFound('attachment');
+  return row;
+}
+
+/** One of the client's live attachments and a stream of its bytes. */
+export async function readAttachment(
+  deps: Pick<ServiceDeps, 'db' | 'store'>,
+  clientId: string,
+  id: string,
+): Promise<{ row: AttachmentRow; body: Readable }> {
+  const row = await getAttachment(deps, clientId, id);
+  const body = await deps.store.client.getObject(deps.store.bucket, row.object_key).catch((err: { code?: string }) => {
+    throw err.code === 'NoSuchKey' ? notFound('attachment content') : err;
+  });
+  return { row, body };
+}
+
+/** Deletes one of the client's attachments: bytes and row go together (if the store refuses, the row stays live and the client may retry). */
+export async function deleteAttachment(deps: Pick<ServiceDeps, 'db' | 'store'>, clientId: string, id: string): Promise<void> {
+  const { store } = deps;
+  const deleted = await deleteClientAttachment(deps.db, clientId, id, (objectKey) => store.client.removeObject(store.bucket, objectKey));
+  if (!deleted) throw notFound('attachment');
+}

@@ -1,0 +1,142 @@
+import type { ServiceEnvironment } from '../domain/environment';
+import { Failure, invalidField } from '../domain/failures';
+import {
+  disableEndpoint,
+  findEndpoint,
+  recentDeliveries,
+  replayEvent,
+  rotateSecret,
+  setEndpoint,
+  type CallbackFor,
+  type DeliveryLane,
+} from '../store/callbacks';
+import type { ApiClient, CallbackEndpointRow } from '../store/database';
+import { findOfferEvent } from '../store/offer-events';
+import { CALLBACK_DELIVERY_WORKFLOW_TYPE, wakeSignal, type CallbackDeliveryWorkflow } from '../workflows/callback-delivery-messages';
+import { callbackDeliveryWorkflowId } from '../workflows/shared/ids';
+import { findLiveClient } from './api-clients';
+import type { ServiceDeps } from './deps';
+
+/*
+ * Operators' side of clients' offer-change callbacks (docs/callbacks.md): set, show, disable,
+ * rotate the secret, read the log, replay an event. The admin CLI calls these.
+ */
+
+/**
+ * The callback rules that live beside the delivery activities (activities/callbacks/), handed in
+ * by the composition root (infra/admin/context.ts): the same URL check and event bodies as the
+ * worker's.
+ */
+export interface CallbackRules {
+  /** Why this deployment will not call `url` (form, and in production every resolved address), or null when it may. */
+  refuseUrl(url: string, environment: ServiceEnvironment): Promise<string | null>;
+  /** What an endpoint receives for an event (activities/callbacks/events.ts). */
+  callbackFor: CallbackFor;
+}
+
+type Deps = Pick<ServiceDeps, 'db' | 'config'>;
+
+/** The live client behind an API key (or a client id), of this deployment's environment. */
+export async function callbackClient(deps: Deps, keyOrId: string): Promise<ApiClient> {
+  const client = await findLiveClient(deps, keyOrId);
+  if (!client) throw new Failure('not_found', 'no live API key matches --key');
+  if (client.environment !== deps.config.SERVICE_ENVIRONMENT) {
+    throw new Failure(
+      'forbidden',
+      `this is a ${client.environment} key; this deployment serves ${deps.config.SERVICE_ENVIRONMENT}, whose callback URLs are set on its own deployment`,
+    );
+  }
+  return client;
+}
+
+/** The client behind a key and its callback endpoint, which must exist. */
+async function endpointOf(deps: Deps, keyOrId: string): Promise<{ client: ApiClient; endpoint: CallbackEndpointRow }> {
+  const client = await callbackClient(deps, keyOrId);
+  const endpoint = await findEndpoint(deps.db, client.id);
+  if (!endpoint) throw new Failure('not_found', `client ${client.id} has no callback URL; set one with: callbacks set --key … --url …`);
+  return { client, endpoint };
+}
+
+/**
+ * Sets (or changes, re-enabling) a client's callback URL once the URL passes this deployment's
+ * check. A new endpoint's signing secret is returned, once; an existing endpoint keeps its own (null).
+ */
+export async function setCallbackUrl(
+  deps: Deps & Pick<CallbackRules, 'refuseUrl'>,
+  s: { keyOrId: string; url: string; format: 'json' | 'xml' },
+): Promise<{ client: ApiClient; endpoint: CallbackEndpointRow; secret: string | null }> {
+  const client = await callbackClient(deps, s.keyOrId);
+  const refused = await deps.refuseUrl(s.url, deps.config.SERVICE_ENVIRONMENT);
+  if (refused !== null) throw invalidField('url', `refused: ${refused}`);
+  const { endpoint, secret } = await setEndpoint(deps.db, { clientId: client.id, url: s.url, format: s.format });
+  return { client, endpoint, secret };
+}
+
+/** A client's callback endpoint as operators see it: URL, format, status (disabled with its reason), failures, secret rotation. */
+export async function showCallbackEndpoint(deps: Deps, keyOrId: string) {
+  const { client, endpoint: e } = await endpointOf(deps, keyOrId);
+  const rotating = e.previous_secret_expires_at && new Date(e.previous_secret_expires_at) > new Date();
+  return {
+    client_id: client.id,
+    interface: client.interface,
+    url: e.url,
+    format: e.format,
+    status: e.status,
+    disabled_reason: e.disabled_reason,
+    disabled_at: e.disabled_at,
+    consecutive_failures: e.consecutive_failures,
+    failing_since: e.failing_since,
+    last_success_at: e.last_success_at,
+    previous_secret_valid_until: rotating ? e.previous_secret_expires_at : null,
+    created_at: e.created_at,
+  };
+}
+
+/** Stops a client's callbacks; its pending deliveries are cancelled (`setCallbackUrl` re-enables). */
+export async function disableCallbacks(deps: Deps, keyOrId: string, reason: string): Promise<void> {
+  const { endpoint } = await endpointOf(deps, keyOrId);
+  await disableEndpoint(deps.db, endpoint.id, reason);
+}
+
+/** A new signing secret; the old one keeps signing too for CALLBACK_SECRET_OVERLAP_SECONDS. */
+export async function rotateCallbackSecret(deps: Deps, keyOrId: string): Promise<{ secret: string; previousValidUntil: Date }> {
+  const { endpoint } = await endpointOf(deps, keyOrId);
+  return rotateSecret(deps.db, endpoint.id, deps.config.CALLBACK_SECRET_OVERLAP_SECONDS);
+}
+
+/** A client's recent deliveries, newest first (between 1 and 500 of them; 20 when `limit` is not a number). */
+export async function callbackLog(deps: Deps, keyOrId: string, limit: number) {
+  const { endpoint } = await endpointOf(deps, keyOrId);
+  return recentDeliveries(deps.db, endpoint.id, Math.min(Math.max(limit || 20, 1), 500));
+}
+
+/**
+ * Records new deliveries of one event (same event id), to every endpoint it went to, or only to
+ * the client's given by `keyOrId`. Returns them and the lanes to wake (`wakeCallbackLanes`).
+ */
+export async function replayCallbackEvent(
+  deps: Deps & Pick<CallbackRules, 'callbackFor'>,
+  eventId: string,
+  keyOrId?: string,
+): Promise<{ deliveries: string[]; lanes: DeliveryLane[] }> {
+  const endpointId = keyOrId ? (await endpointOf(deps, keyOrId)).endpoint.id : undefined;
+  if (!(await findOfferEvent(deps.db, eventId))) throw new Failure('not_found', `no event ${eventId}`);
+  const replayed = await replayEvent(deps.db, eventId, deps.callbackFor, endpointId);
+  if (!replayed.deliveries.length) {
+    throw new Failure('not_found', `event ${eventId} has no enabled endpoint to go to${keyOrId ? ' for this client' : ''}`);
+  }
+  return replayed;
+}
+
+/** Starts (or wakes) the delivery workflow of each lane, through its contract. Idempotent. */
+export async function wakeCallbackLanes(deps: Pick<ServiceDeps, 'temporal' | 'config'>, lanes: DeliveryLane[]): Promise<void> {
+  for (const lane of lanes) {
+    await deps.temporal.workflow.signalWithStart<CallbackDeliveryWorkflow, []>(CALLBACK_DELIVERY_WORKFLOW_TYPE, {
+      workflowId: callbackDeliveryWorkflowId(lane.endpointId, lane.offerId),
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      args: [{ ...lane, attemptTimeoutSeconds: deps.config.CALLBACK_TIMEOUT_SECONDS }],
+      signal: wakeSignal,
+      signalArgs: [],
+    });
+  }
+}

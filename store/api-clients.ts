@@ -1,0 +1,60 @@
+import type { ApiClient, NewApiClient } from './database';
+import type { Db } from './db';
+
+/*
+ * The API clients (key holders): one row per key, holding the key's SHA-256 only. The key itself
+ * is shown once at creation and never stored.
+ */
+
+/** The live (not revoked) client whose key hashes to `keyHash`. */
+export function findLiveClientByKeyHash(db: Db, keyHash: string): Promise<ApiClient | undefined> {
+  return db.selectFrom('api_clients').selectAll().where('key_hash', '=', keyHash).where('revoked_at', 'is', null).executeTakeFirst();
+}
+
+/** The live client whose key hashes to `keyHash`, or whose id is `id` (operators may name a client either way). */
+export function findLiveClientByKeyHashOrId(db: Db, keyHash: string, id: string): Promise<ApiClient | undefined> {
+  return db
+    .selectFrom('api_clients')
+    .selectAll()
+    .where((eb) => eb.or([eb('key_hash', '=', keyHash), eb('id', '=', id)]))
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** Writes a new client. */
+export async function insertApiClient(db: Db, client: NewApiClient): Promise<void> {
+  await db.insertInto('api_clients').values(client).execute();
+}
+
+/** Revokes the live client with this id or key hash at once; false when none matches. */
+export async function revokeApiClient(db: Db, keyHash: string, id: string): Promise<boolean> {
+  const res = await db
+    .updateTable('api_clients')
+    .set({ revoked_at: new Date() })
+    .where((eb) => eb.or([eb('id', '=', id), eb('key_hash', '=', keyHash)]))
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** The clients as operators list them, oldest first: never a key, only its prefix. */
+export function listApiClients(db: Db, filter: { interface?: 'submission' | 'distribution'; includeRevoked: boolean }) {
+  let q = db
+    .selectFrom('api_clients')
+    .select(['id', 'name', 'interface', 'environment', 'key_prefix', 'reservations_enabled', 'created_at', 'revoked_at'])
+    .orderBy('created_at');
+  if (filter.interface) q = q.where('interface', '=', filter.interface);
+  if (!filter.includeRevoked) q = q.where('revoked_at', 'is', null);
+  return q.execute();
+}
+
+/** Turns reservations on or off for a distribution client; undefined when there is no such client. */
+export function setReservationsEnabled(db: Db, clientId: string, enabled: boolean) {
+  return db
+    .updateTable('api_clients')
+    .set({ reservations_enabled: enabled })
+    .where('id', '=', clientId)
+    .where('interface', '=', 'distribution')
+    .returning(['id', 'reservations_enabled'])
+    .executeTakeFirst();
+}
