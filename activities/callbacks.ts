@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { toXml } from '../schemas/xml';
-import { revenueShares } from '../store/distribution-search';
+import { revenueShares } from '../domain/money';
 import type { Config } from '../infra/config';
 import { callbackDeliveries } from '../infra/metrics';
 import { callbackDeliveryWorkflowId } from '../workflows/shared/ids';

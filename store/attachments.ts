@@ -54,3 +54,8 @@ export async function unownedAttachmentIds(db: Db, clientId: string, ids: readon
   const owned = new Set((await findClientAttachments(db, clientId, ids)).map((r) => r.id));
   return [...new Set(ids)].filter((id) => !owned.has(id));
 }
+
+/** Any client's live attachment by id (the review console shows an offer's media). */
+export function findLiveAttachment(db: Db, id: string): Promise<AttachmentRow | undefined> {
+  return db.selectFrom('attachments').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+}

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { CallbackEndpointRow, OfferEventRow, OfferRow } from './database';
 import type { Db } from './db';
-import type { RevenueShares } from './distribution-search';
+import type { RevenueShares } from '../domain/money';
 import { callbackPayload, distributionEventType, submissionEventType } from '../activities/callbacks/events';
 import { newSigningSecret } from '../activities/callbacks/signing';
 import { derivedId, newId } from './ids';

@@ -5,7 +5,7 @@ import type { ServiceDeps } from '../../../services/deps';
 import { ApiError, notFound, type ErrorDetail } from '../../errors';
 import { unownedAttachmentIds } from '../../../store/attachments';
 import { findOfferComment, listOfferComments, toComments } from '../../../store/comments-queries';
-import { findClientOffer } from '../../../store/offers-queries';
+import { findClientOffer } from '../../../store/offers';
 import {
   CommentCreateBody,
   CommentList,

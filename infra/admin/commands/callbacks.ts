@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { wakeLane } from '../../../activities/callbacks';
 import { checkCallbackUrl, UnsafeCallbackUrlError } from '../../../activities/callbacks/url-safety';
-import { revenueShares } from '../../../store/distribution-search';
+import { revenueShares } from '../../../domain/money';
 import { disableEndpoint, findEndpoint, recentDeliveries, replayEvent, rotateSecret, setEndpoint } from '../../../store/callbacks';
 import { hashApiKey } from '../../../api/api-keys';
 import type { ApiClient } from '../../../store/database';
