@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { OfferInput } from '../schemas/offer';
+import type { OfferEdit } from '../workflows/offer-review-messages';
 import type { OfferStatus } from '../domain/offer-lifecycle';
 import type { ActivityDeps } from './deps';
 import { changeOfferStatus, recordReviewOverdue, saveOfferFields, StockConflictError, type StatusChange } from '../store/offers';
@@ -11,7 +11,7 @@ export function createOfferActivities(deps: Pick<ActivityDeps, 'db' | 'log'>) {
       await changeOfferStatus(deps.db, change);
     },
 
-    async recordOfferEdit(edit: { key: string; offerId: string; input: OfferInput; changedFields: string[] }): Promise<void> {
+    async recordOfferEdit(edit: OfferEdit & { key: string; offerId: string }): Promise<void> {
       try {
         await saveOfferFields(deps.db, edit);
       } catch (err) {
@@ -26,7 +26,11 @@ export function createOfferActivities(deps: Pick<ActivityDeps, 'db' | 'log'>) {
       await recordReviewOverdue(deps.db, r);
     },
 
-    /** Wall-clock time for timers measured against calendar dates (a local activity: recorded, so replay-safe). */
+    /**
+     * Wall-clock time for timers measured against calendar dates (a local activity: recorded, so
+     * replay-safe). The review workflow now reads Date.now() instead; histories recorded before
+     * that (and the reservation workflow's) still call this, so it stays registered.
+     */
     async currentTimeMs(): Promise<number> {
       return Date.now();
     },

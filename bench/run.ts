@@ -6,8 +6,9 @@ import path from 'node:path';
 import { setEndpoint } from '../store/callbacks';
 import { changeOfferStatus } from '../store/offers';
 import { buildApp } from '../api/app';
-import { categoryTree, searchDistributionOffers } from '../store/distribution-search';
-import { utcDay } from '../domain/dates';
+import { categoryTree } from '../store/categories';
+import { searchDistributionOffers } from '../store/distribution-search';
+import { offerSearch } from '../services/distribution-offers';
 import { DistributionOfferQuery } from '../schemas/distribution-offer';
 import { createApiKey } from '../services/api-clients';
 import { loadConfig } from '../infra/config';
@@ -121,7 +122,7 @@ async function main() {
       });
       const categories = await categoryTree(services.db);
       const direct = await runLoad(300, 4, async () => {
-        await searchDistributionOffers(services.db, query, { today: utcDay(), now: new Date(), categories });
+        await searchDistributionOffers(services.db, offerSearch(query, categories, new Date()));
         return true;
       });
       search[`offers_${size}`] = { service, direct, p50_ratio: Math.round((service.p50 / direct.p50) * 100) / 100 };

@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { Currency, DateString, Location } from './common';
+import { Currency, DateString } from './common';
 import { listEnvelope, okEnvelope } from './envelope';
 import { Advertiser, BundleItem, Creative, Demographics, Discount, Expiration, OfferStatus, OfferType, Restrictions } from './offer';
 import { PageQuery } from './pagination';
+import { DEFAULT_RADIUS_MILES, MAX_RADIUS_MILES, MAX_RECENT_DAYS, SORT_FIELDS, type SortBy, type SortField } from '../domain/offer-search';
 
 /*
  * The offer as publishers see it on the distribution interface (spec §2.1: the common fields plus
@@ -50,30 +51,6 @@ export type DistributionOffer = z.infer<typeof DistributionOffer>;
 
 export const DistributionOfferResponse = okEnvelope('offer', DistributionOffer);
 export const DistributionOfferList = listEnvelope('offers', DistributionOffer);
-
-/** Default and largest search radius, in miles. */
-export const DEFAULT_RADIUS_MILES = 25;
-export const MAX_RADIUS_MILES = 500;
-/** Largest N of recently_published / recently_updated / recently_closed, in days. */
-export const MAX_RECENT_DAYS = 366;
-
-/** Fields `sort_by` accepts; `distance` needs a centre (postal_code or coordinates). */
-export const SORT_FIELDS = [
-  'price',
-  'value',
-  'discount',
-  'title',
-  'start_date',
-  'end_date',
-  'published_at',
-  'updated_at',
-  'distance',
-] as const;
-export type SortField = (typeof SORT_FIELDS)[number];
-export interface SortBy {
-  field: SortField;
-  direction: 'asc' | 'desc';
-}
 
 /**
  * `a,b,c` (or the parameter repeated) → a list of 1 to 50 items, each checked by `item`. A bad item

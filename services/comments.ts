@@ -11,7 +11,7 @@ import {
   updateAdvertiserComment,
 } from '../store/comments';
 import type { CommentRow } from '../store/database';
-import { findClientOffer } from '../store/offers-queries';
+import { findClientOffer } from '../store/offers';
 import type { ServiceDeps } from './deps';
 
 /*

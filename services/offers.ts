@@ -1,28 +1,67 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { newId } from '../store/ids';
-import { deleteUnstartedOffer, insertOffer } from '../store/offers';
+import { deleteUnstartedOffer, findClientOffer, insertOffer, listClientOffers } from '../store/offers';
+import { unknownCategoryIds } from '../store/categories';
+import { unownedAttachmentIds } from '../store/attachments';
 import type { OfferRow } from '../store/database';
-import { changeStatusUpdate, editOfferUpdate, offerReviewWorkflow } from '../workflows/offer-review';
+import {
+  changeStatusUpdate,
+  editOfferUpdate,
+  OFFER_REVIEW_WORKFLOW_TYPE,
+  type OfferReviewWorkflow,
+} from '../workflows/offer-review-messages';
 import { offerReviewWorkflowId } from '../workflows/shared/ids';
-import { clientMoveError, editError, type ClientStatus, type OfferStatus } from '../domain/offer-lifecycle';
 import { AdvertiserNameKey, OfferStatusKey, OfferTypeKey } from '../workflows/shared/search-attributes';
+import { clientMoveError, editError, type ClientStatus, type OfferStatus } from '../domain/offer-lifecycle';
+import { conflict, Failure, notFound, type FailureDetail } from '../domain/failures';
+import type { Page, Paged } from '../domain/paging';
+import { OfferInput, type OfferUpdate, type SubmissionOffer } from '../schemas/offer';
+import { toSubmissionOffer } from '../schemas/offer-view';
 import type { ServiceDeps } from './deps';
-import { conflict, Failure, notFound } from '../domain/failures';
-import { checkOfferReferences } from '../store/offer-references-queries';
-import { findClientOffer } from '../store/offers-queries';
-import { OfferInput, type OfferUpdate } from '../schemas/offer';
 
 /*
- * What the offer routes do, beyond parsing: writes go to Postgres in one transaction and every
- * later change goes through the offer's review workflow, which owns its state.
+ * The advertiser's offers: writes go to Postgres in one transaction and every later change goes
+ * through the offer's review workflow, which owns its state.
  */
 
-export async function createOffer(deps: ServiceDeps, clientId: string, input: OfferInput): Promise<string> {
-  await checkOfferReferences(deps.db, clientId, input);
+type Deps = Pick<ServiceDeps, 'db' | 'temporal' | 'config' | 'log'>;
+
+/**
+ * Checks what an offer points at: category ids must exist, and attachments in
+ * `creative.original_media` must be this client's own live uploads. Refuses naming each.
+ */
+async function checkOfferReferences(deps: Pick<ServiceDeps, 'db'>, clientId: string, offer: OfferInput): Promise<void> {
+  const details: FailureDetail[] = [];
+  const categoryIds = offer.advertiser.categories.map((c) => c.id);
+  const unknown = new Set(await unknownCategoryIds(deps.db, categoryIds));
+  categoryIds.forEach((id, i) => {
+    if (unknown.has(id))
+      details.push({
+        code: 'invalid_field',
+        field: `advertiser.categories[${i}].id`,
+        message: `category ${id} does not exist (see GET /categories)`,
+      });
+  });
+  const mediaIds = offer.creative.original_media.map((m) => m.id);
+  const unowned = new Set(await unownedAttachmentIds(deps.db, clientId, mediaIds));
+  mediaIds.forEach((id, i) => {
+    if (unowned.has(id))
+      details.push({
+        code: 'invalid_field',
+        field: `creative.original_media[${i}].id`,
+        message: `attachment ${id} is not one of your attachments`,
+      });
+  });
+  if (details.length) throw Failure.of(details);
+}
+
+/** Creates the offer, pending review, and starts its review workflow; returns the offer as stored. */
+export async function createOffer(deps: Deps, clientId: string, input: OfferInput): Promise<SubmissionOffer> {
+  await checkOfferReferences(deps, clientId, input);
   const id = newId('ofr');
   await insertOffer(deps.db, { id, clientId, input });
   try {
-    await deps.temporal.workflow.start(offerReviewWorkflow, {
+    await deps.temporal.workflow.start<OfferReviewWorkflow>(OFFER_REVIEW_WORKFLOW_TYPE, {
       workflowId: offerReviewWorkflowId(id),
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
       args: [{ offerId: id, status: 'pending', endDate: input.end_date, reviewReminderSeconds: deps.config.REVIEW_REMINDER_SECONDS }],
@@ -38,18 +77,49 @@ export async function createOffer(deps: ServiceDeps, clientId: string, input: Of
     deps.log.error({ err, offer_id: id }, 'could not start the offer review workflow');
     throw new Failure('backend_unavailable', 'the review service is unavailable; the offer was not created, retry shortly');
   }
-  return id;
+  return getOffer(deps, clientId, id);
 }
 
-export async function requireOffer(deps: ServiceDeps, clientId: string, offerId: string): Promise<OfferRow> {
+/** This client's offer as stored; another client's offer is not found. */
+export async function requireOffer(deps: Pick<ServiceDeps, 'db'>, clientId: string, offerId: string): Promise<OfferRow> {
   const row = await findClientOffer(deps.db, clientId, offerId);
   if (!row) throw notFound('offer');
   return row;
 }
 
+/** This client's offer as the submission interface shows it. */
+export async function getOffer(deps: Pick<ServiceDeps, 'db'>, clientId: string, offerId: string): Promise<SubmissionOffer> {
+  return toSubmissionOffer(await requireOffer(deps, clientId, offerId));
+}
+
+/** One page of this client's offers, newest first, optionally of some statuses and types only. */
+export async function listOffers(
+  deps: Pick<ServiceDeps, 'db'>,
+  clientId: string,
+  q: Page & { status?: OfferStatus[]; type?: string[] },
+): Promise<Paged<SubmissionOffer>> {
+  const { rows, total } = await listClientOffers(deps.db, clientId, q);
+  return { rows: rows.map(toSubmissionOffer), total };
+}
+
+/** `PUT /offers/:id`: either a status move (`{status}` alone) or an edit of fields; returns the offer after it. */
+export async function updateOffer(deps: Deps, clientId: string, offerId: string, update: OfferUpdate): Promise<SubmissionOffer> {
+  const row = await requireOffer(deps, clientId, offerId);
+  const { status, ...changes } = update;
+  if (status) await moveOffer(deps, row, status);
+  else await editOffer(deps, row, changes);
+  return getOffer(deps, clientId, offerId);
+}
+
+/** `DELETE /offers/:id` cancels: the offer stays readable (its vouchers refer to it) with status `cancelled`. */
+export async function cancelOffer(deps: Deps, clientId: string, offerId: string): Promise<void> {
+  const row = await requireOffer(deps, clientId, offerId);
+  if (row.status !== 'cancelled') await moveOffer(deps, row, 'cancelled');
+}
+
 /** Runs an update on the offer's workflow; a finished workflow means the offer no longer changes. */
 async function updateWorkflow<T>(
-  deps: ServiceDeps,
+  deps: Deps,
   offerId: string,
   run: (h: ReturnType<ServiceDeps['temporal']['workflow']['getHandle']>) => Promise<T>,
 ): Promise<T> {
@@ -61,7 +131,8 @@ async function updateWorkflow<T>(
   }
 }
 
-export async function changeOfferStatus(deps: ServiceDeps, row: OfferRow, to: ClientStatus): Promise<void> {
+/** The advertiser's status move, through the workflow's `changeStatus` update. */
+async function moveOffer(deps: Deps, row: OfferRow, to: ClientStatus): Promise<void> {
   // Checked here for a quick answer; the workflow's update validator checks again, authoritatively.
   const refused = clientMoveError(row.status as OfferStatus, to);
   if (refused) throw conflict('invalid_state_transition', refused, { status: row.status });
@@ -69,7 +140,7 @@ export async function changeOfferStatus(deps: ServiceDeps, row: OfferRow, to: Cl
 }
 
 /** Merges changed fields into the offer (top-level fields replace whole) and validates the result whole. */
-export async function editOffer(deps: ServiceDeps, row: OfferRow, changes: OfferUpdate): Promise<void> {
+async function editOffer(deps: Deps, row: OfferRow, changes: Partial<OfferInput>): Promise<void> {
   const refused = editError(row.status as OfferStatus);
   if (refused) throw conflict('invalid_state_transition', refused, { status: row.status });
   const merged = OfferInput.safeParse({ ...(row.document as object), ...changes });
@@ -78,7 +149,7 @@ export async function editOffer(deps: ServiceDeps, row: OfferRow, changes: Offer
       merged.error.issues.map((i) => ({ code: 'invalid_field', field: i.path.join('.'), message: `${i.path.join('.')}: ${i.message}` })),
     );
   }
-  await checkOfferReferences(deps.db, row.client_id, merged.data);
+  await checkOfferReferences(deps, row.client_id, merged.data);
   const changedFields = Object.keys(changes);
   await updateWorkflow(deps, row.id, (h) => h.executeUpdate(editOfferUpdate, { args: [{ input: merged.data, changedFields }] }));
 }

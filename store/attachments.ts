@@ -70,3 +70,8 @@ export async function deleteClientAttachment(
     return true;
   });
 }
+
+/** Any client's live attachment by id (the review console shows an offer's media). */
+export function findLiveAttachment(db: Db, id: string): Promise<AttachmentRow | undefined> {
+  return db.selectFrom('attachments').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+}

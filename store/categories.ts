@@ -1,16 +1,20 @@
 import type { Db } from './db';
-import { pageBounds, type PageQuery } from '../schemas/pagination';
+import type { Page, Paged } from '../domain/paging';
+import type { CategoryNode } from '../domain/offer-search';
+import { pageOf } from './paging';
 
-export async function listCategories(db: Db, page: PageQuery) {
-  const { limit, offset } = pageBounds(page);
-  const [rows, count] = await Promise.all([
-    db.selectFrom('categories').select(['id', 'name', 'parent_id']).orderBy('id').limit(limit).offset(offset).execute(),
-    db
-      .selectFrom('categories')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows.map((r) => ({ ...r, parent: r.parent_id })), total: count.n };
+/** A category as GET /categories lists it: `parent` is `parent_id` under the spec's name. */
+export interface CategoryListing {
+  id: number;
+  name: string;
+  parent: number | null;
+  parent_id: number | null;
+}
+
+/** One page of the category tree, by id. */
+export async function listCategories(db: Db, page: Page): Promise<Paged<CategoryListing>> {
+  const { rows, total } = await pageOf(db.selectFrom('categories'), page, (q) => q.select(['id', 'name', 'parent_id']).orderBy('id'));
+  return { rows: rows.map((r) => ({ ...r, parent: r.parent_id })), total };
 }
 
 /** The ids among `ids` that are not categories, for 422s naming the bad one. */
@@ -19,4 +23,16 @@ export async function unknownCategoryIds(db: Db, ids: number[]): Promise<number[
   const found = await db.selectFrom('categories').select('id').where('id', 'in', ids).execute();
   const known = new Set(found.map((r) => r.id));
   return ids.filter((id) => !known.has(id));
+}
+
+/** The category tree, for matching a parent category's children. */
+export function categoryTree(db: Db): Promise<CategoryNode[]> {
+  return db.selectFrom('categories').select(['id', 'parent_id']).execute();
+}
+
+/** The names of these categories (unknown ids left out). */
+export async function categoryNames(db: Db, ids: number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('categories').select(['id', 'name']).where('id', 'in', ids).execute();
+  return new Map(rows.map((c) => [c.id, c.name]));
 }

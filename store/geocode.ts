@@ -1,10 +1,6 @@
 import zipcodes from 'zipcodes';
-import type { Location } from '../schemas/common';
-
-export interface Coordinates {
-  latitude: number;
-  longitude: number;
-}
+import type { Location } from '../domain/offer';
+import type { Coordinates } from '../domain/offer-search';
 
 /** US ZIP codes and Canadian FSAs from the `zipcodes` package's data; undefined if unknown. */
 export function geocodePostalCode(postalCode: string): Coordinates | undefined {

@@ -1,16 +1,19 @@
 import crypto from 'node:crypto';
-import type { OfferInput } from '../schemas/offer';
 import type { OfferRow } from './database';
 import type { Db, Trx } from './db';
 import { alreadyDone, appendOfferEvent } from './offer-events';
 import type { OfferStatus } from '../domain/offer-lifecycle';
+import type { OfferDocument } from '../domain/offer';
+import type { Page, Paged } from '../domain/paging';
 import { geocodeLocation } from './geocode';
 import { derivedId } from './ids';
+import { pageOf } from './paging';
 
 /*
- * Every write to an offer, each one transaction that also appends its offer-change event to the
- * outbox (offer_events). The API uses `insertOffer`; the review workflow's activities use the rest,
- * passing an idempotency key derived from the workflow and step, so a retry changes nothing twice.
+ * The offers table and its search rows (offer_locations, offer_categories). Every write to an
+ * offer is one transaction that also appends its offer-change event to the outbox (offer_events).
+ * The API uses `insertOffer`; the review workflow's activities use the rest, passing an
+ * idempotency key derived from the workflow and step, so a retry changes nothing twice.
  */
 
 /** The advertiser id: stable per submission client and advertiser name (agents submit for many). */
@@ -19,7 +22,7 @@ export function advertiserId(clientId: string, advertiserName: string): string {
   return `adv_${h.slice(0, 20)}`;
 }
 
-function columnsOf(input: OfferInput) {
+function columnsOf(input: OfferDocument) {
   return {
     type: input.type,
     title: input.title,
@@ -31,7 +34,8 @@ function columnsOf(input: OfferInput) {
   };
 }
 
-async function writeSearchRows(trx: Trx, offerId: string, input: OfferInput) {
+/** The offer's redemption locations (geocoded) and categories, as the search reads them. */
+async function writeSearchRows(trx: Trx, offerId: string, input: OfferDocument) {
   await trx.deleteFrom('offer_locations').where('offer_id', '=', offerId).execute();
   await trx.deleteFrom('offer_categories').where('offer_id', '=', offerId).execute();
   const locations = input.advertiser.redemption_locations.map((loc, position) => {
@@ -57,7 +61,7 @@ async function writeSearchRows(trx: Trx, offerId: string, input: OfferInput) {
 }
 
 /** A new offer, pending review, with its search rows and its `offer.created` event. */
-export async function insertOffer(db: Db, o: { id: string; clientId: string; input: OfferInput }): Promise<void> {
+export async function insertOffer(db: Db, o: { id: string; clientId: string; input: OfferDocument }): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx
       .insertInto('offers')
@@ -81,6 +85,7 @@ export async function deleteUnstartedOffer(db: Db, offerId: string): Promise<voi
   await db.deleteFrom('offers').where('id', '=', offerId).where('status', '=', 'pending').execute();
 }
 
+/** One status move of an offer, keyed for idempotency (workflow id + step). */
 export interface StatusChange {
   key: string;
   offerId: string;
@@ -141,6 +146,7 @@ export async function changeOfferStatus(db: Db, c: StatusChange): Promise<void> 
   });
 }
 
+/** An edit that would take the stock below zero: the client must send another initial_quantity. */
 export class StockConflictError extends Error {}
 
 /**
@@ -149,7 +155,7 @@ export class StockConflictError extends Error {}
  */
 export async function saveOfferFields(
   db: Db,
-  e: { key: string; offerId: string; input: OfferInput; changedFields: string[] },
+  e: { key: string; offerId: string; input: OfferDocument; changedFields: string[] },
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     if (await alreadyDone(trx, e.key)) return;
@@ -202,4 +208,73 @@ export async function recordReviewOverdue(db: Db, r: { key: string; offerId: str
 export async function findOffersByIds(db: Db | Trx, ids: string[]): Promise<OfferRow[]> {
   if (ids.length === 0) return [];
   return db.selectFrom('offers').selectAll().where('id', 'in', ids).execute();
+}
+
+/** One offer of this submission client; another client's offer is not found. */
+export function findClientOffer(db: Db, clientId: string, offerId: string): Promise<OfferRow | undefined> {
+  return db.selectFrom('offers').selectAll().where('id', '=', offerId).where('client_id', '=', clientId).executeTakeFirst();
+}
+
+/** One page of this client's offers, newest first, optionally limited to some statuses and types. */
+export function listClientOffers(
+  db: Db,
+  clientId: string,
+  q: Page & { status?: readonly string[]; type?: readonly string[] },
+): Promise<Paged<OfferRow>> {
+  let query = db.selectFrom('offers').where('client_id', '=', clientId);
+  if (q.status?.length) query = query.where('status', 'in', q.status);
+  if (q.type?.length) query = query.where('type', 'in', q.type);
+  return pageOf(query, q, (rows) => rows.selectAll().orderBy('created_at', 'desc').orderBy('id'));
+}
+
+/** Any client's offer by id, as stored (operators' views). */
+export function findOffer(db: Db, offerId: string): Promise<OfferRow | undefined> {
+  return db.selectFrom('offers').selectAll().where('id', '=', offerId).executeTakeFirst();
+}
+
+/** The offer's current status, or undefined for an unknown id. */
+export async function findOfferStatus(db: Db, offerId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('offers').select('status').where('id', '=', offerId).executeTakeFirst();
+  return row?.status;
+}
+
+/** One page of the offers waiting for review, oldest submission first (the review console's queue). */
+export function listPendingOffers(db: Db, page: Page) {
+  return pageOf(db.selectFrom('offers').where('status', '=', 'pending'), page, (rows) =>
+    rows.select(['id', 'title', 'type', 'document', 'submitted_at']).orderBy('submitted_at').orderBy('id'),
+  );
+}
+
+/** The first `limit` offers waiting for review, oldest submission first (the admin CLI's list). */
+export function pendingOffers(db: Db, limit: number) {
+  return db
+    .selectFrom('offers')
+    .select(['id', 'title', 'type', 'client_id', 'submitted_at'])
+    .where('status', '=', 'pending')
+    .orderBy('submitted_at')
+    .limit(limit)
+    .execute();
+}
+
+/** An offer's status and review record, for operators; undefined for an unknown id. */
+export function findReviewRecord(db: Db, offerId: string) {
+  return db
+    .selectFrom('offers')
+    .select([
+      'id',
+      'title',
+      'type',
+      'status',
+      'client_id',
+      'advertiser_id',
+      'quantity_in_stock',
+      'submitted_at',
+      'reviewed_at',
+      'reviewed_by',
+      'rejection_reason',
+      'published_at',
+      'closed_at',
+    ])
+    .where('id', '=', offerId)
+    .executeTakeFirst();
 }

@@ -3,10 +3,8 @@ import {
   ApplicationFailure,
   condition,
   continueAsNew,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
   log,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -14,35 +12,20 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { OfferInput } from '../schemas/offer';
-import { clientMoveError, editError, reviewError, TERMINAL, type ClientStatus, type OfferStatus } from '../domain/offer-lifecycle';
+import { endOfUtcDayMs } from '../domain/dates';
+import { clientMoveError, editError, reviewError, TERMINAL, type OfferStatus } from '../domain/offer-lifecycle';
+import {
+  approveSignal,
+  changeStatusUpdate,
+  editOfferUpdate,
+  rejectSignal,
+  statusQuery,
+  type OfferReviewInput,
+  type OfferReviewResult,
+  type ReviewDecision,
+} from './offer-review-messages';
 import { OfferStatusKey } from './shared/search-attributes';
 import { WorkQueue } from './shared/work-queue';
-
-export interface OfferReviewInput {
-  offerId: string;
-  status: OfferStatus;
-  /** Last day the offer runs (YYYY-MM-DD, inclusive); it closes when that day ends (UTC). */
-  endDate: string;
-  /** How long a review may wait before operators are reminded. */
-  reviewReminderSeconds: number;
-  /** Carried across continue-as-new. */
-  step?: number;
-  reminderDueAtMs?: number | null;
-}
-
-export interface ReviewDecision {
-  reason?: string;
-  reviewer?: string;
-}
-
-/** The review team's decisions (operators: admin CLI, `temporal workflow signal`, or the UI). */
-export const approveSignal = defineSignal<[ReviewDecision?]>('approve');
-export const rejectSignal = defineSignal<[ReviewDecision]>('reject');
-/** The advertiser's status moves; refused moves fail the update, which the API answers with 409. */
-export const changeStatusUpdate = defineUpdate<OfferStatus, [{ to: ClientStatus }]>('changeStatus');
-export const editOfferUpdate = defineUpdate<void, [{ input: OfferInput; changedFields: string[] }]>('editOffer');
-export const statusQuery = defineQuery<OfferStatus>('status');
 
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -50,11 +33,18 @@ const acts = proxyActivities<Activities>({
 });
 const clock = proxyLocalActivities<Activities>({ startToCloseTimeout: '5 seconds' });
 
-const DAY_MS = 86_400_000;
-const closesAtMs = (endDate: string) => Date.parse(`${endDate}T00:00:00Z`) + DAY_MS;
+/**
+ * The wall-clock time timers are measured against (calendar dates). In the workflow sandbox
+ * Date.now() is deterministic: it is the current workflow task's start time, recorded in history.
+ * Workflows started before this change read the time from the `currentTimeMs` local activity; the
+ * patch keeps their histories replaying with the activity (which therefore stays registered).
+ */
+async function nowMs(): Promise<number> {
+  return patched('workflow-clock') ? Date.now() : await clock.currentTimeMs();
+}
 
 /** One offer's life: review, client moves, edits, reminders and closing at end_date. */
-export async function offerReviewWorkflow(input: OfferReviewInput): Promise<OfferStatus> {
+export async function offerReviewWorkflow(input: OfferReviewInput): Promise<OfferReviewResult> {
   const { offerId } = input;
   let { status, endDate } = input;
   let step = input.step ?? 0;
@@ -66,7 +56,7 @@ export async function offerReviewWorkflow(input: OfferReviewInput): Promise<Offe
     await acts.recordOfferStatus({ key: key(), offerId, to, actor, reason: decision.reason, reviewer: decision.reviewer });
     status = to;
     upsertSearchAttributes([{ key: OfferStatusKey, value: to }]);
-    reminderDueAtMs = to === 'pending' ? (await clock.currentTimeMs()) + input.reviewReminderSeconds * 1000 : null;
+    reminderDueAtMs = to === 'pending' ? (await nowMs()) + input.reviewReminderSeconds * 1000 : null;
   };
   const decide = (to: 'approved' | 'rejected', decision: ReviewDecision = {}) =>
     work.run(async () => {
@@ -102,18 +92,17 @@ export async function offerReviewWorkflow(input: OfferReviewInput): Promise<Offe
     { validator: (_edit) => refuseIf(editError(status)) },
   );
 
-  if (status === 'pending' && input.reminderDueAtMs === undefined)
-    reminderDueAtMs = (await clock.currentTimeMs()) + input.reviewReminderSeconds * 1000;
+  if (status === 'pending' && input.reminderDueAtMs === undefined) reminderDueAtMs = (await nowMs()) + input.reviewReminderSeconds * 1000;
   while (!TERMINAL.includes(status)) {
-    const now = await clock.currentTimeMs();
-    const due = Math.min(closesAtMs(endDate), reminderDueAtMs ?? Infinity);
+    const now = await nowMs();
+    const due = Math.min(endOfUtcDayMs(endDate), reminderDueAtMs ?? Infinity);
     const woken = await condition(() => work.hasWork() || workflowInfo().continueAsNewSuggested, Math.max(due - now, 1));
     if (work.hasWork()) {
       await work.drain();
     } else if (woken) {
       await condition(allHandlersFinished);
       if (!work.hasWork()) return continueAsNew<typeof offerReviewWorkflow>({ ...input, status, endDate, step, reminderDueAtMs });
-    } else if ((await clock.currentTimeMs()) >= closesAtMs(endDate)) {
+    } else if ((await nowMs()) >= endOfUtcDayMs(endDate)) {
       await moveTo('closed', 'system');
     } else if (reminderDueAtMs !== null && status === 'pending') {
       await acts.recordReviewOverdue({ key: key(), offerId, waitingSeconds: input.reviewReminderSeconds });

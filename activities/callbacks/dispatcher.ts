@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { revenueShares } from '../../store/distribution-search';
+import { revenueShares } from '../../domain/money';
 import { dispatchEvents, staleLanes, type DeliveryLane } from '../../store/callbacks';
 import type { ActivityDeps } from '../deps';
 import { callbackBuilder } from './events';

@@ -1,5 +1,6 @@
-import { toDistributionOffer, type RevenueShares } from '../../store/distribution-search';
-import { toSubmissionOffer } from '../../store/offers-queries';
+import type { RevenueShares } from '../../domain/money';
+import { toDistributionOffer } from '../../schemas/distribution-offer-view';
+import { toSubmissionOffer } from '../../schemas/offer-view';
 import type { OfferEventRow, OfferRow } from '../../store/database';
 import type { CallbackFor } from '../../store/callbacks';
 import { SELLABLE, TERMINAL, type OfferStatus } from '../../domain/offer-lifecycle';

@@ -75,12 +75,10 @@ export default fp(async function errorHandler(app: FastifyInstance) {
     return reply.status(apiError.statusCode).send({ status: 'ERROR', errors: apiError.errors, request_id: request.id });
   });
   app.setNotFoundHandler((request, reply) =>
-    reply
-      .status(404)
-      .send({
-        status: 'ERROR',
-        errors: [{ code: 'not_found', message: `no route ${request.method} ${request.url}` }],
-        request_id: request.id,
-      }),
+    reply.status(404).send({
+      status: 'ERROR',
+      errors: [{ code: 'not_found', message: `no route ${request.method} ${request.url}` }],
+      request_id: request.id,
+    }),
   );
 });

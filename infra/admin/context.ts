@@ -3,7 +3,7 @@ import { callbackBuilder } from '../../activities/callbacks/events';
 import { checkCallbackUrl, UnsafeCallbackUrlError } from '../../activities/callbacks/url-safety';
 import type { CallbackRules } from '../../services/callbacks';
 import { createDb, type Db } from '../../store/db';
-import { revenueShares } from '../../store/distribution-search';
+import { revenueShares } from '../../domain/money';
 import { loadConfigOrExit, type Config } from '../config';
 import { resolveEndpoints, type Endpoints } from '../stack';
 

@@ -1,4 +1,4 @@
-import { approveSignal } from '../../workflows/offer-review';
+import { approveSignal } from '../../workflows/offer-review-messages';
 import { offerReviewWorkflowId } from '../../workflows/shared/ids';
 import { multipart, makePng } from '../setup/files';
 import { validOffer } from '../setup/fixtures';

@@ -1,5 +1,5 @@
 import { offerReviewWorkflowId } from '../../workflows/shared/ids';
-import { rejectSignal } from '../../workflows/offer-review';
+import { rejectSignal } from '../../workflows/offer-review-messages';
 import { validOffer } from '../setup/fixtures';
 import { makePng, multipart } from '../setup/files';
 import { createHarness, type Harness } from '../setup/harness';

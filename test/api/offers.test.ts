@@ -1,5 +1,5 @@
 import { offerReviewWorkflowId } from '../../workflows/shared/ids';
-import { approveSignal, rejectSignal } from '../../workflows/offer-review';
+import { approveSignal, rejectSignal } from '../../workflows/offer-review-messages';
 import { createHarness, type Harness } from '../setup/harness';
 import { validOffer } from '../setup/fixtures';
 

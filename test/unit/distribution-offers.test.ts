@@ -1,4 +1,5 @@
-import { boundingBox, distributionClosedAt, skuOf, toDistributionOffer } from '../../store/distribution-search';
+import { boundingBox } from '../../store/distribution-search';
+import { distributionClosedAt, skuOf, toDistributionOffer } from '../../schemas/distribution-offer-view';
 import { DistributionOfferQuery } from '../../schemas/distribution-offer';
 import { OfferInput } from '../../schemas/offer';
 import type { OfferRow } from '../../store/database';

@@ -1,14 +1,22 @@
 import { Command } from 'commander';
-import { ReviewDecisionError, sendReviewDecision, waitForStatusChange, type ReviewVerdict } from '../../../services/review';
+import { Failure } from '../../../domain/failures';
+import { pendingReviews, reviewRecord, sendReviewDecision, waitForStatusChange, type ReviewVerdict } from '../../../services/review';
 import { AdminError, output, type AdminContext } from '../context';
 
-async function decide(ctx: AdminContext, offerId: string, decision: ReviewVerdict, opts: { reason?: string; reviewer?: string }) {
-  const { from } = await sendReviewDecision({ db: ctx.db, temporal: await ctx.temporal() }, offerId, decision, opts).catch((err) => {
-    throw err instanceof ReviewDecisionError ? new AdminError(err.message) : err;
-  });
-  output({ id: offerId, status: await waitForStatusChange(ctx.db, offerId, from) });
+/** A service's refusal as an operator mistake: one line on stderr, no stack trace. */
+function asAdminError(err: unknown): unknown {
+  return err instanceof Failure ? new AdminError(err.message) : err;
 }
 
+async function decide(ctx: AdminContext, offerId: string, decision: ReviewVerdict, opts: { reason?: string; reviewer?: string }) {
+  const deps = { db: ctx.db, temporal: await ctx.temporal() };
+  const { from } = await sendReviewDecision(deps, offerId, decision, opts).catch((err: unknown) => {
+    throw asAdminError(err);
+  });
+  output({ id: offerId, status: await waitForStatusChange(deps, offerId, from) });
+}
+
+/** `admin offers …`: the review team's commands. */
 export function offersCommand(ctx: () => AdminContext): Command {
   const offers = new Command('offers').description('the review team: decide on submitted offers');
   offers
@@ -27,42 +35,17 @@ export function offersCommand(ctx: () => AdminContext): Command {
   offers
     .command('pending')
     .description('list offers waiting for review, oldest first')
-    .action(async () => {
-      const rows = await ctx()
-        .db.selectFrom('offers')
-        .select(['id', 'title', 'type', 'client_id', 'submitted_at'])
-        .where('status', '=', 'pending')
-        .orderBy('submitted_at')
-        .limit(500)
-        .execute();
-      output(rows);
-    });
+    .action(async () => output(await pendingReviews({ db: ctx().db })));
   offers
     .command('show')
     .description("an offer's status and review record")
     .argument('<offer-id>')
-    .action(async (id: string) => {
-      const row = await ctx()
-        .db.selectFrom('offers')
-        .select([
-          'id',
-          'title',
-          'type',
-          'status',
-          'client_id',
-          'advertiser_id',
-          'quantity_in_stock',
-          'submitted_at',
-          'reviewed_at',
-          'reviewed_by',
-          'rejection_reason',
-          'published_at',
-          'closed_at',
-        ])
-        .where('id', '=', id)
-        .executeTakeFirst();
-      if (!row) throw new AdminError(`no offer ${id}`);
-      output(row);
-    });
+    .action(async (id: string) =>
+      output(
+        await reviewRecord({ db: ctx().db }, id).catch((err: unknown) => {
+          throw asAdminError(err);
+        }),
+      ),
+    );
   return offers;
 }

@@ -1,0 +1,36 @@
+import { html, type SafeHtml } from './html';
+
+/*
+ * Small formatters the console's pages share: times, money, the status badge, field lists.
+ */
+
+/** A timestamp as `YYYY-MM-DD HH:MM:SS UTC`, or a dash. */
+export const fmtTime = (d: Date | string | null | undefined) =>
+  d ? (d instanceof Date ? d.toISOString() : d).replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC') : '—';
+
+/** Minor units shown in their currency's format (`$45.00`), or a dash. */
+export function fmtMoney(m: { currency_code: string; amount: number } | undefined): string {
+  if (!m) return '—';
+  try {
+    const f = new Intl.NumberFormat('en-US', { style: 'currency', currency: m.currency_code });
+    return f.format(m.amount / 10 ** (f.resolvedOptions().maximumFractionDigits ?? 2));
+  } catch {
+    return `${m.amount} ${m.currency_code} (minor units)`;
+  }
+}
+
+/** The offer's status as a coloured badge. */
+export const statusBadge = (status: string) => html`<span class="status status-${status}" data-testid="status">${status}</span>`;
+
+/** A definition list, leaving out empty values. */
+export function fields(rows: Array<[string, SafeHtml | string | number | null | undefined]>): SafeHtml {
+  const shown = rows.filter(([, v]) => v !== undefined && v !== null && v !== '');
+  if (shown.length === 0) return html`<p class="muted">none</p>`;
+  return html`<dl>
+    ${shown.map(
+      ([k, v]) =>
+        html`<dt>${k}</dt>
+          <dd>${v as SafeHtml | string | number}</dd>`,
+    )}
+  </dl>`;
+}

@@ -1,0 +1,76 @@
+import type { OfferRow } from '../store/database';
+import type { FoundOffer } from '../store/distribution-search';
+import { addDays, utcDay } from '../domain/dates';
+import { SELLABLE, type OfferStatus } from '../domain/offer-lifecycle';
+import { DEFAULT_REVENUE_SHARES, distributionRevenues, type RevenueShares } from '../domain/money';
+import type { DistributionOffer } from './distribution-offer';
+import type { OfferInput } from './offer';
+
+/*
+ * The distribution read model's view: what a publisher sees of an offer. The closing time and the
+ * revenues are derived here once (the search's SQL mirrors distributionClosedAt).
+ */
+
+/** The SKU publishers file the offer under: the offer id's unique part, so it is stable and never reused. */
+export function skuOf(offerId: string): string {
+  return `OM-${offerId.slice(offerId.indexOf('_') + 1)}`;
+}
+
+/**
+ * When the offer left the catalogue, or null while it is visible (or not yet started): closed_at
+ * once closed; else the last change for an offer taken off sale by its status or sold out; else the
+ * start of the day after its end_date. `closedAtSql` (store/distribution-search.ts) is the same rule in SQL.
+ */
+export function distributionClosedAt(row: OfferRow, today = utcDay()): Date | null {
+  if (row.closed_at) return new Date(row.closed_at);
+  if (!SELLABLE.includes(row.status as OfferStatus)) return row.published_at ? new Date(row.updated_at) : null;
+  if (row.end_date < today) return new Date(`${addDays(row.end_date, 1)}T00:00:00Z`);
+  if (row.quantity_in_stock === 0) return new Date(row.updated_at);
+  return null;
+}
+
+const iso = (t: Date | string) => new Date(t).toISOString();
+
+/** The offer as the distribution interface shows it: common fields and distribution attributes only. */
+export function toDistributionOffer(row: FoundOffer, shares: RevenueShares = DEFAULT_REVENUE_SHARES, today = utcDay()): DistributionOffer {
+  const doc = row.document as OfferInput;
+  const a = doc.advertiser;
+  const revenues = distributionRevenues(doc.price, shares);
+  const closedAt = distributionClosedAt(row, today);
+  return {
+    id: row.id,
+    sku: skuOf(row.id),
+    title: doc.title,
+    type: doc.type,
+    status: row.status as OfferStatus,
+    price: doc.price,
+    value: doc.value,
+    discount: doc.discount,
+    fine_print: doc.fine_print,
+    start_date: doc.start_date,
+    end_date: doc.end_date,
+    items: doc.items,
+    checkins_required: doc.checkins_required,
+    vouchers_activation_date: doc.vouchers_activation_date,
+    vouchers_expire: doc.vouchers_expire,
+    quantity_in_stock: row.quantity_in_stock,
+    creative: doc.creative,
+    demographics: doc.demographics,
+    restrictions: doc.restrictions,
+    advertiser: {
+      id: row.advertiser_id,
+      name: a.name,
+      description: a.description,
+      categories: a.categories,
+      redemption_locations: a.redemption_locations,
+      website_url: a.website_url,
+      public_phone: a.public_phone,
+    },
+    distributor_revenue: revenues.distributor,
+    account_revenue: revenues.account,
+    ...(row.distance !== undefined && row.distance !== null ? { distance: Math.round(row.distance * 100) / 100 } : {}),
+    published_at: row.published_at ? iso(row.published_at) : null,
+    updated_at: iso(row.updated_at),
+    closed_at: closedAt ? closedAt.toISOString() : null,
+  };
+}

@@ -1,0 +1,48 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ClientStatus, OfferStatus } from '../domain/offer-lifecycle';
+import type { OfferInput } from '../schemas/offer';
+
+/*
+ * The offer-review workflow's contract, apart from its code so the API and the admin CLI import
+ * only these definitions (and types), never the workflow's activity proxies. Signal and update
+ * names are typed by operators (`temporal workflow signal --name approve`): they never change.
+ */
+
+export const OFFER_REVIEW_WORKFLOW_TYPE = 'offerReviewWorkflow';
+
+export interface OfferReviewInput {
+  offerId: string;
+  status: OfferStatus;
+  /** Last day the offer runs (YYYY-MM-DD, inclusive); it closes when that day ends (UTC). */
+  endDate: string;
+  /** How long a review may wait before operators are reminded. */
+  reviewReminderSeconds: number;
+  /** Carried across continue-as-new. */
+  step?: number;
+  reminderDueAtMs?: number | null;
+}
+
+/** The workflow's result: the status the offer ended in (cancelled or closed). */
+export type OfferReviewResult = OfferStatus;
+
+/** The workflow function's type, for typed starts by name: `start<OfferReviewWorkflow>(OFFER_REVIEW_WORKFLOW_TYPE, …)`. */
+export type OfferReviewWorkflow = (input: OfferReviewInput) => Promise<OfferReviewResult>;
+
+export interface ReviewDecision {
+  reason?: string;
+  reviewer?: string;
+}
+
+/** An edit merged and validated by the API: the whole new offer and the fields the client changed. */
+export interface OfferEdit {
+  input: OfferInput;
+  changedFields: string[];
+}
+
+/** The review team's decisions (operators: admin CLI, `temporal workflow signal`, or the UI). */
+export const approveSignal = defineSignal<[ReviewDecision?]>('approve');
+export const rejectSignal = defineSignal<[ReviewDecision]>('reject');
+/** The advertiser's status moves; refused moves fail the update, which the API answers with 409. */
+export const changeStatusUpdate = defineUpdate<OfferStatus, [{ to: ClientStatus }]>('changeStatus');
+export const editOfferUpdate = defineUpdate<void, [OfferEdit]>('editOffer');
+export const statusQuery = defineQuery<OfferStatus>('status');
