@@ -1,4 +1,4 @@
-/** A postal address as an order's shipping address carries it (every part optional). */
+/** A postal address: an offer's redemption location, an order's shipping address (every part optional). */
 export interface Location {
   address_line_1?: string;
   address_line_2?: string;

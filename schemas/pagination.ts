@@ -8,7 +8,3 @@ export const PageQuery = z.object({
   per_page: z.coerce.number().int().min(1).max(MAX_PER_PAGE).default(25),
 });
 export type PageQuery = z.infer<typeof PageQuery>;
-
-export function pageBounds(q: PageQuery): { limit: number; offset: number } {
-  return { limit: q.per_page, offset: (q.page - 1) * q.per_page };
-}

@@ -2,11 +2,11 @@ import crypto from 'node:crypto';
 import type { OfferRow } from './database';
 import type { Db, Trx } from './db';
 import { alreadyDone, appendOfferEvent } from './offer-events';
+import { insertReviewTeamComment } from './comments';
 import type { OfferStatus } from '../domain/offer-lifecycle';
 import type { OfferDocument } from '../domain/offer';
 import type { Page, Paged } from '../domain/paging';
 import { geocodeLocation } from './geocode';
-import { derivedId } from './ids';
 import { pageOf } from './paging';
 
 /*
@@ -126,16 +126,12 @@ export async function changeOfferStatus(db: Db, c: StatusChange): Promise<void> 
       .where('id', '=', c.offerId)
       .execute();
     if (c.to === 'rejected' && c.reason) {
-      await trx
-        .insertInto('comments')
-        .values({
-          id: derivedId('cmt', c.key),
-          offer_id: c.offerId,
-          author_role: 'review_team',
-          author_name: c.reviewer ?? 'Review team',
-          content: `Rejected: ${c.reason}`,
-        })
-        .execute();
+      await insertReviewTeamComment(trx, {
+        key: c.key,
+        offerId: c.offerId,
+        authorName: c.reviewer ?? 'Review team',
+        content: `Rejected: ${c.reason}`,
+      });
     }
     await appendOfferEvent(trx, {
       key: c.key,

@@ -42,7 +42,7 @@ export interface OfferEdit {
 /** The review team's decisions (operators: admin CLI, `temporal workflow signal`, or the UI). */
 export const approveSignal = defineSignal<[ReviewDecision?]>('approve');
 export const rejectSignal = defineSignal<[ReviewDecision]>('reject');
-/** The advertiser's status moves; refused moves fail the update, which the API answers with 409. */
+/** The advertiser's status moves; refused moves fail the update (invalid_state_transition). */
 export const changeStatusUpdate = defineUpdate<OfferStatus, [{ to: ClientStatus }]>('changeStatus');
 export const editOfferUpdate = defineUpdate<void, [OfferEdit]>('editOffer');
 export const statusQuery = defineQuery<OfferStatus>('status');

@@ -113,7 +113,7 @@ export async function offerReviewWorkflow(input: OfferReviewInput): Promise<Offe
   return status;
 }
 
-/** Update validators refuse before anything is written to history; the API turns this into a 409. */
+/** Update validators refuse before anything is written to history; the API answers invalid_state_transition. */
 function refuseIf(message: string | undefined): void {
   if (message) throw ApplicationFailure.nonRetryable(message, 'InvalidTransition');
 }

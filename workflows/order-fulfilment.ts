@@ -30,7 +30,7 @@ const { placeOrder: placeOrderRemotely, cancelOrder } = proxyActivities<Activiti
 // holds the workflow task, which saves a task-queue round trip on the path the client waits for.
 const { placeOrder: placeOrderLocally } = proxyLocalActivities<Activities>({ startToCloseTimeout: '20s', retry });
 
-/** Fails the update (→ 409 in the API) with the refusal's error code as the failure type. */
+/** Fails the update with the refusal as its details and its code as the failure type (the API answers the code). */
 function refusalFailure(r: Exclude<Placed | Cancelled, { ok: true }>): ApplicationFailure {
   return ApplicationFailure.create({ message: r.message, type: r.code, nonRetryable: true, details: [r] });
 }
