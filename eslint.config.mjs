@@ -20,15 +20,11 @@ const layer = (folders, message) => ({
 const layerValues = (folders, message) => ({ ...layer(folders, message), allowTypeImports: true });
 
 const CONTRACTS_ONLY = {
-  group: [
-    '../workflows/*',
-    '!../workflows/*-messages',
-    '!../workflows/shared',
-    '../../workflows/*',
-    '!../../workflows/*-messages',
-    '../../../workflows/*',
-    '!../../../workflows/*-messages',
-  ],
+  group: ['../workflows/*', '../../workflows/*', '../../../workflows/*'].flatMap((g) => [
+    g,
+    `!${g.replace('*', '*-messages')}`,
+    `!${g.replace('*', 'shared')}`,
+  ]),
   message: 'Reach a workflow through its contract (workflows/<process>-messages.ts) or workflows/shared/ids, never its code.',
   allowTypeImports: true,
 };

@@ -1,7 +1,7 @@
 import { ordersPlaced, vouchersIssued } from '../infra/metrics';
 import type { ActivityDeps } from './deps';
 import { cancelOrder, placeOrder, type OrderHooks } from '../store/orders';
-import type { CancelOrderInput, PlaceOrderInput } from '../workflows/order-messages';
+import type { CancelOrderInput, PlaceOrderInput } from '../workflows/order-fulfilment-messages';
 
 /** Activities of the order-fulfilment workflow; each is one idempotent transaction. */
 export function createOrderActivities(deps: Pick<ActivityDeps, 'db'> & { orderHooks?: OrderHooks }) {

@@ -1,6 +1,6 @@
 import type { ActivityDeps } from './deps';
 import { changeReservation, holdReservation, releaseReservation } from '../store/reservations';
-import type { HoldReservationInput, ReservationChange, ReservationRelease } from '../workflows/reservation-messages';
+import type { HoldReservationInput, ReservationChange, ReservationRelease } from '../workflows/reservation-window-messages';
 
 /** Activities of the reservation-window workflow; each is one idempotent transaction. */
 export function createReservationActivities(deps: Pick<ActivityDeps, 'db'>) {

@@ -7,13 +7,13 @@ import {
   replayEvent,
   rotateSecret,
   setEndpoint,
-  type CallbackFor,
   type DeliveryLane,
 } from '../store/callbacks';
 import type { ApiClient, CallbackEndpointRow } from '../store/database';
 import { findOfferEvent } from '../store/offer-events';
-import { CALLBACK_DELIVERY_WORKFLOW_TYPE, wakeSignal, type CallbackDeliveryWorkflow } from '../workflows/callback-delivery-messages';
-import { callbackDeliveryWorkflowId } from '../workflows/shared/ids';
+import { wakeCallbackLane } from '../workflows/callback-delivery-messages';
+import { revenueShares } from '../domain/money';
+import { callbackBuilder } from '../schemas/callback-event';
 import { findLiveClient } from './api-clients';
 import type { ServiceDeps } from './deps';
 
@@ -23,15 +23,13 @@ import type { ServiceDeps } from './deps';
  */
 
 /**
- * The callback rules that live beside the delivery activities (activities/callbacks/), handed in
- * by the composition root (infra/admin/context.ts): the same URL check and event bodies as the
- * worker's.
+ * The URL check the worker's delivery activities apply too (activities/callbacks/url-safety.ts),
+ * handed in by the composition root (infra/admin/context.ts): it resolves hosts, so it lives with
+ * the HTTP client, not here.
  */
-export interface CallbackRules {
+export interface CallbackUrlCheck {
   /** Why this deployment will not call `url` (form, and in production every resolved address), or null when it may. */
   refuseUrl(url: string, environment: ServiceEnvironment): Promise<string | null>;
-  /** What an endpoint receives for an event (activities/callbacks/events.ts). */
-  callbackFor: CallbackFor;
 }
 
 type Deps = Pick<ServiceDeps, 'db' | 'config'>;
@@ -62,7 +60,7 @@ async function endpointOf(deps: Deps, keyOrId: string): Promise<{ client: ApiCli
  * check. A new endpoint's signing secret is returned, once; an existing endpoint keeps its own (null).
  */
 export async function setCallbackUrl(
-  deps: Deps & Pick<CallbackRules, 'refuseUrl'>,
+  deps: Deps & CallbackUrlCheck,
   s: { keyOrId: string; url: string; format: 'json' | 'xml' },
 ): Promise<{ client: ApiClient; endpoint: CallbackEndpointRow; secret: string | null }> {
   const client = await callbackClient(deps, s.keyOrId);
@@ -115,13 +113,13 @@ export async function callbackLog(deps: Deps, keyOrId: string, limit: number) {
  * the client's given by `keyOrId`. Returns them and the lanes to wake (`wakeCallbackLanes`).
  */
 export async function replayCallbackEvent(
-  deps: Deps & Pick<CallbackRules, 'callbackFor'>,
+  deps: Deps,
   eventId: string,
   keyOrId?: string,
 ): Promise<{ deliveries: string[]; lanes: DeliveryLane[] }> {
   const endpointId = keyOrId ? (await endpointOf(deps, keyOrId)).endpoint.id : undefined;
   if (!(await findOfferEvent(deps.db, eventId))) throw new Failure('not_found', `no event ${eventId}`);
-  const replayed = await replayEvent(deps.db, eventId, deps.callbackFor, endpointId);
+  const replayed = await replayEvent(deps.db, eventId, callbackBuilder(revenueShares(deps.config)), endpointId);
   if (!replayed.deliveries.length) {
     throw new Failure('not_found', `event ${eventId} has no enabled endpoint to go to${keyOrId ? ' for this client' : ''}`);
   }
@@ -130,13 +128,6 @@ export async function replayCallbackEvent(
 
 /** Starts (or wakes) the delivery workflow of each lane, through its contract. Idempotent. */
 export async function wakeCallbackLanes(deps: Pick<ServiceDeps, 'temporal' | 'config'>, lanes: DeliveryLane[]): Promise<void> {
-  for (const lane of lanes) {
-    await deps.temporal.workflow.signalWithStart<CallbackDeliveryWorkflow, []>(CALLBACK_DELIVERY_WORKFLOW_TYPE, {
-      workflowId: callbackDeliveryWorkflowId(lane.endpointId, lane.offerId),
-      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-      args: [{ ...lane, attemptTimeoutSeconds: deps.config.CALLBACK_TIMEOUT_SECONDS }],
-      signal: wakeSignal,
-      signalArgs: [],
-    });
-  }
+  const opts = { taskQueue: deps.config.TEMPORAL_TASK_QUEUE, attemptTimeoutSeconds: deps.config.CALLBACK_TIMEOUT_SECONDS };
+  for (const lane of lanes) await wakeCallbackLane(deps.temporal.workflow, opts, lane);
 }

@@ -14,7 +14,7 @@ import {
   ORDER_WORKFLOW_TYPE,
   placedUpdate,
   type OrderFulfilmentInput,
-} from '../workflows/order-messages';
+} from '../workflows/order-fulfilment-messages';
 import { orderWorkflowId } from '../workflows/shared/ids';
 
 /*

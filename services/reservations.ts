@@ -18,7 +18,7 @@ import {
   RESERVATION_WORKFLOW_TYPE,
   type ReservationChangeArgs,
   type ReservationWindowInput,
-} from '../workflows/reservation-messages';
+} from '../workflows/reservation-window-messages';
 import { reservationWorkflowId } from '../workflows/shared/ids';
 
 /*

@@ -16,9 +16,7 @@ import {
   type Cancelled,
   type OrderFulfilmentInput,
   type Placed,
-} from './order-messages';
-
-export * from './order-messages';
+} from './order-fulfilment-messages';
 
 type OrderState = 'placing' | 'refused' | 'active' | 'cancelling' | 'cancelled';
 

@@ -18,10 +18,8 @@ import {
   type ReservationChangeArgs,
   type ReservationOutcome,
   type ReservationWindowInput,
-} from './reservation-messages';
+} from './reservation-window-messages';
 import { endOfUtcDayMs } from '../domain/dates';
-
-export * from './reservation-messages';
 
 type ReservationState = 'holding' | 'refused' | 'active' | 'releasing' | 'cancelled' | 'expired';
 

@@ -1,8 +1,9 @@
 import { Context } from '@temporalio/activity';
 import { revenueShares } from '../../domain/money';
 import { dispatchEvents, staleLanes, type DeliveryLane } from '../../store/callbacks';
+import { wakeCallbackLane } from '../../workflows/callback-delivery-messages';
 import type { ActivityDeps } from '../deps';
-import { callbackBuilder } from './events';
+import { callbackBuilder } from '../../schemas/callback-event';
 
 /** Events taken from the outbox per transaction. */
 const DISPATCH_BATCH = 100;
@@ -19,23 +20,13 @@ function whenAborted(signal?: AbortSignal): { promise: Promise<void>; dispose():
   return { promise, dispose: () => signal?.removeEventListener('abort', onAbort) };
 }
 
-/** Starts or wakes one lane's delivery workflow (activities/callbacks.ts `wakeLane`). */
-export type WakeLane = (
-  temporal: ActivityDeps['temporal'],
-  taskQueue: string,
-  config: Pick<ActivityDeps['config'], 'CALLBACK_TIMEOUT_SECONDS'>,
-  lane: DeliveryLane,
-) => Promise<void>;
-
 /** The outbox pump: the callback dispatcher workflow's one activity. */
-export function createCallbackDispatcherActivities(
-  deps: Pick<ActivityDeps, 'db' | 'config' | 'temporal' | 'stopping'>,
-  wakeLane: WakeLane,
-) {
+export function createCallbackDispatcherActivities(deps: Pick<ActivityDeps, 'db' | 'config' | 'temporal' | 'stopping'>) {
   const { db, config, temporal } = deps;
 
   async function wakeAll(taskQueue: string, lanes: DeliveryLane[]) {
-    for (const lane of lanes) await wakeLane(temporal, taskQueue, config, lane);
+    for (const lane of lanes)
+      await wakeCallbackLane(temporal.workflow, { taskQueue, attemptTimeoutSeconds: config.CALLBACK_TIMEOUT_SECONDS }, lane);
   }
 
   return {

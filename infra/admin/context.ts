@@ -1,9 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
-import { callbackBuilder } from '../../activities/callbacks/events';
 import { checkCallbackUrl, UnsafeCallbackUrlError } from '../../activities/callbacks/url-safety';
-import type { CallbackRules } from '../../services/callbacks';
+import type { CallbackUrlCheck } from '../../services/callbacks';
 import { createDb, type Db } from '../../store/db';
-import { revenueShares } from '../../domain/money';
 import { loadConfigOrExit, type Config } from '../config';
 import { resolveEndpoints, type Endpoints } from '../stack';
 
@@ -26,8 +24,8 @@ export class AdminContext {
     return (this.dbCache ??= createDb(this.endpoints.databaseUrl, 2));
   }
 
-  /** The callback rules the worker's delivery activities apply too: the URL check and the event bodies. */
-  get callbackRules(): CallbackRules {
+  /** The callback URL check the worker's delivery activities apply too. */
+  get callbackUrlCheck(): CallbackUrlCheck {
     return {
       refuseUrl: async (url, environment) => {
         try {
@@ -38,7 +36,6 @@ export class AdminContext {
           throw err;
         }
       },
-      callbackFor: callbackBuilder(revenueShares(this.config)),
     };
   }
 

@@ -1,6 +1,6 @@
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import { newId } from '../../store/ids';
-import { heldUpdate, RESERVATION_WORKFLOW_TYPE, type ReservationWindowInput } from '../../workflows/reservation-messages';
+import { heldUpdate, RESERVATION_WORKFLOW_TYPE, type ReservationWindowInput } from '../../workflows/reservation-window-messages';
 import { reservationWorkflowId } from '../../workflows/shared/ids';
 import { seedOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';

@@ -78,7 +78,12 @@ export const voucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: Vo
     app.get('/vouchers/:id/print', { schema: { params: OfferParams } }, async (request, reply) => {
       const v = await printableVoucher(deps, scope(request.client.id), request.params.id);
       const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-      const html = `<!doctype html><meta charset="utf-8"><title>Voucher</title><h1>${esc(v.title)}</h1><p>For ${esc(v.customer_name)}</p><p style="font:2em monospace">${esc(v.redemption_code)}</p><p>Barcode (Code 128): ${esc(v.barcode)}</p><p>Valid until ${esc(v.expiration_date ?? 'no expiry')} · ${esc(v.status)}</p>`;
+      const html = [
+        `<!doctype html><meta charset="utf-8"><title>Voucher</title><h1>${esc(v.title)}</h1>`,
+        `<p>For ${esc(v.customer_name)}</p><p style="font:2em monospace">${esc(v.redemption_code)}</p>`,
+        `<p>Barcode (Code 128): ${esc(v.barcode)}</p>`,
+        `<p>Valid until ${esc(v.expiration_date ?? 'no expiry')} · ${esc(v.status)}</p>`,
+      ].join('');
       return reply.type('text/html; charset=utf-8').send(html);
     });
   }

@@ -25,7 +25,7 @@ export function callbacksCommand(ctx: () => AdminContext): Command {
     .action(async (o: { key: string; url: string; format: 'json' | 'xml'; json: boolean }) => {
       const c = ctx();
       const { client, endpoint, secret } = await setCallbackUrl(
-        { db: c.db, config: c.config, ...c.callbackRules },
+        { db: c.db, config: c.config, ...c.callbackUrlCheck },
         { keyOrId: o.key, url: o.url, format: o.format },
       );
       if (!secret)
@@ -74,7 +74,7 @@ export function callbacksCommand(ctx: () => AdminContext): Command {
     .option('--key <api-key>', "only to this client's endpoint")
     .action(async (eventId: string, o: { key?: string }) => {
       const c = ctx();
-      const { deliveries, lanes } = await replayCallbackEvent({ db: c.db, config: c.config, ...c.callbackRules }, eventId, o.key);
+      const { deliveries, lanes } = await replayCallbackEvent({ db: c.db, config: c.config }, eventId, o.key);
       await wakeCallbackLanes({ temporal: await c.temporal(), config: c.config }, lanes);
       output({ replayed: eventId, deliveries });
     });

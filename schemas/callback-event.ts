@@ -1,9 +1,9 @@
-import type { RevenueShares } from '../../domain/money';
-import { toDistributionOffer } from '../../schemas/distribution-offer-view';
-import { toSubmissionOffer } from '../../schemas/offer-view';
-import type { OfferEventRow, OfferRow } from '../../store/database';
-import type { CallbackFor } from '../../store/callbacks';
-import { SELLABLE, TERMINAL, type OfferStatus } from '../../domain/offer-lifecycle';
+import type { RevenueShares } from '../domain/money';
+import { toDistributionOffer } from './distribution-offer-view';
+import { toSubmissionOffer } from './offer-view';
+import type { OfferEventRow, OfferRow } from '../store/database';
+import type { CallbackFor } from '../store/callbacks';
+import { SELLABLE, TERMINAL, type OfferStatus } from '../domain/offer-lifecycle';
 
 /*
  * Which outbox events reach whom, under which name (docs/callbacks.md is the published form).
