@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { utcDay } from '../domain/dates';
 
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
@@ -14,7 +15,7 @@ export type Currency = z.infer<typeof Currency>;
 
 function isRealDate(s: string): boolean {
   const d = new Date(`${s}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+  return !Number.isNaN(d.getTime()) && utcDay(d) === s;
 }
 
 /** `YYYY-MM-DD`, a real calendar day. */

@@ -3,6 +3,7 @@ import type { ReservationRow } from '../store/database';
 import { DateString, Timestamp } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
 import { PageQuery } from './pagination';
+import { utcDay } from '../domain/dates';
 
 /** `active` while held; `cancelled` by the client; `expired` when end_date passed (units returned). */
 export const RESERVATION_STATUSES = ['active', 'cancelled', 'expired'] as const;
@@ -61,7 +62,7 @@ export function toReservation(r: ReservationRow): z.output<typeof Reservation> {
     quantity_in_stock: r.quantity_in_stock,
     start_date: r.start_date,
     end_date: r.end_date,
-    creation_date: r.created_at.toISOString().slice(0, 10),
+    creation_date: utcDay(r.created_at),
     status: r.status,
     ended_at: r.ended_at?.toISOString() ?? null,
   };

@@ -5,6 +5,7 @@ import { SELLABLE } from '../domain/offer-lifecycle';
 import type { Coordinates, SortBy } from '../domain/offer-search';
 import type { Page, Paged } from '../domain/paging';
 import { findOffersByIds } from './offers';
+import { DAY_MS } from '../domain/dates';
 
 /*
  * The distribution read model's queries (docs/distribution-search.md): which offers publishers
@@ -148,7 +149,7 @@ function inCategories(eb: Eb, categoryIds: readonly number[]): Expression<SqlBoo
 
 /** Visible offers, or with recently_* the union of the changes each names (recently_closed: the only invisible ones). */
 function visibleOrRecent(eb: Eb, s: OfferSearch): Expression<SqlBool> {
-  const cutoff = (days: number) => new Date(s.now.getTime() - days * 86_400_000);
+  const cutoff = (days: number) => new Date(s.now.getTime() - days * DAY_MS);
   const recent: Expression<SqlBool>[] = [];
   if (s.recently_published) recent.push(eb.and([visible(eb, s.today), eb('o.published_at', '>=', cutoff(s.recently_published))]));
   if (s.recently_updated) recent.push(eb.and([visible(eb, s.today), eb('o.updated_at', '>=', cutoff(s.recently_updated))]));

@@ -7,7 +7,7 @@ import { lockOffers, moveStock } from './offer-stock';
 import { pageOf } from './paging';
 import { returnReservedUnits } from './reservations';
 import { refusable, refuse, type Refused } from '../domain/failures';
-import { DAY_MS, utcDay } from '../domain/dates';
+import { addDays, DAY_MS, utcDay } from '../domain/dates';
 
 // Crockford base32 without I, L, O, U: codes read aloud or typed at a till are not misread.
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -23,8 +23,7 @@ export function newRedemptionCode(): string {
 export function expirationDate(doc: unknown, purchasedOn: string): string | null {
   const exp = (doc as { vouchers_expire?: { on?: string; days_after_purchase?: number } }).vouchers_expire;
   if (exp?.on) return exp.on;
-  if (exp?.days_after_purchase)
-    return new Date(Date.parse(`${purchasedOn}T00:00:00Z`) + exp.days_after_purchase * 86_400_000).toISOString().slice(0, 10);
+  if (exp?.days_after_purchase) return addDays(purchasedOn, exp.days_after_purchase);
   return null;
 }
 

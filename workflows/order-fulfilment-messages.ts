@@ -1,5 +1,6 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { Cancelled, Placed, PlaceOrderInput } from '../domain/orders';
+import { DAY_MS } from '../domain/dates';
 
 export type { CancelOrderInput, Cancelled, Placed, PlaceOrderInput } from '../domain/orders';
 
@@ -23,4 +24,4 @@ export const cancelOrderUpdate = defineUpdate<Cancelled>('cancel');
 export const orderStatusQuery = defineQuery<string>('status');
 
 /** 400 days: past the longest voucher validity publishers sell (a year), plus refund disputes. */
-export const ORDER_CANCELLABLE_MS = 400 * 86_400_000;
+export const ORDER_CANCELLABLE_MS = 400 * DAY_MS;
