@@ -1,4 +1,3 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { newId } from '../store/ids';
 import { deleteUnstartedOffer, findClientOffer, insertOffer, listClientOffers } from '../store/offers';
 import { unknownCategoryIds } from '../store/categories';
@@ -18,6 +17,7 @@ import type { Page, Paged } from '../domain/paging';
 import { OfferInput, type OfferUpdate, type SubmissionOffer } from '../schemas/offer';
 import { toSubmissionOffer } from '../schemas/offer-view';
 import type { ServiceDeps } from './deps';
+import { updateFailure } from './workflow-outcomes';
 
 /*
  * The advertiser's offers: writes go to Postgres in one transaction and every later change goes
@@ -123,12 +123,9 @@ async function updateWorkflow<T>(
   offerId: string,
   run: (h: ReturnType<ServiceDeps['temporal']['workflow']['getHandle']>) => Promise<T>,
 ): Promise<T> {
-  try {
-    return await run(deps.temporal.workflow.getHandle(offerReviewWorkflowId(offerId)));
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) throw conflict('invalid_state_transition', 'this offer has ended and can no longer change');
-    throw err;
-  }
+  return run(deps.temporal.workflow.getHandle(offerReviewWorkflowId(offerId))).catch((err) =>
+    Promise.reject(updateFailure(err, 'this offer has ended and can no longer change')),
+  );
 }
 
 /** The advertiser's status move, through the workflow's `changeStatus` update. */
