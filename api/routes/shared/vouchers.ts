@@ -6,6 +6,7 @@ import { invalidField } from '../../errors';
 import { IdParam } from '../../../schemas/common';
 import { listReply } from '../../../schemas/envelope';
 import { VoucherList, VoucherListQuery, VoucherResponse, VoucherUpdateBody } from '../../../schemas/voucher';
+import { escapeHtml } from '../ops/html';
 
 const OfferParams = z.object({ id: IdParam });
 const OfferVoucherParams = z.object({ id: IdParam, voucher_id: IdParam });
@@ -77,12 +78,11 @@ export const voucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: Vo
     // The customer's printable voucher; print_url points here.
     app.get('/vouchers/:id/print', { schema: { params: OfferParams } }, async (request, reply) => {
       const v = await printableVoucher(deps, scope(request.client.id), request.params.id);
-      const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
       const html = [
-        `<!doctype html><meta charset="utf-8"><title>Voucher</title><h1>${esc(v.title)}</h1>`,
-        `<p>For ${esc(v.customer_name)}</p><p style="font:2em monospace">${esc(v.redemption_code)}</p>`,
-        `<p>Barcode (Code 128): ${esc(v.barcode)}</p>`,
-        `<p>Valid until ${esc(v.expiration_date ?? 'no expiry')} · ${esc(v.status)}</p>`,
+        `<!doctype html><meta charset="utf-8"><title>Voucher</title><h1>${escapeHtml(v.title)}</h1>`,
+        `<p>For ${escapeHtml(v.customer_name)}</p><p style="font:2em monospace">${escapeHtml(v.redemption_code)}</p>`,
+        `<p>Barcode (Code 128): ${escapeHtml(v.barcode)}</p>`,
+        `<p>Valid until ${escapeHtml(v.expiration_date ?? 'no expiry')} · ${escapeHtml(v.status)}</p>`,
       ].join('');
       return reply.type('text/html; charset=utf-8').send(html);
     });
