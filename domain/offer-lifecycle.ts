@@ -4,8 +4,12 @@
  * it, and it is unit-tested alone. No Temporal imports here.
  */
 
-export type OfferStatus = 'pending' | 'approved' | 'rejected' | 'withdrawn' | 'suspended' | 'resumed' | 'cancelled' | 'closed';
-export type ClientStatus = 'pending' | 'withdrawn' | 'suspended' | 'resumed' | 'cancelled';
+export const OFFER_STATUSES = ['pending', 'approved', 'rejected', 'withdrawn', 'suspended', 'resumed', 'cancelled', 'closed'] as const;
+export type OfferStatus = (typeof OFFER_STATUSES)[number];
+
+/** Statuses a client may set with `PUT /offers/:id {offer:{status}}` (spec §3.1). */
+export const CLIENT_STATUSES = ['pending', 'withdrawn', 'suspended', 'resumed', 'cancelled'] as const;
+export type ClientStatus = (typeof CLIENT_STATUSES)[number];
 
 /** Moves an advertiser may make with `PUT /offers/:id {offer:{status}}`, by current status. */
 export const CLIENT_MOVES: Readonly<Record<OfferStatus, readonly ClientStatus[]>> = {

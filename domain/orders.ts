@@ -3,7 +3,7 @@ import type { Location } from './location';
 
 /*
  * What the order-fulfilment workflow hands its activities and gets back: shared by the workflow
- * contract (workflows/order-messages.ts) and the data layer (store/orders.ts).
+ * contract (workflows/order-fulfilment-messages.ts) and the data layer (store/orders.ts).
  */
 
 export interface PlaceOrderInput {

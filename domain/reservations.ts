@@ -2,7 +2,7 @@ import type { Refused } from './failures';
 
 /*
  * What the reservation-window workflow hands its activities and gets back: shared by the workflow
- * contract (workflows/reservation-messages.ts) and the data layer (store/reservations.ts).
+ * contract (workflows/reservation-window-messages.ts) and the data layer (store/reservations.ts).
  */
 
 export interface HoldReservationInput {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Currency, DateString, Location, Timestamp } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
 import { PageQuery } from './pagination';
+import { CLIENT_STATUSES, OFFER_STATUSES } from '../domain/offer-lifecycle';
 
 /*
  * The Offer resource (spec §2.1–2.2). Types the spec leaves "not shown" (Discount, Exclusivity,
@@ -12,12 +13,8 @@ import { PageQuery } from './pagination';
 export const OFFER_TYPES = ['deal', 'coupon', 'gift_card'] as const;
 export const OfferType = z.enum(OFFER_TYPES);
 
-export const OFFER_STATUSES = ['pending', 'approved', 'rejected', 'withdrawn', 'suspended', 'resumed', 'cancelled', 'closed'] as const;
 export const OfferStatus = z.enum(OFFER_STATUSES);
 export type OfferStatus = z.infer<typeof OfferStatus>;
-
-/** Statuses a client may set with `PUT /offers/:id {offer:{status}}` (spec §3.1). */
-export const CLIENT_STATUSES = ['pending', 'withdrawn', 'suspended', 'resumed', 'cancelled'] as const;
 
 export const Discount = z
   .object({
