@@ -11,8 +11,8 @@ import {
   updateAdvertiserComment,
 } from '../store/comments';
 import type { CommentRow } from '../store/database';
-import { findClientOffer } from '../store/offers';
 import type { ServiceDeps } from './deps';
+import { requireOffer } from './offers';
 
 /*
  * The thread between advertiser and review team on one offer. The offer must be the client's
@@ -21,11 +21,6 @@ import type { ServiceDeps } from './deps';
  */
 
 type Deps = Pick<ServiceDeps, 'db'>;
-
-/** The offer must be this client's; another client's offer is not found. */
-async function requireOffer(deps: Deps, clientId: string, offerId: string): Promise<void> {
-  if (!(await findClientOffer(deps.db, clientId, offerId))) throw notFound('offer');
-}
 
 /** Refuses each attachment reference that is not one of the client's live attachments (one detail per field); the ids, each once. */
 async function requireOwnAttachments(deps: Deps, clientId: string, refs: { id: string }[] | undefined): Promise<string[] | undefined> {
