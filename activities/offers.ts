@@ -28,8 +28,8 @@ export function createOfferActivities(deps: Pick<ActivityDeps, 'db' | 'log'>) {
 
     /**
      * Wall-clock time for timers measured against calendar dates (a local activity: recorded, so
-     * replay-safe). The review workflow now reads Date.now() instead; histories recorded before
-     * that (and the reservation workflow's) still call this, so it stays registered.
+     * replay-safe). The review and reservation workflows now read Date.now() instead (patch
+     * 'workflow-clock'); histories recorded before that still call this, so it stays registered.
      */
     async currentTimeMs(): Promise<number> {
       return Date.now();
