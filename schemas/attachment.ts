@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { kilobytes } from '../domain/attachment-files';
 import type { AttachmentRow } from '../store/database';
-import { IdParam } from './common';
+import { IdParam, iso } from './common';
 import { okEnvelope } from './envelope';
 
 /** The multipart field that carries the file (spec §4.4). */
@@ -28,9 +28,6 @@ export const AttachmentResponse = okEnvelope('attachment', Attachment);
 export const AttachmentRef = z.object({ id: IdParam });
 
 export const AttachmentParams = z.object({ id: IdParam });
-
-/** Timestamps leave as ISO 8601 strings in UTC. */
-export const iso = (d: Date | string): string => (d instanceof Date ? d.toISOString() : d);
 
 /**
  * The attachment as clients see it. `downloadBase` is the absolute address of this interface

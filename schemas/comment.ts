@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { CommentRow } from '../store/database';
-import { Attachment, AttachmentRef, iso } from './attachment';
-import { IdParam } from './common';
+import { Attachment, AttachmentRef } from './attachment';
+import { IdParam, iso } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
 import { PageQuery } from './pagination';
 

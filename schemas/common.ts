@@ -25,6 +25,9 @@ export const DateString = z
   .refine(isRealDate, 'is not a real calendar date');
 
 /** Timestamps leave as ISO 8601 strings in UTC (a Date serializes so in JSON and in XML). */
+/** A stored time as the API writes it: ISO 8601 in UTC. */
+export const iso = (t: Date | string): string => new Date(t).toISOString();
+
 export const Timestamp = z.union([z.date(), z.string().datetime({ offset: true })]);
 
 export const Location = z.object({

@@ -5,6 +5,7 @@ import { SELLABLE, type OfferStatus } from '../domain/offer-lifecycle';
 import { DEFAULT_REVENUE_SHARES, distributionRevenues, type RevenueShares } from '../domain/money';
 import type { DistributionOffer } from './distribution-offer';
 import type { OfferInput } from './offer';
+import { iso } from './common';
 
 /*
  * The distribution read model's view: what a publisher sees of an offer. The closing time and the
@@ -28,8 +29,6 @@ export function distributionClosedAt(row: OfferRow, today = utcDay()): Date | nu
   if (row.quantity_in_stock === 0) return new Date(row.updated_at);
   return null;
 }
-
-const iso = (t: Date | string) => new Date(t).toISOString();
 
 /** The offer as the distribution interface shows it: common fields and distribution attributes only. */
 export function toDistributionOffer(row: FoundOffer, shares: RevenueShares = DEFAULT_REVENUE_SHARES, today = utcDay()): DistributionOffer {
