@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { portIsFree } from './free-port';
 
 /** A local server process we started and must stop: its output goes to a log file under DATA_DIR. */
 export interface ManagedProcess {
@@ -10,7 +11,8 @@ export interface ManagedProcess {
   stop(): Promise<void>;
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid still runs. */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -42,6 +44,36 @@ export async function stopLeftover(pidFile: string, signal: NodeJS.Signals = 'SI
   fs.rmSync(pidFile, { force: true });
 }
 
+/** Servers started by this process and not yet stopped; see the exit hook below. */
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+/**
+ * The last line of defence: servers run in process groups of their own, so nothing else stops them
+ * when this process exits without stopping them (a shutdown past its deadline, a crash).
+ */
+function killLiveOnExit() {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const child of live) {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
+}
+
+/** How long a server gets to stop on its polite signal before it is killed: `npm start` stops within 10 s in all. */
+const STOP_GRACE_MS = 2_000;
+
+/**
+ * Starts a server in a process group of its own. A terminal's Ctrl-C signals the whole foreground
+ * group; were our servers in it, Postgres, Temporal and MinIO would stop while the API and worker
+ * still drain through them. Detached, they stop only when we stop them, in order.
+ */
 export function startProcess(opts: {
   name: string;
   command: string;
@@ -49,29 +81,64 @@ export function startProcess(opts: {
   env?: NodeJS.ProcessEnv;
   logDir: string;
   pidFile: string;
+  /** Run as another user (Postgres refuses to run as root). */
+  user?: { uid: number; gid: number };
+  /** The polite stop signal (Postgres' fast shutdown is SIGINT). */
+  stopSignal?: NodeJS.Signals;
 }): ManagedProcess {
   fs.mkdirSync(opts.logDir, { recursive: true });
   const logFile = path.join(opts.logDir, `${opts.name}.log`);
   const out = fs.openSync(logFile, 'a');
-  const child = spawn(opts.command, opts.args, { env: opts.env ?? process.env, stdio: ['ignore', out, out] });
+  const child = spawn(opts.command, opts.args, {
+    env: opts.env ?? process.env,
+    stdio: ['ignore', out, out],
+    detached: true,
+    ...opts.user,
+  });
   fs.closeSync(out);
   if (child.pid) fs.writeFileSync(opts.pidFile, String(child.pid));
+  killLiveOnExit();
+  live.add(child);
   let exited = false;
   child.on('exit', () => {
     exited = true;
+    live.delete(child);
   });
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal); // the group: whatever the server itself started goes too
+    } catch {
+      child.kill(signal);
+    }
+  };
   return {
     name: opts.name,
     child,
     logFile,
     async stop() {
       if (!exited && child.pid) {
-        child.kill('SIGTERM');
-        if (!(await waitForExit(child.pid, 15_000))) child.kill('SIGKILL');
+        signalGroup(opts.stopSignal ?? 'SIGTERM');
+        if (!(await waitForExit(child.pid, STOP_GRACE_MS))) {
+          signalGroup('SIGKILL');
+          await waitForExit(child.pid, 1_000);
+        }
       }
       fs.rmSync(opts.pidFile, { force: true });
     },
   };
+}
+
+/**
+ * Refuses a port some other process already listens on. Without this check a leftover MinIO or
+ * Temporal from elsewhere answers our readiness probe, and the stack fails later with that
+ * stranger's errors ("Valid and authorized credentials required").
+ */
+export async function requireFreePort(port: number, setting: string, server: string): Promise<void> {
+  if (!(await portIsFree(port))) {
+    throw new Error(
+      `port ${port} (${setting}) is already in use by another process; stop it, or set ${setting} to a free port for ${server}`,
+    );
+  }
 }
 
 function logTail(file: string, lines = 15): string {
@@ -82,8 +149,20 @@ function logTail(file: string, lines = 15): string {
   }
 }
 
-/** Polls `probe` until it resolves true, failing early when the process dies; says where its log is. */
+/**
+ * Polls `probe` until it resolves true, failing early when the process dies; says where its log is.
+ * A server that does not become ready is stopped before the error is thrown: nothing is left behind.
+ */
 export async function waitUntilReady(proc: ManagedProcess, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  try {
+    await pollUntilReady(proc, probe, timeoutMs);
+  } catch (err) {
+    await proc.stop();
+    throw err;
+  }
+}
+
+async function pollUntilReady(proc: ManagedProcess, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
   let exitCode: number | null = null;
   proc.child.once('exit', (code) => {

@@ -6,7 +6,8 @@ import net from 'node:net';
 const LOW = 20_000;
 const HIGH = 32_000;
 
-function tryListen(port: number): Promise<boolean> {
+/** Whether nothing listens on this loopback port right now. */
+export function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = net.createServer().unref();
     server.once('error', () => resolve(false));
@@ -18,7 +19,7 @@ function tryListen(port: number): Promise<boolean> {
 export async function freePort(): Promise<number> {
   for (let i = 0; i < 200; i++) {
     const port = LOW + Math.floor(Math.random() * (HIGH - LOW));
-    if (await tryListen(port)) return port;
+    if (await portIsFree(port)) return port;
   }
   throw new Error(`no free port between ${LOW} and ${HIGH}`);
 }

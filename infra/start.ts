@@ -3,6 +3,8 @@ import { buildApp } from '../api/app';
 import { startWorker, type RunningWorker } from '../worker/main';
 import { loadConfigOrExit, type Config } from './config';
 import { migrateToLatest } from './db/migrate';
+import { claimEnvironment } from '../services/deployment';
+import { checkCallbackSecretKey } from '../services/callbacks';
 import { createLogger, progress } from './logger';
 import { ensureBucket } from './object-store';
 import { connectServices, type Services } from './services';
@@ -10,6 +12,21 @@ import { startStack, writeStackFile, type Stack } from './stack';
 import { registerSearchAttributes } from './temporal';
 
 type App = Awaited<ReturnType<typeof buildApp>>;
+
+/**
+ * Bounds on the shutdown steps. Each normally takes well under a second; bounded, a stuck one
+ * cannot hold the stop past about 10 s. The worker's is its activities' grace time plus a margin.
+ */
+const DRAIN_MS = 2_000;
+const WORKER_MS = 4_000;
+const CLOSE_MS = 1_000;
+
+async function within(ms: number, step: Promise<unknown> | undefined): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([step?.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms).unref()))]).finally(() =>
+    clearTimeout(timer),
+  );
+}
 
 /**
  * `npm start`: the stores (embedded or configured), migrations, the Temporal worker and the API,
@@ -21,18 +38,36 @@ async function main() {
   progress(`data directory: ${config.DATA_DIR} (environment: ${config.SERVICE_ENVIRONMENT})`);
   const stack = await startStack(config);
   const running: { services?: Services; worker?: RunningWorker; app?: App } = {};
+  // Ctrl-C stops in order, within 10 s: stop accepting and drain requests, shut the worker down,
+  // close the pools, then Temporal, MinIO and Postgres (each bounded; see infra/child-process.ts).
   const stopAll = async () => {
-    await running.app?.close();
-    await running.worker?.shutdown().catch(() => undefined);
-    await running.services?.close();
+    await within(DRAIN_MS, running.app?.close());
+    await within(WORKER_MS, running.worker?.shutdown());
+    await within(CLOSE_MS, running.services?.close());
     await stack.stop();
   };
-  closeWithGrace({ delay: 30_000 }, async ({ signal, err }) => {
-    if (err) log.error({ err }, 'stopping after an error');
-    progress(`stopping${signal ? ` on ${signal}` : ''}…`);
-    await stopAll();
-    progress('stopped');
-  });
+  let firstSignalAt = 0;
+  closeWithGrace(
+    {
+      delay: 15_000, // a backstop only: the steps above are bounded well inside it
+      logger: { error: (m: unknown) => log.error(m) },
+      // `npm start` relays the terminal's Ctrl-C to us, which also gets it from the terminal: two
+      // SIGINTs for one key press. Only a second Ctrl-C a moment later means "stop now".
+      onSecondSignal: (signal) => {
+        if (Date.now() - firstSignalAt < 2_000) return;
+        progress(`second ${signal}: stopping now`);
+        process.exit(1); // the exit hook kills the servers we started
+      },
+      onSecondError: (err) => log.warn({ err }, 'error while stopping (continuing)'),
+    },
+    async ({ signal, err }) => {
+      firstSignalAt = Date.now();
+      if (err) log.error({ err }, 'stopping after an error');
+      progress(`stopping${signal ? ` on ${signal}` : ''}…`);
+      await stopAll();
+      progress('stopped');
+    },
+  );
   try {
     await bringUp(config, stack, running);
   } catch (err) {
@@ -47,12 +82,19 @@ async function main() {
     progress('migrations: applying…');
     const applied = await migrateToLatest(services.db);
     progress(`migrations: ${applied.length ? `applied ${applied.join(', ')}` : 'schema up to date'}`);
+    await claimEnvironment(services, cfg.SERVICE_ENVIRONMENT); // sandbox and production never share a database
+    await checkCallbackSecretKey(services); // encrypted signing secrets need their key (docs/security.md)
     await ensureBucket(services.store, cfg.S3_REGION);
     await registerSearchAttributes(s.endpoints.temporalAddress, s.endpoints.temporalNamespace);
     writeStackFile(cfg.DATA_DIR, s.endpoints);
     if (cfg.RUN_WORKER) {
       progress(`worker: starting on task queue ${cfg.TEMPORAL_TASK_QUEUE}…`);
-      r.worker = await startWorker({ deps: services, endpoints: s.endpoints, taskQueue: cfg.TEMPORAL_TASK_QUEUE });
+      r.worker = await startWorker({
+        deps: services,
+        endpoints: s.endpoints,
+        taskQueue: cfg.TEMPORAL_TASK_QUEUE,
+        tracing: services.tracing,
+      });
       r.worker.done.catch((e) => {
         log.error({ err: e }, 'worker stopped unexpectedly');
         process.kill(process.pid, 'SIGTERM');
