@@ -45,7 +45,7 @@ const restrict = (...patterns) => ['error', { patterns }];
 const restrictWithoutNode = (message, ...patterns) => ['error', { paths: NODE_BUILTINS.map((name) => ({ name, message })), patterns }];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.data/**', 'bench/results/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.data/**', 'bench/results/**', 'clients/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

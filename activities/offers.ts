@@ -1,8 +1,16 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { OfferEdit } from '../workflows/offer-review-messages';
 import type { OfferStatus } from '../domain/offer-lifecycle';
+import { Failure } from '../domain/failures';
 import type { ActivityDeps } from './deps';
-import { changeOfferStatus, recordReviewOverdue, saveOfferFields, StockConflictError, type StatusChange } from '../store/offers';
+import {
+  changeOfferStatus,
+  publishOffer,
+  recordReviewOverdue,
+  saveOfferFields,
+  StockConflictError,
+  type StatusChange,
+} from '../store/offers';
 
 /** Activities of the offer-review workflow: each one idempotent through its `key` (workflow id + step). */
 export function createOfferActivities(deps: Pick<ActivityDeps, 'db' | 'log'>) {
@@ -11,12 +19,20 @@ export function createOfferActivities(deps: Pick<ActivityDeps, 'db' | 'log'>) {
       await changeOfferStatus(deps.db, change);
     },
 
+    /** The offer's start_date has begun: it goes on sale (published_at, `offer.published`). */
+    async publishOffer(p: { key: string; offerId: string }): Promise<void> {
+      await publishOffer(deps.db, p);
+    },
+
     async recordOfferEdit(edit: OfferEdit & { key: string; offerId: string }): Promise<void> {
       try {
         await saveOfferFields(deps.db, edit);
       } catch (err) {
         // Not a passing fault: retrying cannot help, the client must send another quantity.
         if (err instanceof StockConflictError) throw ApplicationFailure.nonRetryable(err.message, 'StockConflict');
+        // A refusal (an advertiser name taken since the service checked it): the client's to fix.
+        if (err instanceof Failure)
+          throw ApplicationFailure.create({ message: err.message, type: 'Refused', nonRetryable: true, details: [err.toRefused()] });
         throw err;
       }
     },

@@ -1,18 +1,35 @@
-import { ordersPlaced, vouchersIssued } from '../infra/metrics';
+import { ordersPlaced, ordersRefused, vouchersIssued } from '../infra/metrics';
 import type { ActivityDeps } from './deps';
 import { cancelOrder, placeOrder, type OrderHooks } from '../store/orders';
-import type { CancelOrderInput, PlaceOrderInput } from '../workflows/order-fulfilment-messages';
+import { toOrder } from '../schemas/order';
+import type { CancelOrderInput, PlacedAnswer, PlaceOrderInput } from '../workflows/order-fulfilment-messages';
+
+/**
+ * The placed order travels back in the activity's result and the `placed` update only up to this
+ * many vouchers: it then stays far below Temporal's payload limits (2 MB warns, 4 MB fails), and
+ * a larger order is read from the database by the API instead.
+ */
+const ANSWER_MAX_VOUCHERS = 100;
 
 /** Activities of the order-fulfilment workflow; each is one idempotent transaction. */
 export function createOrderActivities(deps: Pick<ActivityDeps, 'db'> & { orderHooks?: OrderHooks }) {
   return {
-    placeOrder: async (o: PlaceOrderInput) => {
+    placeOrder: async (o: PlaceOrderInput): Promise<PlacedAnswer> => {
       const placed = await placeOrder(deps.db, o, deps.orderHooks);
-      if (placed.ok && placed.issued > 0) {
+      // The refusal was decided (and its transaction rolled back) here; a retry of an already
+      // placed order (issued 0) counts neither.
+      if (!placed.ok) {
+        ordersRefused.inc({ reason: placed.code });
+        return placed;
+      }
+      if (placed.issued > 0) {
         ordersPlaced.inc();
         vouchersIssued.inc(placed.issued);
       }
-      return placed;
+      const { order, ...rest } = placed;
+      // The site's address is the request's (or PUBLIC_BASE_URL), known to the API only: print_url
+      // travels as a path and the API makes it absolute (services/orders.ts).
+      return order.vouchers.length <= ANSWER_MAX_VOUCHERS ? { ...rest, order: toOrder(order, '') } : rest;
     },
     cancelOrder: (c: CancelOrderInput) => cancelOrder(deps.db, c),
   };

@@ -2,17 +2,21 @@ import crypto from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ServiceDeps } from '../services/deps';
+import { createApiKeyCache } from '../services/api-clients';
 import { authPlugin } from './plugins/auth';
 import contentNegotiation, { rewriteFormatSuffix } from './plugins/content-negotiation';
 import errorHandler from './plugins/error-handler';
 import metrics from './plugins/metrics';
+import tracing from './plugins/tracing';
 import openapi from './plugins/openapi';
 import { rateLimitPlugin } from './plugins/rate-limit';
+import { httpsOnly } from './plugins/https-only';
 import { healthRoutes } from './routes/health';
 import { OPS_PREFIX, opsRoutes } from './routes/ops';
 import { categoryRoutes } from './routes/shared/categories';
 import { submissionRoutes } from './routes/submission';
 import { distributionRoutes } from './routes/distribution';
+import { customerVoucherRoutes } from './routes/customer/voucher-page';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -22,6 +26,12 @@ declare module 'fastify' {
 
 export const SUBMISSION_PREFIX = '/submission/beta';
 export const DISTRIBUTION_PREFIX = '/distribution/beta';
+
+/** TRUST_PROXY as Fastify takes it: a hop count trusts that many proxies nearest the server. */
+function trustProxyOption(setting: number | string[] | false | undefined): boolean | string[] | ((addr: string, hop: number) => boolean) {
+  if (typeof setting === 'number') return (_addr, hop) => hop < setting;
+  return setting ?? false;
+}
 
 /** Builds the whole HTTP API around its dependencies; never listens (infra/start.ts does). */
 export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
@@ -40,8 +50,9 @@ export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
         .send({ status: 'ERROR', errors: [{ code, message: error.message }], request_id: request.id });
     },
     routerOptions: { maxParamLength: 200 },
-    // Behind a proxy the client address is in X-Forwarded-For; rate limiting by address needs it.
-    trustProxy: true,
+    // X-Forwarded-* are believed only from the proxies TRUST_PROXY names (a hop count or
+    // addresses); otherwise any client could choose its own address and host (docs/security.md).
+    trustProxy: trustProxyOption(deps.config.TRUST_PROXY),
   }).withTypeProvider<ZodTypeProvider>();
   // Every route, for the OpenAPI coverage and isolation tests: a new route cannot slip past them.
   const registeredRoutes: Array<{ method: string; url: string }> = [];
@@ -49,6 +60,10 @@ export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
     for (const method of [r.method].flat()) registeredRoutes.push({ method, url: r.url });
   });
   app.decorate('registeredRoutes', registeredRoutes);
+  // A span per request, before any route exists (it wraps each handler as it is added); off
+  // unless an OTLP endpoint is configured (infra/tracing.ts).
+  if (deps.config.OTEL_EXPORTER_OTLP_ENDPOINT) await app.register(tracing);
+  app.decorate('publicBaseUrl', deps.config.PUBLIC_BASE_URL);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.addHook('onSend', async (request, reply) => {
@@ -56,6 +71,7 @@ export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
   });
 
   await app.register(errorHandler);
+  if (deps.config.REQUIRE_HTTPS) await app.register(httpsOnly);
   await app.register(contentNegotiation);
   const interfaces = [
     { prefix: SUBMISSION_PREFIX, iface: 'submission' as const, routes: submissionRoutes, title: 'Offer marketplace: submission interface' },
@@ -67,16 +83,20 @@ export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
     },
   ];
   await app.register(openapi, { interfaces });
-  await app.register(metrics);
+  await app.register(metrics, { token: deps.config.METRICS_TOKEN, deps });
   await app.register(healthRoutes, { deps });
   // The operators' review console: its own login (HTTP Basic, OPS_USERNAME/OPS_PASSWORD), no API key.
   await app.register(opsRoutes, { deps, prefix: OPS_PREFIX });
+  // Customers' voucher pages (print_url): no API key, the token in the address is the key.
+  await app.register(customerVoucherRoutes, { deps });
 
+  // One key cache for both interfaces of this API process (a key is refused on the wrong one anyway).
+  const keyCache = createApiKeyCache(deps.config.API_KEY_CACHE_SECONDS);
   for (const { prefix, iface, routes } of interfaces) {
     await app.register(
       async (scope) => {
-        await rateLimitPlugin(scope, { perSecond: deps.config.RATE_LIMIT_PER_SECOND });
-        await authPlugin(scope, { db: deps.db, iface, environment: deps.config.SERVICE_ENVIRONMENT });
+        await rateLimitPlugin(scope, { perSecond: deps.config.RATE_LIMIT_PER_SECOND, redisUrl: deps.config.REDIS_URL });
+        await authPlugin(scope, { db: deps.db, iface, environment: deps.config.SERVICE_ENVIRONMENT, cache: keyCache });
         await scope.register(categoryRoutes, { deps });
         await scope.register(routes, { deps });
       },

@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'malformed_request'
   | 'uri_too_long'
   | 'invalid_parameter'
+  | 'unknown_field'
   | 'unauthorized'
   | 'wrong_environment'
   | 'wrong_interface'

@@ -17,7 +17,9 @@ import { createLogger } from '../infra/logger';
 import { connectServices } from '../infra/services';
 import { stackEnv, startStackProcess, stopStackProcess } from '../infra/stack-process';
 import { startWorker } from '../worker/main';
+import { benchCallbacksFanout, type CallbacksFanoutResult } from './callbacks-fanout';
 import { runLoad, type LoadResult } from './load';
+import { cpuSnapshot, cpuSpent, subtree } from './proc-cpu';
 import { approvedOffer, bulkApprovedOffers, dealInput } from './seed';
 
 /*
@@ -54,6 +56,7 @@ async function main() {
     stops.push(() => services.close());
     // The worker in a process of its own, as production runs it: it does not share the API's (and
     // the load generator's) event loop. BENCH_WORKER=inline runs it inside this process instead.
+    let workerPid: number | undefined;
     if (process.env.BENCH_WORKER === 'inline') {
       const worker = await startWorker({ deps: services, endpoints: stack.endpoints, taskQueue: config.TEMPORAL_TASK_QUEUE });
       stops.push(() => worker.shutdown());
@@ -62,6 +65,7 @@ async function main() {
         env: { ...process.env, ...stackEnv(stack), LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: '20' },
         stdio: ['ignore', 'ignore', 'inherit'],
       });
+      workerPid = child.pid;
       stops.push(async () => {
         child.kill('SIGTERM');
         await new Promise((r) => child.once('exit', r));
@@ -84,21 +88,53 @@ async function main() {
     // Orders: end to end through HTTP and the order-fulfilment workflow, against the same
     // transaction (take stock, insert order, item and voucher) run straight from Node with pg.
     const orders: Record<string, unknown> = {};
+    const placeOne = (offerId: string, tag: string) => async (i: number) => {
+      const res = await post('/distribution/beta/orders', dist.key, {
+        order: {
+          order_number: `bench-${tag}-${i}-${crypto.randomUUID()}`,
+          customer_name: 'Bench Customer',
+          items: [{ offer_id: offerId, quantity: 1 }],
+        },
+      });
+      await res.arrayBuffer();
+      return res.status === 200;
+    };
+    if (wanted('orders')) {
+      // Warm up: the worker bundles its workflows at start, and the first orders of a fresh
+      // process pay for compiling and connecting; none of that belongs in the measure.
+      const warm = await approvedOffer(services.db, sub.clientId, dealInput());
+      say('orders: warming up (waiting for the worker, then 100 orders)…');
+      for (let i = 0; !(await placeOne(warm, 'warm')(i)); i++) if (i > 300) throw new Error('no order placed after warm-up');
+      await runLoad(100, 8, placeOne(warm, 'warm'));
+      await runLoad(200, 8, (i) => bareOrder(services.db, dist.clientId, warm, `warm-base-${i}`));
+    }
     for (const c of wanted('orders') ? [1, 8, 32] : []) {
       const n = ORDERS_PER_LEVEL[c];
       const offerId = await approvedOffer(services.db, sub.clientId, dealInput());
       say(`orders: ${n} at concurrency ${c} through the service…`);
-      const service = await runLoad(n, c, async (i) => {
-        const res = await post('/distribution/beta/orders', dist.key, {
-          order: {
-            order_number: `bench-${c}-${i}-${crypto.randomUUID()}`,
-            customer_name: 'Bench Customer',
-            items: [{ offer_id: offerId, quantity: 1 }],
-          },
-        });
-        await res.arrayBuffer();
-        return res.status === 200;
-      });
+      // CPU of every process of the stack (this API process with its load generator, the worker,
+      // Temporal, Postgres) around the concurrency-32 run, from /proc.
+      const cpuBefore = c === 32 ? cpuSnapshot(process.pid) : undefined;
+      const service = await runLoad(n, c, placeOne(offerId, `c${c}`));
+      if (cpuBefore) {
+        const cpuAfter = cpuSnapshot(process.pid);
+        const worker = workerPid ? subtree(cpuAfter, workerPid) : new Set<number>();
+        const byProcess = cpuSpent(cpuBefore, cpuAfter, (p) =>
+          p.pid === process.pid
+            ? 'api_and_load'
+            : worker.has(p.pid)
+              ? 'worker'
+              : /^postgres|^postmaster/.test(p.comm)
+                ? 'postgres'
+                : p.comm,
+        );
+        const total = Object.values(byProcess).reduce((a, b) => a + b, 0);
+        orders.cpu_c32 = {
+          orders: n - service.errors,
+          ms_per_order: Object.fromEntries(Object.entries(byProcess).map(([k, v]) => [k, round1(v / Math.max(1, n - service.errors))])),
+          total_ms_per_order: round1(total / Math.max(1, n - service.errors)),
+        };
+      }
       const baselineOffer = await approvedOffer(services.db, sub.clientId, dealInput());
       say(`orders: ${n} at concurrency ${c} as bare pg transactions…`);
       const baseline = await runLoad(n, c, (i) => bareOrder(services.db, dist.clientId, baselineOffer, `base-${c}-${i}`));
@@ -141,11 +177,41 @@ async function main() {
 
     // Callbacks: deliveries per second to a local receiver that answers 200 at once.
     if (wanted('callbacks')) results.callbacks = await benchCallbacks(services, sub.clientId);
+    // Callback fan-out: one offer change until 1,000 publisher endpoints have it (bench/callbacks-fanout.ts).
+    if (wanted('callbacks') || wanted('fanout')) results.callbacksFanout = await benchCallbacksFanout(services, sub.clientId, say);
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   }
+  results.summary = summarize(results);
   // A partial run (some sections only) is printed but does not replace the recorded full results.
   writeResults(results, SECTIONS.length === 0);
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+/**
+ * The issue-11 targets, one number each, under `summary` in latest.json so progress can be
+ * followed across runs (null when its section did not run). `callbacks_fanout_1000_s` is read from
+ * `results.callbacksFanout.seconds`, which the callback fan-out scenario writes when it runs.
+ */
+function summarize(results: Record<string, unknown>) {
+  type Orders = Record<string, { service: LoadResult; ratio: number }> & { cpu_c32?: { total_ms_per_order: number } };
+  type Search = Record<string, { service: LoadResult; p50_ratio: number }>;
+  const orders = results.orders as Orders | undefined;
+  const search = results.search as Search | undefined;
+  const fanout = results.callbacksFanout as { seconds?: number } | undefined;
+  const s10k = search?.offers_10000?.service.p50;
+  const s100k = search?.offers_100000?.service.p50;
+  return {
+    orders_c32_ratio: orders?.c32?.ratio ?? null,
+    orders_cpu_ms_per_order: orders?.cpu_c32?.total_ms_per_order ?? null,
+    orders_c1_p50_ms: orders?.c1?.service.p50 ?? null,
+    orders_c8_p99_ms: orders?.c8?.service.p99 ?? null,
+    search_100k_ratio: search?.offers_100000?.p50_ratio ?? null,
+    search_growth_10k_100k: s10k && s100k ? round3(s100k / s10k) : null,
+    callbacks_fanout_1000_s: fanout?.seconds ?? null,
+  };
 }
 
 /** The order's database work alone: what the service does per order, minus HTTP and Temporal. */
@@ -210,7 +276,7 @@ async function benchCallbacks(services: Awaited<ReturnType<typeof connectService
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const { port } = receiver.address() as import('node:net').AddressInfo;
   try {
-    await setEndpoint(services.db, { clientId, url: `http://127.0.0.1:${port}/hook`, format: 'json' });
+    await setEndpoint(services.db, { clientId, url: `http://127.0.0.1:${port}/hook`, format: 'json', secretKey: undefined });
     const offers = await Promise.all(Array.from({ length: N / 2 }, () => approvedOffer(services.db, clientId, dealInput())));
     say(`callbacks: ${N} events to a local receiver…`);
     const started = performance.now();
@@ -231,6 +297,16 @@ async function benchCallbacks(services: Awaited<ReturnType<typeof connectService
   }
 }
 
+const SUMMARY_TARGETS: Record<string, string> = {
+  orders_c32_ratio: '≥ 0.30',
+  orders_cpu_ms_per_order: '≤ 12',
+  orders_c1_p50_ms: '≤ 15',
+  orders_c8_p99_ms: '≤ 150',
+  search_100k_ratio: '≤ 1.3',
+  search_growth_10k_100k: '≤ 1.2',
+  callbacks_fanout_1000_s: '≤ 10',
+};
+
 function writeResults(results: Record<string, unknown>, save: boolean) {
   const dir = path.join(__dirname, 'results');
   fs.mkdirSync(dir, { recursive: true });
@@ -243,6 +319,26 @@ function writeResults(results: Record<string, unknown>, save: boolean) {
     `Run ${results.at} on ${(results.machine as { cpus: number }).cpus} cores, Node ${(results.machine as { node: string }).node}. Reproduce with \`npm run bench\`.`,
     '',
   ];
+  const summary = results.summary as Record<string, number | null>;
+  lines.push('## Summary (issue 11 targets)', '', '| key | value | target |', '|---|---|---|');
+  for (const [k, v] of Object.entries(summary)) lines.push(`| \`${k}\` | ${v ?? 'not run'} | ${SUMMARY_TARGETS[k]} |`);
+  lines.push('');
+  const cpu = (results.orders as { cpu_c32?: { ms_per_order: Record<string, number>; total_ms_per_order: number } } | undefined)?.cpu_c32;
+  if (cpu) {
+    lines.push(
+      '## CPU per order at concurrency 32, by process (from /proc)',
+      '',
+      '| process | CPU ms per order |',
+      '|---|---|',
+      ...Object.entries(cpu.ms_per_order)
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => `| ${k} | ${v} |`),
+      `| **all** | **${cpu.total_ms_per_order}** |`,
+      '',
+      '`api_and_load` is the API process, which also runs the load generator (its HTTP client).',
+      '',
+    );
+  }
   lines.push(
     '## Orders (POST /orders, 1 item, 1 voucher) vs the same transaction with bare pg',
     '',
@@ -251,14 +347,14 @@ function writeResults(results: Record<string, unknown>, save: boolean) {
   );
   for (const [level, o] of Object.entries(
     (results.orders ?? {}) as Record<string, { service: LoadResult; baseline: LoadResult; ratio: number }>,
-  )) {
+  ).filter(([k]) => /^c\d+$/.test(k))) {
     lines.push(row(`service ${level}`, o.service), row(`baseline ${level}`, o.baseline));
   }
   lines.push(
     '',
-    ...Object.entries((results.orders ?? {}) as Record<string, { ratio: number }>).map(
-      ([l, o]) => `- ${l}: service throughput = **${Math.round(o.ratio * 100)}%** of the baseline`,
-    ),
+    ...Object.entries((results.orders ?? {}) as Record<string, { ratio: number }>)
+      .filter(([k]) => /^c\d+$/.test(k))
+      .map(([l, o]) => `- ${l}: service throughput = **${Math.round(o.ratio * 100)}%** of the baseline`),
   );
   lines.push(
     '',
@@ -278,6 +374,14 @@ function writeResults(results: Record<string, unknown>, save: boolean) {
   const cb = results.callbacks as { delivered: number; events: number; perSecond: number } | undefined;
   if (cb)
     lines.push('', '## Callbacks', '', `${cb.delivered}/${cb.events} events delivered, ${cb.perSecond} deliveries/s to a local receiver.`);
+  const fan = results.callbacksFanout as CallbacksFanoutResult | undefined;
+  if (fan)
+    lines.push(
+      '',
+      '## Callback fan-out',
+      '',
+      `One offer change reached ${fan.delivered}/${fan.endpoints} publisher endpoints on a local receiver in ${fan.seconds} s.`,
+    );
   lines.push('');
   const md = lines.join('\n');
   if (save) fs.writeFileSync(path.join(dir, 'latest.md'), md);

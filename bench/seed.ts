@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import zipcodes from 'zipcodes';
-import { advertiserId } from '../store/offers';
+import { ensureAdvertiser } from '../store/advertisers';
 import { newId } from '../store/ids';
 import { validOffer, writeOffer } from '../test/setup/fixtures';
 import { OfferInput } from '../schemas/offer';
@@ -25,6 +25,7 @@ const US_ZIPS = Object.values(zipcodes.codes).filter((z) => z.country === 'US');
 export async function bulkApprovedOffers(db: Db, clientId: string, count: number): Promise<void> {
   const template = dealInput();
   const now = new Date();
+  const advertiserId = await ensureAdvertiser(db, clientId, template.advertiser.name);
   for (let done = 0; done < count; done += 1000) {
     const batch = Array.from({ length: Math.min(1000, count - done) }, (_, i) => {
       const zip = US_ZIPS[((done + i) * 7919) % US_ZIPS.length];
@@ -49,7 +50,7 @@ export async function bulkApprovedOffers(db: Db, clientId: string, count: number
           batch.map((b) => ({
             id: b.id,
             client_id: clientId,
-            advertiser_id: advertiserId(clientId, template.advertiser.name),
+            advertiser_id: advertiserId,
             status: 'approved',
             type: 'deal',
             title: b.doc.title,

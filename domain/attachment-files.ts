@@ -55,6 +55,23 @@ export function cleanFileName(sent: string | undefined): string {
   return name.slice(0, MAX_NAME_CHARS - ext.length) + ext;
 }
 
+/** Extensions that already name each type correctly. */
+const SYNONYMS: Record<string, string[]> = { 'image/jpeg': ['jpg', 'jpeg', 'jpe'] };
+
+/**
+ * The name a download is saved under: the stored name with its extension made to match the type
+ * sniffed from the bytes, so a PDF uploaded as `x.html` downloads as `x.pdf` and is never opened
+ * as a web page. A name whose extension already fits keeps it.
+ */
+export function downloadFileName(name: string, contentType: string): string {
+  const type = SIGNATURES.find((s) => s.type.contentType === contentType)?.type;
+  if (!type) return name;
+  const dot = name.lastIndexOf('.');
+  const ext = dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
+  if ((SYNONYMS[type.contentType] ?? [type.extension]).includes(ext)) return name;
+  return `${dot > 0 ? name.slice(0, dot) : name || 'attachment'}.${type.extension}`;
+}
+
 /** The name shown back to clients: the cleaned name, or `attachment.<ext>` when nothing usable was sent. */
 export function displayFileName(clean: string, type: FileType): string {
   return clean || `attachment.${type.extension}`;

@@ -15,6 +15,11 @@ export function endOfUtcDayMs(date: string): number {
   return Date.parse(`${date}T00:00:00Z`) + DAY_MS;
 }
 
+/** The instant (ms since the epoch) at which the UTC day `date` (`YYYY-MM-DD`) begins. */
+export function startOfUtcDayMs(date: string): number {
+  return Date.parse(`${date}T00:00:00Z`);
+}
+
 /** `date` plus `days` whole days, as `YYYY-MM-DD`. */
 export function addDays(date: string, days: number): string {
   return utcDay(new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS));

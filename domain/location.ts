@@ -7,3 +7,12 @@ export interface Location {
   postal_code?: string;
   country_code?: string;
 }
+
+/**
+ * An offer's redemption location: an address, optionally with its coordinates (WGS 84 degrees,
+ * both or neither). Given coordinates place it in radius searches instead of its postal code.
+ */
+export interface RedemptionLocation extends Location {
+  latitude?: number;
+  longitude?: number;
+}

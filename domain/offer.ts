@@ -1,7 +1,7 @@
-import type { Location } from './location';
+import type { Location, RedemptionLocation } from './location';
 import type { Money } from './money';
 
-export type { Location };
+export type { Location, RedemptionLocation };
 
 /*
  * The offer's document as the data layer reads it: the columns and search rows are derived from
@@ -17,8 +17,10 @@ export interface OfferDocument {
   price?: Money;
   initial_quantity?: number;
   advertiser: {
+    /** An existing advertiser of the client, named by its id (otherwise found or created by name). */
+    id?: string;
     name: string;
     categories: ReadonlyArray<{ id: number }>;
-    redemption_locations: readonly Location[];
+    redemption_locations: readonly RedemptionLocation[];
   };
 }

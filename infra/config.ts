@@ -1,11 +1,51 @@
+import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { SERVICE_ENVIRONMENTS } from '../domain/environment';
+import { parseOperatorUsers } from '../services/operators';
+import { parseSecretKey } from '../store/secret-box';
+
+/** The S3 servers `npm start` can run itself when S3_ENDPOINT is unset (docs/decisions.md). */
+export const EMBEDDED_S3_SERVERS = ['versitygw', 'minio'] as const;
+export type EmbeddedS3Server = (typeof EMBEDDED_S3_SERVERS)[number];
 
 /** Booleans in the environment: only these spellings, so a typo is an error and not a silent `false`. */
 const envBoolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const port = z.coerce.number().int().min(1).max(65535);
 const seconds = z.coerce.number().int().min(1);
+
+/** An IP address or a CIDR block (`10.0.0.0/8`, `fd00::/8`), as Fastify's trustProxy takes them. */
+function isAddressOrBlock(s: string): boolean {
+  const [addr, bits, ...rest] = s.split('/');
+  const family = net.isIP(addr);
+  if (!family || rest.length) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+}
+
+/**
+ * TRUST_PROXY: off when unset (X-Forwarded-* ignored, the client is the socket's peer); a hop count
+ * (`1`: one proxy in front); or the proxies' addresses/blocks. Never "trust everyone": that lets any
+ * client pick its own address (docs/security.md).
+ */
+const trustProxy = z.string().transform((s, ctx): number | string[] | false => {
+  const v = s.trim();
+  if (/^\d{1,2}$/.test(v)) return Number(v) === 0 ? false : Number(v);
+  const list = v
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+  if (list.length && list.every(isAddressOrBlock)) return list;
+  ctx.addIssue({ code: 'custom', message: 'must be a hop count (e.g. 1) or comma-separated proxy addresses/CIDR blocks' });
+  return z.NEVER;
+});
+
+/** An absolute http(s) base URL without a trailing slash, e.g. `https://api.example.com`. */
+const baseUrl = z
+  .string()
+  .url()
+  .refine((u) => /^https?:$/.test(new URL(u).protocol), 'must be an http:// or https:// URL')
+  .refine((u) => !/[?#]/.test(u), 'must not hold a query or fragment')
+  .transform((u) => u.replace(/\/+$/, ''));
 
 /**
  * Every setting the service reads, with its default. Nothing else in the code base reads
@@ -16,6 +56,8 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   SERVICE_ENVIRONMENT: z.enum(SERVICE_ENVIRONMENTS).default('sandbox'),
   RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(3),
+  // Where several API processes keep one shared rate-limit count; unset, each counts in memory.
+  REDIS_URL: z.string().url().optional(),
   DATA_DIR: z.string().min(1).default('.data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // Postgres: any server by URL, else an embedded one under DATA_DIR.
@@ -28,7 +70,10 @@ const EnvSchema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('offer-marketplace'),
   TEMPORAL_DEV_PORT: port.default(7233),
   TEMPORAL_UI_PORT: port.default(8233),
-  // Object storage: any S3-compatible store by endpoint, else a local MinIO under DATA_DIR.
+  // The Temporal Web UI's address for the console's workflow links; the dev server's when it runs here.
+  TEMPORAL_UI_URL: z.string().url().optional(),
+  // Object storage: any S3-compatible store by endpoint, else a local server under DATA_DIR: the
+  // Versity S3 gateway or MinIO (docs/decisions.md, "Embedded object store").
   S3_ENDPOINT: z.string().url().optional(),
   S3_ACCESS_KEY: z.string().min(1).optional(),
   S3_SECRET_KEY: z.string().min(1).optional(),
@@ -39,7 +84,10 @@ const EnvSchema = z.object({
     .max(63)
     .regex(/^[a-z0-9][a-z0-9.-]+[a-z0-9]$/, 'must be a valid S3 bucket name')
     .default('attachments'),
-  MINIO_PORT: port.default(9000),
+  EMBEDDED_S3: z.enum(EMBEDDED_S3_SERVERS).default('versitygw'),
+  EMBEDDED_S3_PORT: port.optional(),
+  // The port's older name, from when the local store was always MinIO; EMBEDDED_S3_PORT wins.
+  MINIO_PORT: port.optional(),
   // Whether the API process also runs a Temporal worker (one-machine default); set false to scale them apart.
   RUN_WORKER: envBoolean.default(true),
   RUN_API: envBoolean.default(true),
@@ -68,6 +116,21 @@ const EnvSchema = z.object({
   CALLBACK_DISABLE_AFTER_SECONDS: seconds.default(5 * 24 * 3600),
   // After `callbacks rotate-secret`, the old secret also signs for this long (docs/callbacks.md).
   CALLBACK_SECRET_OVERLAP_SECONDS: seconds.default(24 * 3600),
+  // Encrypts callback signing secrets at rest (AES-256-GCM; docs/security.md): 32 bytes in base64.
+  // Unset, new secrets are stored in clear; rows encrypted before then need it to be signed with.
+  CALLBACK_SECRET_KEY: z
+    .string()
+    .superRefine((value, ctx) => {
+      try {
+        parseSecretKey(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      }
+    })
+    .optional(),
+  // How long the API trusts a key it has checked (0: read it on every request). A revoked key
+  // stops working within this time (docs/decisions.md).
+  API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
   // How long POST /orders and POST …/reservations wait for their workflow before answering 503 (the work goes on).
   WORKFLOW_ANSWER_TIMEOUT_SECONDS: seconds.default(30),
   // The review console at /ops (docs/ops-console.md): HTTP Basic auth with this one operator
@@ -79,14 +142,46 @@ const EnvSchema = z.object({
     .regex(/^[^:]+$/, 'must not contain ":"')
     .optional(),
   OPS_PASSWORD: z.string().min(12, 'must be at least 12 characters').max(200).optional(),
+  // Hardening (docs/security.md).
+  TRUST_PROXY: trustProxy.optional(),
+  // The address clients reach the API at; absolute URLs (download_url) are built from it, not from Host headers.
+  PUBLIC_BASE_URL: baseUrl.optional(),
+  // Bearer token /metrics requires; unset, /metrics answers only the local machine (loopback peers).
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').max(200).optional(),
+  // OpenTelemetry traces (API → Temporal → activities), off unless an OTLP/HTTP collector is named:
+  // its base URL, to which /v1/traces is appended (the OpenTelemetry convention for this variable).
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  // The service.name on every span.
+  OTEL_SERVICE_NAME: z.string().min(1).max(100).default('offer-marketplace'),
+  // Refuse requests that did not arrive over HTTPS (read from a trusted proxy's X-Forwarded-Proto);
+  // defaults to true in production.
+  REQUIRE_HTTPS: envBoolean.optional(),
+  // The console's operators, each signing in as themselves: `name:<hash>` entries, comma-separated,
+  // hashes made by `npm run admin -- ops hash-password` (scrypt; docs/ops-console.md).
+  OPS_USERS: z
+    .string()
+    .superRefine((value, ctx) => {
+      try {
+        parseOperatorUsers(value);
+      } catch (err) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${(err as Error).message} (entries are name:hash, hashes from \`npm run admin -- ops hash-password\`)`,
+        });
+      }
+    })
+    .optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
 
-export interface Config extends Omit<Env, 'CALLBACK_RETRY_SCHEDULE'> {
+export interface Config extends Omit<Env, 'CALLBACK_RETRY_SCHEDULE' | 'REQUIRE_HTTPS' | 'EMBEDDED_S3_PORT' | 'MINIO_PORT'> {
   /** DATA_DIR made absolute. */
   DATA_DIR: string;
   CALLBACK_RETRY_SCHEDULE: number[];
+  REQUIRE_HTTPS: boolean;
+  /** Port of the local object store: EMBEDDED_S3_PORT, else MINIO_PORT, else 9000. */
+  EMBEDDED_S3_PORT: number;
 }
 
 export class ConfigError extends Error {}
@@ -109,8 +204,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       'Invalid configuration:\n  OPS_USERNAME, OPS_PASSWORD: set both to open the review console, or neither to keep it closed',
     );
   }
+  const { MINIO_PORT, ...rest } = e;
   return Object.freeze({
-    ...e,
+    ...rest,
+    EMBEDDED_S3_PORT: e.EMBEDDED_S3_PORT ?? MINIO_PORT ?? 9000,
+    REQUIRE_HTTPS: e.REQUIRE_HTTPS ?? e.SERVICE_ENVIRONMENT === 'production',
     DATA_DIR: path.resolve(e.DATA_DIR),
     CALLBACK_RETRY_SCHEDULE: e.CALLBACK_RETRY_SCHEDULE.split(',').map(Number),
   });

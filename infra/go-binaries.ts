@@ -30,6 +30,13 @@ export const MINIO_SERVER: GoBinary = {
   overrideVar: 'MINIO_BIN',
 };
 
+export const VERSITYGW: GoBinary = {
+  name: 'versitygw',
+  pkg: 'github.com/versity/versitygw/cmd/versitygw',
+  version: 'v1.8.0',
+  overrideVar: 'VERSITYGW_BIN',
+};
+
 function cacheRoot(): string {
   const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
   return path.join(base, 'offer-marketplace', 'bin');
@@ -64,7 +71,7 @@ export async function ensureGoBinary(bin: GoBinary, env: NodeJS.ProcessEnv = pro
         `put a ${bin.name} binary on PATH, or set ${bin.overrideVar}.`,
     );
   }
-  progress(`building ${bin.name} ${bin.version} from Go modules (first run only; this takes several minutes)…`);
+  progress(`building ${bin.name} ${bin.version} from Go modules (first run only; this can take minutes)…`);
   // Build into a private folder and rename, so two concurrent starts never see a half-written binary.
   fs.mkdirSync(cacheRoot(), { recursive: true });
   const tmp = fs.mkdtempSync(path.join(cacheRoot(), `.build-${bin.name}-`));

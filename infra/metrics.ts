@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * The process's Prometheus metrics: one registry shared by the API and the activities running in
@@ -16,8 +16,53 @@ export const httpRequestDuration = new Histogram({
   registers: [registry],
 });
 
+// Business counters, each incremented where its event is committed (the placing transaction, the
+// redeeming update), so a request that fails before that point counts nothing.
 export const ordersPlaced = new Counter({ name: 'orders_placed_total', help: 'orders fulfilled', registers: [registry] });
+export const ordersRefused = new Counter({
+  name: 'orders_refused_total',
+  help: 'orders refused, by reason (the refusal code the client receives)',
+  labelNames: ['reason'] as const,
+  registers: [registry],
+});
 export const vouchersIssued = new Counter({ name: 'vouchers_issued_total', help: 'vouchers issued by orders', registers: [registry] });
+export const vouchersRedeemed = new Counter({ name: 'vouchers_redeemed_total', help: 'vouchers redeemed', registers: [registry] });
+
+// Gauges read from Postgres at scrape time (queue state belongs to the database, not to whichever
+// process happened to change it): set by the /metrics route just before it serializes the registry.
+const reviewQueueLength = new Gauge({ name: 'review_queue_length', help: 'offers waiting for review', registers: [registry] });
+const reviewQueueOldestAge = new Gauge({
+  name: 'review_queue_oldest_age_seconds',
+  help: 'how long the oldest offer waiting for review has waited (0 when the queue is empty)',
+  registers: [registry],
+});
+const callbackLag = new Gauge({
+  name: 'callback_lag_seconds',
+  help: "age of each enabled callback endpoint's oldest undelivered callback (0 when it is caught up)",
+  labelNames: ['endpoint'] as const,
+  registers: [registry],
+});
+
+/** The business counters, as the services see them (they get them passed in, never import this module). */
+export const businessMetrics = {
+  voucherRedeemed: () => vouchersRedeemed.inc(),
+  orderRefused: (reason: string) => ordersRefused.inc({ reason }),
+};
+export type BusinessMetrics = typeof businessMetrics;
+
+/** What one scrape reads from the database (services/metrics.ts). */
+export interface QueueSnapshot {
+  reviewQueue: { length: number; oldestAgeSeconds: number };
+  callbackLag: { endpointId: string; seconds: number }[];
+}
+
+/** Sets the scrape-time gauges; endpoints no longer enabled drop out (reset) instead of keeping a stale lag. */
+export function observeQueues(s: QueueSnapshot): void {
+  reviewQueueLength.set(s.reviewQueue.length);
+  reviewQueueOldestAge.set(s.reviewQueue.oldestAgeSeconds);
+  callbackLag.reset();
+  for (const e of s.callbackLag) callbackLag.set({ endpoint: e.endpointId }, e.seconds);
+}
 export const callbackDeliveries = new Counter({
   name: 'callback_delivery_attempts_total',
   help: 'callback delivery attempts by outcome (delivered, failed attempt, gave up)',

@@ -1,9 +1,10 @@
 import path from 'node:path';
-import { startProcess, stopLeftover, waitUntilReady } from './child-process';
+import { requireFreePort, startProcess, stopLeftover, waitUntilReady } from './child-process';
 import { ensureGoBinary, MINIO_SERVER } from './go-binaries';
 import { persistedSecret } from './secrets';
 
-export interface RunningMinio {
+/** A local S3 server we started (MinIO or versitygw): where it answers, its root credentials. */
+export interface RunningObjectStore {
   endpoint: string;
   accessKey: string;
   secretKey: string;
@@ -11,10 +12,11 @@ export interface RunningMinio {
 }
 
 /** A local MinIO server (real S3 API) keeping objects under DATA_DIR/minio, bound to loopback. */
-export async function startLocalMinio(opts: { dataDir: string; port: number }): Promise<RunningMinio> {
+export async function startLocalMinio(opts: { dataDir: string; port: number }): Promise<RunningObjectStore> {
   const binary = await ensureGoBinary(MINIO_SERVER);
   const pidFile = path.join(opts.dataDir, 'minio.pid');
   await stopLeftover(pidFile);
+  await requireFreePort(opts.port, 'EMBEDDED_S3_PORT', 'MinIO');
   const accessKey = 'offer-marketplace';
   const secretKey = persistedSecret(opts.dataDir, 'minio-secret-key');
   const proc = startProcess({

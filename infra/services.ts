@@ -3,11 +3,15 @@ import type { ServiceDeps } from '../services/deps';
 import type { Config } from './config';
 import { createDb } from '../store/db';
 import type { Logger } from './logger';
+import { businessMetrics } from './metrics';
 import { createObjectStore } from './object-store';
 import type { Endpoints } from './stack';
+import { startTracing, type Tracing } from './tracing';
 
 export interface Services extends ServiceDeps {
   temporalConnection: Connection;
+  /** Set when OTEL_EXPORTER_OTLP_ENDPOINT is: the worker started beside these services traces too. */
+  tracing?: Tracing;
   close(): Promise<void>;
 }
 
@@ -15,7 +19,12 @@ export interface Services extends ServiceDeps {
 export async function connectServices(config: Readonly<Config>, endpoints: Endpoints, log: Logger): Promise<Services> {
   const db = createDb(endpoints.databaseUrl, config.DATABASE_POOL_SIZE);
   const temporalConnection = await Connection.connect({ address: endpoints.temporalAddress });
-  const temporal = new Client({ connection: temporalConnection, namespace: endpoints.temporalNamespace });
+  const tracing = startTracing(config);
+  const temporal = new Client({
+    connection: temporalConnection,
+    namespace: endpoints.temporalNamespace,
+    interceptors: tracing ? { workflow: [tracing.clientInterceptor] } : undefined,
+  });
   const store = createObjectStore(endpoints.s3);
   return {
     config,
@@ -24,8 +33,11 @@ export async function connectServices(config: Readonly<Config>, endpoints: Endpo
     temporalConnection,
     store,
     log,
+    metrics: businessMetrics,
+    tracing,
+    temporalUiUrl: config.TEMPORAL_UI_URL ?? endpoints.temporalUiUrl,
     async close() {
-      await Promise.allSettled([db.destroy(), temporalConnection.close()]);
+      await Promise.allSettled([db.destroy(), temporalConnection.close(), tracing?.shutdown()]);
     },
   };
 }

@@ -31,7 +31,7 @@ export async function startStackProcess(opts: { prefix: string; onProgress?: (li
     EMBEDDED_POSTGRES_PORT: String(await freePort()),
     TEMPORAL_DEV_PORT: String(await freePort()),
     TEMPORAL_UI_PORT: String(await freePort()),
-    MINIO_PORT: String(await freePort()),
+    EMBEDDED_S3_PORT: String(await freePort()),
   };
   const logPath = path.join(dataDir, 'stack-process.log');
   const log = fs.openSync(logPath, 'a');
@@ -80,5 +80,6 @@ export function stackEnv(s: StackProcess): Record<string, string> {
     S3_ENDPOINT: s.endpoints.s3.endpoint,
     S3_ACCESS_KEY: s.endpoints.s3.accessKey,
     S3_SECRET_KEY: s.endpoints.s3.secretKey,
+    ...(s.endpoints.temporalUiUrl ? { TEMPORAL_UI_URL: s.endpoints.temporalUiUrl } : {}),
   };
 }

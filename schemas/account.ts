@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AccountRow } from '../store/database';
 import { ACCOUNT_STATUSES } from '../domain/account-lifecycle';
-import { Timestamp } from './common';
+import { HttpUrl, Timestamp } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
 import { PageQuery } from './pagination';
 
@@ -11,7 +11,7 @@ export type AccountStatus = z.infer<typeof AccountStatus>;
 
 const fields = {
   name: z.string().trim().min(1).max(200),
-  website_url: z.string().url().max(500).optional(),
+  website_url: HttpUrl.optional(),
 };
 
 export const AccountCreate = z.object(fields);
@@ -20,7 +20,9 @@ export const AccountUpdate = z
   .refine((u) => Object.keys(u).length > 0, { message: 'nothing to change' });
 export type AccountUpdate = z.infer<typeof AccountUpdate>;
 
-export const AccountCreateBody = wrappedBody('account', AccountCreate);
+export const AccountCreateBody = wrappedBody('account', AccountCreate).meta({
+  examples: [{ account: { name: 'Deals Blog', website_url: 'https://deals-blog.example' } }],
+});
 export const AccountUpdateBody = wrappedBody('account', AccountUpdate);
 
 export const Account = z.object({

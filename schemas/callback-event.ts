@@ -15,6 +15,7 @@ import { SELLABLE, TERMINAL, type OfferStatus } from '../domain/offer-lifecycle'
 const SUBMISSION_TYPES = new Set([
   'offer.created',
   'offer.status_changed',
+  'offer.published',
   'offer.updated',
   'offer.stock_changed',
   'offer.sold_out',
@@ -41,7 +42,11 @@ export function distributionEventType(
 ): DistributionEventType | null {
   if (!offer.published_at) return null;
   const data = (event.data ?? {}) as Record<string, unknown>;
+  // The offer's start_date began (approved earlier): it is on sale from now, if still sellable.
+  if (event.type === 'offer.published') return sellable(offer.status) ? 'offer.published' : null;
   if (event.type === 'offer.status_changed' || event.type === 'offer.closed') {
+    // Approved before its start_date: not on sale yet; `offer.published` follows when the day begins.
+    if (data.publish_deferred) return null;
     const was = sellable(data.old_status);
     const is = sellable(data.new_status);
     if (!was && is) return 'offer.published';

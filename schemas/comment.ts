@@ -29,7 +29,9 @@ export const CommentUpdate = z
   .refine((u) => Object.values(u).some((v) => v !== undefined), { message: 'nothing to change: send author_name, content or attachments' });
 export type CommentUpdate = z.infer<typeof CommentUpdate>;
 
-export const CommentCreateBody = wrappedBody('comment', CommentInput);
+export const CommentCreateBody = wrappedBody('comment', CommentInput).meta({
+  examples: [{ comment: { author_name: 'Maria Rossi', content: 'The new photos are attached.' } }],
+});
 export const CommentUpdateBody = wrappedBody('comment', CommentUpdate);
 
 /**

@@ -3,6 +3,15 @@ import { utcDay } from '../domain/dates';
 
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
+/**
+ * The largest value of a Postgres `integer` column (ids, quantities, positions): a bigger number in
+ * a request must be a 422 naming its field, never the database's `value out of range` (a 500).
+ */
+export const PG_INTEGER_MAX = 2_147_483_647;
+
+/** A count a client sends (quantities, limits): a whole number from `min` up to `max` (≤ PG_INTEGER_MAX). */
+export const boundedInt = (min: number, max: number = PG_INTEGER_MAX) => z.number().int().min(min).max(max);
+
 /** Money: integer minor units (cents) with an ISO 4217 code, so no float ever rounds a price. */
 export const Currency = z.object({
   currency_code: z
@@ -30,6 +39,12 @@ export const iso = (t: Date | string): string => new Date(t).toISOString();
 
 export const Timestamp = z.union([z.date(), z.string().datetime({ offset: true })]);
 
+/**
+ * A link a client gives us to show to others (website_url): http or https only, so a stored
+ * `javascript:` or `data:` URL can never become a script in a page that renders it.
+ */
+export const HttpUrl = z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).max(500);
+
 export const Location = z.object({
   address_line_1: z.string().max(200).optional(),
   address_line_2: z.string().max(200).optional(),
@@ -42,6 +57,24 @@ export const Location = z.object({
     .optional(),
 });
 export type Location = z.infer<typeof Location>;
+
+/**
+ * An offer's redemption location: an address, and optionally where it is (WGS 84 degrees). Given
+ * coordinates place the location in radius searches instead of its postal code, so a location
+ * our postal-code data does not know can still be found. Both or neither: half a point is no point.
+ */
+export const RedemptionLocation = Location.extend({
+  latitude: z.number().min(-90).max(90).optional(),
+  longitude: z.number().min(-180).max(180).optional(),
+}).superRefine((loc, ctx) => {
+  if ((loc.latitude === undefined) !== (loc.longitude === undefined))
+    ctx.addIssue({
+      code: 'custom',
+      path: [loc.latitude === undefined ? 'latitude' : 'longitude'],
+      message: 'latitude and longitude are given together, or neither',
+    });
+});
+export type RedemptionLocation = z.infer<typeof RedemptionLocation>;
 
 /**
  * A resource id: the characters our ids are made of, bounded. In a path, anything else is a plain

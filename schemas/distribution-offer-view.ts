@@ -1,9 +1,9 @@
-import type { OfferRow } from '../store/database';
+import type { AttachmentRow, OfferRow } from '../store/database';
 import type { FoundOffer } from '../store/distribution-search';
 import { addDays, utcDay } from '../domain/dates';
 import { SELLABLE, type OfferStatus } from '../domain/offer-lifecycle';
 import { DEFAULT_REVENUE_SHARES, distributionRevenues, type RevenueShares } from '../domain/money';
-import type { DistributionOffer } from './distribution-offer';
+import type { DistributionMedium, DistributionOffer } from './distribution-offer';
 import type { OfferInput } from './offer';
 import { iso } from './common';
 
@@ -19,19 +19,44 @@ export function skuOf(offerId: string): string {
 
 /**
  * When the offer left the catalogue, or null while it is visible (or not yet started): closed_at
- * once closed; else the last change for an offer taken off sale by its status or sold out; else the
- * start of the day after its end_date. `closedAtSql` (store/distribution-search.ts) is the same rule in SQL.
+ * once closed; else the last change for an offer taken off sale by its status; else the
+ * start of the day after its end_date; else, sold out, when its stock reached zero. `closedAtSql` (store/distribution-search.ts) is the same rule in SQL.
  */
 export function distributionClosedAt(row: OfferRow, today = utcDay()): Date | null {
   if (row.closed_at) return new Date(row.closed_at);
   if (!SELLABLE.includes(row.status as OfferStatus)) return row.published_at ? new Date(row.updated_at) : null;
   if (row.end_date < today) return new Date(`${addDays(row.end_date, 1)}T00:00:00Z`);
-  if (row.quantity_in_stock === 0) return new Date(row.updated_at);
+  if (row.quantity_in_stock === 0) return new Date(row.availability_changed_at ?? row.updated_at);
   return null;
 }
 
+/** Where the offers' media are served: the interface's absolute address, and the media's live attachment rows by id. */
+export interface MediaLinks {
+  base: string;
+  attachments: ReadonlyMap<string, AttachmentRow>;
+}
+
+/** The route that serves one medium of an offer (api/routes/distribution/offers.ts), under the interface's address. */
+export function mediumUrl(base: string, offerId: string, mediumId: string): string {
+  return `${base}/offers/${encodeURIComponent(offerId)}/media/${encodeURIComponent(mediumId)}`;
+}
+
+/** The offer's media with their URL, type and size; an attachment deleted since (or not the offer's own client's) keeps only its id. */
+function distributionMedia(row: OfferRow, doc: OfferInput, links?: MediaLinks): DistributionMedium[] {
+  return (doc.creative.original_media ?? []).map(({ id }) => {
+    const att = links?.attachments.get(id);
+    if (!links || !att || att.client_id !== row.client_id) return { id };
+    return { id, url: mediumUrl(links.base, row.id, id), content_type: att.content_type, width: att.width, height: att.height };
+  });
+}
+
 /** The offer as the distribution interface shows it: common fields and distribution attributes only. */
-export function toDistributionOffer(row: FoundOffer, shares: RevenueShares = DEFAULT_REVENUE_SHARES, today = utcDay()): DistributionOffer {
+export function toDistributionOffer(
+  row: FoundOffer,
+  shares: RevenueShares = DEFAULT_REVENUE_SHARES,
+  today = utcDay(),
+  media?: MediaLinks,
+): DistributionOffer {
   const doc = row.document as OfferInput;
   const a = doc.advertiser;
   const revenues = distributionRevenues(doc.price, shares);
@@ -53,7 +78,7 @@ export function toDistributionOffer(row: FoundOffer, shares: RevenueShares = DEF
     vouchers_activation_date: doc.vouchers_activation_date,
     vouchers_expire: doc.vouchers_expire,
     quantity_in_stock: row.quantity_in_stock,
-    creative: doc.creative,
+    creative: { ...doc.creative, original_media: distributionMedia(row, doc, media) },
     demographics: doc.demographics,
     restrictions: doc.restrictions,
     advertiser: {

@@ -14,6 +14,20 @@ import { DEFAULT_RADIUS_MILES, MAX_RADIUS_MILES, MAX_RECENT_DAYS, SORT_FIELDS, t
 /** ISO 8601 timestamps in UTC, already strings (toDistributionOffer formats them). */
 const Time = z.string();
 
+/**
+ * One of the offer's media as publishers see it: where to fetch its bytes (with the same API key)
+ * and what they are. `url` is absent only where no request address is known (callback bodies) or
+ * the advertiser has deleted the file since.
+ */
+export const DistributionMedium = z.object({
+  id: z.string(),
+  url: z.string().optional().describe('Absolute URL of GET /offers/:id/media/:media_id, which serves the bytes'),
+  content_type: z.string().optional(),
+  width: z.number().int().nullable().optional().describe('Pixels, for images whose header could be read; else null'),
+  height: z.number().int().nullable().optional(),
+});
+export type DistributionMedium = z.infer<typeof DistributionMedium>;
+
 export const DistributionOffer = z.object({
   id: z.string(),
   sku: z.string(),
@@ -32,7 +46,7 @@ export const DistributionOffer = z.object({
   vouchers_expire: Expiration.optional(),
   /** Units a publisher can still sell; null = unlimited. */
   quantity_in_stock: z.number().int().nullable(),
-  creative: Creative,
+  creative: Creative.extend({ original_media: z.array(DistributionMedium) }),
   demographics: Demographics.optional(),
   restrictions: Restrictions.optional(),
   advertiser: Advertiser.extend({ id: z.string() }),

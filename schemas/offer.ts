@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Currency, DateString, Location, Timestamp } from './common';
+import { boundedInt, Currency, DateString, HttpUrl, IdParam, PG_INTEGER_MAX, RedemptionLocation, Timestamp } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
 import { PageQuery } from './pagination';
 import { CLIENT_STATUSES, OFFER_STATUSES } from '../domain/offer-lifecycle';
@@ -43,8 +43,8 @@ export const Demographics = z.object({
 
 export const Restrictions = z.object({
   min_age: z.number().int().min(0).max(150).optional(),
-  limit_per_customer: z.number().int().min(1).optional(),
-  limit_per_order: z.number().int().min(1).optional(),
+  limit_per_customer: boundedInt(1, 1_000_000).optional(),
+  limit_per_order: boundedInt(1, 1_000_000).optional(),
   new_customers_only: z.boolean().optional(),
   appointment_required: z.boolean().optional(),
   online_redemption: z.boolean().optional(),
@@ -57,7 +57,7 @@ export const Restrictions = z.object({
 
 export const BundleItem = z.object({
   title: z.string().min(1).max(200),
-  quantity: z.number().int().min(1),
+  quantity: boundedInt(1, 1_000_000),
   value: Currency.optional(),
 });
 
@@ -79,16 +79,37 @@ export const Creative = z.object({
 });
 
 export const Advertiser = z.object({
-  name: z.string().min(1).max(200),
+  /** An existing advertiser of yours (GET /advertisers); without it the advertiser is found or created by name. */
+  id: IdParam.optional(),
+  name: z.string().trim().min(1).max(200),
   description: z.string().max(5000).optional(),
   categories: z
-    .array(z.object({ id: z.number().int() }))
+    .array(z.object({ id: boundedInt(1, PG_INTEGER_MAX) }))
     .max(20)
     .default([]),
-  redemption_locations: z.array(Location).max(500).default([]),
-  website_url: z.string().url().max(500).optional(),
+  redemption_locations: z.array(RedemptionLocation).max(500).default([]),
+  website_url: HttpUrl.optional(),
   public_phone: z.string().max(50).optional(),
 });
+
+/**
+ * A voucher code the advertiser supplies (spec 2.1 `vouchers`). Letters, digits, `-` and `_`, so a
+ * code or barcode can stand in the `/advertisers/:advertiser_id/vouchers/:code` path and in a Code 128 barcode.
+ */
+const VoucherCode = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, - or _');
+export const SuppliedVoucherInput = z.object({ redemption_code: VoucherCode, barcode: VoucherCode.optional() });
+export const MAX_SUPPLIED_VOUCHERS = 20_000;
+
+/** A supplied code as the submission offer answers it: `available` until sold, then its voucher's status. */
+export const SuppliedVoucher = z.object({
+  id: z.string(),
+  redemption_code: z.string(),
+  barcode: z.string().nullable(),
+  status: z.enum(['available', 'acquired', 'redeemed', 'cancelled']),
+  redeemed_at: Timestamp.nullable(),
+  cancelled_at: Timestamp.nullable(),
+});
+export type SuppliedVoucher = z.output<typeof SuppliedVoucher>;
 
 export const CustomAttribute = z.object({ name: z.string().min(1).max(100), value: z.string().max(2000) });
 
@@ -103,7 +124,7 @@ const offerFields = {
   start_date: DateString,
   end_date: DateString,
   items: z.array(BundleItem).max(50).optional(),
-  checkins_required: z.number().int().min(1).optional(),
+  checkins_required: boundedInt(1, 1000).optional(),
   vouchers_activation_date: DateString.optional(),
   vouchers_expire: Expiration.optional(),
   creative: Creative.default({ requires_editorial_support: false, headlines: [], original_media: [] }),
@@ -114,9 +135,19 @@ const offerFields = {
   initial_quantity: z.number().int().min(0).max(10_000_000).optional(),
   advertiser_rebate: Currency.optional(),
   custom_attributes: z.array(CustomAttribute).max(100).default([]),
+  /** The advertiser's own codes: the offer then sells exactly these (docs/orders-and-vouchers.md). */
+  vouchers: z.array(SuppliedVoucherInput).min(1).max(MAX_SUPPLIED_VOUCHERS).optional(),
 };
 
 type OfferDraft = z.infer<z.ZodObject<typeof offerFields>>;
+
+/** What is wrong when supplied codes repeat a redemption_code, or undefined when none does. */
+export function repeatedCodes(codes: ReadonlyArray<{ redemption_code: string }>): string | undefined {
+  const seen = new Set<string>();
+  const repeated = [...new Set(codes.map((v) => v.redemption_code).filter((c) => seen.has(c) || !seen.add(c)))];
+  if (repeated.length === 0) return undefined;
+  return `a redemption_code appears more than once: ${repeated.slice(0, 20).join(', ')}${repeated.length > 20 ? ', …' : ''}`;
+}
 
 /** Cross-field rules, each reported on the field a client must fix. */
 function offerRules(o: OfferDraft, ctx: z.RefinementCtx) {
@@ -124,7 +155,14 @@ function offerRules(o: OfferDraft, ctx: z.RefinementCtx) {
   if (o.end_date < o.start_date) issue(['end_date'], 'end_date must not be before start_date');
   if (o.type !== 'coupon') {
     if (!o.price) issue(['price'], `price is required for a ${o.type}`);
-    if (o.initial_quantity === undefined) issue(['initial_quantity'], `initial_quantity (the stock) is required for a ${o.type}`);
+    if (o.initial_quantity === undefined && !o.vouchers)
+      issue(['initial_quantity'], `initial_quantity (the stock) is required for a ${o.type}, unless you supply its vouchers`);
+  }
+  if (o.vouchers) {
+    if (o.initial_quantity !== undefined && o.initial_quantity !== o.vouchers.length)
+      issue(['initial_quantity'], `initial_quantity must equal the number of supplied vouchers (${o.vouchers.length}), or be left out`);
+    const repeated = repeatedCodes(o.vouchers);
+    if (repeated) issue(['vouchers'], repeated);
   }
   if (o.checkins_required !== undefined && o.type !== 'coupon') issue(['checkins_required'], 'checkins_required applies to coupons only');
   if (o.items && o.type !== 'deal') issue(['items'], 'items (bundle contents) apply to deals only');
@@ -158,7 +196,32 @@ export const OfferUpdate = z
   .refine((u) => Object.keys(u).length > 0, { message: 'nothing to change' });
 export type OfferUpdate = Partial<OfferInput> & { status?: (typeof CLIENT_STATUSES)[number] };
 
-export const OfferCreateBody = wrappedBody('offer', OfferInput);
+// The example is what the OpenAPI documents (and so the reference and generated clients) show.
+export const OfferCreateBody = wrappedBody('offer', OfferInput).meta({
+  examples: [
+    {
+      offer: {
+        title: 'Two-course dinner for two',
+        type: 'deal',
+        price: { currency_code: 'USD', amount: 4500 },
+        value: { currency_code: 'USD', amount: 9000 },
+        start_date: '2026-01-01',
+        end_date: '2027-12-31',
+        vouchers_expire: { on: '2028-03-31' },
+        initial_quantity: 100,
+        fine_print: 'Monday to Thursday.',
+        creative: { headlines: ['Dinner for two'], original_media: [] },
+        advertiser: {
+          name: 'Trattoria Roma',
+          categories: [{ id: 2 }],
+          redemption_locations: [
+            { address_line_1: '350 5th Ave', city: 'New York', state_code: 'NY', postal_code: '10118', country_code: 'US' },
+          ],
+        },
+      },
+    },
+  ],
+});
 export const OfferUpdateBody = wrappedBody('offer', OfferUpdate);
 
 const readOnly = {
@@ -176,7 +239,17 @@ export const SubmissionOffer = z.object({
   ...offerFields,
   creative: Creative,
   advertiser: Advertiser.extend({ id: z.string() }),
+  /** For an offer with supplied codes: the first of them in upload order (all: GET /offers/:id/supplied_vouchers). */
+  vouchers: z.array(SuppliedVoucher).optional(),
+  /** For an offer with supplied codes: how many were supplied, and how many are not sold yet. */
+  vouchers_count: z.object({ total: z.number().int(), available: z.number().int() }).optional(),
   reserved_quantity: z.number().int(),
+  /**
+   * Positions (from 0) in `advertiser.redemption_locations` of the locations radius searches
+   * cannot find: neither coordinates were given nor could their postal code or city be placed.
+   * Empty when every location is placed (a location naming only its country is nationwide, not a point).
+   */
+  unplaced_locations: z.array(z.number().int()),
   submitted_at: Timestamp,
   reviewed_at: Timestamp.nullable(),
   rejection_reason: z.string().nullable(),
@@ -186,6 +259,8 @@ export type SubmissionOffer = z.output<typeof SubmissionOffer>;
 
 export const SubmissionOfferResponse = okEnvelope('offer', SubmissionOffer);
 export const SubmissionOfferList = listEnvelope('offers', SubmissionOffer);
+
+export const SuppliedVoucherList = listEnvelope('vouchers', SuppliedVoucher);
 
 export const SubmissionOfferListQuery = PageQuery.extend({
   status: z

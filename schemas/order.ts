@@ -8,6 +8,11 @@ import type { OrderWithDetails } from '../store/orders';
 export const ORDER_STATUSES = ['active', 'cancelled'] as const;
 export const OrderStatus = z.enum(ORDER_STATUSES);
 
+/** Units one order may buy in all: each unit is a voucher row the order's answer carries. */
+export const MAX_UNITS_PER_ORDER = 500;
+/** Vouchers shown per order in `GET /orders`: the whole list is on `GET /orders/:id` (≤ MAX_UNITS_PER_ORDER). */
+export const LIST_VOUCHERS_PER_ORDER = 10;
+
 export const OrderItem = z.object({
   offer_id: z.string().min(1).max(64),
   quantity: z.number().int().min(1).max(100),
@@ -38,6 +43,13 @@ export const OrderCreate = z
     items: z.array(OrderItem).min(1).max(50),
   })
   .superRefine((o, ctx) => {
+    const units = o.items.reduce((sum, it) => sum + it.quantity, 0);
+    if (units > MAX_UNITS_PER_ORDER)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['items'],
+        message: `an order buys at most ${MAX_UNITS_PER_ORDER} units in all; this one asks for ${units}`,
+      });
     const seen = new Set<string>();
     o.items.forEach((it, i) => {
       if (seen.has(it.offer_id))
@@ -47,10 +59,17 @@ export const OrderCreate = z
   });
 export type OrderCreate = z.infer<typeof OrderCreate>;
 
-export const OrderCreateBody = wrappedBody('order', OrderCreate);
-export const OrderUpdateBody = wrappedBody('order', z.object({ status: z.literal('cancelled') }));
+export const OrderCreateBody = wrappedBody('order', OrderCreate).meta({
+  examples: [{ order: { order_number: 'blog-0001', customer_name: 'Ada Lovelace', items: [{ offer_id: 'ofr_8cJ2kq', quantity: 2 }] } }],
+});
+export const OrderUpdateBody = wrappedBody('order', z.object({ status: z.literal('cancelled') })).meta({
+  examples: [{ order: { status: 'cancelled' } }],
+});
 
-/** The order as GET and POST answer it, with all its vouchers. */
+/**
+ * The order as GET and POST answer it, with all its vouchers; in `GET /orders` lists only the
+ * first LIST_VOUCHERS_PER_ORDER (voucher_count says how many there are).
+ */
 export const Order = z.object({
   id: z.string(),
   order_number: z.string(),
@@ -65,6 +84,7 @@ export const Order = z.object({
   /** Physical shipments are not part of this service's digital offers: always empty. */
   shipments: z.array(z.object({ id: z.string() })),
   vouchers: z.array(Voucher),
+  voucher_count: z.number().int(),
 });
 export type Order = z.input<typeof Order>;
 
@@ -76,8 +96,8 @@ export const OrderListQuery = PageQuery.extend({
   account_id: IdParam.optional(),
 });
 
-/** An order with its items and vouchers as the API shows it. */
-export function toOrder(o: OrderWithDetails): z.output<typeof Order> {
+/** An order with its items and vouchers as the API shows it; `siteBase` is the site's absolute address (print_url). */
+export function toOrder(o: OrderWithDetails, siteBase: string): z.output<typeof Order> {
   return {
     id: o.id,
     order_number: o.order_number,
@@ -90,6 +110,7 @@ export function toOrder(o: OrderWithDetails): z.output<typeof Order> {
     cancelled_at: o.cancelled_at?.toISOString() ?? null,
     shipping_address: (o.shipping_address as Location | null) ?? null,
     shipments: [],
-    vouchers: o.vouchers.map(toVoucher),
+    vouchers: o.vouchers.map((v) => toVoucher(v, siteBase)),
+    voucher_count: o.voucher_count,
   };
 }

@@ -31,7 +31,9 @@ export const ReservationUpdate = z
   .superRefine(window)
   .refine((u) => Object.keys(u).length > 0, { message: 'nothing to change' });
 
-export const ReservationCreateBody = wrappedBody('reservation', ReservationCreate);
+export const ReservationCreateBody = wrappedBody('reservation', ReservationCreate).meta({
+  examples: [{ reservation: { account_id: 'acc_3Fh9x2', quantity_reserved: 10, start_date: '2026-06-01', end_date: '2026-06-30' } }],
+});
 export const ReservationUpdateBody = wrappedBody('reservation', ReservationUpdate);
 
 export const Reservation = z.object({

@@ -23,12 +23,15 @@ export const Voucher = z.object({
   reservation_id: z.string().nullable(),
   account_id: z.string().nullable(),
   barcode: z.string(),
+  /** The customer's voucher page (docs/orders-and-vouchers.md): open it without a key, print it, scan it. */
   print_url: z.string(),
 });
 export type Voucher = z.input<typeof Voucher>;
 
 /** Redeem is `{voucher:{status:"redeemed"}}`, cancel is `{voucher:{status:"cancelled"}}`. */
-export const VoucherUpdateBody = wrappedBody('voucher', z.object({ status: z.enum(['redeemed', 'cancelled']) }));
+export const VoucherUpdateBody = wrappedBody('voucher', z.object({ status: z.enum(['redeemed', 'cancelled']) })).meta({
+  examples: [{ voucher: { status: 'redeemed' } }],
+});
 
 export const VoucherResponse = okEnvelope('voucher', Voucher);
 export const VoucherList = listEnvelope('vouchers', Voucher);
@@ -40,11 +43,14 @@ export const VoucherListQuery = PageQuery.extend({
 });
 export type VoucherListQuery = z.infer<typeof VoucherListQuery>;
 
-/** Printable voucher page for the customer, on the distribution interface (needs the distributor's key). */
-export const printUrl = (voucherId: string) => `/distribution/beta/vouchers/${voucherId}/print`;
+/** Where the customer's voucher pages live, under the site's root (no API key: the token is the key). */
+export const CUSTOMER_VOUCHER_PATH = '/customer/vouchers';
 
-/** A voucher row as the API shows it. */
-export function toVoucher(v: VoucherRow): z.output<typeof Voucher> {
+/** The customer's voucher page: absolute, unguessable (the voucher's page token), revocable by rotating the token. */
+export const printUrl = (siteBase: string, pageToken: string) => `${siteBase}${CUSTOMER_VOUCHER_PATH}/${pageToken}`;
+
+/** A voucher row as the API shows it; `siteBase` is the site's absolute address, for print_url. */
+export function toVoucher(v: VoucherRow, siteBase: string): z.output<typeof Voucher> {
   return {
     id: v.id,
     offer_id: v.offer_id,
@@ -59,6 +65,6 @@ export function toVoucher(v: VoucherRow): z.output<typeof Voucher> {
     reservation_id: v.reservation_id,
     account_id: v.account_id,
     barcode: v.barcode,
-    print_url: printUrl(v.id),
+    print_url: printUrl(siteBase, v.page_token),
   };
 }

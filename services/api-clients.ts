@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { ApiInterface, ServiceEnvironment } from '../domain/environment';
 import { Failure, invalidField } from '../domain/failures';
 import {
+  findClientSettings,
   findLiveClientByKeyHash,
   findLiveClientByKeyHashOrId,
   insertApiClient,
@@ -64,8 +66,14 @@ export async function checkApiKey(
   deps: Pick<ServiceDeps, 'db'>,
   key: string,
   expected: { iface: ApiInterface; environment: ServiceEnvironment },
+  cache?: ApiKeyCache,
 ): Promise<KeyCheck> {
-  const client = await findLiveClientByKeyHash(deps.db, hashApiKey(key));
+  const hash = hashApiKey(key);
+  let client = cache?.get(hash);
+  if (!client) {
+    client = await findLiveClientByKeyHash(deps.db, hash);
+    if (client) cache?.set(hash, client);
+  }
   if (!client) return { ok: false, refusal: 'unknown_key', message: 'unknown or revoked API key' };
   if (client.environment !== expected.environment) {
     return {
@@ -78,6 +86,24 @@ export async function checkApiKey(
     return { ok: false, refusal: 'wrong_interface', message: `this key is for the ${client.interface} interface, not ${expected.iface}` };
   }
   return { ok: true, client };
+}
+
+/**
+ * Live clients by key hash, for `API_KEY_CACHE_SECONDS`: a key used again within that time costs
+ * no query. A key revoked (by another process, the admin CLI) is still taken until its entry
+ * expires; an unknown key is never cached, so a new key works at once. Per-client settings that
+ * operators switch (reservations) are read fresh where they matter, not from here.
+ */
+export type ApiKeyCache = LRUCache<string, ApiClient>;
+
+/** The cache for one API process; undefined when `seconds` is 0 (every request reads the key). */
+export function createApiKeyCache(seconds: number): ApiKeyCache | undefined {
+  return seconds > 0 ? new LRUCache<string, ApiClient>({ max: 10_000, ttl: seconds * 1000 }) : undefined;
+}
+
+/** Whether an operator has turned reservations on for this client, read now (not from the key cache). */
+export async function reservationsEnabled(deps: Pick<ServiceDeps, 'db'>, clientId: string): Promise<boolean> {
+  return (await findClientSettings(deps.db, clientId))?.reservations_enabled ?? false;
 }
 
 /** The live client behind an API key or a client id (operators may give either), if any. */

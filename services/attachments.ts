@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { imageSize } from 'image-size';
 import { Failure, invalidField, notFound } from '../domain/failures';
 import {
   ALLOWED_TYPES_TEXT,
@@ -57,6 +58,7 @@ export async function storeAttachment(
   let type: FileType | undefined;
   const inspect = (head: Buffer) => (type = requireAllowedType(head)).contentType;
   const { size } = await upload.put(key, { maxBytes: deps.config.ATTACHMENT_MAX_BYTES, inspect, headBytes: SNIFF_BYTES });
+  const dimensions = type!.contentType.startsWith('image/') ? await imageDimensions(deps, key) : null;
   return insertAttachment(db, {
     id,
     client_id: clientId,
@@ -64,10 +66,32 @@ export async function storeAttachment(
     content_type: type!.contentType,
     size_bytes: size,
     object_key: key,
+    width: dimensions?.width ?? null,
+    height: dimensions?.height ?? null,
   }).catch(async (err) => {
     await store.client.removeObject(store.bucket, key).catch(() => undefined);
     throw err;
   });
+}
+
+/** How much of an image is read to find its size: PNG states it in its first 24 bytes, JPEG in a frame header after its metadata. */
+const DIMENSIONS_HEAD_BYTES = 512 * 1024;
+
+/**
+ * An uploaded image's pixel size, read from the start of the stored object (one ranged GET, done
+ * once at upload so offer answers never read the store). Null when the header cannot be read
+ * there (a JPEG with more than 512 KiB of metadata before its frame): the image is still accepted.
+ */
+async function imageDimensions(deps: Pick<ServiceDeps, 'store'>, key: string): Promise<{ width: number; height: number } | null> {
+  try {
+    const stream = await deps.store.client.getPartialObject(deps.store.bucket, key, 0, DIMENSIONS_HEAD_BYTES);
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    const { width, height } = imageSize(Buffer.concat(chunks));
+    return width > 0 && height > 0 ? { width, height } : null;
+  } catch {
+    return null;
+  }
 }
 
 /** One of the client's live attachments; another client's is not found. */

@@ -2,6 +2,8 @@ import type { ServiceEnvironment } from '../domain/environment';
 import { Failure, invalidField } from '../domain/failures';
 import {
   disableEndpoint,
+  encryptClearSecrets,
+  encryptedSecrets,
   findEndpoint,
   recentDeliveries,
   replayEvent,
@@ -10,6 +12,7 @@ import {
   type DeliveryLane,
 } from '../store/callbacks';
 import type { ApiClient, CallbackEndpointRow } from '../store/database';
+import { openSecret } from '../store/secret-box';
 import { findOfferEvent } from '../store/offer-events';
 import { wakeCallbackLane } from '../workflows/callback-delivery-messages';
 import { revenueShares } from '../domain/money';
@@ -66,7 +69,12 @@ export async function setCallbackUrl(
   const client = await callbackClient(deps, s.keyOrId);
   const refused = await deps.refuseUrl(s.url, deps.config.SERVICE_ENVIRONMENT);
   if (refused !== null) throw invalidField('url', `refused: ${refused}`);
-  const { endpoint, secret } = await setEndpoint(deps.db, { clientId: client.id, url: s.url, format: s.format });
+  const { endpoint, secret } = await setEndpoint(deps.db, {
+    clientId: client.id,
+    url: s.url,
+    format: s.format,
+    secretKey: deps.config.CALLBACK_SECRET_KEY,
+  });
   return { client, endpoint, secret };
 }
 
@@ -99,7 +107,24 @@ export async function disableCallbacks(deps: Deps, keyOrId: string, reason: stri
 /** A new signing secret; the old one keeps signing too for CALLBACK_SECRET_OVERLAP_SECONDS. */
 export async function rotateCallbackSecret(deps: Deps, keyOrId: string): Promise<{ secret: string; previousValidUntil: Date }> {
   const { endpoint } = await endpointOf(deps, keyOrId);
-  return rotateSecret(deps.db, endpoint.id, deps.config.CALLBACK_SECRET_OVERLAP_SECONDS);
+  return rotateSecret(deps.db, endpoint.id, deps.config.CALLBACK_SECRET_OVERLAP_SECONDS, deps.config.CALLBACK_SECRET_KEY);
+}
+
+/**
+ * At start-up: when secrets are stored encrypted, CALLBACK_SECRET_KEY must be set and open every
+ * one (SecretKeyError otherwise), so a missing or wrong key stops the start instead of failing
+ * deliveries one by one. One AES-GCM open per endpoint: microseconds each.
+ */
+export async function checkCallbackSecretKey(deps: Deps): Promise<void> {
+  for (const sealed of await encryptedSecrets(deps.db)) openSecret(sealed, deps.config.CALLBACK_SECRET_KEY);
+}
+
+/** Encrypts with CALLBACK_SECRET_KEY every signing secret still stored in clear; how many endpoints changed. */
+export async function encryptCallbackSecrets(deps: Deps): Promise<number> {
+  const key = deps.config.CALLBACK_SECRET_KEY;
+  if (!key) throw new Failure('conflict', 'CALLBACK_SECRET_KEY is not set: there is no key to encrypt with');
+  await checkCallbackSecretKey(deps); // one key for all rows: refuse to mix in a second one
+  return encryptClearSecrets(deps.db, key);
 }
 
 /** A client's recent deliveries, newest first (between 1 and 500 of them; 20 when `limit` is not a number). */

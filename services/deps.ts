@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../infra/config';
 import type { Db } from '../store/db';
 import type { Logger } from '../infra/logger';
+import type { BusinessMetrics } from '../infra/metrics';
 import type { ObjectStore } from '../infra/object-store';
 
 /** What the API needs from the outside world, built once by infra/services.ts. */
@@ -11,4 +12,8 @@ export interface ServiceDeps {
   temporal: Client;
   store: ObjectStore;
   log: Logger;
+  /** The business counters this process exposes on /metrics (infra/metrics.ts). */
+  metrics: BusinessMetrics;
+  /** The Temporal Web UI's base address (TEMPORAL_UI_URL, or the dev server's), for links to workflows. */
+  temporalUiUrl?: string;
 }

@@ -1,5 +1,8 @@
+import type { Readable } from 'node:stream';
+import { findLiveAttachments } from '../store/attachments';
 import { categoryTree } from '../store/categories';
-import { findVisibleOffer, searchDistributionOffers, type OfferSearch } from '../store/distribution-search';
+import type { AttachmentRow, OfferRow } from '../store/database';
+import { findReadableOffer, searchDistributionOffers, type OfferSearch } from '../store/distribution-search';
 import { geocodePostalCode } from '../store/geocode';
 import { utcDay } from '../domain/dates';
 import { invalidField, notFound } from '../domain/failures';
@@ -7,7 +10,8 @@ import { revenueShares } from '../domain/money';
 import { DEFAULT_RADIUS_MILES, defaultSort, withDescendants, type CategoryNode, type Coordinates } from '../domain/offer-search';
 import type { Paged } from '../domain/paging';
 import type { DistributionOffer, DistributionOfferQuery } from '../schemas/distribution-offer';
-import { toDistributionOffer } from '../schemas/distribution-offer-view';
+import { toDistributionOffer, type MediaLinks } from '../schemas/distribution-offer-view';
+import type { OfferInput } from '../schemas/offer';
 import type { ServiceDeps } from './deps';
 
 /*
@@ -17,10 +21,18 @@ import type { ServiceDeps } from './deps';
 
 type Deps = Pick<ServiceDeps, 'db' | 'config'>;
 
-/** The search centre, if any: a postal code (refused when unknown) or coordinates. */
+const mediaIdsOf = (row: OfferRow) => ((row.document as OfferInput).creative.original_media ?? []).map((m) => m.id);
+
+/** The live attachments behind these offers' media, for their URLs, types and sizes (one query per page). */
+async function mediaLinks(deps: Deps, rows: readonly OfferRow[], base: string): Promise<MediaLinks> {
+  const attachments = await findLiveAttachments(deps.db, rows.flatMap(mediaIdsOf));
+  return { base, attachments: new Map(attachments.map((a) => [a.id, a])) };
+}
+
+/** The search centre, if any: a postal code (of `country_code` when given; refused when unknown) or coordinates. */
 export function searchCentre(q: DistributionOfferQuery): Coordinates | undefined {
   if (q.postal_code !== undefined) {
-    const c = geocodePostalCode(q.postal_code);
+    const c = geocodePostalCode(q.postal_code, q.country_code);
     if (!c) throw invalidField('postal_code', `postal_code ${JSON.stringify(q.postal_code)} is not a known postal code`);
     return c;
   }
@@ -62,20 +74,53 @@ export function offerSearch(q: DistributionOfferQuery, tree: readonly CategoryNo
   };
 }
 
-/** One page of the offers on sale now that match the query, as publishers see them. */
-export async function searchOffers(deps: Deps, q: DistributionOfferQuery): Promise<Paged<DistributionOffer>> {
+/**
+ * One page of the offers on sale now that match the query, as publishers see them; `base` is the
+ * interface's absolute address, for the media URLs.
+ */
+export async function searchOffers(deps: Deps, q: DistributionOfferQuery, base: string): Promise<Paged<DistributionOffer>> {
   const now = new Date();
   const tree = q.categories || q.category_ids ? await categoryTree(deps.db) : [];
   const search = offerSearch(q, tree, now);
   const { rows, total } = await searchDistributionOffers(deps.db, search);
   const shares = revenueShares(deps.config);
-  return { rows: rows.map((r) => toDistributionOffer(r, shares, search.today)), total };
+  const media = await mediaLinks(deps, rows, base);
+  return { rows: rows.map((r) => toDistributionOffer(r, shares, search.today, media)), total };
 }
 
-/** One offer a publisher may see now; not found for unknown or invisible ids. */
-export async function getVisibleOffer(deps: Deps, offerId: string): Promise<DistributionOffer> {
-  const today = utcDay();
-  const row = await findVisibleOffer(deps.db, offerId, today);
+/** An offer this client may read: on sale, or one it holds vouchers or a reservation of; else not found. */
+async function readableOffer(deps: Deps, clientId: string, offerId: string, today: string): Promise<OfferRow> {
+  const row = await findReadableOffer(deps.db, clientId, offerId, today);
   if (!row) throw notFound('offer');
-  return toDistributionOffer(row, revenueShares(deps.config), today);
+  return row;
+}
+
+/**
+ * One offer as this publisher may read it: on sale now, or (in whatever state, with its current
+ * status and closed_at) one it has orders or reservations of. Not found otherwise.
+ */
+export async function getReadableOffer(deps: Deps, clientId: string, offerId: string, base: string): Promise<DistributionOffer> {
+  const today = utcDay();
+  const row = await readableOffer(deps, clientId, offerId, today);
+  return toDistributionOffer(row, revenueShares(deps.config), today, await mediaLinks(deps, [row], base));
+}
+
+/**
+ * One medium of an offer the client may read, and a stream of its bytes. Not found when the offer
+ * is not readable, the id is not among its media, or the advertiser has deleted the file.
+ */
+export async function readOfferMedium(
+  deps: Deps & Pick<ServiceDeps, 'store'>,
+  clientId: string,
+  offerId: string,
+  mediumId: string,
+): Promise<{ row: AttachmentRow; body: () => Promise<Readable> }> {
+  const offer = await readableOffer(deps, clientId, offerId, utcDay());
+  const [row] = mediaIdsOf(offer).includes(mediumId) ? await findLiveAttachments(deps.db, [mediumId]) : [];
+  if (!row || row.client_id !== offer.client_id) throw notFound('medium');
+  const body = () =>
+    deps.store.client.getObject(deps.store.bucket, row.object_key).catch((err: { code?: string }) => {
+      throw err.code === 'NoSuchKey' ? notFound('medium content') : err;
+    });
+  return { row, body };
 }

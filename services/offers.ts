@@ -2,6 +2,8 @@ import { newId } from '../store/ids';
 import { deleteUnstartedOffer, findClientOffer, insertOffer, listClientOffers } from '../store/offers';
 import { unknownCategoryIds } from '../store/categories';
 import { unownedAttachmentIds } from '../store/attachments';
+import { findAdvertiser, findAdvertiserByName } from '../store/advertisers';
+import { appendSuppliedCodes, hasSuppliedCodes, listSuppliedCodes, suppliedCodesOf, type SuppliedCode } from '../store/supplied-vouchers';
 import type { OfferRow } from '../store/database';
 import {
   changeStatusUpdate,
@@ -12,10 +14,10 @@ import {
 import { offerReviewWorkflowId } from '../workflows/shared/ids';
 import { AdvertiserNameKey, OfferStatusKey, OfferTypeKey } from '../workflows/shared/search-attributes';
 import { clientMoveError, editError, type ClientStatus, type OfferStatus } from '../domain/offer-lifecycle';
-import { conflict, Failure, notFound, type FailureDetail } from '../domain/failures';
+import { conflict, Failure, invalidField, notFound, type FailureDetail } from '../domain/failures';
 import type { Page, Paged } from '../domain/paging';
-import { OfferInput, type OfferUpdate, type SubmissionOffer } from '../schemas/offer';
-import { toSubmissionOffer } from '../schemas/offer-view';
+import { OfferInput, repeatedCodes, type OfferUpdate, type SubmissionOffer, type SuppliedVoucher } from '../schemas/offer';
+import { toSubmissionOffer, toSuppliedVoucher } from '../schemas/offer-view';
 import type { ServiceDeps } from './deps';
 import { updateFailure } from './workflow-outcomes';
 
@@ -52,19 +54,49 @@ async function checkOfferReferences(deps: Pick<ServiceDeps, 'db'>, clientId: str
         message: `attachment ${id} is not one of your attachments`,
       });
   });
+  if (offer.advertiser.id && !(await findAdvertiser(deps.db, clientId, offer.advertiser.id)))
+    details.push({
+      code: 'invalid_field',
+      field: 'advertiser.id',
+      message: `advertiser ${offer.advertiser.id} is not one of your advertisers (see GET /advertisers)`,
+    });
   if (details.length) throw Failure.of(details);
 }
 
+/** How many supplied codes an offer answer lists; the rest are paged at GET /offers/:id/supplied_vouchers. */
+const SUPPLIED_SHOWN = 100;
+
+/** The offers as the submission interface shows them, with the first supplied codes of those that have them. */
+async function views(deps: Pick<ServiceDeps, 'db'>, rows: OfferRow[]): Promise<SubmissionOffer[]> {
+  const supplied = await suppliedCodesOf(
+    deps.db,
+    rows.map((r) => r.id),
+    SUPPLIED_SHOWN,
+  );
+  return rows.map((r) => toSubmissionOffer(r, supplied.get(r.id)));
+}
+
 /** Creates the offer, pending review, and starts its review workflow; returns the offer as stored. */
-export async function createOffer(deps: Deps, clientId: string, input: OfferInput): Promise<SubmissionOffer> {
-  await checkOfferReferences(deps, clientId, input);
+export async function createOffer(deps: Deps, clientId: string, sent: OfferInput): Promise<SubmissionOffer> {
+  await checkOfferReferences(deps, clientId, sent);
+  // Supplied codes live in their own table, not in the document: the stock is their number.
+  const { vouchers: suppliedCodes, ...rest } = sent;
+  const input: OfferInput = suppliedCodes ? { ...rest, initial_quantity: suppliedCodes.length } : rest;
   const id = newId('ofr');
-  await insertOffer(deps.db, { id, clientId, input });
+  await insertOffer(deps.db, { id, clientId, input, suppliedCodes });
   try {
     await deps.temporal.workflow.start<OfferReviewWorkflow>(OFFER_REVIEW_WORKFLOW_TYPE, {
       workflowId: offerReviewWorkflowId(id),
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-      args: [{ offerId: id, status: 'pending', endDate: input.end_date, reviewReminderSeconds: deps.config.REVIEW_REMINDER_SECONDS }],
+      args: [
+        {
+          offerId: id,
+          status: 'pending',
+          startDate: input.start_date,
+          endDate: input.end_date,
+          reviewReminderSeconds: deps.config.REVIEW_REMINDER_SECONDS,
+        },
+      ],
       typedSearchAttributes: [
         { key: OfferStatusKey, value: 'pending' },
         { key: AdvertiserNameKey, value: input.advertiser.name },
@@ -89,7 +121,19 @@ export async function requireOffer(deps: Pick<ServiceDeps, 'db'>, clientId: stri
 
 /** This client's offer as the submission interface shows it. */
 export async function getOffer(deps: Pick<ServiceDeps, 'db'>, clientId: string, offerId: string): Promise<SubmissionOffer> {
-  return toSubmissionOffer(await requireOffer(deps, clientId, offerId));
+  return (await views(deps, [await requireOffer(deps, clientId, offerId)]))[0];
+}
+
+/** One page of the codes this client supplied for its offer, in upload order, with their state. */
+export async function listSuppliedVouchers(
+  deps: Pick<ServiceDeps, 'db'>,
+  clientId: string,
+  offerId: string,
+  page: Page,
+): Promise<Paged<SuppliedVoucher>> {
+  await requireOffer(deps, clientId, offerId);
+  const { rows, total } = await listSuppliedCodes(deps.db, offerId, page);
+  return { rows: rows.map(toSuppliedVoucher), total };
 }
 
 /** One page of this client's offers, newest first, optionally of some statuses and types only. */
@@ -99,7 +143,7 @@ export async function listOffers(
   q: Page & { status?: OfferStatus[]; type?: string[] },
 ): Promise<Paged<SubmissionOffer>> {
   const { rows, total } = await listClientOffers(deps.db, clientId, q);
-  return { rows: rows.map(toSubmissionOffer), total };
+  return { rows: await views(deps, rows), total };
 }
 
 /** `PUT /offers/:id`: either a status move (`{status}` alone) or an edit of fields; returns the offer after it. */
@@ -136,10 +180,21 @@ async function moveOffer(deps: Deps, row: OfferRow, to: ClientStatus): Promise<v
   await updateWorkflow(deps, row.id, (h) => h.executeUpdate(changeStatusUpdate, { args: [{ to }] }));
 }
 
-/** Merges changed fields into the offer (top-level fields replace whole) and validates the result whole. */
-async function editOffer(deps: Deps, row: OfferRow, changes: Partial<OfferInput>): Promise<void> {
+/**
+ * Merges changed fields into the offer (top-level fields replace whole) and validates the result
+ * whole. Supplied `vouchers` are appended to the offer's codes (one transaction, growing its stock)
+ * once the rest is known to be valid; the other fields then go through the review workflow.
+ */
+async function editOffer(deps: Deps, row: OfferRow, sent: Partial<OfferInput>): Promise<void> {
   const refused = editError(row.status as OfferStatus);
   if (refused) throw conflict('invalid_state_transition', refused, { status: row.status });
+  const { vouchers: added, ...changes } = sent;
+  const sells = await hasSuppliedCodes(deps.db, row.id);
+  if (added && !sells)
+    throw invalidField('vouchers', 'this offer was created without supplied codes; its codes are generated by the service');
+  const repeated = added && repeatedCodes(added);
+  if (repeated) throw invalidField('vouchers', repeated);
+  if (sells) await checkSuppliedEdit(deps, row, changes, added);
   const merged = OfferInput.safeParse({ ...(row.document as object), ...changes });
   if (!merged.success) {
     throw Failure.of(
@@ -147,6 +202,39 @@ async function editOffer(deps: Deps, row: OfferRow, changes: Partial<OfferInput>
     );
   }
   await checkOfferReferences(deps, row.client_id, merged.data);
+  if (changes.advertiser) await checkAdvertiserName(deps, row, merged.data);
+  if (added) await appendSuppliedCodes(deps.db, { offerId: row.id, codes: added });
   const changedFields = Object.keys(changes);
+  if (changedFields.length === 0) return;
+  if (added && changes.initial_quantity === undefined) merged.data.initial_quantity = (row.initial_quantity ?? 0) + added.length;
   await updateWorkflow(deps, row.id, (h) => h.executeUpdate(editOfferUpdate, { args: [{ input: merged.data, changedFields }] }));
+}
+
+/**
+ * An edit of an offer that sells supplied codes: its stock follows its codes, so initial_quantity,
+ * if sent, must equal their number after the append; and its codes are its advertiser's, so it keeps it.
+ */
+async function checkSuppliedEdit(deps: Deps, row: OfferRow, changes: Partial<OfferInput>, added?: SuppliedCode[]): Promise<void> {
+  const total = (row.initial_quantity ?? 0) + (added?.length ?? 0);
+  if (changes.initial_quantity !== undefined && changes.initial_quantity !== total)
+    throw invalidField('initial_quantity', `initial_quantity must equal the number of supplied vouchers (${total}), or be left out`);
+  if (changes.advertiser?.id && changes.advertiser.id !== row.advertiser_id)
+    throw invalidField('advertiser.id', 'an offer with supplied voucher codes keeps its advertiser (its codes are unique per advertiser)');
+}
+
+/**
+ * Without `advertiser.id`, an edit keeps the offer's advertiser and renames it; a name another of
+ * the client's advertisers has is refused (the store checks again, under its lock).
+ */
+async function checkAdvertiserName(deps: Deps, row: OfferRow, offer: OfferInput): Promise<void> {
+  const other = await findAdvertiserByName(deps.db, row.client_id, offer.advertiser.name);
+  const target = offer.advertiser.id ?? row.advertiser_id;
+  if (other && other.id !== target)
+    throw invalidField(
+      'advertiser.name',
+      `another of your advertisers (${other.id}) is named "${other.name}"; send advertiser.id to use it`,
+      {
+        advertiser_id: other.id,
+      },
+    );
 }

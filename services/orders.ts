@@ -2,24 +2,20 @@ import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError } from
 import type { ServiceDeps } from './deps';
 import { updateFailure, withinDeadline } from './workflow-outcomes';
 import type { Page, Paged } from '../domain/paging';
-import { conflict, notFound, refusalFailure } from '../domain/failures';
+import { conflict, Failure, notFound, refusalFailure } from '../domain/failures';
 import { requireActiveAccount } from '../domain/account-lifecycle';
 import { findAccount } from '../store/accounts';
 import { derivedId } from '../store/ids';
 import { findAnyOrder, findOrder, listOrders as listOrderRows, type OrderWithDetails } from '../store/orders';
-import { toOrder, type OrderCreate } from '../schemas/order';
-import {
-  cancelOrderUpdate,
-  ORDER_CANCELLABLE_MS,
-  ORDER_WORKFLOW_TYPE,
-  placedUpdate,
-  type OrderFulfilmentInput,
-} from '../workflows/order-fulfilment-messages';
-import { orderWorkflowId } from '../workflows/shared/ids';
+import { LIST_VOUCHERS_PER_ORDER, toOrder, type OrderCreate } from '../schemas/order';
+import { ORDER_WORKFLOW_TYPE, placedUpdate, type OrderFulfilmentInput } from '../workflows/order-fulfilment-messages';
+import { cancelledUpdate, ORDER_CANCELLATION_WORKFLOW_TYPE, type OrderCancellationInput } from '../workflows/order-cancellation-messages';
+import { orderCancellationWorkflowId, orderWorkflowId } from '../workflows/shared/ids';
 
 /*
- * Orders: each is an order-fulfilment workflow whose id comes from (client, order_number). Placing
- * starts it with an Update that answers once the order is placed, so the answer holds the vouchers.
+ * Orders: each is placed by an order-fulfilment workflow whose id comes from (client,
+ * order_number), started with an Update that answers once the order is placed, so the answer holds
+ * the vouchers. Cancelling is an order-cancellation workflow whose id comes from the order.
  */
 
 type OrderView = ReturnType<typeof toOrder>;
@@ -33,12 +29,21 @@ async function requireOrder(deps: Pick<ServiceDeps, 'db'>, clientId: string, id:
  * again is a duplicate (with the existing order's id), unless that order was refused.
  */
 export async function placeOrder(
-  deps: Pick<ServiceDeps, 'db' | 'temporal' | 'config'>,
+  deps: Pick<ServiceDeps, 'db' | 'temporal' | 'config' | 'metrics'>,
   clientId: string,
   o: OrderCreate,
+  siteBase: string,
 ): Promise<OrderView> {
   const { temporal, config } = deps;
-  if (o.account_id) requireActiveAccount(o.account_id, await findAccount(deps.db, clientId, o.account_id));
+  if (o.account_id) {
+    // Refused before any workflow starts; the placing activity counts the refusals it decides itself.
+    try {
+      requireActiveAccount(o.account_id, await findAccount(deps.db, clientId, o.account_id));
+    } catch (err) {
+      if (err instanceof Failure) deps.metrics.orderRefused(err.details[0].code);
+      throw err;
+    }
+  }
   const workflowId = orderWorkflowId(clientId, o.order_number);
   const orderId = derivedId('ord', workflowId);
   const input: OrderFulfilmentInput = {
@@ -52,7 +57,6 @@ export async function placeOrder(
       shippingAddress: o.shipping_address ?? null,
       items: o.items,
     },
-    cancellableForMs: ORDER_CANCELLABLE_MS,
   };
   const startWorkflowOperation = new WithStartWorkflowOperation(ORDER_WORKFLOW_TYPE, {
     workflowId,
@@ -72,6 +76,11 @@ export async function placeOrder(
       },
     );
     if (!placed.ok) throw refusalFailure(placed);
+    // The workflow answers with the order as placing wrote it, unless it was too large to carry.
+    if ('order' in placed) {
+      const order = placed.order;
+      return { ...order, vouchers: order.vouchers.map((v) => ({ ...v, print_url: `${siteBase}${v.print_url}` })) };
+    }
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) {
       throw conflict('duplicate', `order_number ${o.order_number} is already used by order ${orderId}`, {
@@ -81,40 +90,62 @@ export async function placeOrder(
     }
     throw err;
   }
-  return getOrder(deps, clientId, orderId);
+  return getOrder(deps, clientId, orderId, siteBase);
 }
 
 /** One order of this client, with its items and vouchers (not_found otherwise). */
-export async function getOrder(deps: Pick<ServiceDeps, 'db'>, clientId: string, id: string): Promise<OrderView> {
-  return toOrder(await requireOrder(deps, clientId, id));
+export async function getOrder(deps: Pick<ServiceDeps, 'db'>, clientId: string, id: string, siteBase: string): Promise<OrderView> {
+  return toOrder(await requireOrder(deps, clientId, id), siteBase);
 }
 
-/** A page of this client's orders, newest first. */
+/** A page of this client's orders, newest first; each shows its first LIST_VOUCHERS_PER_ORDER vouchers (bounded answers). */
 export async function listOrders(
   deps: Pick<ServiceDeps, 'db'>,
   clientId: string,
   q: Page & { order_number?: string; status?: OrderWithDetails['status']; account_id?: string },
+  siteBase: string,
 ): Promise<Paged<OrderView>> {
-  const { rows, total } = await listOrderRows(deps.db, clientId, q);
-  return { rows: rows.map(toOrder), total };
+  const { rows, total } = await listOrderRows(deps.db, clientId, q, LIST_VOUCHERS_PER_ORDER);
+  return { rows: rows.map((r) => toOrder(r, siteBase)), total };
 }
 
-/** Cancels the whole order through its workflow (the only change an order takes) and returns it. */
-export async function cancelOrder(deps: Pick<ServiceDeps, 'db' | 'temporal'>, clientId: string, id: string): Promise<OrderView> {
+/**
+ * Cancels the order through its cancellation workflow and returns it: acquired vouchers cancelled,
+ * redeemed ones kept. Cancelling a cancelled order answers it as it is (the PUT is idempotent).
+ */
+export async function cancelOrder(
+  deps: Pick<ServiceDeps, 'db' | 'temporal' | 'config'>,
+  clientId: string,
+  id: string,
+  siteBase: string,
+): Promise<OrderView> {
+  const { temporal, config } = deps;
   const order = await requireOrder(deps, clientId, id);
-  if (order.status === 'cancelled') throw conflict('invalid_state_transition', 'the order is already cancelled');
-  await deps.temporal.workflow
-    .getHandle(orderWorkflowId(clientId, order.order_number))
-    .executeUpdate(cancelOrderUpdate)
-    .catch((err) => Promise.reject(updateFailure(err, 'the order can no longer be cancelled; cancel its vouchers one by one')));
-  return getOrder(deps, clientId, order.id);
+  if (order.status === 'cancelled') return toOrder(order, siteBase);
+  const input: OrderCancellationInput = { orderId: order.id };
+  const startWorkflowOperation = new WithStartWorkflowOperation(ORDER_CANCELLATION_WORKFLOW_TYPE, {
+    workflowId: orderCancellationWorkflowId(order.id),
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    args: [input],
+    // A request while one runs joins it; one after it ended starts a run that changes nothing.
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+  });
+  const cancelled = await withinDeadline(
+    temporal.workflow.executeUpdateWithStart(cancelledUpdate, { startWorkflowOperation }),
+    config.WORKFLOW_ANSWER_TIMEOUT_SECONDS,
+    { message: `order ${order.id} is still being cancelled; GET /orders/${order.id} or retry the same PUT`, order_id: order.id },
+  ).catch((err) => Promise.reject(updateFailure(err, 'the order could not be cancelled; retry')));
+  if (!cancelled.ok) throw refusalFailure(cancelled);
+  return getOrder(deps, clientId, order.id, siteBase);
 }
 
 /** Any client's order, with who placed it and its workflow: for operators (admin CLI), never the API. */
 export async function findOrderForOperator(
   deps: Pick<ServiceDeps, 'db'>,
   orderId: string,
+  siteBase: string,
 ): Promise<(OrderView & { client_id: string; workflow_id: string }) | undefined> {
   const row = await findAnyOrder(deps.db, orderId);
-  return row ? { client_id: row.client_id, workflow_id: row.workflow_id, ...toOrder(row) } : undefined;
+  return row ? { client_id: row.client_id, workflow_id: row.workflow_id, ...toOrder(row, siteBase) } : undefined;
 }

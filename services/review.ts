@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { AttachmentRow } from '../store/database';
 import { findClientAttachments, findLiveAttachment } from '../store/attachments';
-import { categoryNames } from '../store/categories';
-import { findOffer, findOfferStatus, findReviewRecord, listPendingOffers, pendingOffers } from '../store/offers';
-import { approveSignal, rejectSignal } from '../workflows/offer-review-messages';
+import { categoryNames, listCategories, type CategoryListing } from '../store/categories';
+import { findOffer, findOfferStatus, findReviewRecord, listPendingOffers, pendingOffers, type PendingFilter } from '../store/offers';
+import { approveSignal, rejectSignal, reviewTimelineQuery, type ReviewTimelineEntry } from '../workflows/offer-review-messages';
 import { offerReviewWorkflowId } from '../workflows/shared/ids';
 import { reviewError, type OfferStatus } from '../domain/offer-lifecycle';
 import { Failure, invalidField, notFound } from '../domain/failures';
@@ -20,6 +20,7 @@ import type { ServiceDeps } from './deps';
  */
 
 export type ReviewVerdict = 'approve' | 'reject';
+export type { ReviewTimelineEntry };
 
 /** An offer in the review queue. */
 export interface QueuedOffer {
@@ -30,9 +31,26 @@ export interface QueuedOffer {
   submitted_at: Date;
 }
 
-/** One page of the offers waiting for review, oldest first. */
-export async function reviewQueue(deps: Pick<ServiceDeps, 'db'>, page: Page): Promise<Paged<QueuedOffer>> {
-  const { rows, total } = await listPendingOffers(deps.db, page);
+/** The queue's filters as an operator picks them; `minWaitSeconds` keeps offers waiting at least that long. */
+export interface QueueFilter {
+  type?: string;
+  categoryId?: number;
+  minWaitSeconds?: number;
+}
+
+/** One page of the offers waiting for review (those matching `filter`), oldest first. */
+export async function reviewQueue(
+  deps: Pick<ServiceDeps, 'db'>,
+  page: Page,
+  filter: QueueFilter = {},
+  now = new Date(),
+): Promise<Paged<QueuedOffer>> {
+  const pending: PendingFilter = {
+    type: filter.type,
+    categoryId: filter.categoryId,
+    submittedBefore: filter.minWaitSeconds ? new Date(now.getTime() - filter.minWaitSeconds * 1000) : undefined,
+  };
+  const { rows, total } = await listPendingOffers(deps.db, page, pending);
   return {
     rows: rows.map((r) => ({
       id: r.id,
@@ -43,6 +61,11 @@ export async function reviewQueue(deps: Pick<ServiceDeps, 'db'>, page: Page): Pr
     })),
     total,
   };
+}
+
+/** Every category, for the queue's category filter. */
+export async function queueCategories(deps: Pick<ServiceDeps, 'db'>): Promise<CategoryListing[]> {
+  return (await listCategories(deps.db, { page: 1, per_page: 10_000 })).rows;
 }
 
 /** The first offers waiting for review, oldest first (the admin CLI's `offers pending`). */
@@ -63,12 +86,18 @@ export interface OfferUnderReview {
   reviewedBy: string | null;
   attachments: AttachmentRow[];
   categoryNames: Map<number, string>;
+  /** The review history from the offer's workflow, and its link in the Temporal Web UI. */
+  history: ReviewHistory;
 }
 
 /** One offer (any client's) with what its review page shows; refused for an unknown id. */
-export async function offerUnderReview(deps: Pick<ServiceDeps, 'db'>, offerId: string): Promise<OfferUnderReview> {
+export async function offerUnderReview(
+  deps: Pick<ServiceDeps, 'db' | 'temporal' | 'temporalUiUrl' | 'log'>,
+  offerId: string,
+): Promise<OfferUnderReview> {
   const row = await findOffer(deps.db, offerId);
   if (!row) throw new Failure('not_found', `There is no offer ${offerId}.`);
+  const history = reviewHistory(deps, offerId);
   const offer = toSubmissionOffer(row);
   const attachments = await findClientAttachments(
     deps.db,
@@ -79,7 +108,7 @@ export async function offerUnderReview(deps: Pick<ServiceDeps, 'db'>, offerId: s
     deps.db,
     offer.advertiser.categories.map((c) => c.id),
   );
-  return { offer, reviewedBy: row.reviewed_by, attachments, categoryNames: names };
+  return { offer, reviewedBy: row.reviewed_by, attachments, categoryNames: names, history: await history };
 }
 
 /** A live attachment (any client's) and its content, for a reviewer; refused when either is missing. */
@@ -131,4 +160,56 @@ export async function sendReviewDecision(
   if (verdict === 'approve') await handle.signal(approveSignal, { reviewer: opts.reviewer });
   else await handle.signal(rejectSignal, { reason: opts.reason, reviewer: opts.reviewer });
   return { from: status };
+}
+
+/** An offer's review history as its workflow tells it, and where to see that workflow in Temporal's Web UI. */
+export interface ReviewHistory {
+  /** Oldest first; undefined when the workflow could not answer (`unavailable` says why). */
+  timeline?: ReviewTimelineEntry[];
+  unavailable?: string;
+  /** The workflow's page in the Temporal Web UI, when the UI's address is known. */
+  webUiUrl?: string;
+}
+
+/** How long the console waits for a workflow to answer its timeline query before showing the page without it. */
+const TIMELINE_QUERY_TIMEOUT_MS = 5000;
+
+/**
+ * Asks the offer's review workflow for its timeline (a query: answered by a worker, running or
+ * closed, without changing the workflow). A missing workflow or one that does not answer in time
+ * leaves the timeline out with the reason, so the rest of the page still shows.
+ */
+export async function reviewHistory(
+  deps: Pick<ServiceDeps, 'temporal' | 'temporalUiUrl' | 'log'>,
+  offerId: string,
+): Promise<ReviewHistory> {
+  const workflowId = offerReviewWorkflowId(offerId);
+  const handle = deps.temporal.workflow.getHandle(workflowId);
+  const [described, queried] = await Promise.allSettled([
+    handle.describe(),
+    withTimeout(handle.query(reviewTimelineQuery), TIMELINE_QUERY_TIMEOUT_MS),
+  ]);
+  const ui = deps.temporalUiUrl?.replace(/\/+$/, '');
+  const runId = described.status === 'fulfilled' ? described.value.runId : undefined;
+  const webUiUrl = ui
+    ? `${ui}/namespaces/${encodeURIComponent(deps.temporal.options.namespace)}/workflows/${encodeURIComponent(workflowId)}` +
+      (runId ? `/${encodeURIComponent(runId)}/history` : '')
+    : undefined;
+  if (queried.status === 'fulfilled') return { timeline: queried.value, webUiUrl };
+  const err = queried.reason as Error;
+  if (!(err instanceof TimelineTimeout)) deps.log.warn({ err, offer_id: offerId }, 'review timeline query failed');
+  return {
+    unavailable: err instanceof TimelineTimeout ? 'the workflow did not answer in time (is a worker running?)' : err.message,
+    webUiUrl,
+  };
+}
+
+class TimelineTimeout extends Error {}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TimelineTimeout('timeout')), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }

@@ -3,8 +3,18 @@ import type { Page, Paged } from '../domain/paging';
 import { notFound, refusalFailure } from '../domain/failures';
 import type { VoucherRow } from '../store/database';
 import { findOffersByIds } from '../store/offers';
-import { cancelVoucher, findVoucher, listVouchers as listVoucherRows, redeemVoucher, type VoucherScope } from '../store/vouchers';
+import {
+  cancelVoucher,
+  findVoucher,
+  findVoucherByPageToken,
+  listVouchers as listVoucherRows,
+  redeemVoucher,
+  rotatePageToken,
+  type VoucherScope,
+} from '../store/vouchers';
 import { toVoucher } from '../schemas/voucher';
+import type { OfferInput } from '../schemas/offer';
+import type { Location } from '../domain/location';
 
 /*
  * Vouchers on both interfaces. The submission client sees the vouchers of its own offers (the
@@ -14,7 +24,7 @@ import { toVoucher } from '../schemas/voucher';
 export type { VoucherScope };
 type Deps = Pick<ServiceDeps, 'db'>;
 type VoucherView = ReturnType<typeof toVoucher>;
-/** A voucher by id under an offer, or by id or redemption code under an advertiser. */
+/** A voucher by id under an offer, or by id, redemption code or barcode under an advertiser. */
 export type VoucherRef = { offerId: string; voucherId: string } | { advertiserId: string; ref: string };
 export type VoucherQuery = Page & { status?: VoucherRow['status']; recently_changed?: number };
 
@@ -33,28 +43,83 @@ async function offerVisible(deps: Deps, scope: VoucherScope, offerId: string): P
 }
 
 /** A page of the vouchers this client sees (of one offer, when given), most recently changed first. */
-export async function listVouchers(deps: Deps, scope: VoucherScope, q: VoucherQuery, offerId?: string): Promise<Paged<VoucherView>> {
+export async function listVouchers(
+  deps: Deps,
+  scope: VoucherScope,
+  q: VoucherQuery,
+  siteBase: string,
+  offerId?: string,
+): Promise<Paged<VoucherView>> {
   if (offerId !== undefined && !(await offerVisible(deps, scope, offerId))) throw notFound('offer');
   const { rows, total } = await listVoucherRows(deps.db, scope, { ...q, offerId });
-  return { rows: rows.map(toVoucher), total };
+  return { rows: rows.map((r) => toVoucher(r, siteBase)), total };
 }
 
 /** One voucher this client sees (not_found otherwise). */
-export async function getVoucher(deps: Deps, scope: VoucherScope, ref: VoucherRef): Promise<VoucherView> {
-  return toVoucher(await requireVoucher(deps, scope, ref));
+export async function getVoucher(deps: Deps, scope: VoucherScope, ref: VoucherRef, siteBase: string): Promise<VoucherView> {
+  return toVoucher(await requireVoucher(deps, scope, ref), siteBase);
 }
 
 /** Redeems or cancels the voucher; a voucher no longer acquired (or not yet valid) is refused. */
 export async function changeVoucherStatus(
-  deps: Deps,
+  deps: Pick<ServiceDeps, 'db' | 'metrics'>,
   scope: VoucherScope,
   ref: VoucherRef,
   status: 'redeemed' | 'cancelled',
+  siteBase: string,
 ): Promise<VoucherView> {
   const { id } = await requireVoucher(deps, scope, ref);
   const result = status === 'redeemed' ? await redeemVoucher(deps.db, id) : await cancelVoucher(deps.db, id);
   if ('ok' in result) throw refusalFailure(result);
-  return toVoucher(result);
+  if (status === 'redeemed') deps.metrics.voucherRedeemed();
+  return toVoucher(result, siteBase);
+}
+
+/**
+ * Gives the voucher a new customer page address (print_url); the old one stops working at once.
+ * For a distributor whose customer's link leaked, or who sends the voucher to someone else.
+ */
+export async function rotatePrintUrl(deps: Deps, scope: VoucherScope, voucherId: string, siteBase: string): Promise<VoucherView> {
+  const { id } = await printableVoucher(deps, scope, voucherId);
+  await rotatePageToken(deps.db, id);
+  return toVoucher((await printableVoucher(deps, scope, id)) as VoucherRow, siteBase);
+}
+
+/** What the customer's voucher page shows. */
+export interface CustomerVoucher {
+  title: string;
+  advertiser_name: string;
+  fine_print: string | null;
+  customer_name: string;
+  redemption_code: string;
+  barcode: string;
+  status: VoucherRow['status'];
+  expiration_date: string | null;
+  activation_date: string | null;
+  redeemed_at: Date | null;
+  cancelled_at: Date | null;
+  redemption_locations: Location[];
+}
+
+/** The voucher behind a customer page token (no API key: the unguessable token is the key); not_found otherwise. */
+export async function customerVoucher(deps: Deps, token: string): Promise<CustomerVoucher> {
+  const v = await findVoucherByPageToken(deps.db, token);
+  if (!v) throw notFound('voucher');
+  const doc = v.document as OfferInput;
+  return {
+    title: v.title,
+    advertiser_name: doc.advertiser.name,
+    fine_print: doc.fine_print ?? null,
+    customer_name: v.customer_name,
+    redemption_code: v.redemption_code,
+    barcode: v.barcode,
+    status: v.status,
+    expiration_date: v.expiration_date,
+    activation_date: doc.vouchers_activation_date ?? null,
+    redeemed_at: v.redeemed_at,
+    cancelled_at: v.cancelled_at,
+    redemption_locations: doc.advertiser.redemption_locations,
+  };
 }
 
 /** The voucher with its offer's title, for the customer's printable page (not_found otherwise). */

@@ -11,6 +11,16 @@ export function findLiveClientByKeyHash(db: Db, keyHash: string): Promise<ApiCli
   return db.selectFrom('api_clients').selectAll().where('key_hash', '=', keyHash).where('revoked_at', 'is', null).executeTakeFirst();
 }
 
+/** A live client's settings by id (read fresh: the API's key cache may hold an older row). */
+export function findClientSettings(db: Db, id: string): Promise<Pick<ApiClient, 'reservations_enabled'> | undefined> {
+  return db
+    .selectFrom('api_clients')
+    .select('reservations_enabled')
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
 /** The live client whose key hashes to `keyHash`, or whose id is `id` (operators may name a client either way). */
 export function findLiveClientByKeyHashOrId(db: Db, keyHash: string, id: string): Promise<ApiClient | undefined> {
   return db
@@ -19,6 +29,29 @@ export function findLiveClientByKeyHashOrId(db: Db, keyHash: string, id: string)
     .where((eb) => eb.or([eb('key_hash', '=', keyHash), eb('id', '=', id)]))
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
+}
+
+/**
+ * Writes the shared demonstration client, or brings it back as given (live, same key hash) when it
+ * exists: printing the demo key is idempotent.
+ */
+export async function upsertDemoClient(db: Db, client: NewApiClient): Promise<void> {
+  await db
+    .insertInto('api_clients')
+    .values({ ...client, demo: true })
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet({ key_hash: client.key_hash, key_prefix: client.key_prefix, revoked_at: null, demo: true }),
+    )
+    .execute();
+}
+
+/** Writes the client unless one with its id exists (a fixed, well-known client such as the demo advertisers). */
+export async function insertApiClientOnce(db: Db, client: NewApiClient): Promise<void> {
+  await db
+    .insertInto('api_clients')
+    .values(client)
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
 }
 
 /** Writes a new client. */

@@ -75,3 +75,14 @@ export async function deleteClientAttachment(
 export function findLiveAttachment(db: Db, id: string): Promise<AttachmentRow | undefined> {
   return db.selectFrom('attachments').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
 }
+
+/** Any clients' live attachments among `ids` (offers' media on the distribution interface; the caller matches each to its offer's client). */
+export async function findLiveAttachments(db: Db, ids: readonly string[]): Promise<AttachmentRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('attachments')
+    .selectAll()
+    .where('id', 'in', [...new Set(ids)])
+    .where('deleted_at', 'is', null)
+    .execute();
+}

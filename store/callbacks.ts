@@ -5,6 +5,7 @@ import type { Db, Trx } from './db';
 import { derivedId, newId } from './ids';
 import { findOfferEvent, markEventsDispatched, takeUndispatchedEvents } from './offer-events';
 import { findOffersByIds } from './offers';
+import { isSealed, openSecret, sealSecret } from './secret-box';
 
 /*
  * Callback endpoints and deliveries in Postgres: the admin CLI and the callback activities share
@@ -43,11 +44,12 @@ export async function findEndpoint(db: Db, clientId: string): Promise<CallbackEn
 
 /**
  * Sets a client's URL and format, enabling the endpoint. A new endpoint gets a new secret (returned
- * once); an existing one keeps its secret, so receivers keep verifying, and its history.
+ * once; stored encrypted with `secretKey`, CALLBACK_SECRET_KEY, when one is set); an existing one
+ * keeps its secret, so receivers keep verifying, and its history.
  */
 export async function setEndpoint(
   db: Db,
-  e: { clientId: string; url: string; format: 'json' | 'xml' },
+  e: { clientId: string; url: string; format: 'json' | 'xml'; secretKey: string | undefined },
 ): Promise<{ endpoint: CallbackEndpointRow; secret: string | null }> {
   const existing = await findEndpoint(db, e.clientId);
   if (existing) {
@@ -71,7 +73,7 @@ export async function setEndpoint(
   const secret = newSigningSecret();
   const endpoint = await db
     .insertInto('callback_endpoints')
-    .values({ id: newId('cbe'), client_id: e.clientId, url: e.url, format: e.format, secret })
+    .values({ id: newId('cbe'), client_id: e.clientId, url: e.url, format: e.format, secret: sealSecret(secret, e.secretKey) })
     .returningAll()
     .executeTakeFirstOrThrow();
   return { endpoint, secret };
@@ -99,29 +101,80 @@ export async function cancelPendingDeliveries(db: Db | Trx, endpointId: string, 
     .execute();
 }
 
-/** A new signing secret; the old one keeps signing too until `overlapSeconds` from now. */
+/**
+ * A new signing secret (stored encrypted with `secretKey` when one is set); the old one keeps
+ * signing too until `overlapSeconds` from now. The old one moves as stored, clear or encrypted.
+ */
 export async function rotateSecret(
   db: Db,
   endpointId: string,
   overlapSeconds: number,
+  secretKey: string | undefined,
 ): Promise<{ secret: string; previousValidUntil: Date }> {
   const secret = newSigningSecret();
   const previousValidUntil = new Date(Date.now() + overlapSeconds * 1000);
   await db
     .updateTable('callback_endpoints')
-    .set((eb) => ({ previous_secret: eb.ref('secret'), previous_secret_expires_at: previousValidUntil, secret, updated_at: new Date() }))
+    .set((eb) => ({
+      previous_secret: eb.ref('secret'),
+      previous_secret_expires_at: previousValidUntil,
+      secret: sealSecret(secret, secretKey),
+      updated_at: new Date(),
+    }))
     .where('id', '=', endpointId)
     .execute();
   return { secret, previousValidUntil };
 }
 
-/** The secrets that sign right now: the current one, and the previous one inside its overlap window. */
+/**
+ * The secrets that sign right now, in clear: the current one, and the previous one inside its
+ * overlap window. An encrypted one that `secretKey` cannot open throws (SecretKeyError): a
+ * callback is never sent unsigned or signed with a wrong secret.
+ */
 export function signingSecrets(
   e: Pick<CallbackEndpointRow, 'secret' | 'previous_secret' | 'previous_secret_expires_at'>,
+  secretKey: string | undefined,
   now = new Date(),
 ): string[] {
   const prev = e.previous_secret && e.previous_secret_expires_at && new Date(e.previous_secret_expires_at) > now ? [e.previous_secret] : [];
-  return [e.secret, ...prev];
+  return [e.secret, ...prev].map((s) => openSecret(s, secretKey));
+}
+
+/** Every encrypted stored secret (current and previous), to check at start-up that the configured key opens each. */
+export async function encryptedSecrets(db: Db): Promise<string[]> {
+  const rows = await db
+    .selectFrom('callback_endpoints')
+    .select(['secret', 'previous_secret'])
+    .where((eb) => eb.or([eb('secret', 'like', 'enc:%'), eb('previous_secret', 'like', 'enc:%')]))
+    .execute();
+  return rows.flatMap((r) => [r.secret, r.previous_secret ?? '']).filter(isSealed);
+}
+
+/**
+ * Encrypts with `secretKey` every secret still stored in clear (current and previous), in one
+ * transaction; returns how many endpoints changed. Encrypted ones are left alone, so it can run again.
+ */
+export async function encryptClearSecrets(db: Db, secretKey: string): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const rows = await trx
+      .selectFrom('callback_endpoints')
+      .select(['id', 'secret', 'previous_secret'])
+      .where((eb) => eb.or([eb('secret', 'not like', 'enc:%'), eb('previous_secret', 'not like', 'enc:%')]))
+      .forUpdate()
+      .execute();
+    for (const r of rows) {
+      await trx
+        .updateTable('callback_endpoints')
+        .set({
+          secret: isSealed(r.secret) ? r.secret : sealSecret(r.secret, secretKey),
+          previous_secret:
+            r.previous_secret === null || isSealed(r.previous_secret) ? r.previous_secret : sealSecret(r.previous_secret, secretKey),
+        })
+        .where('id', '=', r.id)
+        .execute();
+    }
+    return rows.length;
+  });
 }
 
 /** An endpoint's latest deliveries, newest first, as `callbacks log` shows them. */
@@ -183,15 +236,39 @@ function enabledEndpoints(db: Db | Trx) {
     .where('c.revoked_at', 'is', null);
 }
 
+/** A delivery the dispatcher attempts itself, leased to it (see dispatchEvents). */
+export interface LeasedDelivery {
+  deliveryId: string;
+  lane: DeliveryLane;
+}
+
+/** What one dispatch did: events taken, lanes whose workflow must be woken now, deliveries leased to the caller. */
+export interface Dispatched {
+  events: number;
+  lanes: DeliveryLane[];
+  leased: LeasedDelivery[];
+}
+
 /**
  * Turns up to `limit` undispatched outbox events into delivery rows and marks them dispatched, in
- * one transaction (SKIP LOCKED, so concurrent dispatchers never take the same event). Returns the
- * lanes to wake. A crash before the wake-up loses nothing: `staleLanes` finds those rows again.
+ * one transaction (SKIP LOCKED, so concurrent dispatchers never take the same event). A crash
+ * before the wake-up loses nothing: `staleLanes` finds those rows again.
+ *
+ * Fan-out fast path: in a lane with nothing pending before this batch, the batch's first delivery
+ * is leased to the caller for `lease.seconds` (at most `lease.slots` of them), who attempts it at
+ * once without waking the lane's workflow; the lane's workflow leaves a leased head alone, so the
+ * lane's order holds. Every other delivery's lane is returned to be woken now, unless the lane's
+ * head is leased (the caller wakes it after its attempt).
  */
-export async function dispatchEvents(db: Db, limit: number, callbackFor: CallbackFor): Promise<{ events: number; lanes: DeliveryLane[] }> {
+export async function dispatchEvents(
+  db: Db,
+  limit: number,
+  callbackFor: CallbackFor,
+  lease: { slots: number; seconds: number } = { slots: 0, seconds: 0 },
+): Promise<Dispatched> {
   return db.transaction().execute(async (trx) => {
     const events = await takeUndispatchedEvents(trx, limit);
-    if (!events.length) return { events: 0, lanes: [] };
+    if (!events.length) return { events: 0, lanes: [], leased: [] };
     const offerIds = [...new Set(events.map((e) => e.offer_id))];
     const offers = new Map((await findOffersByIds(trx, offerIds)).map((o) => [o.id, o]));
     const clientIds = [...new Set([...offers.values()].map((o) => o.client_id))];
@@ -200,9 +277,23 @@ export async function dispatchEvents(db: Db, limit: number, callbackFor: Callbac
         eb.or([eb('c.interface', '=', 'distribution'), eb.and([eb('c.interface', '=', 'submission'), eb('e.client_id', 'in', clientIds)])]),
       )
       .execute();
-    const rows = events.flatMap((ev) =>
+    const rows: (ReturnType<typeof deliveriesFor>[number] & { leased_until?: Date })[] = events.flatMap((ev) =>
       offers.has(ev.offer_id) && endpoints.length ? deliveriesFor(ev, offers.get(ev.offer_id)!, endpoints, callbackFor) : [],
     );
+    const leased: LeasedDelivery[] = [];
+    if (rows.length && lease.slots > 0) {
+      const busy = new Set((await pendingLanes(trx, offerIds)).map(laneKey));
+      const until = new Date(Date.now() + lease.seconds * 1000);
+      // Events come oldest first, so a lane's first row here is its lowest sequence.
+      for (const r of rows) {
+        if (leased.length >= lease.slots) break;
+        const key = laneKey({ endpointId: r.endpoint_id, offerId: r.offer_id });
+        if (busy.has(key)) continue;
+        busy.add(key);
+        r.leased_until = until;
+        leased.push({ deliveryId: r.id, lane: { endpointId: r.endpoint_id, offerId: r.offer_id } });
+      }
+    }
     if (rows.length)
       await trx
         .insertInto('callback_deliveries')
@@ -213,8 +304,44 @@ export async function dispatchEvents(db: Db, limit: number, callbackFor: Callbac
       trx,
       events.map((e) => e.id),
     );
-    return { events: events.length, lanes: uniqueLanes(rows.map((r) => ({ endpointId: r.endpoint_id, offerId: r.offer_id }))) };
+    const leasedLanes = new Set(leased.map((l) => laneKey(l.lane)));
+    const lanes = uniqueLanes(rows.map((r) => ({ endpointId: r.endpoint_id, offerId: r.offer_id }))).filter(
+      (l) => !leasedLanes.has(laneKey(l)),
+    );
+    return { events: events.length, lanes, leased };
   });
+}
+
+/** The lanes of these offers with a pending delivery. */
+async function pendingLanes(db: Db | Trx, offerIds: string[]): Promise<DeliveryLane[]> {
+  const rows = await db
+    .selectFrom('callback_deliveries')
+    .select(['endpoint_id', 'offer_id'])
+    .distinct()
+    .where('status', '=', 'pending')
+    .where('offer_id', 'in', offerIds)
+    .execute();
+  return rows.map((r) => ({ endpointId: r.endpoint_id, offerId: r.offer_id }));
+}
+
+/** Extends the caller's lease on a pending delivery, if it still holds it (not lapsed); false otherwise. */
+export async function renewLease(db: Db, deliveryId: string, seconds: number): Promise<boolean> {
+  const r = await db
+    .updateTable('callback_deliveries')
+    .set({ leased_until: sql<Date>`now() + make_interval(secs => ${seconds})` })
+    .where('id', '=', deliveryId)
+    .where('status', '=', 'pending')
+    .where('leased_until', '>', sql<Date>`now()`)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Of these lanes, those that still have a pending delivery (their workflow has work). */
+export async function lanesWithPending(db: Db, lanes: DeliveryLane[]): Promise<DeliveryLane[]> {
+  if (!lanes.length) return [];
+  const wanted = new Set(lanes.map(laneKey));
+  const found = await pendingLanes(db, [...new Set(lanes.map((l) => l.offerId))]);
+  return found.filter((l) => wanted.has(laneKey(l)));
 }
 
 /** New deliveries of one event (same event id, so receivers that kept it can drop it), to one endpoint or to all it went to before. */
@@ -270,7 +397,7 @@ export async function staleLanes(db: Db, graceSeconds: number, limit = 100): Pro
 export async function nextPendingDelivery(db: Db, lane: DeliveryLane) {
   return db
     .selectFrom('callback_deliveries')
-    .select(['id', 'next_attempt_at'])
+    .select(['id', 'next_attempt_at', 'leased_until'])
     .where('endpoint_id', '=', lane.endpointId)
     .where('offer_id', '=', lane.offerId)
     .where('status', '=', 'pending')
@@ -353,6 +480,8 @@ export async function recordDeliveryAttempt(db: Db, a: DeliveryAttempt): Promise
         status: a.ok ? 'delivered' : a.retryInSeconds === null ? 'failed' : 'pending',
         next_attempt_at: a.retryInSeconds === null ? null : new Date(now.getTime() + a.retryInSeconds * 1000),
         delivered_at: a.ok ? now : null,
+        // The attempt is over: whoever made it, the lane's workflow owns what comes next.
+        leased_until: null,
         updated_at: now,
       })
       .where('id', '=', a.deliveryId)
@@ -384,7 +513,28 @@ export async function recordDeliveryAttempt(db: Db, a: DeliveryAttempt): Promise
   });
 }
 
+function laneKey(l: DeliveryLane): string {
+  return `${l.endpointId} ${l.offerId}`;
+}
+
 function uniqueLanes(lanes: DeliveryLane[]): DeliveryLane[] {
-  const seen = new Map(lanes.map((l) => [`${l.endpointId} ${l.offerId}`, l]));
+  const seen = new Map(lanes.map((l) => [laneKey(l), l]));
   return [...seen.values()];
+}
+
+/**
+ * Per enabled endpoint, the age of its oldest pending delivery (0 when it has none), by the
+ * database's clock: how far behind its callbacks are (for /metrics). Reads only pending rows
+ * (the callback_deliveries_pending partial index).
+ */
+export async function callbackLagByEndpoint(db: Db): Promise<{ endpointId: string; seconds: number }[]> {
+  const rows = await db
+    .selectFrom('callback_endpoints as e')
+    .leftJoin('callback_deliveries as d', (j) => j.onRef('d.endpoint_id', '=', 'e.id').on('d.status', '=', 'pending'))
+    .select(['e.id', sql<string>`coalesce(extract(epoch from now() - min(d.created_at)), 0)`.as('lag')])
+    .where('e.status', '=', 'enabled')
+    .groupBy('e.id')
+    .orderBy('e.id')
+    .execute();
+  return rows.map((r) => ({ endpointId: r.id, seconds: Math.max(0, Number(r.lag)) }));
 }

@@ -25,9 +25,22 @@ export async function unknownCategoryIds(db: Db, ids: number[]): Promise<number[
   return ids.filter((id) => !known.has(id));
 }
 
-/** The category tree, for matching a parent category's children. */
+/** Each database's category tree, read once: only migrations write categories. */
+const trees = new WeakMap<Db, Promise<CategoryNode[]>>();
+
+/**
+ * The category tree, for matching a parent category's children. Read once per process and kept:
+ * categories change only with a migration (which a restart follows), and a category search
+ * otherwise paid a round trip for the same rows on every request. A failed read is not kept.
+ */
 export function categoryTree(db: Db): Promise<CategoryNode[]> {
-  return db.selectFrom('categories').select(['id', 'parent_id']).execute();
+  let tree = trees.get(db);
+  if (!tree) {
+    tree = db.selectFrom('categories').select(['id', 'parent_id']).execute();
+    tree.catch(() => trees.delete(db));
+    trees.set(db, tree);
+  }
+  return tree;
 }
 
 /** The names of these categories (unknown ids left out). */

@@ -13,6 +13,8 @@ export interface ApiClientTable {
   /** First characters of the key, so operators can tell keys apart. */
   key_prefix: string;
   reservations_enabled: Generated<boolean>;
+  /** The sandbox's shared demonstration key: it may only search and read offers and categories. */
+  demo: Generated<boolean>;
   created_at: Timestamp;
   revoked_at: Timestamp | null;
 }
@@ -32,6 +34,9 @@ export interface AttachmentTable {
   content_type: string;
   size_bytes: number;
   object_key: string;
+  /** Pixel size of an image, read from its header at upload; null for other files or an unreadable header. */
+  width: ColumnType<number | null, number | null | undefined, number | null>;
+  height: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: Timestamp;
   deleted_at: Timestamp | null;
 }
@@ -50,6 +55,8 @@ export interface OfferTable {
   initial_quantity: number | null;
   quantity_in_stock: number | null;
   reserved_quantity: Generated<number>;
+  /** True once the advertiser supplied this offer's codes (supplied_vouchers): orders hand those out. */
+  sells_supplied_codes: Generated<boolean>;
   /** The advertiser's fields as validated by the offer schema (JSON text on write). */
   document: Json;
   event_sequence: Generated<number>;
@@ -61,9 +68,15 @@ export interface OfferTable {
   rejection_reason: string | null;
   published_at: Timestamp | null;
   closed_at: Timestamp | null;
+  /** When the stock last reached zero or came back from it; stock moves leave updated_at alone. */
+  availability_changed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   /** Generated from the document (search sort keys); never written. */
   value_amount: ColumnType<number | null, never, never>;
   discount_percent: ColumnType<number | null, never, never>;
+  /** Countries the offer is redeemable anywhere in, `{*}` with no location; kept by a trigger on offer_locations (migration 0007), never written. */
+  nationwide_countries: ColumnType<string[], never, never>;
+  /** Positions of the redemption locations a radius search cannot find (store/offers.ts writeSearchRows, migration 0014). */
+  unplaced_locations: Generated<number[]>;
 }
 
 export interface OfferLocationTable {
@@ -129,6 +142,8 @@ export interface CallbackDeliveryTable {
   last_error: string | null;
   next_attempt_at: Timestamp | null;
   delivered_at: Timestamp | null;
+  /** While the dispatcher makes the first attempt itself: nobody else attempts this lane until then. */
+  leased_until: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -154,8 +169,16 @@ export interface CommentTable {
   updated_at: Timestamp;
 }
 
+/** Facts recorded once about the deployment this database belongs to (its environment). */
+export interface DeploymentSettingTable {
+  name: string;
+  value: string;
+  recorded_at: ColumnType<Date, never, never>;
+}
+
 export interface Database {
   api_clients: ApiClientTable;
+  deployment_settings: DeploymentSettingTable;
   categories: CategoryTable;
   attachments: AttachmentTable;
   offers: OfferTable;
@@ -171,6 +194,8 @@ export interface Database {
   orders: OrderTable;
   order_items: OrderItemTable;
   vouchers: VoucherTable;
+  advertisers: AdvertiserTable;
+  supplied_vouchers: SuppliedVoucherTable;
 }
 
 export type ApiClient = Selectable<ApiClientTable>;
@@ -249,6 +274,32 @@ export interface VoucherTable {
   redeemed_at: Timestamp | null;
   cancelled_at: Timestamp | null;
   updated_at: Timestamp;
+  /** Whether the code was supplied by the advertiser (a row of supplied_vouchers with this id). */
+  supplied: Generated<boolean>;
+  /** Secret part of the customer's voucher page address; replaced to revoke it. */
+  page_token: Generated<string>;
+}
+
+/** An advertiser of a submission client: its id is kept across renames. */
+export interface AdvertiserTable {
+  id: string;
+  client_id: string;
+  /** Stored trimmed; unique per client case-insensitively. */
+  name: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A voucher code an advertiser supplied for an offer; issued once, oldest first. */
+export interface SuppliedVoucherTable {
+  id: string;
+  offer_id: string;
+  advertiser_id: string;
+  sequence: ColumnType<string, never, never>;
+  redemption_code: string;
+  barcode: string | null;
+  order_id: string | null;
+  created_at: Timestamp;
 }
 
 export type AccountRow = Selectable<AccountTable>;
@@ -256,3 +307,5 @@ export type ReservationRow = Selectable<ReservationTable>;
 export type OrderRow = Selectable<OrderTable>;
 export type OrderItemRow = Selectable<OrderItemTable>;
 export type VoucherRow = Selectable<VoucherTable>;
+export type AdvertiserRow = Selectable<AdvertiserTable>;
+export type SuppliedVoucherRow = Selectable<SuppliedVoucherTable>;

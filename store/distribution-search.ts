@@ -5,7 +5,7 @@ import { SELLABLE } from '../domain/offer-lifecycle';
 import type { Coordinates, SortBy } from '../domain/offer-search';
 import type { Page, Paged } from '../domain/paging';
 import { findOffersByIds } from './offers';
-import { DAY_MS } from '../domain/dates';
+import { DAY_MS, utcDay } from '../domain/dates';
 
 /*
  * The distribution read model's queries (docs/distribution-search.md): which offers publishers
@@ -62,7 +62,7 @@ function closedAtSql(today: string) {
   return sql<Date | null>`coalesce(o.closed_at, case
     when o.status not in ('approved', 'resumed') then o.updated_at
     when o.end_date < ${today}::date then (o.end_date + 1)::timestamp at time zone 'UTC'
-    when o.quantity_in_stock = 0 then o.updated_at
+    when o.quantity_in_stock = 0 then coalesce(o.availability_changed_at, o.updated_at)
   end)`;
 }
 
@@ -125,15 +125,9 @@ function placeCondition(eb: Eb, place: Place): Expression<SqlBool> | undefined {
     return eb.exists(located);
   }
   if (!country) return undefined;
-  // Nationwide: redeemable anywhere in the country (a location naming only the country), or anywhere at all (no location).
-  // Uncorrelated IN / NOT IN become hashed subplans: one pass over the locations, not one probe per offer.
-  const located = eb.selectFrom('offer_locations as l').select('l.offer_id');
-  const countryWide = located
-    .where('l.country_code', '=', country)
-    .where('l.postal_code', 'is', null)
-    .where('l.city', 'is', null)
-    .where('l.state_code', 'is', null);
-  return eb.or([eb('o.id', 'not in', located), eb('o.id', 'in', countryWide)]);
+  // Nationwide: redeemable anywhere in the country (a location naming only the country), or anywhere
+  // at all (no location, `*`). The offer row's flag says so (migration 0007), GIN-indexed.
+  return sql<SqlBool>`o.nationwide_countries && array['*', ${country}]::text[]`;
 }
 
 /** Offers filed under one of these categories. */
@@ -152,7 +146,17 @@ function visibleOrRecent(eb: Eb, s: OfferSearch): Expression<SqlBool> {
   const cutoff = (days: number) => new Date(s.now.getTime() - days * DAY_MS);
   const recent: Expression<SqlBool>[] = [];
   if (s.recently_published) recent.push(eb.and([visible(eb, s.today), eb('o.published_at', '>=', cutoff(s.recently_published))]));
-  if (s.recently_updated) recent.push(eb.and([visible(eb, s.today), eb('o.updated_at', '>=', cutoff(s.recently_updated))]));
+  if (s.recently_updated) {
+    // Changed, or (re)entered the catalogue: back in stock, or its start_date arrived (which also
+    // covers offers approved early by review workflows started before publication at start_date).
+    const since = cutoff(s.recently_updated);
+    recent.push(
+      eb.and([
+        visible(eb, s.today),
+        eb.or([eb('o.updated_at', '>=', since), eb('o.availability_changed_at', '>=', since), eb('o.start_date', '>=', utcDay(since))]),
+      ]),
+    );
+  }
   if (s.recently_closed) {
     recent.push(eb.and([eb('o.published_at', 'is not', null), eb(closedAtSql(s.today), '>=', cutoff(s.recently_closed))]));
   }
@@ -237,12 +241,33 @@ export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<
   return { rows, total };
 }
 
-/** One offer a publisher may see now; undefined (→ 404) for unknown or invisible ids. */
-export function findVisibleOffer(db: Db, id: string, today: string): Promise<OfferRow | undefined> {
+/**
+ * One offer this distribution client may read: on sale now, or (whatever its state) one the client
+ * holds vouchers or a reservation of, for customer service. Undefined (→ 404) otherwise.
+ */
+export function findReadableOffer(db: Db, clientId: string, id: string, today: string): Promise<OfferRow | undefined> {
   return db
     .selectFrom('offers as o')
     .selectAll('o')
     .where('o.id', '=', id)
-    .where((eb) => visible(eb, today))
+    .where((eb) =>
+      eb.or([
+        visible(eb, today),
+        eb.exists(
+          eb
+            .selectFrom('vouchers as v')
+            .select(sql`1`.as('one'))
+            .whereRef('v.offer_id', '=', 'o.id')
+            .where('v.client_id', '=', clientId),
+        ),
+        eb.exists(
+          eb
+            .selectFrom('reservations as r')
+            .select(sql`1`.as('one'))
+            .whereRef('r.offer_id', '=', 'o.id')
+            .where('r.client_id', '=', clientId),
+        ),
+      ]),
+    )
     .executeTakeFirst();
 }

@@ -1,20 +1,32 @@
 import zipcodes from 'zipcodes';
-import type { Location } from '../domain/offer';
+import type { RedemptionLocation } from '../domain/offer';
 import type { Coordinates } from '../domain/offer-search';
 
-/** US ZIP codes and Canadian FSAs from the `zipcodes` package's data; undefined if unknown. */
-export function geocodePostalCode(postalCode: string): Coordinates | undefined {
+/** The countries the `zipcodes` data covers, as it names them. */
+const DATA_COUNTRY: Record<string, string> = { US: 'US', CA: 'Canada' };
+
+/**
+ * US ZIP codes and Canadian FSAs from the `zipcodes` package's data; undefined if unknown. With a
+ * country, only a code of that country matches: German `10115` is not New York's ZIP code.
+ */
+export function geocodePostalCode(postalCode: string, countryCode?: string): Coordinates | undefined {
   const code = postalCode.trim().toUpperCase();
   const hit = zipcodes.lookup(
     /^\d{5}-\d{4}$/.test(code) ? code.slice(0, 5) : code.length === 6 && /^[A-Z]\d[A-Z]/.test(code) ? code.slice(0, 3) : code,
   );
-  return hit ? { latitude: hit.latitude, longitude: hit.longitude } : undefined;
+  if (!hit || (countryCode && hit.country !== DATA_COUNTRY[countryCode])) return undefined;
+  return { latitude: hit.latitude, longitude: hit.longitude };
 }
 
-/** A redemption location's coordinates: by postal code, else by city and state. */
-export function geocodeLocation(loc: Location): Coordinates | undefined {
+/**
+ * A redemption location's coordinates: those the advertiser gave (the schema allows both or
+ * neither), else by postal code, else by city and state (US and Canada only: the data's extent).
+ */
+export function geocodeLocation(loc: RedemptionLocation): Coordinates | undefined {
+  if (loc.latitude !== undefined && loc.longitude !== undefined) return { latitude: loc.latitude, longitude: loc.longitude };
+  if (loc.country_code && !DATA_COUNTRY[loc.country_code]) return undefined;
   if (loc.postal_code) {
-    const byCode = geocodePostalCode(loc.postal_code);
+    const byCode = geocodePostalCode(loc.postal_code, loc.country_code);
     if (byCode) return byCode;
   }
   if (loc.city && loc.state_code) {

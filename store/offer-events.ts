@@ -1,5 +1,6 @@
+import { sql } from 'kysely';
 import type { OfferEventRow } from './database';
-import type { Db, Trx } from './db';
+import { listen, type Db, type Listener, type Trx } from './db';
 import { derivedId } from './ids';
 
 /*
@@ -10,28 +11,56 @@ import { derivedId } from './ids';
 export type OfferEventType =
   | 'offer.created'
   | 'offer.status_changed'
+  | 'offer.published'
   | 'offer.updated'
   | 'offer.review_overdue'
   | 'offer.stock_changed'
   | 'offer.sold_out'
   | 'offer.closed';
 
-/** Appends an event with the offer's next sequence number; returns its id. The offer row must be locked or new. */
+/** Columns of the offer row that change together with its event (stock moves). */
+export type OfferRowChange = { quantity_in_stock: number; reserved_quantity: number; availabilityChanged: boolean };
+
+/**
+ * Appends an event with the offer's next sequence number; returns its id. The offer row must be
+ * locked or new. `offerChange` adds values to the offer's stock columns in the same statement, so
+ * a stock move with its event is one round trip to the database.
+ */
 export async function appendOfferEvent(
   trx: Trx,
-  e: { key: string; offerId: string; type: OfferEventType; data: Record<string, unknown> },
+  e: { key: string; offerId: string; type: OfferEventType; data: Record<string, unknown>; offerChange?: OfferRowChange },
 ): Promise<string> {
   const id = derivedId('evt', e.key);
-  const { event_sequence } = await trx
-    .updateTable('offers')
-    .set((eb) => ({ event_sequence: eb('event_sequence', '+', 1) }))
-    .where('id', '=', e.offerId)
-    .returning('event_sequence')
-    .executeTakeFirstOrThrow();
+  const change = e.offerChange;
   await trx
+    .with('offer', (db) =>
+      db
+        .updateTable('offers')
+        .set((eb) => ({
+          event_sequence: eb('event_sequence', '+', 1),
+          ...(change && {
+            quantity_in_stock: eb('quantity_in_stock', '+', change.quantity_in_stock),
+            reserved_quantity: eb('reserved_quantity', '+', change.reserved_quantity),
+            ...(change.availabilityChanged && { availability_changed_at: new Date() }),
+          }),
+        }))
+        .where('id', '=', e.offerId)
+        .returning('event_sequence'),
+    )
     .insertInto('offer_events')
-    .values({ id, offer_id: e.offerId, sequence: event_sequence, type: e.type, data: JSON.stringify(e.data) })
-    .execute();
+    .columns(['id', 'offer_id', 'sequence', 'type', 'data'])
+    .expression((eb) =>
+      eb
+        .selectFrom('offer')
+        .select([
+          sql<string>`${id}::text`.as('id'),
+          sql<string>`${e.offerId}::text`.as('offer_id'),
+          'offer.event_sequence',
+          sql<string>`${e.type}::text`.as('type'),
+          sql<string>`${JSON.stringify(e.data)}::jsonb`.as('data'),
+        ]),
+    )
+    .executeTakeFirstOrThrow();
   return id;
 }
 
@@ -65,4 +94,12 @@ export async function markEventsDispatched(trx: Trx, ids: string[]): Promise<voi
 /** One outbox event by its id. */
 export function findOfferEvent(db: Db | Trx, id: string): Promise<OfferEventRow | undefined> {
   return db.selectFrom('offer_events').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The channel the `offer_events_notify` trigger (migration 0006) notifies on every committed insert. */
+const OFFER_EVENTS_CHANNEL = 'offer_events';
+
+/** Calls `onEvents` whenever a transaction that appended outbox events commits. */
+export function listenForOfferEvents(db: Db, onEvents: () => void): Promise<Listener> {
+  return listen(db, OFFER_EVENTS_CHANNEL, onEvents);
 }

@@ -16,6 +16,7 @@ export interface LockedOffer {
   end_date: string;
   quantity_in_stock: number | null;
   reserved_quantity: number;
+  sells_supplied_codes: boolean;
   document: unknown;
 }
 
@@ -24,7 +25,17 @@ export async function lockOffers(trx: Trx, ids: string[]): Promise<Map<string, L
   if (ids.length === 0) return new Map();
   const rows = await trx
     .selectFrom('offers')
-    .select(['id', 'status', 'type', 'start_date', 'end_date', 'quantity_in_stock', 'reserved_quantity', 'document'])
+    .select([
+      'id',
+      'status',
+      'type',
+      'start_date',
+      'end_date',
+      'quantity_in_stock',
+      'reserved_quantity',
+      'sells_supplied_codes',
+      'document',
+    ])
     .where('id', 'in', [...new Set(ids)].sort())
     .orderBy('id')
     .forUpdate()
@@ -51,19 +62,13 @@ export async function moveStock(
   d: { stock: number; reserved: number; key: string; reason: string },
 ): Promise<void> {
   if (offer.quantity_in_stock === null || (d.stock === 0 && d.reserved === 0)) return;
-  const after = await trx
-    .updateTable('offers')
-    .set((eb) => ({
-      quantity_in_stock: eb('quantity_in_stock', '+', d.stock),
-      reserved_quantity: eb('reserved_quantity', '+', d.reserved),
-      updated_at: new Date(),
-    }))
-    .where('id', '=', offer.id)
-    .returning(['quantity_in_stock', 'reserved_quantity'])
-    .executeTakeFirstOrThrow();
+  // The row is locked by this transaction, so the counts after the move are known here and the
+  // update and its event go to the database as one statement. updated_at is the offer's content
+  // and status (what recently_updated reports): a sale is not a change of the offer. Only selling
+  // out and coming back are recorded (availability_changed_at), for catalogue syncs.
+  const after = { quantity_in_stock: offer.quantity_in_stock + d.stock, reserved_quantity: offer.reserved_quantity + d.reserved };
+  const availabilityChanged = (offer.quantity_in_stock === 0) !== (after.quantity_in_stock === 0);
   const soldOut = after.quantity_in_stock === 0 && offer.quantity_in_stock > 0;
-  offer.quantity_in_stock = after.quantity_in_stock;
-  offer.reserved_quantity = after.reserved_quantity;
   await appendOfferEvent(trx, {
     key: d.key,
     offerId: offer.id,
@@ -75,5 +80,8 @@ export async function moveStock(
       reserved_change: d.reserved,
       reason: d.reason,
     },
+    offerChange: { quantity_in_stock: d.stock, reserved_quantity: d.reserved, availabilityChanged },
   });
+  offer.quantity_in_stock = after.quantity_in_stock;
+  offer.reserved_quantity = after.reserved_quantity;
 }

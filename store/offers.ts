@@ -1,13 +1,16 @@
-import crypto from 'node:crypto';
+import { sql } from 'kysely';
 import type { OfferRow } from './database';
 import type { Db, Trx } from './db';
 import { alreadyDone, appendOfferEvent } from './offer-events';
 import { insertReviewTeamComment } from './comments';
-import type { OfferStatus } from '../domain/offer-lifecycle';
+import { SELLABLE, type OfferStatus } from '../domain/offer-lifecycle';
 import type { OfferDocument } from '../domain/offer';
 import type { Page, Paged } from '../domain/paging';
 import { geocodeLocation } from './geocode';
 import { pageOf } from './paging';
+import { ensureAdvertiser, renameAdvertiser } from './advertisers';
+import { hasSuppliedCodes, insertSuppliedCodes, type SuppliedCode } from './supplied-vouchers';
+import { refuse } from '../domain/failures';
 
 /*
  * The offers table and its search rows (offer_locations, offer_categories). Every write to an
@@ -16,13 +19,27 @@ import { pageOf } from './paging';
  * idempotency key derived from the workflow and step, so a retry changes nothing twice.
  */
 
-/** The advertiser id: stable per submission client and advertiser name (agents submit for many). */
-export function advertiserId(clientId: string, advertiserName: string): string {
-  const h = crypto.createHash('sha256').update(`${clientId}\n${advertiserName.trim().toLowerCase()}`).digest('base64url');
-  return `adv_${h.slice(0, 20)}`;
+/**
+ * The offer's advertiser (store/advertisers.ts): the one named by `advertiser.id` (checked by the
+ * service to be the client's), else on an edit the offer's current one, else the client's
+ * advertiser of that name, created on first use. The advertiser takes the name the offer gives it.
+ */
+async function advertiserOf(
+  trx: Trx,
+  clientId: string,
+  input: OfferDocument,
+  edit?: { currentId: string; sent: boolean },
+): Promise<string> {
+  const id = input.advertiser.id ?? edit?.currentId;
+  if (!id) return ensureAdvertiser(trx, clientId, input.advertiser.name);
+  // Only a name the client sent now renames: another offer's stale copy of the name must not undo a rename.
+  if (!edit || edit.sent) await renameAdvertiser(trx, clientId, id, input.advertiser.name);
+  return id;
 }
 
 function columnsOf(input: OfferDocument) {
+  // The advertiser's id lives in the offers.advertiser_id column only, so the document never holds a stale one.
+  const { id: _id, ...advertiser } = input.advertiser;
   return {
     type: input.type,
     title: input.title,
@@ -30,11 +47,30 @@ function columnsOf(input: OfferDocument) {
     end_date: input.end_date,
     price_amount: input.price?.amount ?? null,
     currency_code: input.price?.currency_code ?? null,
-    document: JSON.stringify(input),
+    document: JSON.stringify({ ...input, advertiser }),
   };
 }
 
-/** The offer's redemption locations (geocoded) and categories, as the search reads them. */
+/**
+ * A search row that no radius search can find: no point, and more than a country (a location
+ * naming only its country is nationwide, found by `country_code`). Migration 0013 backfills with
+ * the same rule in SQL.
+ */
+function unplaced(row: {
+  latitude: number | null;
+  country_code: string | null;
+  postal_code: string | null;
+  city: string | null;
+  state_code: string | null;
+}) {
+  const countryOnly = row.country_code !== null && row.postal_code === null && row.city === null && row.state_code === null;
+  return row.latitude === null && !countryOnly;
+}
+
+/**
+ * The offer's redemption locations (placed: given coordinates, else geocoded) and categories, as
+ * the search reads them, and on the offer row which locations could not be placed.
+ */
 async function writeSearchRows(trx: Trx, offerId: string, input: OfferDocument) {
   await trx.deleteFrom('offer_locations').where('offer_id', '=', offerId).execute();
   await trx.deleteFrom('offer_categories').where('offer_id', '=', offerId).execute();
@@ -52,6 +88,11 @@ async function writeSearchRows(trx: Trx, offerId: string, input: OfferDocument) 
     };
   });
   if (locations.length) await trx.insertInto('offer_locations').values(locations).execute();
+  await trx
+    .updateTable('offers')
+    .set({ unplaced_locations: locations.filter(unplaced).map((l) => l.position) })
+    .where('id', '=', offerId)
+    .execute();
   const categoryIds = [...new Set(input.advertiser.categories.map((c) => c.id))];
   if (categoryIds.length)
     await trx
@@ -60,15 +101,22 @@ async function writeSearchRows(trx: Trx, offerId: string, input: OfferDocument) 
       .execute();
 }
 
-/** A new offer, pending review, with its search rows and its `offer.created` event. */
-export async function insertOffer(db: Db, o: { id: string; clientId: string; input: OfferDocument }): Promise<void> {
+/**
+ * A new offer, pending review, with its search rows, its advertiser, the voucher codes the
+ * advertiser supplied (if any) and its `offer.created` event, in one transaction.
+ */
+export async function insertOffer(
+  db: Db,
+  o: { id: string; clientId: string; input: OfferDocument; suppliedCodes?: SuppliedCode[] },
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    const advertiserId = await advertiserOf(trx, o.clientId, o.input);
     await trx
       .insertInto('offers')
       .values({
         id: o.id,
         client_id: o.clientId,
-        advertiser_id: advertiserId(o.clientId, o.input.advertiser.name),
+        advertiser_id: advertiserId,
         status: 'pending',
         initial_quantity: o.input.initial_quantity ?? null,
         quantity_in_stock: o.input.initial_quantity ?? null,
@@ -76,6 +124,7 @@ export async function insertOffer(db: Db, o: { id: string; clientId: string; inp
       })
       .execute();
     await writeSearchRows(trx, o.id, o.input);
+    await insertSuppliedCodes(trx, { offerId: o.id, advertiserId, codes: o.suppliedCodes ?? [] });
     await appendOfferEvent(trx, { key: `offer-created:${o.id}`, offerId: o.id, type: 'offer.created', data: { status: 'pending' } });
   });
 }
@@ -93,6 +142,11 @@ export interface StatusChange {
   actor: 'advertiser' | 'review_team' | 'system';
   reviewer?: string;
   reason?: string;
+  /**
+   * Approved or resumed before its start_date: not published yet. The review workflow publishes it
+   * when that day begins (`publishOffer`). Absent for workflows started before that timer existed.
+   */
+  publishDeferred?: boolean;
 }
 
 /** Moves the offer to a new status, stamping review and publication times; one event. */
@@ -107,6 +161,8 @@ export async function changeOfferStatus(db: Db, c: StatusChange): Promise<void> 
       .executeTakeFirstOrThrow();
     const now = new Date();
     const reviewed = c.actor === 'review_team';
+    // First publication: on approval, unless deferred to start_date; or on a resume after its start_date came while it was suspended.
+    const publishes = !row.published_at && SELLABLE.includes(c.to) && !c.publishDeferred;
     await trx
       .updateTable('offers')
       .set({
@@ -120,7 +176,7 @@ export async function changeOfferStatus(db: Db, c: StatusChange): Promise<void> 
               rejection_reason: c.to === 'rejected' ? (c.reason ?? null) : null,
             }
           : {}),
-        ...(c.to === 'approved' && !row.published_at ? { published_at: now } : {}),
+        ...(publishes ? { published_at: now } : {}),
         ...(c.to === 'closed' ? { closed_at: now } : {}),
       })
       .where('id', '=', c.offerId)
@@ -137,8 +193,39 @@ export async function changeOfferStatus(db: Db, c: StatusChange): Promise<void> 
       key: c.key,
       offerId: c.offerId,
       type: c.to === 'closed' ? 'offer.closed' : 'offer.status_changed',
-      data: { old_status: row.status, new_status: c.to, actor: c.actor, ...(c.reason ? { reason: c.reason } : {}) },
+      data: {
+        old_status: row.status,
+        new_status: c.to,
+        actor: c.actor,
+        ...(c.reason ? { reason: c.reason } : {}),
+        ...(c.publishDeferred ? { publish_deferred: true } : {}),
+      },
     });
+  });
+}
+
+/**
+ * The offer's start_date has begun (the review workflow's timer): an approved or resumed offer goes
+ * on sale now. Stamps published_at (first time) and updated_at, and appends `offer.published`,
+ * which distributors hear. Nothing happens if it is not sellable by then (it publishes on resume).
+ */
+export async function publishOffer(db: Db, p: { key: string; offerId: string }): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    if (await alreadyDone(trx, p.key)) return;
+    const row = await trx
+      .selectFrom('offers')
+      .select(['status', 'published_at', 'start_date'])
+      .where('id', '=', p.offerId)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    if (!SELLABLE.includes(row.status as OfferStatus)) return;
+    const now = new Date();
+    await trx
+      .updateTable('offers')
+      .set({ published_at: row.published_at ?? now, updated_at: now })
+      .where('id', '=', p.offerId)
+      .execute();
+    await appendOfferEvent(trx, { key: p.key, offerId: p.offerId, type: 'offer.published', data: { start_date: row.start_date } });
   });
 }
 
@@ -157,10 +244,18 @@ export async function saveOfferFields(
     if (await alreadyDone(trx, e.key)) return;
     const row = await trx
       .selectFrom('offers')
-      .select(['client_id', 'initial_quantity', 'quantity_in_stock'])
+      .select(['client_id', 'advertiser_id', 'initial_quantity', 'quantity_in_stock'])
       .where('id', '=', e.offerId)
       .forUpdate()
       .executeTakeFirstOrThrow();
+    const advertiserId = await advertiserOf(trx, row.client_id, e.input, {
+      currentId: row.advertiser_id,
+      sent: e.changedFields.includes('advertiser'),
+    });
+    if (advertiserId !== row.advertiser_id && (await hasSuppliedCodes(trx, e.offerId)))
+      refuse('invalid_field', 'an offer with supplied voucher codes keeps its advertiser (its codes are unique per advertiser)', {
+        field: 'advertiser.id',
+      });
     const initial = e.input.initial_quantity ?? null;
     let stock: number | null = initial;
     if (row.initial_quantity !== null && initial !== null && row.quantity_in_stock !== null) {
@@ -174,7 +269,7 @@ export async function saveOfferFields(
       .updateTable('offers')
       .set({
         ...columnsOf(e.input),
-        advertiser_id: advertiserId(row.client_id, e.input.advertiser.name),
+        advertiser_id: advertiserId,
         initial_quantity: initial,
         quantity_in_stock: stock,
         updated_at: new Date(),
@@ -235,10 +330,29 @@ export async function findOfferStatus(db: Db, offerId: string): Promise<string |
 }
 
 /** One page of the offers waiting for review, oldest submission first (the review console's queue). */
-export function listPendingOffers(db: Db, page: Page) {
-  return pageOf(db.selectFrom('offers').where('status', '=', 'pending'), page, (rows) =>
-    rows.select(['id', 'title', 'type', 'document', 'submitted_at']).orderBy('submitted_at').orderBy('id'),
-  );
+export function listPendingOffers(db: Db, page: Page, filter: PendingFilter = {}) {
+  let q = db.selectFrom('offers').where('status', '=', 'pending');
+  if (filter.type) q = q.where('type', '=', filter.type);
+  if (filter.categoryId !== undefined) {
+    const categoryId = filter.categoryId;
+    q = q.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('offer_categories')
+          .select('offer_categories.offer_id')
+          .whereRef('offer_categories.offer_id', '=', 'offers.id')
+          .where('offer_categories.category_id', '=', categoryId),
+      ),
+    );
+  }
+  if (filter.submittedBefore) q = q.where('submitted_at', '<=', filter.submittedBefore);
+  return pageOf(q, page, (rows) => rows.select(['id', 'title', 'type', 'document', 'submitted_at']).orderBy('submitted_at').orderBy('id'));
+}
+
+/** The review queue's filters: an offer type, a category, and a latest submission time (for "waiting at least"). */
+export interface PendingFilter {
+  type?: string;
+  categoryId?: number;
+  submittedBefore?: Date;
 }
 
 /** The first `limit` offers waiting for review, oldest submission first (the admin CLI's list). */
@@ -273,4 +387,17 @@ export function findReviewRecord(db: Db, offerId: string) {
     ])
     .where('id', '=', offerId)
     .executeTakeFirst();
+}
+
+/** The review queue at a glance (for /metrics): how many offers wait and how long the oldest has waited, by the database's clock. */
+export async function reviewQueueStats(db: Db): Promise<{ length: number; oldestAgeSeconds: number }> {
+  const row = await db
+    .selectFrom('offers')
+    .select([
+      sql<string>`count(*)`.as('length'),
+      sql<string>`coalesce(extract(epoch from now() - min(submitted_at)), 0)`.as('oldest_age_seconds'),
+    ])
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return { length: Number(row.length), oldestAgeSeconds: Math.max(0, Number(row.oldest_age_seconds)) };
 }

@@ -1,7 +1,9 @@
+import { sql } from 'kysely';
 import type { Db, Trx } from './db';
 import type { OrderItemRow, OrderRow, VoucherRow } from './database';
 import type { Page, Paged } from '../domain/paging';
 import type { CancelOrderInput, Cancelled, Placed, PlaceOrderInput } from '../domain/orders';
+import type { Refused } from '../domain/failures';
 import { requireActiveAccount } from '../domain/account-lifecycle';
 import { refusable, refuse } from '../domain/failures';
 import { utcDay } from '../domain/dates';
@@ -11,6 +13,7 @@ import { lockOffers, moveStock, unsellableReason, type LockedOffer } from './off
 import { pageOf } from './paging';
 import { lockUsableReservation, takeReservedUnits } from './reservations';
 import { expirationDate, newRedemptionCode, returnUnits } from './vouchers';
+import { useSuppliedCodes } from './supplied-vouchers';
 
 /*
  * Orders, their items and the vouchers they issue. An order's two writes are each ONE transaction
@@ -25,13 +28,9 @@ export interface OrderHooks {
 }
 
 /** Takes one item's units: from this account's active reservation first, then from general stock. */
-async function takeUnits(
-  trx: Trx,
-  o: PlaceOrderInput,
-  i: number,
-  offer: LockedOffer,
-  today: string,
-): Promise<{ reservationId: string | null; fromReservation: number }> {
+type TakenUnits = { reservationId: string | null; fromReservation: number };
+
+async function takeUnits(trx: Trx, o: PlaceOrderInput, i: number, offer: LockedOffer, today: string): Promise<TakenUnits> {
   const { quantity } = o.items[i];
   if (offer.quantity_in_stock === null) return { reservationId: null, fromReservation: 0 };
   const res = o.accountId
@@ -57,27 +56,20 @@ async function takeUnits(
   return { reservationId: res && fromReservation > 0 ? res.id : null, fromReservation };
 }
 
-/** Places the order: its row, the stock of every item and one voucher per unit, in one transaction. */
-export async function placeOrder(db: Db, o: PlaceOrderInput, hooks: OrderHooks = {}): Promise<Placed> {
+/** A placed order as the placing transaction wrote it (or found it, on a retry). */
+export type PlacedOrder = Extract<Placed, { ok: true }> & { order: OrderWithDetails };
+
+/**
+ * Places the order: its row, the stock of every item and one voucher per unit, in one transaction
+ * of few round trips (the order row; the offers locked; one statement per stock move with its
+ * event; the items; the vouchers), returning what it wrote so nobody reads it again.
+ */
+export async function placeOrder(db: Db, o: PlaceOrderInput, hooks: OrderHooks = {}): Promise<PlacedOrder | Refused> {
   return refusable(() =>
-    db.transaction().execute(async (trx): Promise<Placed> => {
-      if (await trx.selectFrom('orders').select('id').where('id', '=', o.orderId).executeTakeFirst())
-        return { ok: true, orderId: o.orderId, issued: 0 };
+    db.transaction().execute(async (trx): Promise<PlacedOrder> => {
       // The order row first: a concurrent retry of this activity waits on its key, then finds it.
-      await trx
-        .insertInto('orders')
-        .values({
-          id: o.orderId,
-          client_id: o.clientId,
-          order_number: o.orderNumber,
-          workflow_id: o.workflowId,
-          account_id: o.accountId,
-          application_id: o.applicationId,
-          customer_name: o.customerName,
-          shipping_address: o.shippingAddress ? JSON.stringify(o.shippingAddress) : null,
-          status: 'active',
-        })
-        .execute();
+      const order = await insertOrderRow(trx, o);
+      if (!order) return { ok: true, orderId: o.orderId, issued: 0, order: (await withDetails(trx, [await orderRow(trx, o.orderId)]))[0] };
       if (o.accountId) requireActiveAccount(o.accountId, await findAccount(trx, o.clientId, o.accountId));
       const today = utcDay();
       const offers = await lockOffers(
@@ -88,42 +80,92 @@ export async function placeOrder(db: Db, o: PlaceOrderInput, hooks: OrderHooks =
         const why = unsellableReason(offers.get(it.offer_id), today);
         if (why) refuse('invalid_field', `offer ${it.offer_id} ${why}`, { field: `items[${i}].offer_id` });
       });
-      const taken: Awaited<ReturnType<typeof takeUnits>>[] = [];
+      const taken: TakenUnits[] = [];
       for (let i = 0; i < o.items.length; i++) taken.push(await takeUnits(trx, o, i, offers.get(o.items[i].offer_id)!, today));
       await hooks.afterStockTaken?.(o.orderId);
-      await trx
+      const items = await trx
         .insertInto('order_items')
         .values(o.items.map((it, position) => ({ order_id: o.orderId, position, ...it })))
+        .returningAll()
         .execute();
-      const vouchers = o.items.flatMap((it, i) => {
-        const offer = offers.get(it.offer_id)!;
-        return Array.from({ length: it.quantity }, (_, unit) => {
-          const code = newRedemptionCode();
-          return {
-            id: derivedId('vch', `${o.workflowId}:voucher:${i}:${unit}`),
-            offer_id: it.offer_id,
-            order_id: o.orderId,
-            client_id: o.clientId,
-            account_id: o.accountId,
-            reservation_id: unit < taken[i].fromReservation ? taken[i].reservationId : null,
-            counts_stock: offer.quantity_in_stock !== null,
-            redemption_code: code,
-            barcode: code.replace(/-/g, ''),
-            customer_name: o.customerName,
-            status: 'acquired' as const,
-            expiration_date: expirationDate(offer.document, today),
-          };
-        });
-      });
-      await trx.insertInto('vouchers').values(vouchers).execute();
-      return { ok: true, orderId: o.orderId, issued: vouchers.length };
+      const vouchers = await issueVouchers(trx, o, offers, taken, today);
+      return {
+        ok: true,
+        orderId: o.orderId,
+        issued: vouchers.length,
+        order: { ...order, items, vouchers: sortVouchers(vouchers), voucher_count: vouchers.length },
+      };
     }),
   );
 }
 
+/** Inserts the order row; undefined when it exists already (a retry of the placing activity). */
+function insertOrderRow(trx: Trx, o: PlaceOrderInput): Promise<OrderRow | undefined> {
+  return trx
+    .insertInto('orders')
+    .values({
+      id: o.orderId,
+      client_id: o.clientId,
+      order_number: o.orderNumber,
+      workflow_id: o.workflowId,
+      account_id: o.accountId,
+      application_id: o.applicationId,
+      customer_name: o.customerName,
+      shipping_address: o.shippingAddress ? JSON.stringify(o.shippingAddress) : null,
+      status: 'active',
+    })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .returningAll()
+    .executeTakeFirst();
+}
+
+function orderRow(db: Db, orderId: string): Promise<OrderRow> {
+  return db.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow();
+}
+
 /**
- * Cancels the order and all its vouchers, returning their units. A redeemed voucher cannot be
- * undone, so an order with one is refused whole (invalid_state_transition); its other vouchers can be cancelled one by one.
+ * Issues the order's vouchers: one per unit, each drawn from the reservation its unit came from.
+ * One step of its own, so how codes are made (generated here) can change without touching stock.
+ */
+async function issueVouchers(
+  trx: Trx,
+  o: PlaceOrderInput,
+  offers: Map<string, LockedOffer>,
+  taken: TakenUnits[],
+  today: string,
+): Promise<VoucherRow[]> {
+  const rows = o.items.flatMap((it, i) => {
+    const offer = offers.get(it.offer_id)!;
+    return Array.from({ length: it.quantity }, (_, unit) => {
+      const code = newRedemptionCode();
+      return {
+        id: derivedId('vch', `${o.workflowId}:voucher:${i}:${unit}`),
+        offer_id: it.offer_id,
+        order_id: o.orderId,
+        client_id: o.clientId,
+        account_id: o.accountId,
+        reservation_id: unit < taken[i].fromReservation ? taken[i].reservationId : null,
+        counts_stock: offer.quantity_in_stock !== null,
+        redemption_code: code,
+        barcode: code.replace(/-/g, ''),
+        customer_name: o.customerName,
+        status: 'acquired' as const,
+        expiration_date: expirationDate(offer.document, today),
+      };
+    });
+  });
+  return trx
+    .insertInto('vouchers')
+    .values(await useSuppliedCodes(trx, rows, offers))
+    .returningAll()
+    .execute();
+}
+
+/**
+ * Cancels the order (spec 3.2) at any age: its acquired vouchers are cancelled and their units
+ * return to stock (or to the reservation they came from); a redeemed voucher stays redeemed, since
+ * it was used, and one cancelled before stays as it is. One transaction; a second call finds the
+ * order cancelled and changes nothing.
  */
 export async function cancelOrder(db: Db, c: CancelOrderInput): Promise<Cancelled> {
   return refusable(() =>
@@ -131,14 +173,6 @@ export async function cancelOrder(db: Db, c: CancelOrderInput): Promise<Cancelle
       const order = await trx.selectFrom('orders').select('status').where('id', '=', c.orderId).forUpdate().executeTakeFirstOrThrow();
       if (order.status === 'cancelled') return { ok: true, cancelledVouchers: 0 };
       const vouchers = await trx.selectFrom('vouchers').selectAll().where('order_id', '=', c.orderId).orderBy('id').forUpdate().execute();
-      const redeemed = vouchers.filter((v) => v.status === 'redeemed');
-      if (redeemed.length) {
-        refuse(
-          'invalid_state_transition',
-          `the order has ${redeemed.length} redeemed voucher(s) and cannot be cancelled; cancel its other vouchers one by one`,
-          { redeemed_voucher_ids: redeemed.map((v) => v.id) },
-        );
-      }
       const live = vouchers.filter((v) => v.status === 'acquired');
       const now = new Date();
       if (live.length) {
@@ -159,29 +193,51 @@ export async function cancelOrder(db: Db, c: CancelOrderInput): Promise<Cancelle
   );
 }
 
-/** An order with its items (in their order) and its vouchers. */
-export type OrderWithDetails = OrderRow & { items: OrderItemRow[]; vouchers: VoucherRow[] };
+/** An order with its items (in their order), its vouchers (maybe only the first ones) and how many it has. */
+export type OrderWithDetails = OrderRow & { items: OrderItemRow[]; vouchers: VoucherRow[]; voucher_count: number };
 
-async function withDetails(db: Db, rows: OrderRow[]): Promise<OrderWithDetails[]> {
+/** Vouchers in the order every read answers them: by offer, then purchase time, then id. */
+function sortVouchers(vouchers: VoucherRow[]): VoucherRow[] {
+  const key = (v: VoucherRow) => [v.offer_id, v.acquired_at.toISOString(), v.id];
+  return [...vouchers].sort((a, b) => {
+    const [x, y] = [key(a), key(b)];
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
+    return 0;
+  });
+}
+
+/** With `vouchersPerOrder`, only that many vouchers of each order are read (lists stay bounded). */
+async function withDetails(db: Db, rows: OrderRow[], vouchersPerOrder?: number): Promise<OrderWithDetails[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const [items, vouchers] = await Promise.all([
+  const ranked = db
+    .selectFrom('vouchers')
+    .selectAll()
+    .select([
+      // Byte order (C collation), the order sortVouchers gives a placing answer.
+      sql<number>`row_number() over (partition by order_id order by offer_id collate "C", acquired_at, id collate "C")`.as('rank_in_order'),
+      sql<string>`count(*) over (partition by order_id)`.as('count_in_order'),
+    ])
+    .where('order_id', 'in', ids);
+  const [items, ranks] = await Promise.all([
     db.selectFrom('order_items').selectAll().where('order_id', 'in', ids).orderBy('order_id').orderBy('position').execute(),
     db
-      .selectFrom('vouchers')
+      .selectFrom(ranked.as('v'))
       .selectAll()
-      .where('order_id', 'in', ids)
+      .$if(vouchersPerOrder !== undefined, (q) => q.where('rank_in_order', '<=', vouchersPerOrder!))
       .orderBy('order_id')
-      .orderBy('offer_id')
-      .orderBy('acquired_at')
-      .orderBy('id')
+      .orderBy('rank_in_order')
       .execute(),
   ]);
-  return rows.map((r) => ({
-    ...r,
-    items: items.filter((i) => i.order_id === r.id),
-    vouchers: vouchers.filter((v) => v.order_id === r.id),
-  }));
+  return rows.map((r) => {
+    const mine = ranks.filter((v) => v.order_id === r.id);
+    return {
+      ...r,
+      items: items.filter((i) => i.order_id === r.id),
+      vouchers: mine.map(({ rank_in_order: _rank, count_in_order: _count, ...v }) => v as VoucherRow),
+      voucher_count: mine.length ? Number(mine[0].count_in_order) : 0,
+    };
+  });
 }
 
 /** One order of this distribution client; another client's order is not found. */
@@ -196,16 +252,17 @@ export async function findAnyOrder(db: Db, orderId: string): Promise<OrderWithDe
   return row ? (await withDetails(db, [row]))[0] : undefined;
 }
 
-/** This client's orders, newest first. */
+/** This client's orders, newest first, with at most `vouchersPerOrder` vouchers each when given. */
 export async function listOrders(
   db: Db,
   clientId: string,
   q: Page & { order_number?: string; status?: OrderRow['status']; account_id?: string },
+  vouchersPerOrder?: number,
 ): Promise<Paged<OrderWithDetails>> {
   let query = db.selectFrom('orders').where('client_id', '=', clientId);
   if (q.order_number) query = query.where('order_number', '=', q.order_number);
   if (q.status) query = query.where('status', '=', q.status);
   if (q.account_id) query = query.where('account_id', '=', q.account_id);
   const { rows, total } = await pageOf(query, q, (f) => f.selectAll().orderBy('purchased_at', 'desc').orderBy('id'));
-  return { rows: await withDetails(db, rows), total };
+  return { rows: await withDetails(db, rows, vouchersPerOrder), total };
 }

@@ -29,14 +29,16 @@ export function expirationDate(doc: unknown, purchasedOn: string): string | null
 
 /**
  * Gives the units of cancelled vouchers back: to their reservation while it is active, otherwise
- * to the offer's general stock. Vouchers of uncapped coupons took no stock and give none back.
+ * to the offer's general stock. Vouchers of uncapped coupons took no stock and give none back;
+ * nor do vouchers with an advertiser-supplied code: that code may already be in a customer's
+ * hands, so it is never sold again (docs/orders-and-vouchers.md).
  */
 export async function returnUnits(
   trx: Trx,
   key: string,
-  vouchers: Pick<VoucherRow, 'offer_id' | 'reservation_id' | 'counts_stock'>[],
+  vouchers: Pick<VoucherRow, 'offer_id' | 'reservation_id' | 'counts_stock' | 'supplied'>[],
 ): Promise<void> {
-  const counted = vouchers.filter((v) => v.counts_stock);
+  const counted = vouchers.filter((v) => v.counts_stock && !v.supplied);
   const offers = await lockOffers(
     trx,
     counted.map((v) => v.offer_id),
@@ -126,7 +128,11 @@ function scoped(db: Db, scope: VoucherScope) {
     : q.where('vouchers.client_id', '=', scope.clientId);
 }
 
-/** One voucher by id (under an offer) or by id or redemption code (under an advertiser), with its offer's title. */
+/**
+ * One voucher by id (under an offer) or, under an advertiser, by id, redemption code or barcode
+ * (a till scans the barcode), with its offer's title. Generated codes are also found typed in
+ * lower case.
+ */
 export function findVoucher(
   db: Db,
   scope: VoucherScope,
@@ -136,10 +142,14 @@ export function findVoucher(
   if (ref.byId) q = q.where('vouchers.id', '=', ref.idOrCode);
   if (ref.offerId) q = q.where('vouchers.offer_id', '=', ref.offerId).where('vouchers.id', '=', ref.idOrCode);
   if (ref.advertiserId) {
-    const code = ref.idOrCode.toUpperCase();
+    const codes = [...new Set([ref.idOrCode, ref.idOrCode.toUpperCase()])];
     q = q
       .where('offers.advertiser_id', '=', ref.advertiserId)
-      .where((eb) => eb.or([eb('vouchers.id', '=', ref.idOrCode), eb('vouchers.redemption_code', '=', code)]));
+      .where((eb) =>
+        eb.or([eb('vouchers.id', '=', ref.idOrCode), eb('vouchers.redemption_code', 'in', codes), eb('vouchers.barcode', 'in', codes)]),
+      )
+      // An exact id or code before a barcode that happens to equal another voucher's code.
+      .orderBy(sql`vouchers.id = ${ref.idOrCode} or vouchers.redemption_code = ${ref.idOrCode}`, 'desc');
   }
   return q.executeTakeFirst();
 }
@@ -155,4 +165,25 @@ export function listVouchers(
   if (q.status) query = query.where('vouchers.status', '=', q.status);
   if (q.recently_changed) query = query.where('vouchers.updated_at', '>=', new Date(Date.now() - q.recently_changed * DAY_MS));
   return pageOf(query, q, (f) => f.selectAll('vouchers').orderBy('vouchers.updated_at', 'desc').orderBy('vouchers.id'));
+}
+
+/** A voucher by its customer page token, with what the customer's page shows (any client's: the token is the key). */
+export function findVoucherByPageToken(db: Db, token: string) {
+  return db
+    .selectFrom('vouchers')
+    .innerJoin('offers', 'offers.id', 'vouchers.offer_id')
+    .selectAll('vouchers')
+    .select(['offers.title', 'offers.document'])
+    .where('vouchers.page_token', '=', token)
+    .executeTakeFirst();
+}
+
+/** Replaces the voucher's page token: the old customer page address stops working. */
+export async function rotatePageToken(db: Db, voucherId: string): Promise<void> {
+  await db
+    .updateTable('vouchers')
+    // updated_at stays: the voucher itself did not change (recently_changed lists status changes).
+    .set({ page_token: crypto.randomBytes(32).toString('hex') })
+    .where('id', '=', voucherId)
+    .execute();
 }

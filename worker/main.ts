@@ -5,6 +5,7 @@ import type { ActivityDeps } from '../activities/deps';
 import { freePort } from '../infra/free-port';
 import { setWorkerMetricsUrl } from '../infra/metrics';
 import type { Endpoints } from '../infra/stack';
+import type { Tracing } from '../infra/tracing';
 import { CALLBACK_DISPATCHER_WORKFLOW_TYPE, type CallbackDispatcherWorkflow } from '../workflows/callback-dispatcher-messages';
 import { callbackDispatcherWorkflowId } from '../workflows/shared/ids';
 
@@ -37,6 +38,22 @@ async function installRuntime(deps: ActivityDeps) {
   });
 }
 
+/*
+ * Polling and caching for a checkout path (issue 11). Every order is a new workflow, so its first
+ * task comes from the task queue's normal (non-sticky) queue: the SDK's default gives that queue
+ * 2 of 10 pollers, and orders waited for one. The slots stay above the concurrency we serve (the
+ * benchmark's 32 clients, each order also answering an update), and the cache is bounded: order
+ * workflows now end once placed, so it holds the long-lived reviews, reservations and callback
+ * lanes, whose evicted histories are replayed on their next task.
+ */
+const WORKER_TUNING = {
+  maxConcurrentWorkflowTaskExecutions: 100,
+  maxConcurrentWorkflowTaskPolls: 16,
+  // Three quarters of the pollers on the normal queue, the rest on this worker's sticky queue.
+  nonStickyToStickyPollRatio: 0.75,
+  maxCachedWorkflows: 500,
+} as const;
+
 export interface RunningWorker {
   worker: Worker;
   /** Resolves when the worker has stopped (after shutdown()). */
@@ -55,6 +72,8 @@ export async function startWorker(opts: {
   workflowBundlePath?: string;
   /** Start the callback dispatcher for this task queue if it is not running (default true). */
   callbackDispatcher?: boolean;
+  /** OpenTelemetry (infra/tracing.ts), when configured: traces workflows and activities. */
+  tracing?: Tracing;
 }): Promise<RunningWorker> {
   await installRuntime(opts.deps);
   const connection = await NativeConnection.connect({ address: opts.endpoints.temporalAddress });
@@ -64,11 +83,16 @@ export async function startWorker(opts: {
     namespace: opts.endpoints.temporalNamespace,
     taskQueue: opts.taskQueue,
     activities: createActivities({ ...opts.deps, stopping: stopping.signal }),
-    ...(opts.workflowBundlePath
+    plugins: opts.tracing ? [opts.tracing.workerPlugin] : [],
+    // Tracing adds the SDK's workflow interceptors to the bundle, so a prebuilt bundle (without
+    // them) is not used then: the workflows are bundled at start instead.
+    ...(opts.workflowBundlePath && !opts.tracing
       ? { workflowBundle: { codePath: opts.workflowBundlePath } }
       : { workflowsPath: path.join(__dirname, '..', 'workflows', 'index.ts') }),
-    // A graceful stop lets running activities finish for this long before they are cancelled.
-    shutdownGraceTime: '10s',
+    // A graceful stop lets running activities finish for this long before they are cancelled (they
+    // are idempotent and retried); `npm start` must stop within 10 s in all (docs/decisions.md).
+    shutdownGraceTime: '3s',
+    ...WORKER_TUNING,
   });
   const done = worker.run().finally(() => connection.close());
   if (opts.callbackDispatcher ?? true) {

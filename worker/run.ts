@@ -22,6 +22,7 @@ export async function runWorker(opts: { extra?: Partial<ActivityDeps>; workflowB
     endpoints,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowBundlePath: opts.workflowBundlePath,
+    tracing: services.tracing,
   });
   closeWithGrace({ delay: 30_000 }, async () => {
     await worker.shutdown();

@@ -31,6 +31,13 @@ export async function callbackDeliveryWorkflow(input: CallbackDeliveryInput): Pr
       if (await condition(() => woken, IDLE_TIMEOUT)) continue;
       return;
     }
+    if (next.busy) {
+      // The dispatcher is making this delivery's first attempt itself (fan-out fast path); it wakes
+      // the lane when done, and the lease's end is the bound if it crashed. Histories from before
+      // the fast path never return `busy`, so they replay unchanged without a patch.
+      await condition(() => woken, next.waitSeconds * 1000);
+      continue;
+    }
     if (next.waitSeconds > 0) await sleep(next.waitSeconds * 1000);
     await deliver(acts, next.deliveryId);
     handled++;

@@ -17,9 +17,17 @@ export interface OfferReviewInput {
   endDate: string;
   /** How long a review may wait before operators are reminded. */
   reviewReminderSeconds: number;
+  /**
+   * First day on sale (YYYY-MM-DD): an offer approved earlier is published when that day begins (UTC).
+   * Absent in workflows started before publication at start_date (patch 'publish-at-start-date').
+   */
+  startDate?: string;
   /** Carried across continue-as-new. */
   step?: number;
   reminderDueAtMs?: number | null;
+  /** The review history so far, carried across continue-as-new (absent in older runs). */
+  timeline?: ReviewTimelineEntry[];
+  publishDueAtMs?: number | null;
 }
 
 /** The workflow's result: the status the offer ended in (cancelled or closed). */
@@ -46,3 +54,23 @@ export const rejectSignal = defineSignal<[ReviewDecision]>('reject');
 export const changeStatusUpdate = defineUpdate<OfferStatus, [{ to: ClientStatus }]>('changeStatus');
 export const editOfferUpdate = defineUpdate<void, [OfferEdit]>('editOffer');
 export const statusQuery = defineQuery<OfferStatus>('status');
+
+/**
+ * One step of an offer's review as the workflow saw it, for operators (the console's timeline).
+ * `at` is the workflow task's time (ISO 8601). Kinds: `started` (the workflow began with `status`;
+ * `resumed` when it continued a run from before the timeline existed, whose steps are not in it),
+ * `status` (a move: `to`, by `actor`, with `reviewer` and `reason` for decisions), `reminder`
+ * (the review waited `waitingSeconds`), `edited` (`changedFields`), `ignored` (a decision
+ * signal that arrived when the offer could not be reviewed).
+ */
+export type ReviewTimelineEntry =
+  | { at: string; kind: 'started'; status: OfferStatus; resumed?: boolean }
+  | { at: string; kind: 'status'; to: OfferStatus; actor: 'advertiser' | 'review_team' | 'system'; reviewer?: string; reason?: string }
+  | { at: string; kind: 'reminder'; waitingSeconds: number }
+  | { at: string; kind: 'edited'; changedFields: string[] }
+  | { at: string; kind: 'ignored'; decision: 'approved' | 'rejected'; reviewer?: string; refused: string };
+
+/** The review history, oldest first (at most the last TIMELINE_LIMIT entries). */
+export const reviewTimelineQuery = defineQuery<ReviewTimelineEntry[]>('reviewTimeline');
+/** How many timeline entries a workflow keeps (the oldest are dropped), so continue-as-new stays small. */
+export const TIMELINE_LIMIT = 200;

@@ -1,6 +1,7 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { z } from 'zod';
 import type { Cancelled, Placed, PlaceOrderInput } from '../domain/orders';
-import { DAY_MS } from '../domain/dates';
+import type { Order } from '../schemas/order';
 
 export type { CancelOrderInput, Cancelled, Placed, PlaceOrderInput } from '../domain/orders';
 
@@ -13,15 +14,24 @@ export const ORDER_WORKFLOW_TYPE = 'orderFulfilmentWorkflow';
 
 export interface OrderFulfilmentInput {
   order: Omit<PlaceOrderInput, 'workflowId'>;
-  /** How long the order may still be cancelled through its workflow; the workflow then completes. */
-  cancellableForMs: number;
+  /**
+   * Only in orders started before cancellation became its own workflow (400 days): how long such
+   * a workflow stays open for its `cancel` update. New orders end once placed.
+   */
+  cancellableForMs?: number;
 }
 
+/**
+ * What placing answers: the placed order as the API shows it (so the API does not read it
+ * again), unless it is too large to carry (then the API reads it), or the refusal.
+ */
+export type PlacedAnswer = Placed | (Extract<Placed, { ok: true }> & { order: z.output<typeof Order> });
+
 /** Sent with the start (Update-with-Start): answers once the order is placed or refused. */
-export const placedUpdate = defineUpdate<Placed>('placed');
-/** `PUT /orders/:id {order:{status:"cancelled"}}`; the validator refuses an order that is not active. */
+export const placedUpdate = defineUpdate<PlacedAnswer>('placed');
+/**
+ * How orders placed before the order-cancellation workflow were cancelled; their workflows still
+ * take it while open. New cancellations go through order-cancellation-messages.
+ */
 export const cancelOrderUpdate = defineUpdate<Cancelled>('cancel');
 export const orderStatusQuery = defineQuery<string>('status');
-
-/** 400 days: past the longest voucher validity publishers sell (a year), plus refund disputes. */
-export const ORDER_CANCELLABLE_MS = 400 * DAY_MS;

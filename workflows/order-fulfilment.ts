@@ -9,6 +9,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import { DAY_MS } from '../domain/dates';
 import {
   cancelOrderUpdate,
   orderStatusQuery,
@@ -16,6 +17,7 @@ import {
   type Cancelled,
   type OrderFulfilmentInput,
   type Placed,
+  type PlacedAnswer,
 } from './order-fulfilment-messages';
 
 type OrderState = 'placing' | 'refused' | 'active' | 'cancelling' | 'cancelled';
@@ -28,21 +30,29 @@ const { placeOrder: placeOrderRemotely, cancelOrder } = proxyActivities<Activiti
 // holds the workflow task, which saves a task-queue round trip on the path the client waits for.
 const { placeOrder: placeOrderLocally } = proxyLocalActivities<Activities>({ startToCloseTimeout: '20s', retry });
 
+// What the service passed as `cancellableForMs` before this change; every such order carries it.
+const OLD_CANCELLABLE_MS = 400 * DAY_MS;
+
 /** Fails the update with the refusal as its details and its code as the failure type (the API answers the code). */
 function refusalFailure(r: Exclude<Placed | Cancelled, { ok: true }>): ApplicationFailure {
   return ApplicationFailure.create({ message: r.message, type: r.code, nonRetryable: true, details: [r] });
 }
 
 /**
- * One order, from placing (stock + vouchers in one transaction) until it is cancelled or can no
- * longer be. Its id is built from (client, order_number), so an order_number is fulfilled once.
- * A refused order ends as failed, which frees its order_number for a corrected retry.
+ * One order's placing: stock + vouchers in one transaction, then the workflow completes (orders
+ * are cancelled by the order-cancellation workflow, at any age). Its id is built from (client,
+ * order_number), so an order_number is fulfilled once. A refused order ends as failed, which
+ * frees its order_number for a corrected retry.
+ *
+ * Orders placed before cancellation had its own workflow stay open up to 400 days waiting for
+ * the `cancel` update; they replay the same commands (the patch below), and the cancel handler
+ * stays registered for them.
  */
 export async function orderFulfilmentWorkflow(input: OrderFulfilmentInput): Promise<{ orderId: string; status: OrderState }> {
   const { workflowId } = workflowInfo();
   let state: OrderState = 'placing';
   // Unset until placing answers: the `placed` update handler, registered first, waits for it.
-  let placed: Placed | undefined = undefined;
+  let placed: PlacedAnswer | undefined = undefined;
 
   setHandler(orderStatusQuery, () => state);
   setHandler(placedUpdate, async () => {
@@ -78,8 +88,13 @@ export async function orderFulfilmentWorkflow(input: OrderFulfilmentInput): Prom
     throw refusalFailure(placed);
   }
   state = 'active';
-  // The history stays small: one activity, at most one cancellation, one timer.
-  await condition(() => state === 'cancelled', input.cancellableForMs);
+  if (patched('order-ends-when-placed')) {
+    // Answer the `placed` update, then end: nothing else happens in this workflow.
+    await condition(allHandlersFinished);
+    return { orderId: input.order.orderId, status: state };
+  }
+  // Before the patch: the history stays small: one activity, at most one cancellation, one timer.
+  await condition(() => state === 'cancelled', input.cancellableForMs ?? OLD_CANCELLABLE_MS);
   await condition(allHandlersFinished);
   return { orderId: input.order.orderId, status: state };
 }

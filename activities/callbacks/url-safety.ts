@@ -7,8 +7,8 @@ export class UnsafeCallbackUrlError extends Error {}
 
 /**
  * Addresses a production deployment never calls: loopback, private, link-local, carrier-grade
- * NAT, unspecified, multicast and reserved ranges, in IPv4 and IPv6 (IPv4-mapped IPv6 is checked
- * as the IPv4 address it carries). Calling these would let a client probe our own network (SSRF).
+ * NAT, unspecified, multicast and reserved ranges, in IPv4 and IPv6 (an IPv6 address that carries
+ * an IPv4 one, in any of the forms embeddedIpv4 knows, is checked as that IPv4 address too). Calling these would let a client probe our own network (SSRF).
  */
 const FORBIDDEN = new net.BlockList();
 for (const [net4, bits] of [
@@ -40,13 +40,47 @@ for (const [net6, bits] of [
   FORBIDDEN.addSubnet(net6, bits, 'ipv6');
 }
 
+/** The 16 bytes of a valid IPv6 address (with `::` and a trailing dotted quad expanded). */
+function ipv6Bytes(address: string): number[] {
+  const withQuad = address.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_m, a: string, b: string, c: string, d: string) =>
+    [((+a << 8) | +b).toString(16), ((+c << 8) | +d).toString(16)].join(':'),
+  );
+  const [head, tail] = withQuad.split('::');
+  const groups = (part: string | undefined) => (part ? part.split(':') : []);
+  const h = groups(head);
+  const t = tail === undefined ? [] : groups(tail);
+  const words = [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t].map((w) => parseInt(w, 16));
+  return words.flatMap((w) => [w >> 8, w & 0xff]);
+}
+
+const startsWith = (bytes: number[], prefix: number[]) => prefix.every((b, i) => bytes[i] === b);
+const quad = (b: number[]) => b.join('.');
+
+/**
+ * The IPv4 address an IPv6 address carries in a form that reaches it: IPv4-mapped (`::ffff:a.b.c.d`),
+ * IPv4-compatible (`::a.b.c.d`), SIIT (`::ffff:0:a.b.c.d`), 6to4 (`2002:AABB:CCDD::`), NAT64
+ * (`64:ff9b::/96`, `64:ff9b:1::/48`) and Teredo's server. `[::127.0.0.1]` is 127.0.0.1 by another name.
+ */
+function embeddedIpv4(address: string): string[] {
+  const b = ipv6Bytes(address);
+  const zeros = (n: number) => Array<number>(n).fill(0);
+  const found: string[] = [];
+  if (startsWith(b, [...zeros(10), 0xff, 0xff]) || startsWith(b, zeros(12))) found.push(quad(b.slice(12)));
+  if (startsWith(b, [...zeros(8), 0xff, 0xff, 0, 0])) found.push(quad(b.slice(12)));
+  if (startsWith(b, [0x20, 0x02])) found.push(quad(b.slice(2, 6)));
+  if (startsWith(b, [0, 0x64, 0xff, 0x9b])) found.push(quad(b.slice(12)));
+  if (startsWith(b, [0x20, 0x01, 0, 0])) found.push(quad(b.slice(4, 8)), quad(b.slice(12).map((x) => x ^ 0xff)));
+  return found;
+}
+
 /** True for an address a production callback may not reach. */
 export function isForbiddenAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return isForbiddenAddress(mapped[1]);
   const family = net.isIP(address);
   if (family === 0) return true;
-  return FORBIDDEN.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 4) return FORBIDDEN.check(address, 'ipv4');
+  if (FORBIDDEN.check(address, 'ipv6')) return true;
+  // The unspecified address `::` carries 0.0.0.0 and is refused above; so is every embedded private IPv4.
+  return embeddedIpv4(address).some((v4) => FORBIDDEN.check(v4, 'ipv4'));
 }
 
 /** Parses and checks the URL's form: http(s), no credentials, and HTTPS in production. */

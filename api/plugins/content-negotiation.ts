@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { z } from 'zod';
 import { ApiError } from '../errors';
+import { checkFields } from '../../schemas/unknown-fields';
 import { coerceXmlToSchema, parseXml, toXml, XmlInputError } from '../../schemas/xml';
 
 export type Format = 'json' | 'xml';
@@ -102,9 +103,24 @@ export default fp(async function contentNegotiation(app: FastifyInstance) {
         throw new ApiError(422, 'invalid_field', `${field || 'value'}: must not contain NUL characters`, field ? { field } : {});
     }
     const bodySchema = request.routeOptions.schema?.body as z.ZodType | undefined;
-    if (request.bodyIsXml && bodySchema && typeof bodySchema === 'object' && '_zod' in bodySchema) {
-      request.body = coerceXmlToSchema(bodySchema, request.body);
+    if (!(bodySchema && typeof bodySchema === 'object' && '_zod' in bodySchema)) return;
+    if (request.bodyIsXml) request.body = coerceXmlToSchema(bodySchema, request.body);
+    // Unknown fields are a 422 naming each; fields the answer shows but no client sets are dropped.
+    // Resources only (routes that answer with one); the review console's HTML forms are not checked.
+    const shown = (request.routeOptions.schema?.response as Record<string, z.ZodType> | undefined)?.[200];
+    if (!shown) return;
+    const { unknown, cleaned } = checkFields(bodySchema, shown, request.body);
+    if (unknown.length) {
+      throw ApiError.withDetails(
+        422,
+        unknown.map((path) => {
+          // Named inside the resource, as validation errors name fields: `titel`, not `offer.titel`.
+          const field = /^[^.[]+\./.test(path) ? path.slice(path.indexOf('.') + 1) : path;
+          return { code: 'unknown_field', message: `${field}: unknown field; the resource has no field of that name`, field };
+        }),
+      );
     }
+    request.body = cleaned;
   });
 
   app.addHook('preSerialization', async (request, reply, payload) => {

@@ -1,13 +1,36 @@
-import type { FastifyInstance } from 'fastify';
+import crypto from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { httpRequestDuration, registry, scrape } from '../../infra/metrics';
+import { ApiError } from '../errors';
+import { httpRequestDuration, observeQueues, registry, scrape } from '../../infra/metrics';
+import type { ServiceDeps } from '../../services/deps';
+import { queueSnapshot } from '../../services/metrics';
+
+/** Route parameters that may hold a redemption code or barcode (`/advertisers/:id/vouchers/:ref`). */
+const SECRET_PARAMS = new Set(['ref']);
+
+/** The URL as logged: a voucher's code or barcode in the path is replaced, so logs never hold one. */
+export function redactedUrl(request: FastifyRequest): string {
+  let url = request.url;
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  for (const [name, value] of Object.entries(params)) {
+    if (!SECRET_PARAMS.has(name) || typeof value !== 'string' || !value) continue;
+    for (const form of new Set([value, encodeURIComponent(value)])) url = url.split(`/${form}`).join('/[redacted]');
+  }
+  return url;
+}
+
+const sameSecret = (given: string, expected: string) =>
+  crypto.timingSafeEqual(crypto.createHash('sha256').update(given).digest(), crypto.createHash('sha256').update(expected).digest());
+
+const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 
 /**
  * One log line and one histogram sample per answer, by route template (not the raw URL, so ids do
  * not explode the labels); the log line carries the request id and, once authenticated, the client
  * id (never the key). Serves GET /metrics.
  */
-export default fp(async function metrics(app: FastifyInstance) {
+export default fp(async function metrics(app: FastifyInstance, opts: { token?: string; deps: Pick<ServiceDeps, 'db'> }) {
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const status = reply.statusCode;
@@ -16,14 +39,24 @@ export default fp(async function metrics(app: FastifyInstance) {
       client_id: request.client?.id,
       method: request.method,
       route,
-      url: request.url,
+      url: redactedUrl(request),
       status,
       latency_ms: Math.round(reply.elapsedTime * 10) / 10,
     };
     if (status >= 500) request.log.error(line, 'request completed');
     else request.log.info(line, 'request completed');
   });
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  // Metrics name routes, clients' volumes and the worker's state: with METRICS_TOKEN set they need
+  // `Authorization: Bearer <token>`; without one, only the machine itself (a loopback peer) may scrape.
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    if (opts.token) {
+      const m = /^Bearer (.+)$/.exec(request.headers.authorization ?? '');
+      if (!m || !sameSecret(m[1], opts.token))
+        throw new ApiError(401, 'unauthorized', '/metrics needs Authorization: Bearer <METRICS_TOKEN>');
+    } else if (!LOOPBACK.test(request.socket.remoteAddress ?? '')) {
+      throw new ApiError(403, 'forbidden', '/metrics answers the local machine only unless METRICS_TOKEN is set');
+    }
+    observeQueues(await queueSnapshot(opts.deps));
     reply.type(registry.contentType);
     return scrape();
   });

@@ -5,9 +5,14 @@ import fp from 'fastify-plugin';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ErrorBody } from '../../schemas/envelope';
+import { TAGS } from '../routes/operation';
 
 type Doc = { paths?: Record<string, Record<string, Operation>>; [k: string]: unknown };
-type Operation = { requestBody?: { content?: Record<string, unknown> }; responses?: Record<string, unknown>; [k: string]: unknown };
+type Operation = {
+  requestBody?: { content?: Record<string, { schema?: unknown }> };
+  responses?: Record<string, unknown>;
+  [k: string]: unknown;
+};
 
 const XML_NOTE =
   'Every operation also speaks XML: send `Content-Type: application/xml`, ask with `Accept: application/xml` or a `.xml` path suffix. ' +
@@ -29,16 +34,18 @@ const ERROR_RESPONSES: Record<string, string> = {
 /** One interface's document: its paths relative to its base address, with XML and errors documented. */
 export function interfaceDocument(full: Doc, prefix: string, title: string): Doc {
   const paths: Doc['paths'] = {};
+  const tags = new Set<string>();
   for (const [p, ops] of Object.entries(full.paths ?? {})) {
     if (!p.startsWith(`${prefix}/`)) continue;
     const operations: Record<string, Operation> = {};
     for (const [method, op] of Object.entries(ops)) {
-      const withXml = <T extends { content?: Record<string, unknown> }>(part: T | undefined): T | undefined =>
+      // The XML form shares the JSON schema, but not its example: a JSON example shown as XML misleads.
+      const withXml = <T extends { content?: Record<string, { schema?: unknown }> }>(part: T | undefined): T | undefined =>
         part?.content?.['application/json']
-          ? { ...part, content: { ...part.content, 'application/xml': part.content['application/json'] } }
+          ? { ...part, content: { ...part.content, 'application/xml': { schema: part.content['application/json'].schema } } }
           : part;
       const responses: Record<string, unknown> = Object.fromEntries(
-        Object.entries(op.responses ?? {}).map(([code, r]) => [code, withXml(r as { content?: Record<string, unknown> })]),
+        Object.entries(op.responses ?? {}).map(([code, r]) => [code, withXml(r as { content?: Record<string, { schema?: unknown }> })]),
       );
       for (const [code, description] of Object.entries(ERROR_RESPONSES)) {
         responses[code] ??= {
@@ -50,6 +57,7 @@ export function interfaceDocument(full: Doc, prefix: string, title: string): Doc
         };
       }
       operations[method] = { ...op, requestBody: withXml(op.requestBody), responses };
+      for (const tag of (op.tags as string[] | undefined) ?? []) tags.add(tag);
     }
     paths[p.slice(prefix.length)] = operations;
   }
@@ -58,6 +66,8 @@ export function interfaceDocument(full: Doc, prefix: string, title: string): Doc
     ...full,
     info: { ...(full.info as object), title, description: XML_NOTE },
     servers: [{ url: prefix }],
+    // The tags the routes declare, listed once so references and generators group by them.
+    tags: [...tags].sort().map((name) => ({ name, description: TAGS[name as keyof typeof TAGS] })),
     paths,
     components: {
       ...components,

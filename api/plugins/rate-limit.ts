@@ -1,27 +1,65 @@
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Redis } from 'ioredis';
 import { hashApiKey } from '../../services/api-clients';
 import { ApiError } from '../errors';
 import { API_KEY_HEADER } from './auth';
 
+/** Statuses the key check answers for a missing, unknown or wrong-environment key: a guess. */
+const BAD_KEY_STATUS = 401;
+
+const limited = (max: number, ttlMs: number, what: string) =>
+  new ApiError(429, 'rate_limited', `rate limit of ${max} ${what} per second exceeded; retry after ${Math.ceil(ttlMs / 1000)} s`);
+
 /**
- * The spec's per-key limit (RATE_LIMIT_PER_SECOND requests each second), counted by key hash, or
- * by address for requests without a key. The counters live in this process; several API instances
- * share one limit by giving @fastify/rate-limit a Redis store (its `redis` option).
+ * The spec's per-key limit (RATE_LIMIT_PER_SECOND requests each second, counted by key hash), and
+ * the same budget per client address for requests with a bad or missing key, enforced before the
+ * key lookup so that guessing keys costs no database query once over it.
+ *
+ * With `redisUrl` the counts live in Redis and every API process shares them (the limit holds
+ * across instances); without it each process counts in memory. A Redis that does not answer lets
+ * requests through (skipOnError): the limit protects the service, it must not take it down.
  */
-export async function rateLimitPlugin(app: FastifyInstance, opts: { perSecond: number }) {
+export async function rateLimitPlugin(app: FastifyInstance, opts: { perSecond: number; redisUrl?: string }) {
+  const redis = opts.redisUrl ? connectRedis(app, opts.redisUrl) : undefined;
   await app.register(rateLimit, {
     max: opts.perSecond,
     timeWindow: 1000,
+    ...(redis ? { redis, nameSpace: 'offer-marketplace:rate:' } : {}),
+    skipOnError: true,
     keyGenerator: (request) => {
       const key = request.headers[API_KEY_HEADER];
       return typeof key === 'string' && key ? `key:${hashApiKey(key)}` : `ip:${request.ip}`;
     },
-    errorResponseBuilder: (_request, context) =>
-      new ApiError(
-        429,
-        'rate_limited',
-        `rate limit of ${context.max} requests per second exceeded; retry after ${Math.ceil(context.ttl / 1000)} s`,
-      ),
+    errorResponseBuilder: (_request, context) => limited(context.max, context.ttl, 'requests'),
   });
+
+  // Bad keys per address: read (not counted) before the key check, counted when it answers 401.
+  // The plugin's own per-route hook runs only after the key check (route hooks follow scope hooks).
+  const badKeys = app.createRateLimit({ keyGenerator: (request: FastifyRequest) => `bad-key:${request.ip}` });
+  app.addHook('onRequest', async (request, reply) => {
+    const state = await badKeys(request, { increment: false });
+    if (state.isAllowed || state.remaining > 0) return;
+    reply.header('retry-after', String(Math.max(1, state.ttlInSeconds)));
+    throw limited(state.max, state.ttl, 'requests with a bad or missing API key');
+  });
+  app.addHook('onSend', async (request, reply) => {
+    if (reply.statusCode === BAD_KEY_STATUS) await badKeys(request);
+  });
+}
+
+/** One connection per interface scope; closed with the app. Commands fail fast while Redis is away. */
+function connectRedis(app: FastifyInstance, url: string): Redis {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: 1000 });
+  let lastError = '';
+  redis.on('error', (err: Error) => {
+    // ioredis repeats the error on every reconnect attempt: log each new one once.
+    if (err.message !== lastError) app.log.warn({ err }, 'rate limit: Redis unavailable; requests are not counted meanwhile');
+    lastError = err.message;
+  });
+  redis.on('ready', () => (lastError = ''));
+  app.addHook('onClose', async () => {
+    redis.disconnect();
+  });
+  return redis;
 }

@@ -1,8 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { callbacksCommand } from './commands/callbacks';
 import { clientsCommand } from './commands/clients';
+import { demoCommand } from './commands/demo';
 import { keysCommand } from './commands/keys';
 import { offersCommand } from './commands/offers';
+import { opsCommand } from './commands/ops';
 import { ordersCommand } from './commands/orders';
 import { Failure } from '../../domain/failures';
 import { AdminContext, AdminError } from './context';
@@ -22,7 +24,9 @@ async function main(argv: string[]): Promise<number> {
     .addCommand(clientsCommand(ctx))
     .addCommand(offersCommand(ctx))
     .addCommand(ordersCommand(ctx))
-    .addCommand(callbacksCommand(ctx));
+    .addCommand(callbacksCommand(ctx))
+    .addCommand(demoCommand(ctx))
+    .addCommand(opsCommand());
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;

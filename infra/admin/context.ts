@@ -3,6 +3,8 @@ import { checkCallbackUrl, UnsafeCallbackUrlError } from '../../activities/callb
 import type { CallbackUrlCheck } from '../../services/callbacks';
 import { createDb, type Db } from '../../store/db';
 import { loadConfigOrExit, type Config } from '../config';
+import { createLogger, type Logger } from '../logger';
+import { createObjectStore, type ObjectStore } from '../object-store';
 import { resolveEndpoints, type Endpoints } from '../stack';
 
 /**
@@ -13,6 +15,8 @@ export class AdminContext {
   readonly config: Readonly<Config> = loadConfigOrExit();
   private endpointsCache?: Endpoints;
   private dbCache?: Db;
+  private storeCache?: ObjectStore;
+  private logCache?: Logger;
   private connection?: Connection;
   private client?: Client;
 
@@ -22,6 +26,15 @@ export class AdminContext {
 
   get db(): Db {
     return (this.dbCache ??= createDb(this.endpoints.databaseUrl, 2));
+  }
+
+  get store(): ObjectStore {
+    return (this.storeCache ??= createObjectStore(this.endpoints.s3));
+  }
+
+  /** Warnings and errors of the services a command calls, on stderr (stdout holds only the result). */
+  get log(): Logger {
+    return (this.logCache ??= createLogger(this.config.LOG_LEVEL, { name: 'admin', fd: 2 }));
   }
 
   /** The callback URL check the worker's delivery activities apply too. */

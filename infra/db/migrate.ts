@@ -5,6 +5,15 @@ import * as m0002 from './migrations/2026_11_22_0002_offers';
 import * as m0003 from './migrations/2026_11_22_0003_callbacks';
 import * as m0004 from './migrations/2026_11_22_0004_distribution_search';
 import * as m0005 from './migrations/2026_11_22_0005_orders_vouchers';
+import * as m0006 from './migrations/2026_11_23_0006_deployment_settings';
+import * as m0007 from './migrations/2026_11_23_0007_attachment_dimensions';
+import * as m0008 from './migrations/2026_11_23_0008_offer_availability_changed_at';
+import * as m0009 from './migrations/2026_11_23_0009_demo_key';
+import * as m0010 from './migrations/2026_11_23_0010_callback_fanout';
+import * as m0011 from './migrations/2026_11_23_0011_nationwide_search_flag';
+import * as m0012 from './migrations/2026_11_23_0012_advertisers_supplied_vouchers';
+import * as m0013 from './migrations/2026_11_23_0013_review_queue_index';
+import * as m0014 from './migrations/2026_11_23_0014_placed_locations';
 
 /**
  * Migrations by name, in order. A static map rather than a folder scan, so the same list works
@@ -16,6 +25,15 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_22_0003_callbacks': m0003,
   '2026_11_22_0004_distribution_search': m0004,
   '2026_11_22_0005_orders_vouchers': m0005,
+  '2026_11_23_0006_deployment_settings': m0006,
+  '2026_11_23_0007_attachment_dimensions': m0007,
+  '2026_11_23_0008_offer_availability_changed_at': m0008,
+  '2026_11_23_0009_demo_key': m0009,
+  '2026_11_23_0010_callback_fanout': m0010,
+  '2026_11_23_0011_nationwide_search_flag': m0011,
+  '2026_11_23_0012_advertisers_supplied_vouchers': m0012,
+  '2026_11_23_0013_review_queue_index': m0013,
+  '2026_11_23_0014_placed_locations': m0014,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

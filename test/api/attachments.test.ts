@@ -1,5 +1,13 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { EMBEDDED_S3_SERVERS } from '../../infra/config';
+import { freePort } from '../../infra/free-port';
+import type { RunningObjectStore } from '../../infra/minio';
+import { ensureBucket } from '../../infra/object-store';
+import { startEmbeddedObjectStore } from '../../infra/stack';
 import { unownedAttachmentIds } from '../../store/attachments';
 import { makePdf, makePng, makeZip, multipart, type FilePart } from '../setup/files';
 import { createHarness, type Harness } from '../setup/harness';
@@ -19,16 +27,34 @@ async function incompleteUploads(h: Harness, prefix: string): Promise<string[]> 
   return keys;
 }
 
-describe('attachments: uploads to the object store, typed by their bytes', () => {
+// Every case against each server `npm start` can embed (EMBEDDED_S3), each started here in a
+// DATA_DIR of its own, so that either default keeps uploads, downloads and deletes working.
+describe.each(EMBEDDED_S3_SERVERS)('attachments on %s: uploads to the object store, typed by their bytes', (server) => {
   let h: Harness;
   let key: string;
   let clientId: string;
+  let s3: RunningObjectStore;
+  let dataDir: string;
   beforeAll(async () => {
-    // A small limit (just over one 5 MiB part) so the multipart path and its abort are exercised cheaply.
-    h = await createHarness({ env: { ATTACHMENT_MAX_BYTES: String(6 * 1024 * 1024) } });
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `offer-marketplace-${server}-`));
+    s3 = await startEmbeddedObjectStore(server, { dataDir, port: await freePort() });
+    h = await createHarness({
+      env: {
+        S3_ENDPOINT: s3.endpoint,
+        S3_ACCESS_KEY: s3.accessKey,
+        S3_SECRET_KEY: s3.secretKey,
+        // A small limit (just over one 5 MiB part) so the multipart path and its abort are exercised cheaply.
+        ATTACHMENT_MAX_BYTES: String(6 * 1024 * 1024),
+      },
+    });
+    await ensureBucket(h.services.store, h.config.S3_REGION);
     ({ key, clientId } = await h.client('submission'));
   });
-  afterAll(() => h.close());
+  afterAll(async () => {
+    await h?.close();
+    await s3?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
 
   const upload = (part: FilePart | FilePart[], apiKey = key, headers: Record<string, string> = {}) => {
     const body = multipart(Array.isArray(part) ? part : [part]);
@@ -97,6 +123,19 @@ describe('attachments: uploads to the object store, typed by their bytes', () =>
     const download = await get(pathOf(attachment.download_url));
     expect(download.headers['content-type']).toBe(type);
     expect(download.rawPayload.equals(content)).toBe(true);
+    // Saved under the sniffed type's extension, never as the .bin (or .html) it was called.
+    expect(download.headers['content-disposition']).toContain(`filename="${filename}"`);
+  });
+
+  it('names a download after the sniffed type: a PDF uploaded as x.html downloads as x.pdf', async () => {
+    const { attachment } = (await upload({ filename: 'x.html', content: makePdf(), contentType: 'text/html' })).json();
+    const download = await get(pathOf(attachment.download_url));
+    expect(download.headers['content-type']).toBe('application/pdf');
+    expect(download.headers['content-disposition']).toBe(`attachment; filename="x.pdf"; filename*=UTF-8''x.pdf`);
+    const jpeg = (
+      await upload({ filename: 'shot.JPEG', content: Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(64)]) })
+    ).json();
+    expect((await get(pathOf(jpeg.attachment.download_url))).headers['content-disposition']).toContain('filename="shot.JPEG"');
   });
 
   it('streams a file of several parts through a multipart upload, byte-identical', async () => {
@@ -119,7 +158,9 @@ describe('attachments: uploads to the object store, typed by their bytes', () =>
     expect(await incompleteUploads(h, `${c2}/`)).toEqual([]);
     expect(await h.services.db.selectFrom('attachments').select('id').where('client_id', '=', c2).execute()).toEqual([]);
 
-    const exact = Buffer.concat([makePng(), Buffer.alloc(h.config.ATTACHMENT_MAX_BYTES - makePng().length, 1)]);
+    // One PNG: makePng() varies in length from call to call, so it is made once and padded to the limit.
+    const png = makePng();
+    const exact = Buffer.concat([png, Buffer.alloc(h.config.ATTACHMENT_MAX_BYTES - png.length, 1)]);
     expect(exact.length).toBe(h.config.ATTACHMENT_MAX_BYTES);
     expect((await upload({ filename: 'exact.png', content: exact }, k2)).statusCode).toBe(200);
   });
@@ -260,6 +301,32 @@ describe('attachments: uploads to the object store, typed by their bytes', () =>
       expect(await objectKeys(h, `${c3}/`)).toEqual([]);
       expect(await incompleteUploads(h, `${c3}/`)).toEqual([]);
       for (let i = 0; i < 2; i++) expect((await streamUpload(makePng(), k3)).status).toBe(200);
+    });
+
+    /** One upload on a fresh connection; any socket error (EPIPE, ECONNRESET) is returned, not ignored. */
+    const uploadOnce = (payload: Buffer, headers: Record<string, string | number>) =>
+      new Promise<{ status?: number; body?: string; error?: string }>((resolve) => {
+        const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: `${SUB}/attachments`, headers, agent: false });
+        req.on('response', (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+          res.on('error', (err) => resolve({ error: String(err) }));
+        });
+        req.on('error', (err) => resolve({ error: String(err) }));
+        req.end(payload);
+      });
+
+    it('an early refusal reaches the client every time, never as a reset connection (30 runs)', async () => {
+      const apiKey = await h.key('submission');
+      const body = multipart([{ filename: 'notes.png', content: Buffer.alloc(512 * 1024, 'not an image ') }]);
+      const headers = { ...body.headers, 'x-service-api-key': apiKey, 'content-length': body.payload.length };
+      const outcomes: string[] = [];
+      for (let i = 0; i < 30; i++) {
+        const res = await uploadOnce(body.payload, headers);
+        outcomes.push(res.error ?? `${res.status} ${JSON.parse(res.body!).errors[0].code}`);
+      }
+      expect(outcomes).toEqual(Array(30).fill('415 unsupported_media_type'));
     });
   });
 });

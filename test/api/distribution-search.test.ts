@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
-import { changeOfferStatus } from '../../store/offers';
-import { seedOffer } from '../setup/fixtures';
+import { changeOfferStatus, saveOfferFields } from '../../store/offers';
+import { OfferInput } from '../../schemas/offer';
+import { seedOffer, validOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
 const DIST = '/distribution/beta';
@@ -172,6 +173,59 @@ describe('distribution offer search', () => {
       expect(ca).toContain(anywhere);
       expect(ca).not.toContain(countryWide);
       await expect422('country_code=USA', 'country_code');
+    });
+
+    it('an edit that moves the locations of an offer moves it in or out of the nationwide results', async () => {
+      const city = uniqueCity();
+      const offerId = await seedAt('', {}, { country_code: 'US' } as never);
+      expect(await allIds('country_code=US')).toContain(offerId);
+      const edit = (locations: object[]) =>
+        saveOfferFields(h.services.db, {
+          key: `test:${offerId}:${crypto.randomUUID()}`,
+          offerId,
+          input: OfferInput.parse(
+            validOffer({ advertiser: { name: 'Search Test Co', categories: [{ id: 2 }], redemption_locations: locations } }),
+          ),
+          changedFields: ['advertiser'],
+        });
+      await edit([at(city)]);
+      expect(await allIds('country_code=US')).not.toContain(offerId);
+      expect(await ids(`city=${encodeURIComponent(city)}`)).toEqual([offerId]);
+      await edit([]);
+      expect(await allIds('country_code=CA')).toContain(offerId);
+    });
+
+    it('finds a location placed by its coordinates, outside the US and Canada, around that point', async () => {
+      const city = uniqueCity();
+      const berlin = await seedAt(city, {}, {
+        city,
+        postal_code: '10115',
+        country_code: 'DE',
+        latitude: 52.532,
+        longitude: 13.3849,
+      } as never);
+      // Potsdam is about 16 miles away; Munich about 310.
+      const near = await search(`lat=52.3906&lng=13.0645&radius=25&city=${encodeURIComponent(city)}`);
+      expect(near.offers.map((o) => o.id)).toEqual([berlin]);
+      expect(near.offers[0].distance).toBeGreaterThan(14);
+      expect(near.offers[0].distance).toBeLessThan(18);
+      expect(near.offers[0].advertiser.redemption_locations[0]).toMatchObject({ latitude: 52.532, longitude: 13.3849 });
+      expect(await ids(`latitude=48.1372&longitude=11.5756&radius=100&city=${encodeURIComponent(city)}`)).toEqual([]);
+      expect(await ids(`latitude=48.1372&longitude=11.5756&radius=350&country_code=DE&city=${encodeURIComponent(city)}`)).toEqual([berlin]);
+      // A German postal code is not the US ZIP code of the same digits (New York's 10115).
+      expect(await ids(`postal_code=10115&radius=5&city=${encodeURIComponent(city)}`)).toEqual([]);
+      await expect422('postal_code=10115&country_code=DE', 'postal_code');
+    });
+
+    it('given coordinates win over the postal code, and make a country-only location one place, not nationwide', async () => {
+      const city = uniqueCity();
+      // A New York ZIP code with Los Angeles coordinates: the advertiser's point is the one searched.
+      const placed = await seedAt(city, {}, { ...at(city, '10118', 'NY'), latitude: 34.0522, longitude: -118.2437 } as never);
+      expect(await ids(`postal_code=90012&radius=10&city=${encodeURIComponent(city)}`)).toEqual([placed]);
+      expect(await ids(`postal_code=10001&radius=10&city=${encodeURIComponent(city)}`)).toEqual([]);
+      const point = await seedAt('', {}, { country_code: 'US', latitude: 41.8781, longitude: -87.6298 } as never);
+      expect(await allIds('country_code=US')).not.toContain(point);
+      expect(await allIds('postal_code=60601&radius=5&country_code=US')).toContain(point);
     });
 
     it('country_code with a place narrows the place to that country', async () => {

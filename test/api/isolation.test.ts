@@ -91,6 +91,7 @@ describe('isolation between clients', () => {
     },
     'DELETE /submission/beta/offers/:id/comments/:comment_id': { params: { id: 'offer', comment_id: 'comment' } },
     'GET /submission/beta/offers/:id/vouchers': { params: { id: 'offer' } },
+    'GET /submission/beta/offers/:id/supplied_vouchers': { params: { id: 'offer' } },
     'GET /submission/beta/offers/:id/vouchers/:voucher_id': { params: { id: 'offer', voucher_id: 'voucher' } },
     'PUT /submission/beta/offers/:id/vouchers/:voucher_id': {
       params: { id: 'offer', voucher_id: 'voucher' },
@@ -123,10 +124,12 @@ describe('isolation between clients', () => {
       body: { voucher: { status: 'redeemed' } },
     },
     'GET /distribution/beta/vouchers/:id/print': { params: { id: 'voucher' } },
+    'POST /distribution/beta/vouchers/:id/print_url': { params: { id: 'voucher' } },
   };
   /** Routes whose id names a public resource: the catalogue of approved offers is every distributor's to see and sell. */
   const PUBLIC = new Set([
     'GET /distribution/beta/offers/:id',
+    'GET /distribution/beta/offers/:id/media/:media_id', // the pictures of a public offer
     'GET /distribution/beta/offers/:id/reservations', // lists only the caller's own reservations of a public offer
     'POST /distribution/beta/offers/:id/reservations', // a reservation of a public offer, for the caller's own account
     'GET /distribution/beta/offers/:id/vouchers', // lists only the vouchers the caller sold

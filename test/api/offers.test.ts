@@ -122,6 +122,43 @@ describe('submission offers under the review workflow', () => {
     expect(mixed.statusCode).toBe(422);
   });
 
+  it('tells the advertiser which redemption locations radius searches cannot place, also after an edit', async () => {
+    const locations = [
+      { city: 'New York', state_code: 'NY', postal_code: '10118', country_code: 'US' },
+      { address_line_1: 'Hauptstrasse 1', city: 'Berlin', postal_code: '10115', country_code: 'DE' },
+      { city: 'Berlin', postal_code: '10115', country_code: 'DE', latitude: 52.532, longitude: 13.3849 },
+      { country_code: 'US' },
+      { address_line_1: 'Somewhere 1' },
+    ];
+    const offer = await create({ advertiser: { name: 'Placed Co', categories: [], redemption_locations: locations } });
+    // The German postal code is unknown to our data, an address alone is no place; the others are placed
+    // (coordinates given, a US ZIP code, a nationwide location naming only its country).
+    expect(offer.unplaced_locations).toEqual([1, 4]);
+    expect(offer.advertiser.redemption_locations[2]).toMatchObject({ latitude: 52.532, longitude: 13.3849 });
+    expect((await call('GET', `/offers/${offer.id}`)).json().offer.unplaced_locations).toEqual([1, 4]);
+    expect((await move(offer.id, 'withdrawn')).statusCode).toBe(200);
+    const edited = await call('PUT', `/offers/${offer.id}`, {
+      offer: { advertiser: { name: 'Placed Co', categories: [], redemption_locations: [locations[0], locations[2]] } },
+    });
+    expect(edited.statusCode).toBe(200);
+    expect(edited.json().offer.unplaced_locations).toEqual([]);
+  });
+
+  it('refuses coordinates out of range or without their pair (422 naming the field)', async () => {
+    const refused = async (location: Record<string, unknown>, field: string) => {
+      const res = await call('POST', '/offers', {
+        offer: validOffer({ advertiser: { name: 'Placed Co', categories: [], redemption_locations: [location] } }),
+      });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().errors.map((e: { field?: string }) => e.field)).toContain(field);
+    };
+    await refused({ latitude: 91, longitude: 0 }, 'advertiser.redemption_locations[0].latitude');
+    await refused({ latitude: 0, longitude: -180.5 }, 'advertiser.redemption_locations[0].longitude');
+    await refused({ latitude: 45 }, 'advertiser.redemption_locations[0].longitude');
+    await refused({ longitude: 45 }, 'advertiser.redemption_locations[0].latitude');
+    await refused({ latitude: '45', longitude: 9 }, 'advertiser.redemption_locations[0].latitude');
+  });
+
   it('DELETE cancels the offer; it stays readable as cancelled', async () => {
     const { id } = await create();
     expect((await call('DELETE', `/offers/${id}`)).json()).toEqual({ status: 'OK' });

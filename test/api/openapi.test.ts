@@ -24,6 +24,38 @@ describe('OpenAPI documents', () => {
     expect(await validateOpenApi(await doc(iface))).toBe('valid');
   });
 
+  it.each(['submission', 'distribution'])(
+    'the %s document lints clean under Redocly (recommended rules, redocly.yaml): zero errors, zero warnings',
+    async (iface) => {
+      const problems = await redoclyLint(await doc(iface));
+      expect(problems).toEqual([]);
+    },
+  );
+
+  it('names every operation for client generators: a unique operationId, a summary and a tag', async () => {
+    for (const iface of ['submission', 'distribution']) {
+      const d = await doc(iface);
+      const ids: string[] = [];
+      for (const ops of Object.values(
+        d.paths as Record<string, Record<string, { operationId: string; summary: string; tags: string[] }>>,
+      )) {
+        for (const op of Object.values(ops)) {
+          expect(op.operationId).toMatch(/^[a-z][A-Za-z]+$/);
+          expect(op.summary).toEqual(expect.any(String));
+          expect(op.tags).toHaveLength(1);
+          ids.push(op.operationId);
+        }
+      }
+      expect(new Set(ids).size).toBe(ids.length);
+    }
+    // Renaming one breaks every generated client: these are API.
+    expect((await doc('distribution')).paths['/orders'].post.operationId).toBe('createOrder');
+    expect((await doc('distribution')).paths['/offers'].get.operationId).toBe('listOffers');
+    expect((await doc('submission')).paths['/offers/{id}/vouchers/{voucher_id}'].put.operationId).toBe('updateVoucher');
+    const body = (await doc('distribution')).paths['/orders'].post.requestBody.content;
+    expect(body['application/json'].example.order.items).toHaveLength(1);
+  });
+
   it('lists every registered route of each interface', async () => {
     const documented = new Set<string>();
     for (const iface of ['submission', 'distribution']) {
@@ -119,5 +151,33 @@ function validateOpenApi(document: unknown): Promise<string> {
   const script = `require('@apidevtools/swagger-parser').validate(${JSON.stringify(file)}).then(() => console.log('valid'), (e) => console.log(e.message))`;
   return new Promise((resolve) =>
     execFile(process.execPath, ['-e', script], { cwd: path.resolve(__dirname, '..', '..') }, (_e, out) => resolve(out.trim())),
+  );
+}
+
+/**
+ * Lints with @redocly/cli in a plain Node process (an ES module, which jest's module system cannot
+ * load), with the project's redocly.yaml; returns each problem as `rule severity pointer: message`.
+ */
+function redoclyLint(document: unknown): Promise<string[]> {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'openapi-')), 'doc.json');
+  fs.writeFileSync(file, JSON.stringify(document));
+  const root = path.resolve(__dirname, '..', '..');
+  const cli = path.join(root, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
+  return new Promise((resolve, reject) =>
+    execFile(
+      process.execPath,
+      [cli, 'lint', file, '--format=json'],
+      { cwd: root, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' }, maxBuffer: 64 << 20 },
+      (_e, out, err) => {
+        try {
+          const report = JSON.parse(out) as {
+            problems: Array<{ ruleId: string; severity: string; message: string; location: Array<{ pointer: string }> }>;
+          };
+          resolve(report.problems.map((p) => `${p.ruleId} ${p.severity} ${p.location[0]?.pointer}: ${p.message}`));
+        } catch {
+          reject(new Error(`redocly lint gave no report: ${err}`));
+        }
+      },
+    ),
   );
 }

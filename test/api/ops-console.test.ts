@@ -1,4 +1,6 @@
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/app';
+import { hashPassword } from '../../services/operators';
 import { makePdf, makePng, multipart } from '../setup/files';
 import { createHarness, type Harness } from '../setup/harness';
 import { validOffer } from '../setup/fixtures';
@@ -253,4 +255,143 @@ describe('review console (/ops)', () => {
     expect((await sub('GET', `/offers/${id}`)).json().offer.status).toBe('approved');
     expect(await queue()).not.toContain(id);
   });
+
+  describe('with operators signing in as themselves (OPS_USERS)', () => {
+    let app: FastifyInstance;
+    const ALICE = basic('alice', 'alice secret pass 1');
+    const BOB = basic('bob', 'bob secret pass 22');
+    beforeAll(async () => {
+      const users = `alice:${await hashPassword('alice secret pass 1')},bob:${await hashPassword('bob secret pass 22')}`;
+      // The shared credential unset: only the two named operators exist. Reviews remind after 2 s.
+      app = await buildApp({
+        ...h.services,
+        config: { ...h.config, OPS_USERS: users, OPS_USERNAME: undefined, OPS_PASSWORD: undefined, REVIEW_REMINDER_SECONDS: 2 },
+      });
+    });
+    afterAll(() => app.close());
+
+    const get = (url: string, authorization: string) => app.inject({ method: 'GET', url, headers: { authorization } });
+    const decide = (url: string, authorization: string, form: Record<string, string> = {}) =>
+      app.inject({
+        method: 'POST',
+        url,
+        headers: { authorization, origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams(form).toString(),
+      });
+    const offerVia = async (method: 'POST' | 'PUT', url: string, offer: object) => {
+      const res = await app.inject({ method, url: `${SUB}${url}`, headers: { 'x-service-api-key': key }, payload: { offer } });
+      expect([url, res.statusCode]).toEqual([url, 200]);
+      return res.json().offer as { id: string; status: string };
+    };
+    /** The review history entries of the offer page, as their text (whitespace folded). */
+    const timelineOf = async (id: string, authorization: string) => {
+      const body = (await get(`/ops/offers/${id}`, authorization)).body;
+      const section = /<section data-testid="timeline">([\s\S]*?)<\/section>/.exec(body)?.[1] ?? '';
+      return [...section.matchAll(/<li data-kind="([a-z]+)">([\s\S]*?)<\/li>/g)].map(
+        (m) =>
+          `${m[1]}: ${m[2]
+            .replace(/<[^>]+>/g, ' ')
+            .replace(/\s+/g, ' ')
+            .trim()}`,
+      );
+    };
+
+    it('signs each operator in with their own password and records them as the reviewer', async () => {
+      expect((await get('/ops', ALICE)).body).toContain('signed in as alice');
+      expect((await get('/ops', BOB)).body).toContain('signed in as bob');
+      for (const wrong of [basic('alice', 'bob secret pass 22'), basic('carol', 'alice secret pass 1'), AUTH]) {
+        expect((await get('/ops', wrong)).statusCode).toBe(401);
+      }
+      const id = (await offerVia('POST', '/offers', validOffer({ title: 'Approved by alice' }))).id;
+      expect((await decide(`/ops/offers/${id}/approve`, ALICE)).statusCode).toBe(303);
+      const row = await h.services.db.selectFrom('offers').select('reviewed_by').where('id', '=', id).executeTakeFirstOrThrow();
+      expect(row.reviewed_by).toBe('alice');
+      const page = (await get(`/ops/offers/${id}`, BOB)).body;
+      expect(page).toMatch(/Reviewed<\/dt>\s*<dd>[^<]* by alice<\/dd>/);
+    });
+
+    it("shows the offer's review history from its workflow: submitted, reminder, withdrawn, edited, resubmitted, decided by whom", async () => {
+      const id = (await offerVia('POST', '/offers', validOffer({ title: 'A reviewed life' }))).id;
+      // The reminder comes 2 s after submission (REVIEW_REMINDER_SECONDS above).
+      for (let i = 0; i < 40 && !(await timelineOf(id, ALICE)).some((e) => e.startsWith('reminder')); i++) await sleep(500);
+      await offerVia('PUT', `/offers/${id}`, { status: 'withdrawn' });
+      await offerVia('PUT', `/offers/${id}`, { title: 'A reviewed life, edited' });
+      await offerVia('PUT', `/offers/${id}`, { status: 'pending' });
+      expect((await decide(`/ops/offers/${id}/reject`, BOB, { reason: 'Prices are <unclear>' })).statusCode).toBe(303);
+
+      const timeline = await timelineOf(id, ALICE);
+      // A second reminder may come 2 s after the resubmission, before the rejection: left out here.
+      const steps = timeline
+        .filter((e, i) => i < 2 || !e.startsWith('reminder'))
+        .map((e) => e.replace(/^(\w+): \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC /, '$1: '));
+      expect(steps).toEqual([
+        'started: Submitted for review',
+        'reminder: Reminder: the review has waited 2 s',
+        'status: Status withdrawn (by the advertiser)',
+        'edited: Edited by the advertiser: title',
+        'status: Status pending (by the advertiser)',
+        'status: Rejected by bob : “Prices are &lt;unclear&gt;”',
+      ]);
+      const page = (await get(`/ops/offers/${id}`, ALICE)).body;
+      // The workflow's page in Temporal's Web UI (the test stack's dev server), by workflow and run id.
+      const link = /href="([^"]+)" rel="noopener noreferrer" data-testid="temporal-link"/.exec(page)?.[1];
+      expect(link).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/namespaces/default/workflows/offer-review%3A${id}/[\\w-]+/history$`));
+    });
+
+    it('filters the queue by type, category and waiting time, and shows how long each offer has waited', async () => {
+      const coupon = (
+        await offerVia(
+          'POST',
+          '/offers',
+          validOffer({ title: 'Filter coupon', type: 'coupon', price: undefined, value: undefined, initial_quantity: undefined }),
+        )
+      ).id;
+      const elsewhere = (
+        await offerVia(
+          'POST',
+          '/offers',
+          validOffer({ title: 'Filter other category', advertiser: { ...(validOffer().advertiser as object), categories: [{ id: 3 }] } }),
+        )
+      ).id;
+      const old = (await offerVia('POST', '/offers', validOffer({ title: 'Filter old deal' }))).id;
+      // Submitted two days ago, as if it had waited that long.
+      await h.services.db
+        .updateTable('offers')
+        .set({ submitted_at: new Date(Date.now() - 2 * 86_400_000 - 3_600_000) })
+        .where('id', '=', old)
+        .execute();
+
+      /** Offer ids over every page of the queue with this filter. */
+      const listed = async (query: string) => {
+        const ids: string[] = [];
+        for (let n = 1; ; n++) {
+          const res = await get(`/ops?${query}&page=${n}`, ALICE);
+          expect(res.statusCode).toBe(200);
+          const found = [...res.body.matchAll(/data-offer-id="([^"]+)"/g)].map((m) => m[1]);
+          if (found.length === 0) return ids;
+          ids.push(...found);
+        }
+      };
+      const coupons = await listed('type=coupon&category=&waiting=');
+      expect(coupons).toContain(coupon);
+      expect(coupons).not.toContain(old);
+      const cat3 = await listed('category=3');
+      expect(cat3).toContain(elsewhere);
+      expect(cat3).not.toContain(old);
+      const waitingADay = await listed('waiting=1d');
+      expect(waitingADay).toContain(old);
+      expect(waitingADay).not.toContain(coupon);
+      expect(waitingADay).not.toContain(elsewhere);
+
+      const body = (await get('/ops?waiting=1d&type=deal', ALICE)).body;
+      const row = new RegExp(`<tr data-offer-id="${old}">.*?</tr>`).exec(body)?.[0] ?? '';
+      expect(row).toContain('<td class="waited" data-testid="waited">2 d 1 h</td>');
+      expect(body).toContain('<option value="deal" selected>deal</option>');
+      expect(body).toContain('<option value="1d" selected>1 day</option>');
+      expect((await get('/ops?type=bogus', ALICE)).statusCode).toBe(400);
+      expect((await get('/ops?waiting=5y', ALICE)).statusCode).toBe(400);
+    });
+  });
 });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

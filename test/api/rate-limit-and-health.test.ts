@@ -31,6 +31,49 @@ describe('rate limit', () => {
   });
 });
 
+describe('rate limit of requests with a bad or missing key', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness({ env: { RATE_LIMIT_PER_SECOND: '3' } });
+  });
+  afterAll(() => h.close());
+
+  const guess = (remoteAddress: string, key?: string) =>
+    h.app.inject({
+      method: 'GET',
+      url: '/distribution/beta/categories',
+      remoteAddress,
+      headers: key === undefined ? {} : { 'x-service-api-key': key },
+    });
+
+  it('answers guessed keys from one address with 429 and Retry-After once over the limit, before looking keys up', async () => {
+    const answers = [];
+    for (let i = 0; i < 30; i++) answers.push(await guess('198.51.100.7', `om_test_dist_guess_${i}`));
+    const codes = answers.map((r) => r.statusCode);
+    // Each key is new, so a per-key count would never stop them: the address is counted.
+    expect(codes.slice(0, 3)).toEqual([401, 401, 401]);
+    expect(codes.filter((c) => c === 401).length).toBeLessThanOrEqual(6); // at most one window boundary crossed
+    const limited = answers.filter((r) => r.statusCode === 429);
+    expect(limited.length).toBeGreaterThanOrEqual(20);
+    expect(Number(limited[0].headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(limited[0].json()).toMatchObject({ status: 'ERROR', errors: [{ code: 'rate_limited' }] });
+    // Requests without any key count the same way.
+    const missing = [];
+    for (let i = 0; i < 10; i++) missing.push((await guess('198.51.100.8')).statusCode);
+    expect(missing.slice(0, 3)).toEqual([401, 401, 401]);
+    expect(missing.filter((c) => c === 429).length).toBeGreaterThanOrEqual(4);
+  });
+
+  it('leaves other addresses, and the same address after the window, untouched', async () => {
+    for (let i = 0; i < 10; i++) await guess('198.51.100.9', `om_test_dist_guess_${i}`);
+    expect((await guess('198.51.100.9', 'om_test_dist_again')).statusCode).toBe(429);
+    const key = await h.key('distribution');
+    expect((await guess('198.51.100.10', key)).statusCode).toBe(200);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await guess('198.51.100.9', key)).statusCode).toBe(200);
+  });
+});
+
 describe('health with a backend down', () => {
   it('answers 503 naming the backend that does not answer', async () => {
     const config = loadConfig(process.env);

@@ -1,5 +1,8 @@
 import { Webhook } from 'standardwebhooks';
+import { setEndpoint } from '../../store/callbacks';
 import { changeOfferStatus } from '../../store/offers';
+import { OFFER_REVIEW_WORKFLOW_TYPE, type OfferReviewWorkflow } from '../../workflows/offer-review-messages';
+import { offerReviewWorkflowId } from '../../workflows/shared/ids';
 import { admin } from '../setup/admin';
 import { CallbackReceiver, eventually } from '../setup/callback-receiver';
 import { seedOffer, validOffer } from '../setup/fixtures';
@@ -23,7 +26,8 @@ describe('offer-change callbacks', () => {
   const cli = (args: string[]) => admin(args, { ...process.env, TEMPORAL_TASK_QUEUE: h.config.TEMPORAL_TASK_QUEUE });
 
   beforeAll(async () => {
-    h = await createHarness({ worker: true, env: { CALLBACK_RETRY_SCHEDULE: '1,2,2,2', CALLBACK_TIMEOUT_SECONDS: '5' } });
+    // Short waits, but enough of them that a receiver kept down across a few slow CLI calls has not been given up on.
+    h = await createHarness({ worker: true, env: { CALLBACK_RETRY_SCHEDULE: '1,2,2,2,5,5,5,5,5,5', CALLBACK_TIMEOUT_SECONDS: '5' } });
   });
   afterAll(async () => {
     // Leave no endpoint behind for later test files to dispatch to.
@@ -187,6 +191,91 @@ describe('offer-change callbacks', () => {
     expect(got.json.data.offer).not.toHaveProperty('custom_attributes');
     expect(got.json.data.offer).not.toHaveProperty('initial_quantity');
     json(await cli(['callbacks', 'disable', '--key', dist.key]));
+  });
+
+  it('an offer approved before its start_date: distributors hear offer.published from its review workflow when that day begins, not at approval', async () => {
+    const { clientId } = await h.client('submission');
+    const dist = await h.client('distribution');
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const offerId = await seedOffer(h, clientId, { start_date: tomorrow }, 'pending');
+    const receiver = await new CallbackReceiver().start();
+    receivers.push(receiver);
+    json(await cli(['callbacks', 'set', '--key', dist.key, '--url', receiver.url, '--json']));
+    // Approved early, as the review workflow records it: not published yet.
+    await changeOfferStatus(h.services.db, {
+      key: `test:${offerId}:early`,
+      offerId,
+      to: 'approved',
+      actor: 'review_team',
+      publishDeferred: true,
+    });
+    const row = () =>
+      h.services.db.selectFrom('offers').select(['published_at', 'updated_at']).where('id', '=', offerId).executeTakeFirstOrThrow();
+    expect((await row()).published_at).toBeNull();
+
+    // The workflow as it waits for start_date, started with its timer already due (the day has begun).
+    const handle = await h.services.temporal.workflow.start<OfferReviewWorkflow>(OFFER_REVIEW_WORKFLOW_TYPE, {
+      workflowId: offerReviewWorkflowId(offerId),
+      taskQueue: h.config.TEMPORAL_TASK_QUEUE,
+      args: [
+        {
+          offerId,
+          status: 'approved',
+          startDate: tomorrow,
+          endDate: '2099-12-31',
+          reviewReminderSeconds: 3600,
+          publishDueAtMs: Date.now(),
+        },
+      ],
+    });
+    const got = await eventually(async () => receiver.received.find((r) => r.json?.data?.offer?.id === offerId));
+    expect(got.json).toMatchObject({ type: 'offer.published', data: { start_date: tomorrow, offer: { id: offerId, status: 'approved' } } });
+    expect(Date.parse(got.json.data.offer.published_at)).not.toBeNaN();
+    expect((await row()).published_at).not.toBeNull();
+    // The approval itself went to no distributor: the published event is the only one they got.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(receiver.received.filter((r) => r.json?.data?.offer?.id === offerId).map((r) => r.json.type)).toEqual(['offer.published']);
+    await handle.terminate('test over');
+    json(await cli(['callbacks', 'disable', '--key', dist.key]));
+  });
+
+  it("fans one offer's changes out to 50 publisher endpoints, each in order", async () => {
+    const { clientId } = await h.client('submission');
+    const offerId = await seedOffer(h, clientId); // approved: publishers hear of it
+    const receiver = await new CallbackReceiver().start();
+    receivers.push(receiver);
+    const endpoints = 50;
+    const endpointIds: string[] = [];
+    for (let i = 0; i < endpoints; i++) {
+      const dist = await h.client('distribution');
+      const { endpoint } = await setEndpoint(h.services.db, {
+        clientId: dist.clientId,
+        url: `${receiver.url}/${i}`,
+        format: 'json',
+        secretKey: undefined,
+      });
+      endpointIds.push(endpoint.id);
+    }
+    // Two changes back to back: the first goes out on the dispatcher's fast path, the second waits
+    // behind it in each lane.
+    await changeOfferStatus(h.services.db, { key: `test:${offerId}:fan-suspend`, offerId, to: 'suspended', actor: 'advertiser' });
+    await changeOfferStatus(h.services.db, { key: `test:${offerId}:fan-resume`, offerId, to: 'resumed', actor: 'advertiser' });
+
+    const forOffer = () => receiver.received.filter((r) => r.json?.data?.offer?.id === offerId);
+    await eventually(async () => forOffer().length >= 2 * endpoints, 60_000);
+    const byEndpoint = new Map<string, string[]>();
+    for (const r of forOffer()) byEndpoint.set(r.url, [...(byEndpoint.get(r.url) ?? []), r.json.type]);
+    expect(byEndpoint.size).toBe(endpoints);
+    for (const types of byEndpoint.values()) expect(types).toEqual(['offer.suspended', 'offer.published']);
+    const statuses = await h.services.db
+      .selectFrom('callback_deliveries')
+      .select(['status', 'leased_until'])
+      .where('offer_id', '=', offerId)
+      .where('endpoint_id', 'in', endpointIds)
+      .execute();
+    expect(statuses).toHaveLength(2 * endpoints);
+    expect(statuses.every((d) => d.status === 'delivered' && d.leased_until === null)).toBe(true);
+    await h.services.db.updateTable('callback_endpoints').set({ status: 'disabled' }).where('id', 'in', endpointIds).execute();
   });
 });
 

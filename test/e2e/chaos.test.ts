@@ -4,12 +4,12 @@ import path from 'node:path';
 /** The short chaos run (`npm run chaos -- --short`): faults under load, then every invariant checked. */
 describe('chaos under load', () => {
   it('keeps every order invariant through a worker SIGKILL, a Temporal restart and a Postgres restart', async () => {
-    const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) =>
+    const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
       execFile(
         'npm',
         ['run', '--silent', 'chaos', '--', '--short'],
         { cwd: path.resolve(__dirname, '..', '..'), timeout: 280_000, maxBuffer: 10 * 1024 * 1024 },
-        (err, out) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout: out }),
+        (err, out, errOut) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout: out, stderr: errOut }),
       ),
     );
     for (const fault of ['kill -9 the worker', 'restart the Temporal server', 'restart Postgres'])
@@ -18,6 +18,7 @@ describe('chaos under load', () => {
     expect(checks).toHaveLength(5);
     expect(checks.filter((l) => l.includes('✗'))).toEqual([]);
     expect(stdout).toMatch(/(\d+) answered 200/);
-    expect(code).toBe(0);
+    // On failure, say why: the run's last lines (an error after the checks, say).
+    expect({ code, tail: code === 0 ? [] : `${stdout}\n${stderr}`.trim().split('\n').slice(-12) }).toEqual({ code: 0, tail: [] });
   }, 300_000);
 });

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { makePng, multipart } from '../setup/files';
+import { hashPassword } from '../../services/operators';
 import { createHarness, type Harness } from '../setup/harness';
 import { validOffer } from '../setup/fixtures';
 
@@ -23,8 +23,12 @@ const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
-const OPS_USERNAME = 'reviewer-bo';
-const OPS_PASSWORD = 'e2e operator password 42';
+// Two operators, each signing in as themselves (OPS_USERS holds their scrypt hashes).
+const BO = { username: 'reviewer-bo', password: 'e2e operator password 42' };
+const CY = { username: 'reviewer-cy', password: 'another operator pass 7' };
+/** A screenshot of each page, kept for people to look at (test-artifacts/ is gitignored). */
+const ARTIFACTS = path.join(__dirname, '..', '..', 'test-artifacts', 'ops-console');
+const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 const SUB = '/submission/beta';
 
 describe('review console in headless Chromium', () => {
@@ -39,7 +43,9 @@ describe('review console in headless Chromium', () => {
         `Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH. This browser test is required, not optional.`,
       );
     }
-    h = await createHarness({ worker: true, env: { OPS_USERNAME, OPS_PASSWORD } });
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    const OPS_USERS = `${BO.username}:${await hashPassword(BO.password)},${CY.username}:${await hashPassword(CY.password)}`;
+    h = await createHarness({ worker: true, env: { OPS_USERS } });
     await h.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
     key = await h.key('submission');
@@ -59,7 +65,7 @@ describe('review console in headless Chromium', () => {
     for (;;) {
       const link = page.getByRole('link', { name: title, exact: true });
       if (await link.count()) {
-        await page.screenshot({ path: path.join(os.tmpdir(), 'ops-console-queue.png') });
+        await shot(page, 'queue');
         return link.click();
       }
       const next = page.getByRole('link', { name: /next page/ });
@@ -79,7 +85,7 @@ describe('review console in headless Chromium', () => {
   it('refuses a browser without the operator credential, or with a wrong one', async () => {
     // Chromium answers the Basic challenge with what it has. With nothing, the navigation ends in
     // the browser's own auth error; with a wrong password, on the console's 401 page.
-    for (const httpCredentials of [undefined, { username: OPS_USERNAME, password: 'not the password' }]) {
+    for (const httpCredentials of [undefined, { username: BO.username, password: CY.password }]) {
       const context = await browser.newContext(httpCredentials ? { httpCredentials } : {});
       try {
         const page = await context.newPage();
@@ -89,13 +95,14 @@ describe('review console in headless Chromium', () => {
         );
         expect(outcome).toMatch(/ERR_INVALID_AUTH_CREDENTIALS|^401 Sign in required/);
         expect(outcome).not.toContain('Waiting for review');
+        if (httpCredentials) await shot(page, 'sign-in-refused');
       } finally {
         await context.close();
       }
     }
   });
 
-  it('logs in, finds a pending offer, opens it, approves it and sees it approved', async () => {
+  it('logs in as one operator, finds a pending offer, sees its thumbnail and history, approves it and is recorded as its reviewer', async () => {
     const title = `Sunset cruise ${Date.now()}`;
     const upload = multipart([{ filename: 'boat.png', content: makePng(32, 24) }]);
     const att = await h.app.inject({
@@ -114,7 +121,7 @@ describe('review console in headless Chromium', () => {
     expect(created.statusCode).toBe(200);
     const id = created.json().offer.id as string;
 
-    const context = await browser.newContext({ httpCredentials: { username: OPS_USERNAME, password: OPS_PASSWORD } });
+    const context = await browser.newContext({ httpCredentials: BO });
     try {
       const page = await context.newPage();
       await openFromQueue(page, title);
@@ -132,26 +139,40 @@ describe('review console in headless Chromium', () => {
             (el as unknown as { naturalWidth: number }).naturalWidth,
         ),
       ).resolves.toBe(32);
+      // Shown as a thumbnail, linked to the full image.
+      expect(await img.evaluate((el) => (el as unknown as { clientWidth: number }).clientWidth)).toBeGreaterThan(100);
+      expect(await page.locator('figure.thumb a').getAttribute('href')).toBe(await img.getAttribute('src'));
+      expect(await page.textContent('[data-testid=operator]')).toBe('signed in as reviewer-bo');
+      expect(await page.locator('[data-testid=timeline] li').allTextContents()).toEqual([expect.stringContaining('Submitted for review')]);
+      expect(await page.locator('[data-testid=temporal-link]').getAttribute('href')).toMatch(
+        new RegExp(`/namespaces/default/workflows/offer-review%3A${id}/[\\w-]+/history$`),
+      );
+      await shot(page, 'offer-pending');
 
       await page.getByRole('button', { name: 'Approve' }).click();
       await page.waitForURL(`${base}/ops/offers/${id}?sent=approve`);
       await reloadWhilePending(page);
       expect(await page.textContent('[data-testid=status]')).toBe('approved');
       expect(await page.textContent('.notice')).toContain('now approved');
-      await page.screenshot({ path: path.join(os.tmpdir(), 'ops-console-approved.png'), fullPage: true });
+      const history = await page.locator('[data-testid=timeline] li').allTextContents();
+      expect(history).toHaveLength(2);
+      expect(history[1].replace(/\s+/g, ' ')).toMatch(/UTC ?Approved by reviewer-bo/);
+      await shot(page, 'offer-approved');
 
       const offer = (await sub('GET', `/offers/${id}`)).json().offer;
       expect(offer.status).toBe('approved');
       expect(offer.reviewed_at).not.toBeNull();
+      const row = await h.services.db.selectFrom('offers').select('reviewed_by').where('id', '=', id).executeTakeFirstOrThrow();
+      expect(row.reviewed_by).toBe('reviewer-bo');
     } finally {
       await context.close();
     }
   });
 
-  it('rejects with a reason typed into the form', async () => {
+  it('another operator rejects with a reason typed into the form, and the history names them', async () => {
     const title = `Pottery class ${Date.now()}`;
     const id = (await sub('POST', '/offers', { offer: validOffer({ title }) })).json().offer.id as string;
-    const context = await browser.newContext({ httpCredentials: { username: OPS_USERNAME, password: OPS_PASSWORD } });
+    const context = await browser.newContext({ httpCredentials: CY });
     try {
       const page = await context.newPage();
       await page.goto(`${base}/ops/offers/${id}`);
@@ -161,10 +182,41 @@ describe('review console in headless Chromium', () => {
       await reloadWhilePending(page);
       expect(await page.textContent('[data-testid=status]')).toBe('rejected');
       expect(await page.textContent('main')).toContain('Photos do not show the venue');
+      expect((await page.locator('[data-testid=timeline] li').last().textContent())?.replace(/\s+/g, ' ')).toContain(
+        'Rejected by reviewer-cy: “Photos do not show the venue”',
+      );
+      await shot(page, 'offer-rejected');
       expect((await sub('GET', `/offers/${id}`)).json().offer).toMatchObject({
         status: 'rejected',
         rejection_reason: 'Photos do not show the venue',
       });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('filters the queue by type and waiting time, showing how long each offer has waited', async () => {
+    const title = `Coffee coupon ${Date.now()}`;
+    await sub('POST', '/offers', {
+      offer: validOffer({ title, type: 'coupon', price: undefined, value: undefined, initial_quantity: undefined }),
+    });
+    const context = await browser.newContext({ httpCredentials: CY });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${base}/ops`);
+      await page.selectOption('select[name=type]', 'coupon');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.waitForURL(/type=coupon/);
+      const types = await page.locator('tbody tr td:nth-child(2)').allTextContents();
+      expect(types.length).toBeGreaterThan(0);
+      expect(new Set(types)).toEqual(new Set(['coupon']));
+      expect(await page.locator('[data-testid=waited]').first().textContent()).toMatch(/^\d+ (s|min|h|d)/);
+      await shot(page, 'queue-filtered');
+      // Nothing of this run has waited a week.
+      await page.selectOption('select[name=waiting]', '7d');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.waitForURL(/waiting=7d/);
+      expect(await page.getByRole('link', { name: title, exact: true }).count()).toBe(0);
     } finally {
       await context.close();
     }

@@ -2,6 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedCallback {
+  /** The request's path, so one receiver can stand for many endpoints (a path each). */
+  url: string;
   headers: Record<string, string>;
   body: string;
   json: any;
@@ -38,7 +40,7 @@ export class CallbackReceiver {
         } catch {
           json = undefined;
         }
-        this.received.push({ headers: req.headers as Record<string, string>, body, json });
+        this.received.push({ url: req.url ?? '', headers: req.headers as Record<string, string>, body, json });
         res.statusCode = this.statuses.shift() ?? this.fallback;
         res.end('ok');
       });

@@ -56,7 +56,9 @@ type SeedStatus = 'pending' | 'approved' | 'suspended' | 'cancelled';
 /** The same, given the database and a parsed offer (the benchmarks seed this way too). */
 export async function writeOffer(db: Db, clientId: string, input: OfferInput, status: SeedStatus): Promise<string> {
   const id = newId('ofr');
-  await insertOffer(db, { id, clientId, input });
+  // Supplied codes go to their own table, as the offers service sends them (services/offers.ts).
+  const { vouchers: suppliedCodes, ...rest } = input;
+  await insertOffer(db, { id, clientId, input: suppliedCodes ? { ...rest, initial_quantity: suppliedCodes.length } : rest, suppliedCodes });
   if (status !== 'pending') await changeOfferStatus(db, { key: `seed:${id}:approve`, offerId: id, to: 'approved', actor: 'review_team' });
   if (status === 'suspended' || status === 'cancelled')
     await changeOfferStatus(db, { key: `seed:${id}:${status}`, offerId: id, to: status, actor: 'advertiser' });

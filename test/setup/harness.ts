@@ -51,6 +51,7 @@ export async function createHarness(opts: { worker?: boolean; env?: Record<strin
         endpoints: resolveEndpoints(config),
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH,
+        tracing: services.tracing,
       })),
     async close() {
       await h.worker?.shutdown();

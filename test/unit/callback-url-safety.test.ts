@@ -22,6 +22,24 @@ describe('callback URL safety', () => {
   ])('%s is forbidden in production', (a) => expect(isForbiddenAddress(a)).toBe(true));
   it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111'])('%s is allowed', (a) => expect(isForbiddenAddress(a)).toBe(false));
 
+  // A private IPv4 address spelt as IPv6 reaches the same host: each form is checked as the IPv4 it carries.
+  it.each([
+    ['IPv4-compatible', '::127.0.0.1'],
+    ['IPv4-compatible, hex', '::7f00:1'],
+    ['IPv4-mapped, hex', '::ffff:7f00:1'],
+    ['SIIT', '::ffff:0:10.0.0.1'],
+    ['6to4 of loopback', '2002:7f00:1::'],
+    ['6to4 of a private address', '2002:c0a8:101::1'],
+    ['6to4 of the metadata service', '2002:a9fe:a9fe::'],
+    ['NAT64 local-use', '64:ff9b:1::a00:1'],
+    ['NAT64 well-known', '64:ff9b::127.0.0.1'],
+  ])('%s form %s is forbidden in production', (_form, a) => expect(isForbiddenAddress(a)).toBe(true));
+  it.each(['::ffff:8.8.8.8', '2002:808:808::1'])('%s (a public IPv4 inside) is allowed', (a) => expect(isForbiddenAddress(a)).toBe(false));
+  it('a URL with such a host is refused in production', async () => {
+    await expect(checkCallbackUrl('https://[::127.0.0.1]/cb', 'production')).rejects.toThrow(/resolves to ::7f00:1, a loopback, private/);
+    await expect(checkCallbackUrl('https://[2002:7f00:1::]/cb', 'production')).rejects.toThrow(UnsafeCallbackUrlError);
+  });
+
   it('production refuses plain HTTP and private targets; the sandbox allows local http', async () => {
     await expect(checkCallbackUrl('http://example.com/cb', 'production')).rejects.toThrow(/must use HTTPS/);
     await expect(checkCallbackUrl('https://10.0.0.1/cb', 'production')).rejects.toThrow(UnsafeCallbackUrlError);

@@ -23,6 +23,16 @@ describe('configuration', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}:`));
   });
 
+  it('runs the Versity S3 gateway unless EMBEDDED_S3 picks MinIO; the port by its new name, else its old one', () => {
+    expect(loadConfig({})).toMatchObject({ EMBEDDED_S3: 'versitygw', EMBEDDED_S3_PORT: 9000 });
+    expect(loadConfig({ EMBEDDED_S3: 'minio' }).EMBEDDED_S3).toBe('minio');
+    expect(() => loadConfig({ EMBEDDED_S3: 'ceph' })).toThrow(/EMBEDDED_S3:/);
+    // An existing .env with MINIO_PORT keeps its port; EMBEDDED_S3_PORT wins when both are set.
+    expect(loadConfig({ MINIO_PORT: '9100' }).EMBEDDED_S3_PORT).toBe(9100);
+    expect(loadConfig({ MINIO_PORT: '9100', EMBEDDED_S3_PORT: '9200' }).EMBEDDED_S3_PORT).toBe(9200);
+    expect(() => loadConfig({ EMBEDDED_S3_PORT: '0' })).toThrow(/EMBEDDED_S3_PORT:/);
+  });
+
   it('keeps the review console closed unless both OPS_USERNAME and OPS_PASSWORD are set', () => {
     expect(loadConfig({}).OPS_USERNAME).toBeUndefined();
     expect(loadConfig({ OPS_USERNAME: 'ana', OPS_PASSWORD: 'twelve chars!' })).toMatchObject({
@@ -33,6 +43,24 @@ describe('configuration', () => {
     expect(() => loadConfig({ OPS_PASSWORD: 'twelve chars!' })).toThrow(/OPS_USERNAME, OPS_PASSWORD/);
     expect(() => loadConfig({ OPS_USERNAME: 'ana', OPS_PASSWORD: 'short' })).toThrow(/OPS_PASSWORD:/);
     expect(() => loadConfig({ OPS_USERNAME: 'a:b', OPS_PASSWORD: 'twelve chars!' })).toThrow(/OPS_USERNAME:/);
+  });
+
+  it('TRUST_PROXY is off by default, and takes a hop count or proxy addresses, never "everyone"', () => {
+    expect(loadConfig({}).TRUST_PROXY).toBeUndefined();
+    expect(loadConfig({ TRUST_PROXY: '1' }).TRUST_PROXY).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: '0' }).TRUST_PROXY).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.1, 10.1.0.0/16,fd00::/8' }).TRUST_PROXY).toEqual(['10.0.0.1', '10.1.0.0/16', 'fd00::/8']);
+    for (const bad of ['true', '10.0.0.0/33', 'proxy.example', '1.2.3'])
+      expect(() => loadConfig({ TRUST_PROXY: bad })).toThrow(/TRUST_PROXY:/);
+  });
+
+  it('PUBLIC_BASE_URL is an http(s) URL kept without a trailing slash; REQUIRE_HTTPS defaults on in production only', () => {
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://offers.example.com/' }).PUBLIC_BASE_URL).toBe('https://offers.example.com');
+    expect(() => loadConfig({ PUBLIC_BASE_URL: 'javascript:alert(1)' })).toThrow(/PUBLIC_BASE_URL:/);
+    expect(loadConfig({}).REQUIRE_HTTPS).toBe(false);
+    expect(loadConfig({ SERVICE_ENVIRONMENT: 'production' }).REQUIRE_HTTPS).toBe(true);
+    expect(loadConfig({ SERVICE_ENVIRONMENT: 'production', REQUIRE_HTTPS: 'false' }).REQUIRE_HTTPS).toBe(false);
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN:/);
   });
 
   it('requires S3 keys with S3_ENDPOINT', () => {

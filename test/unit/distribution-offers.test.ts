@@ -23,6 +23,7 @@ function row(overrides: Partial<OfferRow> = {}, doc: Record<string, unknown> = {
     initial_quantity: 100,
     quantity_in_stock: 10,
     reserved_quantity: 0,
+    sells_supplied_codes: false,
     document: OfferInput.parse(validOffer(doc)),
     event_sequence: 1,
     created_at: at('2026-11-01T00:00:00Z'),
@@ -33,8 +34,11 @@ function row(overrides: Partial<OfferRow> = {}, doc: Record<string, unknown> = {
     rejection_reason: null,
     published_at: at('2026-11-02T00:00:00Z'),
     closed_at: null,
+    availability_changed_at: null,
     value_amount: 9000,
     discount_percent: 50,
+    nationwide_countries: [],
+    unplaced_locations: [],
     ...overrides,
   };
 }
@@ -66,6 +70,10 @@ describe('distribution read model', () => {
     expect(distributionClosedAt(row({ status: 'pending', published_at: null }), TODAY)).toBeNull();
     expect(distributionClosedAt(row({ end_date: '2026-11-20' }), TODAY)).toEqual(at('2026-11-21T00:00:00Z'));
     expect(distributionClosedAt(row({ quantity_in_stock: 0 }), TODAY)).toEqual(at('2026-11-20T10:00:00Z'));
+    // Sales leave updated_at alone: a sold-out offer closed when its stock reached zero.
+    expect(distributionClosedAt(row({ quantity_in_stock: 0, availability_changed_at: at('2026-11-21T08:00:00Z') }), TODAY)).toEqual(
+      at('2026-11-21T08:00:00Z'),
+    );
     expect(distributionClosedAt(row({ quantity_in_stock: null }), TODAY)).toBeNull();
   });
 

@@ -24,6 +24,7 @@ describe('what may be sold', () => {
     end_date: '2026-12-31',
     quantity_in_stock: 5,
     reserved_quantity: 0,
+    sells_supplied_codes: false,
     document: {},
     ...o,
   });

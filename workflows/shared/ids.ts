@@ -15,3 +15,5 @@ export const callbackDispatcherWorkflowId = (taskQueue: string) => `callback-dis
 /** One order per (distribution client, order_number): a retried POST can never fulfil it twice. */
 export const orderWorkflowId = (clientId: string, orderNumber: string) => `order:${clientId}:${orderNumber}`;
 export const reservationWorkflowId = (reservationId: string) => `reservation:${reservationId}`;
+/** One cancellation per order at a time: concurrent cancel requests join the same run. */
+export const orderCancellationWorkflowId = (orderId: string) => `order-cancellation:${orderId}`;

@@ -5,28 +5,43 @@ import { cancelAccount, changeAccount, createAccount, getAccount, listAccounts }
 import { AccountCreateBody, AccountList, AccountListQuery, AccountResponse, AccountUpdateBody } from '../../../schemas/account';
 import { IdParam } from '../../../schemas/common';
 import { listReply, OkOnly } from '../../../schemas/envelope';
+import { operations } from '../operation';
 
 const Params = z.object({ id: IdParam });
 
+const op = operations('Accounts');
+
 /** Accounts: a platform's publishers, owned by the distribution client that created them. */
 export const accountRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
-  app.post('/accounts', { schema: { body: AccountCreateBody, response: { 200: AccountResponse } } }, async (request) => ({
-    status: 'OK' as const,
-    account: await createAccount(deps, request.client.id, request.body.account),
-  }));
-
-  app.get('/accounts', { schema: { querystring: AccountListQuery, response: { 200: AccountList } } }, async (request) =>
-    listReply('accounts', await listAccounts(deps, request.client.id, request.query), request.query),
+  app.post(
+    '/accounts',
+    { schema: { ...op('createAccount', 'Create a publisher account'), body: AccountCreateBody, response: { 200: AccountResponse } } },
+    async (request) => ({
+      status: 'OK' as const,
+      account: await createAccount(deps, request.client.id, request.body.account),
+    }),
   );
 
-  app.get('/accounts/:id', { schema: { params: Params, response: { 200: AccountResponse } } }, async (request) => ({
-    status: 'OK' as const,
-    account: await getAccount(deps, request.client.id, request.params.id),
-  }));
+  app.get(
+    '/accounts',
+    { schema: { ...op('listAccounts', 'List accounts'), querystring: AccountListQuery, response: { 200: AccountList } } },
+    async (request) => listReply('accounts', await listAccounts(deps, request.client.id, request.query), request.query),
+  );
+
+  app.get(
+    '/accounts/:id',
+    { schema: { ...op('getAccount', 'Get one account'), params: Params, response: { 200: AccountResponse } } },
+    async (request) => ({
+      status: 'OK' as const,
+      account: await getAccount(deps, request.client.id, request.params.id),
+    }),
+  );
 
   app.put(
     '/accounts/:id',
-    { schema: { params: Params, body: AccountUpdateBody, response: { 200: AccountResponse } } },
+    {
+      schema: { ...op('updateAccount', 'Change an account'), params: Params, body: AccountUpdateBody, response: { 200: AccountResponse } },
+    },
     async (request) => ({
       status: 'OK' as const,
       account: await changeAccount(deps, request.client.id, request.params.id, request.body.account),
@@ -34,8 +49,12 @@ export const accountRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
   );
 
   // DELETE cancels: orders and vouchers keep naming the account, so the row stays (status cancelled).
-  app.delete('/accounts/:id', { schema: { params: Params, response: { 200: OkOnly } } }, async (request) => {
-    await cancelAccount(deps, request.client.id, request.params.id);
-    return { status: 'OK' as const };
-  });
+  app.delete(
+    '/accounts/:id',
+    { schema: { ...op('cancelAccount', 'Cancel an account'), params: Params, response: { 200: OkOnly } } },
+    async (request) => {
+      await cancelAccount(deps, request.client.id, request.params.id);
+      return { status: 'OK' as const };
+    },
+  );
 };

@@ -4,17 +4,67 @@ import { IdParam } from '../../../schemas/common';
 import { listReply } from '../../../schemas/envelope';
 import { DistributionOfferList, DistributionOfferQuery, DistributionOfferResponse } from '../../../schemas/distribution-offer';
 import type { ServiceDeps } from '../../../services/deps';
-import { getVisibleOffer, searchOffers } from '../../../services/distribution-offers';
+import { getReadableOffer, readOfferMedium, searchOffers } from '../../../services/distribution-offers';
+import { interfaceBaseUrl } from '../../urls';
+import { operations } from '../operation';
 
-/** GET /offers (search) and GET /offers/:id on the distribution interface: offers on sale now. */
+const op = operations('Offers');
+
+/**
+ * How long a publisher (or its CDN-less cache) may reuse a medium without asking again. An
+ * attachment's bytes never change under its id, so the ETag is the id; `private` because the
+ * answer depends on the API key.
+ */
+const MEDIUM_CACHE_CONTROL = 'private, max-age=86400';
+
+/**
+ * GET /offers (search: offers on sale now), GET /offers/:id (on sale, or held by this publisher's
+ * orders or reservations) and GET /offers/:id/media/:media_id (the bytes of one of its media).
+ */
 export const distributionOfferRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
-  app.get('/offers', { schema: { querystring: DistributionOfferQuery, response: { 200: DistributionOfferList } } }, async (request) =>
-    listReply('offers', await searchOffers(deps, request.query), request.query),
+  const base = (request: Parameters<typeof interfaceBaseUrl>[0]) => interfaceBaseUrl(request, app.prefix);
+
+  app.get(
+    '/offers',
+    {
+      schema: {
+        ...op('listOffers', 'Search the offers on sale'),
+        querystring: DistributionOfferQuery,
+        response: { 200: DistributionOfferList },
+      },
+    },
+    async (request) => listReply('offers', await searchOffers(deps, request.query, base(request)), request.query),
   );
 
   app.get(
     '/offers/:id',
-    { schema: { params: z.object({ id: IdParam }), response: { 200: DistributionOfferResponse } } },
-    async (request) => ({ status: 'OK' as const, offer: await getVisibleOffer(deps, request.params.id) }),
+    {
+      schema: {
+        ...op('getOffer', 'Get one offer (on sale, or one this client has bought or reserved)'),
+        params: z.object({ id: IdParam }),
+        response: { 200: DistributionOfferResponse },
+      },
+    },
+    async (request) => ({
+      status: 'OK' as const,
+      offer: await getReadableOffer(deps, request.client.id, request.params.id, base(request)),
+    }),
+  );
+
+  app.get(
+    '/offers/:id/media/:media_id',
+    { schema: { ...op('getOfferMedium', "Get an offer medium's bytes (an image)"), params: z.object({ id: IdParam, media_id: IdParam }) } },
+    async (request, reply) => {
+      const { row, body } = await readOfferMedium(deps, request.client.id, request.params.id, request.params.media_id);
+      const etag = `"${row.id}"`;
+      reply.header('etag', etag).header('cache-control', MEDIUM_CACHE_CONTROL).header('x-content-type-options', 'nosniff');
+      const asked = request.headers['if-none-match'];
+      if (asked && asked.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) return reply.code(304).send();
+      return reply
+        .type(row.content_type)
+        .header('content-length', String(row.size_bytes))
+        .header('content-disposition', 'inline')
+        .send(await body());
+    },
   );
 };

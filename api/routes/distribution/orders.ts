@@ -4,32 +4,50 @@ import type { ServiceDeps } from '../../../services/deps';
 import { cancelOrder, getOrder, listOrders, placeOrder } from '../../../services/orders';
 import { IdParam } from '../../../schemas/common';
 import { listReply } from '../../../schemas/envelope';
+import { siteBaseUrl } from '../../urls';
 import { OrderCreateBody, OrderList, OrderListQuery, OrderResponse, OrderUpdateBody } from '../../../schemas/order';
+import { operations } from '../operation';
 
 const Params = z.object({ id: IdParam });
+
+const op = operations('Orders');
 
 /**
  * Orders: each is an order-fulfilment workflow (services/orders.ts). POST answers once the order
  * is placed, so the reply holds the vouchers.
  */
 export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
-  app.post('/orders', { schema: { body: OrderCreateBody, response: { 200: OrderResponse } } }, async (request) => ({
-    status: 'OK' as const,
-    order: await placeOrder(deps, request.client.id, request.body.order),
-  }));
-
-  app.get('/orders', { schema: { querystring: OrderListQuery, response: { 200: OrderList } } }, async (request) =>
-    listReply('orders', await listOrders(deps, request.client.id, request.query), request.query),
+  app.post(
+    '/orders',
+    { schema: { ...op('createOrder', 'Place an order (issues its vouchers)'), body: OrderCreateBody, response: { 200: OrderResponse } } },
+    async (request) => ({
+      status: 'OK' as const,
+      order: await placeOrder(deps, request.client.id, request.body.order, siteBaseUrl(request)),
+    }),
   );
 
-  app.get('/orders/:id', { schema: { params: Params, response: { 200: OrderResponse } } }, async (request) => ({
-    status: 'OK' as const,
-    order: await getOrder(deps, request.client.id, request.params.id),
-  }));
+  app.get(
+    '/orders',
+    { schema: { ...op('listOrders', 'List orders'), querystring: OrderListQuery, response: { 200: OrderList } } },
+    async (request) => listReply('orders', await listOrders(deps, request.client.id, request.query, siteBaseUrl(request)), request.query),
+  );
 
-  // The only change an order takes is its cancellation, through its workflow.
-  app.put('/orders/:id', { schema: { params: Params, body: OrderUpdateBody, response: { 200: OrderResponse } } }, async (request) => ({
-    status: 'OK' as const,
-    order: await cancelOrder(deps, request.client.id, request.params.id),
-  }));
+  app.get(
+    '/orders/:id',
+    { schema: { ...op('getOrder', 'Get one order'), params: Params, response: { 200: OrderResponse } } },
+    async (request) => ({
+      status: 'OK' as const,
+      order: await getOrder(deps, request.client.id, request.params.id, siteBaseUrl(request)),
+    }),
+  );
+
+  // The only change an order takes is its cancellation, through its cancellation workflow.
+  app.put(
+    '/orders/:id',
+    { schema: { ...op('updateOrder', 'Cancel an order'), params: Params, body: OrderUpdateBody, response: { 200: OrderResponse } } },
+    async (request) => ({
+      status: 'OK' as const,
+      order: await cancelOrder(deps, request.client.id, request.params.id, siteBaseUrl(request)),
+    }),
+  );
 };

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ServiceDeps } from '../../../services/deps';
+import { reservationsEnabled } from '../../../services/api-clients';
 import { cancelReservation, changeReservation, getReservation, holdReservation, listReservations } from '../../../services/reservations';
 import { ApiError } from '../../errors';
 import { IdParam } from '../../../schemas/common';
@@ -12,10 +13,13 @@ import {
   ReservationResponse,
   ReservationUpdateBody,
 } from '../../../schemas/reservation';
+import { operations } from '../operation';
 
 const OfferParams = z.object({ id: IdParam });
 const Params = z.object({ id: IdParam, reservation_id: IdParam });
 const ref = (clientId: string, p: z.infer<typeof Params>) => ({ clientId, offerId: p.id, reservationId: p.reservation_id });
+
+const op = operations('Reservations');
 
 /**
  * Reservations of an offer's units for one account, each held by a reservation-window workflow.
@@ -23,15 +27,23 @@ const ref = (clientId: string, p: z.infer<typeof Params>) => ({ clientId, offerI
  */
 export const reservationRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   // Hooks of this plugin apply to its routes only (Fastify encapsulation), after the key check.
+  // The flag is read now, not from the key's (cached) client row: an operator's switch counts at once.
   app.addHook('onRequest', async (request) => {
-    if (!request.client.reservations_enabled) {
+    if (!(await reservationsEnabled(deps, request.client.id))) {
       throw new ApiError(403, 'forbidden', 'reservations are not enabled for this client; ask the service team to enable them');
     }
   });
 
   app.post(
     '/offers/:id/reservations',
-    { schema: { params: OfferParams, body: ReservationCreateBody, response: { 200: ReservationResponse } } },
+    {
+      schema: {
+        ...op('createReservation', 'Reserve units of an offer for an account'),
+        params: OfferParams,
+        body: ReservationCreateBody,
+        response: { 200: ReservationResponse },
+      },
+    },
     async (request) => ({
       status: 'OK' as const,
       reservation: await holdReservation(deps, request.client.id, request.params.id, request.body.reservation),
@@ -40,14 +52,21 @@ export const reservationRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
 
   app.get(
     '/offers/:id/reservations',
-    { schema: { params: OfferParams, querystring: ReservationListQuery, response: { 200: ReservationList } } },
+    {
+      schema: {
+        ...op('listReservations', "List an offer's reservations"),
+        params: OfferParams,
+        querystring: ReservationListQuery,
+        response: { 200: ReservationList },
+      },
+    },
     async (request) =>
       listReply('reservations', await listReservations(deps, request.client.id, request.params.id, request.query), request.query),
   );
 
   app.get(
     '/offers/:id/reservations/:reservation_id',
-    { schema: { params: Params, response: { 200: ReservationResponse } } },
+    { schema: { ...op('getReservation', 'Get one reservation'), params: Params, response: { 200: ReservationResponse } } },
     async (request) => ({
       status: 'OK' as const,
       reservation: await getReservation(deps, ref(request.client.id, request.params)),
@@ -56,7 +75,14 @@ export const reservationRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
 
   app.put(
     '/offers/:id/reservations/:reservation_id',
-    { schema: { params: Params, body: ReservationUpdateBody, response: { 200: ReservationResponse } } },
+    {
+      schema: {
+        ...op('updateReservation', 'Change or extend a reservation'),
+        params: Params,
+        body: ReservationUpdateBody,
+        response: { 200: ReservationResponse },
+      },
+    },
     async (request) => ({
       status: 'OK' as const,
       reservation: await changeReservation(deps, ref(request.client.id, request.params), request.body.reservation),
@@ -64,8 +90,12 @@ export const reservationRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
   );
 
   // DELETE cancels: what is left of the hold returns to general stock; the record stays readable.
-  app.delete('/offers/:id/reservations/:reservation_id', { schema: { params: Params, response: { 200: OkOnly } } }, async (request) => {
-    await cancelReservation(deps, ref(request.client.id, request.params));
-    return { status: 'OK' as const };
-  });
+  app.delete(
+    '/offers/:id/reservations/:reservation_id',
+    { schema: { ...op('cancelReservation', 'Cancel a reservation'), params: Params, response: { 200: OkOnly } } },
+    async (request) => {
+      await cancelReservation(deps, ref(request.client.id, request.params));
+      return { status: 'OK' as const };
+    },
+  );
 };

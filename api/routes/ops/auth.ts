@@ -1,39 +1,21 @@
-import crypto from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 
 /*
- * The console's two gates. Login is HTTP Basic auth against the one operator credential from
- * configuration (OPS_USERNAME / OPS_PASSWORD), compared in constant time. Browsers send Basic
+ * The console's two gates. Login is HTTP Basic auth: each operator signs in with their own name and
+ * password (services/operators.ts checks them against OPS_USERS). Browsers send Basic
  * credentials on cross-site requests too, so every state-changing request must also prove it came
  * from the console's own pages: its Origin (or, failing that, Referer) must be this origin, and a
  * Sec-Fetch-Site header, when sent, must say same-origin.
  */
 
-export interface OpsCredential {
-  username: string;
-  password: string;
-}
-
-/** Equal-length digests, so neither the length nor the content of a secret leaks through timing. */
-function safeEqual(given: string, expected: string): boolean {
-  const a = crypto.createHash('sha256').update(given, 'utf8').digest();
-  const b = crypto.createHash('sha256').update(expected, 'utf8').digest();
-  return crypto.timingSafeEqual(a, b);
-}
-
-/** The user name of a correct `Authorization: Basic …` header, or undefined. */
-export function checkBasicAuth(header: string | undefined, credential: OpsCredential): string | undefined {
+/** The user name and password of an `Authorization: Basic …` header, or undefined when it is not one. */
+export function basicCredentials(header: string | undefined): { username: string; password: string } | undefined {
   const m = /^Basic\s+([A-Za-z0-9+/=._~-]+)\s*$/i.exec(header ?? '');
   if (!m) return undefined;
   const decoded = Buffer.from(m[1], 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (colon === -1) return undefined;
-  const username = decoded.slice(0, colon);
-  const password = decoded.slice(colon + 1);
-  // Both comparisons always run: no early exit tells a right user name from a wrong one.
-  const userOk = safeEqual(username, credential.username);
-  const passOk = safeEqual(password, credential.password);
-  return userOk && passOk ? username : undefined;
+  if (colon < 1 || decoded.length > 1000) return undefined;
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
 /** The console's own origin as the browser sees it, e.g. `http://127.0.0.1:3000`. */

@@ -8,6 +8,23 @@ import { html, type SafeHtml } from './html';
 export const fmtTime = (d: Date | string | null | undefined) =>
   d ? (d instanceof Date ? d.toISOString() : d).replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC') : '—';
 
+/** A duration in its two largest units: `2 d 4 h`, `3 h 12 min`, `45 s`. */
+export function fmtDuration(seconds: number): string {
+  let s = Math.max(0, Math.floor(seconds));
+  const parts: string[] = [];
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3600],
+    ['min', 60],
+    ['s', 1],
+  ] as const) {
+    if (s >= size || (unit === 's' && parts.length === 0)) parts.push(`${Math.floor(s / size)} ${unit}`);
+    s %= size;
+    if (parts.length === 2) break;
+  }
+  return parts.join(' ');
+}
+
 /** Minor units shown in their currency's format (`$45.00`), or a dash. */
 export function fmtMoney(m: { currency_code: string; amount: number } | undefined): string {
   if (!m) return '—';

@@ -57,12 +57,19 @@ const STYLE = `
   textarea { width: 28rem; max-width: 100%; min-height: 4rem; font: inherit; }
   button { font: inherit; padding: .35rem 1rem; border-radius: 4px; border: 1px solid #1d2330; cursor: pointer; }
   button.approve { background: #1f7a3a; color: #fff; border-color: #1f7a3a; } button.reject { background: #a32020; color: #fff; border-color: #a32020; }
-  img.media { max-width: 22rem; max-height: 16rem; border: 1px solid #e3e6eb; margin: .3rem .6rem .3rem 0; }
+  img.media { width: 10rem; height: 7.5rem; object-fit: cover; border: 1px solid #e3e6eb; border-radius: 4px; image-rendering: auto; }
+  figure.thumb { display: inline-block; margin: .3rem .8rem .3rem 0; vertical-align: top; } figure.thumb figcaption { font-size: .8rem; max-width: 10rem; overflow-wrap: anywhere; }
+  header .operator { margin-left: auto; color: #c9d1e0; }
+  ol.timeline { list-style: none; margin: 0; padding: 0 0 0 1rem; border-left: 3px solid #e3e6eb; }
+  ol.timeline li { margin: 0 0 .6rem; position: relative; } ol.timeline li::before { content: ''; position: absolute; left: -1.45rem; top: .45rem; width: .6rem; height: .6rem; border-radius: 50%; background: #5b6475; }
+  ol.timeline time { color: #5b6475; font-size: .85rem; display: block; }
+  form.filters { display: flex; gap: 1rem; align-items: end; flex-wrap: wrap; margin-bottom: 1rem; } form.filters label { display: flex; flex-direction: column; font-size: .85rem; color: #5b6475; }
+  select, input { font: inherit; padding: .2rem .3rem; }
   .muted { color: #5b6475; } nav.pages { margin-top: 1rem; display: flex; gap: 1rem; }
 `;
 
 /** The page frame: every console page is one of these. */
-export function page(title: string, body: SafeHtml): string {
+export function page(title: string, body: SafeHtml, operator?: string): string {
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -75,7 +82,10 @@ export function page(title: string, body: SafeHtml): string {
         </style>
       </head>
       <body>
-        <header><a href="/ops">Review console</a><span class="muted">offers waiting for review</span></header>
+        <header>
+          <a href="/ops">Review console</a><span class="muted">offers waiting for review</span>
+          ${operator ? html`<span class="operator" data-testid="operator">signed in as ${operator}</span>` : ''}
+        </header>
         <main>${body}</main>
       </body>
     </html> `.value;

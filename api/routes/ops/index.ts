@@ -7,12 +7,14 @@ import type { ServiceDeps } from '../../../services/deps';
 import {
   attachmentUnderReview,
   offerUnderReview,
+  queueCategories,
   reviewQueue,
   sendReviewDecision,
   waitForStatusChange,
   type ReviewVerdict,
 } from '../../../services/review';
-import { checkBasicAuth, crossSiteRefusal, FailedLoginLimiter, type OpsCredential } from './auth';
+import { Operators } from '../../../services/operators';
+import { basicCredentials, crossSiteRefusal, FailedLoginLimiter } from './auth';
 import { page, type SafeHtml } from './html';
 import {
   closedPage,
@@ -25,7 +27,8 @@ import {
   type MessagePage,
 } from './message-pages';
 import { offerPage } from './offer-page';
-import { queuePage } from './queue-page';
+import { queuePage, WAIT_CHOICES, type WaitChoice } from './queue-page';
+import { OFFER_TYPES } from '../../../schemas/offer';
 
 export const OPS_PREFIX = '/ops';
 const PER_PAGE = 25;
@@ -62,11 +65,29 @@ function asPageError(err: unknown, otherwise?: (f: Failure) => OpsPageError): un
 }
 
 const IdParams = z.object({ id: IdParam });
-const ListQuery = z.object({ page: z.coerce.number().int().min(1).max(100_000).default(1) });
+/** A filter left at "any" arrives as an empty field. */
+const blankAsUnset = (v: unknown) => (v === '' ? undefined : v);
+const ListQuery = z.object({
+  page: z.coerce.number().int().min(1).max(100_000).default(1),
+  type: z.preprocess(blankAsUnset, z.enum(OFFER_TYPES).optional()),
+  category: z.preprocess(
+    blankAsUnset,
+    z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(2 ** 31 - 1)
+      .optional(),
+  ),
+  waiting: z.preprocess(blankAsUnset, z.enum(Object.keys(WAIT_CHOICES) as [WaitChoice, ...WaitChoice[]]).optional()),
+});
 const RejectBody = z.object({ reason: z.string().optional() });
 
-const sendHtml = (reply: FastifyReply, status: number, title: string, body: SafeHtml) =>
-  reply.status(status).type('text/html; charset=utf-8').send(page(title, body));
+const sendHtml = (reply: FastifyReply, status: number, title: string, body: SafeHtml, operator?: string) =>
+  reply
+    .status(status)
+    .type('text/html; charset=utf-8')
+    .send(page(title, body, operator));
 const sendPage = (reply: FastifyReply, status: number, p: MessagePage) => sendHtml(reply, status, p.title, p.body);
 
 /**
@@ -74,10 +95,9 @@ const sendPage = (reply: FastifyReply, status: number, p: MessagePage) => sendHt
  * the credential from configuration (closed with 503 when none is set). docs/ops-console.md.
  */
 export const opsRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
-  const credential: OpsCredential | undefined =
-    deps.config.OPS_USERNAME && deps.config.OPS_PASSWORD
-      ? { username: deps.config.OPS_USERNAME, password: deps.config.OPS_PASSWORD }
-      : undefined;
+  const operators = Operators.fromConfig(deps.config);
+  // Who signed in, per request: the reviewer recorded with a decision.
+  const signedIn = new WeakMap<FastifyRequest, string>();
 
   const limiter = new FailedLoginLimiter();
 
@@ -91,13 +111,14 @@ export const opsRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (ap
   });
 
   app.addHook('onRequest', async (request, reply) => {
-    if (!credential) return sendPage(reply, 503, closedPage());
+    if (!operators) return sendPage(reply, 503, closedPage());
     const wait = limiter.blockedFor(request.ip);
     if (wait > 0) {
       reply.header('retry-after', String(wait));
       return sendPage(reply, 429, tooManyAttemptsPage(wait));
     }
-    const user = checkBasicAuth(request.headers.authorization, credential);
+    const given = basicCredentials(request.headers.authorization);
+    const user = given && (await operators.check(given.username, given.password));
     if (!user) {
       if (request.headers.authorization) {
         limiter.fail(request.ip);
@@ -106,6 +127,7 @@ export const opsRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (ap
       reply.header('www-authenticate', REALM);
       return sendPage(reply, 401, signInPage());
     }
+    signedIn.set(request, user);
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       const refused = crossSiteRefusal(request);
       if (refused) {
@@ -125,12 +147,14 @@ export const opsRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (ap
 
   app.setNotFoundHandler((request, reply) => sendPage(reply, 404, notFoundPage(request.url)));
 
-  const reviewer = (request: FastifyRequest) => checkBasicAuth(request.headers.authorization, credential!) ?? 'operator';
+  const reviewer = (request: FastifyRequest) => signedIn.get(request) ?? 'operator';
 
   app.get('/', { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
-    const pageNo = request.query.page;
-    const queue = await reviewQueue(deps, { page: pageNo, per_page: PER_PAGE });
-    return sendHtml(reply, 200, 'Waiting for review', queuePage(queue, pageNo, PER_PAGE));
+    const { page: pageNo, type, category, waiting } = request.query;
+    const filter = { type, categoryId: category, minWaitSeconds: waiting ? WAIT_CHOICES[waiting] : undefined };
+    const [queue, categories] = await Promise.all([reviewQueue(deps, { page: pageNo, per_page: PER_PAGE }, filter), queueCategories(deps)]);
+    const body = queuePage(queue, pageNo, PER_PAGE, { type, category, waiting }, { types: OFFER_TYPES, categories });
+    return sendHtml(reply, 200, 'Waiting for review', body, signedIn.get(request));
   });
 
   app.get(
@@ -140,7 +164,7 @@ export const opsRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (ap
       const review = await offerUnderReview(deps, request.params.id).catch((err: unknown) => {
         throw asPageError(err);
       });
-      return sendHtml(reply, 200, review.offer.title, offerPage(review, request.query.sent));
+      return sendHtml(reply, 200, review.offer.title, offerPage(review, request.query.sent), signedIn.get(request));
     },
   );
 

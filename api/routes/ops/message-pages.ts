@@ -14,8 +14,9 @@ export const closedPage = (): MessagePage => ({
   title: 'Console closed',
   body: html`<h1>Review console closed</h1>
     <p>
-      No operator credential is configured. Set <code>OPS_USERNAME</code> and <code>OPS_PASSWORD</code> (at least 12 characters) and restart
-      the service.
+      No operator is configured. Set <code>OPS_USERS</code> (each operator's name and password hash, from
+      <code>npm run admin -- ops hash-password</code>) — or the single shared <code>OPS_USERNAME</code> and <code>OPS_PASSWORD</code> — and
+      restart the service.
     </p>`,
 });
 
@@ -30,7 +31,7 @@ export const tooManyAttemptsPage = (waitSeconds: number): MessagePage => ({
 export const signInPage = (): MessagePage => ({
   title: 'Sign in',
   body: html`<h1>Sign in required</h1>
-    <p>The review console needs the operator credential.</p>`,
+    <p>Sign in to the review console with your own operator name and password.</p>`,
 });
 
 /** A state-changing request that did not come from the console's own pages. */

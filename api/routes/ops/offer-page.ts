@@ -1,5 +1,6 @@
-import type { ReviewVerdict, OfferUnderReview } from '../../../services/review';
-import { fields, fmtMoney, fmtTime, statusBadge } from './format';
+import type { ReviewHistory, ReviewVerdict, OfferUnderReview } from '../../../services/review';
+import type { ReviewTimelineEntry } from '../../../services/review';
+import { fields, fmtDuration, fmtMoney, fmtTime, statusBadge } from './format';
 import { html, type SafeHtml } from './html';
 
 /**
@@ -79,8 +80,10 @@ export function offerPage(review: OfferUnderReview, sent: ReviewVerdict | undefi
           ? html`<p class="muted">none</p>`
           : attachments.map((a) =>
               a.content_type.startsWith('image/')
-                ? html`<figure>
-                    <img class="media" src="/ops/attachments/${encodeURIComponent(a.id)}" alt="${a.file_name}" />
+                ? html`<figure class="thumb">
+                    <a href="/ops/attachments/${encodeURIComponent(a.id)}" title="open the full image"
+                      ><img class="media" src="/ops/attachments/${encodeURIComponent(a.id)}" alt="${a.file_name}" loading="lazy"
+                    /></a>
                     <figcaption class="muted">${a.file_name}</figcaption>
                   </figure>`
                 : html`<p>
@@ -119,6 +122,7 @@ export function offerPage(review: OfferUnderReview, sent: ReviewVerdict | undefi
       <h2>Custom attributes</h2>
       ${offer.custom_attributes.length ? fields(offer.custom_attributes.map((c) => [c.name, c.value])) : html`<p class="muted">none</p>`}
     </section>
+    ${timelineSection(review.history)}
     <section>
       <h2>Decision</h2>
       ${
@@ -134,4 +138,53 @@ export function offerPage(review: OfferUnderReview, sent: ReviewVerdict | undefi
           : html`<p>This offer is ${statusBadge(offer.status)}; only pending offers are reviewed.</p>`
       }
     </section>`;
+}
+
+const ACTORS = { advertiser: 'the advertiser', review_team: 'the review team', system: 'the service' } as const;
+
+/** One timeline entry as a sentence. */
+function describe(e: ReviewTimelineEntry): SafeHtml {
+  switch (e.kind) {
+    case 'started':
+      return e.resumed
+        ? html`Review workflow continued with status <strong>${e.status}</strong> (earlier steps were recorded before the timeline existed)`
+        : e.status === 'pending'
+          ? html`Submitted for review`
+          : html`Review workflow started with status <strong>${e.status}</strong>`;
+    case 'status':
+      if (e.actor === 'review_team')
+        return html`<strong>${e.to === 'approved' ? 'Approved' : e.to === 'rejected' ? 'Rejected' : e.to}</strong> by
+          <span class="reviewer">${e.reviewer ?? 'an operator'}</span>${e.reason ? html`: “${e.reason}”` : ''}`;
+      return html`Status <strong>${e.to}</strong> (by ${ACTORS[e.actor]})`;
+    case 'reminder':
+      return html`Reminder: the review has waited ${fmtDuration(e.waitingSeconds)}`;
+    case 'edited':
+      return html`Edited by the advertiser: ${e.changedFields.join(', ') || 'no field changed'}`;
+    case 'ignored':
+      return html`A ${e.decision === 'approved' ? 'approval' : 'rejection'} by ${e.reviewer ?? 'an operator'} was ignored (${e.refused})`;
+  }
+}
+
+/** The review history read from the offer's workflow, newest last, and the link to the workflow in Temporal's Web UI. */
+function timelineSection(history: ReviewHistory): SafeHtml {
+  return html`<section data-testid="timeline">
+    <h2>Review history</h2>
+    ${
+      history.timeline
+        ? html`<ol class="timeline">
+            ${history.timeline.map(
+              (e) =>
+                html`<li data-kind="${e.kind}">
+                  <time datetime="${e.at}">${fmtTime(e.at)}</time>${describe(e)}
+                </li>`,
+            )}
+          </ol>`
+        : html`<p class="muted">The review workflow did not give its history: ${history.unavailable}.</p>`
+    }
+    ${
+      history.webUiUrl
+        ? html`<p><a href="${history.webUiUrl}" rel="noopener noreferrer" data-testid="temporal-link">Open the review workflow in the Temporal Web UI</a></p>`
+        : html`<p class="muted">Set TEMPORAL_UI_URL to link to this workflow in the Temporal Web UI.</p>`
+    }
+  </section>`;
 }

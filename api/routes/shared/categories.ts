@@ -3,10 +3,15 @@ import { CategoryList, CategoryListQuery } from '../../../schemas/category';
 import { listReply } from '../../../schemas/envelope';
 import type { ServiceDeps } from '../../../services/deps';
 import { listCategories } from '../../../services/categories';
+import { operations } from '../operation';
+
+const op = operations('Categories');
 
 /** GET /categories on both interfaces: the tree offers' advertiser categories refer to. */
 export const categoryRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
-  app.get('/categories', { schema: { querystring: CategoryListQuery, response: { 200: CategoryList } } }, async (request) =>
-    listReply('categories', await listCategories(deps, request.query), request.query),
+  app.get(
+    '/categories',
+    { schema: { ...op('listCategories', 'List the category tree'), querystring: CategoryListQuery, response: { 200: CategoryList } } },
+    async (request) => listReply('categories', await listCategories(deps, request.query), request.query),
   );
 };

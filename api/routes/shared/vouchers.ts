@@ -1,12 +1,22 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ServiceDeps } from '../../../services/deps';
-import { changeVoucherStatus, getVoucher, listVouchers, printableVoucher, type VoucherScope } from '../../../services/vouchers';
+import {
+  changeVoucherStatus,
+  customerVoucher,
+  getVoucher,
+  listVouchers,
+  printableVoucher,
+  rotatePrintUrl,
+  type VoucherScope,
+} from '../../../services/vouchers';
 import { invalidField } from '../../errors';
 import { IdParam } from '../../../schemas/common';
 import { listReply } from '../../../schemas/envelope';
 import { VoucherList, VoucherListQuery, VoucherResponse, VoucherUpdateBody } from '../../../schemas/voucher';
-import { escapeHtml } from '../ops/html';
+import { siteBaseUrl } from '../../urls';
+import { customerVoucherPage } from '../customer/voucher-page';
+import { operations } from '../operation';
 
 const OfferParams = z.object({ id: IdParam });
 const OfferVoucherParams = z.object({ id: IdParam, voucher_id: IdParam });
@@ -14,6 +24,8 @@ const AdvertiserParams = z.object({ advertiser_id: IdParam, ref: IdParam });
 
 const byOffer = (p: z.infer<typeof OfferVoucherParams>) => ({ offerId: p.id, voucherId: p.voucher_id });
 const byAdvertiser = (p: z.infer<typeof AdvertiserParams>) => ({ advertiserId: p.advertiser_id, ref: p.ref });
+
+const op = operations('Vouchers');
 
 /**
  * Voucher endpoints of spec §4.5 on both interfaces. The submission client sees the vouchers of
@@ -23,68 +35,122 @@ const byAdvertiser = (p: z.infer<typeof AdvertiserParams>) => ({ advertiserId: p
 export const voucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: VoucherScope['iface'] }> = async (app, { deps, iface }) => {
   const scope = (clientId: string): VoucherScope => ({ iface, clientId });
 
-  app.get('/vouchers', { schema: { querystring: VoucherListQuery, response: { 200: VoucherList } } }, async (request) =>
-    listReply('vouchers', await listVouchers(deps, scope(request.client.id), request.query), request.query),
+  app.get(
+    '/vouchers',
+    { schema: { ...op('listVouchers', 'List vouchers'), querystring: VoucherListQuery, response: { 200: VoucherList } } },
+    async (request) =>
+      listReply('vouchers', await listVouchers(deps, scope(request.client.id), request.query, siteBaseUrl(request)), request.query),
   );
 
   app.get(
     '/offers/:id/vouchers',
-    { schema: { params: OfferParams, querystring: VoucherListQuery, response: { 200: VoucherList } } },
+    {
+      schema: {
+        ...op('listOfferVouchers', "List an offer's vouchers"),
+        params: OfferParams,
+        querystring: VoucherListQuery,
+        response: { 200: VoucherList },
+      },
+    },
     async (request) =>
-      listReply('vouchers', await listVouchers(deps, scope(request.client.id), request.query, request.params.id), request.query),
+      listReply(
+        'vouchers',
+        await listVouchers(deps, scope(request.client.id), request.query, siteBaseUrl(request), request.params.id),
+        request.query,
+      ),
   );
 
   app.get(
     '/offers/:id/vouchers/:voucher_id',
-    { schema: { params: OfferVoucherParams, response: { 200: VoucherResponse } } },
+    { schema: { ...op('getVoucher', 'Get one voucher'), params: OfferVoucherParams, response: { 200: VoucherResponse } } },
     async (request) => ({
       status: 'OK' as const,
-      voucher: await getVoucher(deps, scope(request.client.id), byOffer(request.params)),
+      voucher: await getVoucher(deps, scope(request.client.id), byOffer(request.params), siteBaseUrl(request)),
     }),
   );
 
   app.put(
     '/offers/:id/vouchers/:voucher_id',
-    { schema: { params: OfferVoucherParams, body: VoucherUpdateBody, response: { 200: VoucherResponse } } },
+    {
+      schema: {
+        ...op('updateVoucher', 'Redeem or cancel a voucher'),
+        params: OfferVoucherParams,
+        body: VoucherUpdateBody,
+        response: { 200: VoucherResponse },
+      },
+    },
     async (request) => ({
       status: 'OK' as const,
-      voucher: await changeVoucherStatus(deps, scope(request.client.id), byOffer(request.params), request.body.voucher.status),
+      voucher: await changeVoucherStatus(
+        deps,
+        scope(request.client.id),
+        byOffer(request.params),
+        request.body.voucher.status,
+        siteBaseUrl(request),
+      ),
     }),
   );
 
   app.get(
     '/advertisers/:advertiser_id/vouchers/:ref',
-    { schema: { params: AdvertiserParams, response: { 200: VoucherResponse } } },
+    {
+      schema: {
+        ...op('getAdvertiserVoucher', "Get a voucher by the advertiser's reference"),
+        params: AdvertiserParams,
+        response: { 200: VoucherResponse },
+      },
+    },
     async (request) => ({
       status: 'OK' as const,
-      voucher: await getVoucher(deps, scope(request.client.id), byAdvertiser(request.params)),
+      voucher: await getVoucher(deps, scope(request.client.id), byAdvertiser(request.params), siteBaseUrl(request)),
     }),
   );
 
   app.put(
     '/advertisers/:advertiser_id/vouchers/:ref',
-    { schema: { params: AdvertiserParams, body: VoucherUpdateBody, response: { 200: VoucherResponse } } },
+    {
+      schema: {
+        ...op('redeemAdvertiserVoucher', "Redeem a voucher by the advertiser's reference"),
+        params: AdvertiserParams,
+        body: VoucherUpdateBody,
+        response: { 200: VoucherResponse },
+      },
+    },
     async (request) => {
       if (request.body.voucher.status !== 'redeemed')
         throw invalidField('status', 'vouchers are cancelled through PUT /offers/:offer_id/vouchers/:id; this path only redeems');
       return {
         status: 'OK' as const,
-        voucher: await changeVoucherStatus(deps, scope(request.client.id), byAdvertiser(request.params), 'redeemed'),
+        voucher: await changeVoucherStatus(deps, scope(request.client.id), byAdvertiser(request.params), 'redeemed', siteBaseUrl(request)),
       };
     },
   );
 
   if (iface === 'distribution') {
-    // The customer's printable voucher; print_url points here.
-    app.get('/vouchers/:id/print', { schema: { params: OfferParams } }, async (request, reply) => {
-      const v = await printableVoucher(deps, scope(request.client.id), request.params.id);
-      const html = [
-        `<!doctype html><meta charset="utf-8"><title>Voucher</title><h1>${escapeHtml(v.title)}</h1>`,
-        `<p>For ${escapeHtml(v.customer_name)}</p><p style="font:2em monospace">${escapeHtml(v.redemption_code)}</p>`,
-        `<p>Barcode (Code 128): ${escapeHtml(v.barcode)}</p>`,
-        `<p>Valid until ${escapeHtml(v.expiration_date ?? 'no expiry')} · ${escapeHtml(v.status)}</p>`,
-      ].join('');
-      return reply.type('text/html; charset=utf-8').send(html);
-    });
+    // The same page as print_url, for the distributor (with its key), e.g. to check what its customer sees.
+    app.get(
+      '/vouchers/:id/print',
+      { schema: { ...op('printVoucher', "The customer's voucher page (HTML), as print_url shows it"), params: OfferParams } },
+      async (request, reply) => {
+        const v = await printableVoucher(deps, scope(request.client.id), request.params.id);
+        return reply.type('text/html; charset=utf-8').send(customerVoucherPage(await customerVoucher(deps, v.page_token)));
+      },
+    );
+
+    // A new print_url; the old address stops working (a leaked link, a voucher passed to someone else).
+    app.post(
+      '/vouchers/:id/print_url',
+      {
+        schema: {
+          ...op('rotateVoucherPrintUrl', "Replace a voucher's print_url"),
+          params: OfferParams,
+          response: { 200: VoucherResponse },
+        },
+      },
+      async (request) => ({
+        status: 'OK' as const,
+        voucher: await rotatePrintUrl(deps, scope(request.client.id), request.params.id, siteBaseUrl(request)),
+      }),
+    );
   }
 };

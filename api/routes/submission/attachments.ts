@@ -1,16 +1,53 @@
+import type { IncomingMessage } from 'node:http';
 import multipart, { type MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { downloadFileName } from '../../../domain/attachment-files';
 import { ObjectTooLargeError, putStreamBounded } from '../../../infra/object-upload';
 import type { ServiceDeps } from '../../../services/deps';
 import { deleteAttachment, getAttachment, readAttachment, storeAttachment, type PutUpload } from '../../../services/attachments';
 import { ApiError, invalidField } from '../../errors';
+import { interfaceBaseUrl } from '../../urls';
 import { ATTACHMENT_FIELD, AttachmentParams, AttachmentResponse, toAttachment } from '../../../schemas/attachment';
 import { OkOnly } from '../../../schemas/envelope';
+import { operations } from '../operation';
 
-/** The absolute address of the interface the request came in on, e.g. `https://host/submission/beta`. */
-export function interfaceBaseUrl(request: FastifyRequest, prefix: string): string {
-  return `${request.protocol}://${request.host}${prefix}`;
+const op = operations('Attachments');
+
+/** Room for the multipart framing and form fields around a file of the maximum size. */
+const MULTIPART_SLACK_BYTES = 64 * 1024;
+const DRAIN_MS = 15_000;
+
+/** Whether the body has been read to its end (`complete` on a socket; `readableEnded` on any stream, e.g. app.inject's). */
+const bodyEnded = (raw: IncomingMessage) => raw.complete || raw.readableEnded;
+
+/**
+ * Reads and discards what is left of a request body: true once it has ended, false when it goes
+ * past `maxBytes`, stalls past `timeoutMs` or breaks off. Detaches the multipart parser first, so
+ * nothing buffers what is read.
+ */
+function drainBody(raw: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<boolean> {
+  if (bodyEnded(raw)) return Promise.resolve(true);
+  raw.unpipe();
+  return new Promise((resolve) => {
+    let seen = 0;
+    const finish = (ended: boolean) => {
+      clearTimeout(timer);
+      raw.off('data', onData).off('end', onEnd).off('error', onFail).off('close', onClose);
+      if (!ended) raw.pause();
+      resolve(ended);
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > maxBytes) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onFail = () => finish(false);
+    const onClose = () => finish(raw.complete);
+    const timer = setTimeout(onFail, timeoutMs);
+    raw.on('data', onData).once('end', onEnd).once('error', onFail).once('close', onClose);
+    raw.resume();
+  });
 }
 
 const tooLarge = (max: number) =>
@@ -63,43 +100,61 @@ function putPart(deps: ServiceDeps, part: MultipartFile): PutUpload {
  */
 export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   await app.register(multipart, { throwFileSizeLimit: false });
-  // An upload refused early (415 after its first bytes, 413, a wrong part) leaves the rest of the
-  // body unread on the socket, and the next request of a keep-alive connection would wait behind
-  // it forever. Discard the rest and close the connection after this answer.
-  app.addHook('onSend', async (request, reply) => {
-    if (!request.raw.complete) {
-      reply.header('connection', 'close');
-      request.raw.resume();
-    }
-  });
   const maxBytes = deps.config.ATTACHMENT_MAX_BYTES;
+  // An upload refused early (415 after its first bytes, 413, a wrong part) leaves the rest of the
+  // body unread. Closing the socket then makes the kernel answer the client's next write with a
+  // reset, and the client sees EPIPE/ECONNRESET instead of our answer. So the rest is read and
+  // discarded first (up to the upload limit, for at most DRAIN_MS); only a body past that is cut,
+  // with the connection closed after the answer.
+  app.addHook('onSend', async (request, reply) => {
+    if (bodyEnded(request.raw)) return;
+    const drained = await drainBody(request.raw, maxBytes + MULTIPART_SLACK_BYTES, DRAIN_MS);
+    if (!drained) reply.header('connection', 'close');
+  });
   const base = (request: FastifyRequest) => interfaceBaseUrl(request, app.prefix);
 
-  app.post('/attachments', { schema: { response: { 200: AttachmentResponse } } }, async (request) => {
-    const part = await receiveFilePart(request, maxBytes);
-    const row = await storeAttachment(deps, request.client.id, { fileName: part.filename, put: putPart(deps, part) });
-    return { status: 'OK' as const, attachment: toAttachment(row, base(request)) };
-  });
+  app.post(
+    '/attachments',
+    { schema: { ...op('createAttachment', 'Upload an attachment'), response: { 200: AttachmentResponse } } },
+    async (request) => {
+      const part = await receiveFilePart(request, maxBytes);
+      const row = await storeAttachment(deps, request.client.id, { fileName: part.filename, put: putPart(deps, part) });
+      return { status: 'OK' as const, attachment: toAttachment(row, base(request)) };
+    },
+  );
 
-  app.get('/attachments/:id', { schema: { params: AttachmentParams, response: { 200: AttachmentResponse } } }, async (request) => {
-    const row = await getAttachment(deps, request.client.id, request.params.id);
-    return { status: 'OK' as const, attachment: toAttachment(row, base(request)) };
-  });
+  app.get(
+    '/attachments/:id',
+    { schema: { ...op('getAttachment', "Get an attachment's metadata"), params: AttachmentParams, response: { 200: AttachmentResponse } } },
+    async (request) => {
+      const row = await getAttachment(deps, request.client.id, request.params.id);
+      return { status: 'OK' as const, attachment: toAttachment(row, base(request)) };
+    },
+  );
 
-  app.get('/attachments/:id/download', { schema: { params: AttachmentParams } }, async (request, reply) => {
-    const { row, body } = await readAttachment(deps, request.client.id, request.params.id);
-    const ascii = row.file_name.replace(/[^\x20-\x7e]|["\\]/g, '_');
-    return reply
-      .type(row.content_type)
-      .header('content-length', String(row.size_bytes))
-      .header('content-disposition', `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(row.file_name)}`)
-      .header('x-content-type-options', 'nosniff')
-      .header('cache-control', 'private, no-store')
-      .send(body);
-  });
+  app.get(
+    '/attachments/:id/download',
+    { schema: { ...op('downloadAttachment', "Download an attachment's bytes"), params: AttachmentParams } },
+    async (request, reply) => {
+      const { row, body } = await readAttachment(deps, request.client.id, request.params.id);
+      const name = downloadFileName(row.file_name, row.content_type);
+      const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+      return reply
+        .type(row.content_type)
+        .header('content-length', String(row.size_bytes))
+        .header('content-disposition', `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`)
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'private, no-store')
+        .send(body);
+    },
+  );
 
-  app.delete('/attachments/:id', { schema: { params: AttachmentParams, response: { 200: OkOnly } } }, async (request) => {
-    await deleteAttachment(deps, request.client.id, request.params.id);
-    return { status: 'OK' as const };
-  });
+  app.delete(
+    '/attachments/:id',
+    { schema: { ...op('deleteAttachment', 'Delete an attachment'), params: AttachmentParams, response: { 200: OkOnly } } },
+    async (request) => {
+      await deleteAttachment(deps, request.client.id, request.params.id);
+      return { status: 'OK' as const };
+    },
+  );
 };

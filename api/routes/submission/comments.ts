@@ -12,7 +12,10 @@ import {
   OfferCommentsParams,
 } from '../../../schemas/comment';
 import { listReply, OkOnly } from '../../../schemas/envelope';
-import { interfaceBaseUrl } from './attachments';
+import { interfaceBaseUrl } from '../../urls';
+import { operations } from '../operation';
+
+const op = operations('Comments');
 
 /**
  * The thread between advertiser and review team on one offer: GET (paged, oldest first), POST,
@@ -23,7 +26,14 @@ export const commentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
 
   app.get(
     '/offers/:id/comments',
-    { schema: { params: OfferCommentsParams, querystring: CommentListQuery, response: { 200: CommentList } } },
+    {
+      schema: {
+        ...op('listComments', "List an offer's review thread"),
+        params: OfferCommentsParams,
+        querystring: CommentListQuery,
+        response: { 200: CommentList },
+      },
+    },
     async (request) => {
       const list = await listComments(deps, request.client.id, request.params.id, request.query, base(request));
       return listReply('comments', list, request.query);
@@ -32,7 +42,14 @@ export const commentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
 
   app.post(
     '/offers/:id/comments',
-    { schema: { params: OfferCommentsParams, body: CommentCreateBody, response: { 200: CommentResponse } } },
+    {
+      schema: {
+        ...op('createComment', 'Comment on an offer'),
+        params: OfferCommentsParams,
+        body: CommentCreateBody,
+        response: { 200: CommentResponse },
+      },
+    },
     async (request) => {
       const comment = await createComment(deps, request.client.id, request.params.id, request.body.comment, base(request));
       return { status: 'OK' as const, comment };
@@ -41,7 +58,7 @@ export const commentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
 
   app.get(
     '/offers/:id/comments/:comment_id',
-    { schema: { params: CommentParams, response: { 200: CommentResponse } } },
+    { schema: { ...op('getComment', 'Get one comment'), params: CommentParams, response: { 200: CommentResponse } } },
     async (request) => {
       const { id, comment_id } = request.params;
       return { status: 'OK' as const, comment: await getComment(deps, request.client.id, id, comment_id, base(request)) };
@@ -50,7 +67,14 @@ export const commentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
 
   app.put(
     '/offers/:id/comments/:comment_id',
-    { schema: { params: CommentParams, body: CommentUpdateBody, response: { 200: CommentResponse } } },
+    {
+      schema: {
+        ...op('updateComment', 'Edit a comment'),
+        params: CommentParams,
+        body: CommentUpdateBody,
+        response: { 200: CommentResponse },
+      },
+    },
     async (request) => {
       const { id, comment_id } = request.params;
       const comment = await updateComment(deps, request.client.id, id, comment_id, request.body.comment, base(request));
@@ -58,9 +82,13 @@ export const commentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
     },
   );
 
-  app.delete('/offers/:id/comments/:comment_id', { schema: { params: CommentParams, response: { 200: OkOnly } } }, async (request) => {
-    const { id, comment_id } = request.params;
-    await deleteComment(deps, request.client.id, id, comment_id);
-    return { status: 'OK' as const };
-  });
+  app.delete(
+    '/offers/:id/comments/:comment_id',
+    { schema: { ...op('deleteComment', 'Delete a comment'), params: CommentParams, response: { 200: OkOnly } } },
+    async (request) => {
+      const { id, comment_id } = request.params;
+      await deleteComment(deps, request.client.id, id, comment_id);
+      return { status: 'OK' as const };
+    },
+  );
 };

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ServiceDeps } from '../../../services/deps';
 import { voucherRoutes } from '../shared/vouchers';
+import { advertiserRoutes } from './advertisers';
 import { attachmentRoutes } from './attachments';
 import { commentRoutes } from './comments';
 import { offerRoutes } from './offers';
@@ -8,6 +9,7 @@ import { offerRoutes } from './offers';
 /** Routes of the submission interface (advertisers), mounted under /submission/beta. */
 export const submissionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   await app.register(offerRoutes, { deps });
+  await app.register(advertiserRoutes, { deps });
   await app.register(attachmentRoutes, { deps });
   await app.register(commentRoutes, { deps });
   await app.register(voucherRoutes, { deps, iface: 'submission' });

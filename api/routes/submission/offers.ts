@@ -9,40 +9,87 @@ import {
   SubmissionOfferList,
   SubmissionOfferListQuery,
   SubmissionOfferResponse,
+  SuppliedVoucherList,
   type OfferUpdate,
 } from '../../../schemas/offer';
-import { cancelOffer, createOffer, getOffer, listOffers, updateOffer } from '../../../services/offers';
+import { PageQuery } from '../../../schemas/pagination';
+import { cancelOffer, createOffer, getOffer, listOffers, listSuppliedVouchers, updateOffer } from '../../../services/offers';
+import { operations } from '../operation';
 
 const Params = z.object({ id: IdParam });
 
+const op = operations('Offers');
+
 /** The advertiser's offers: create, read, edit (when withdrawn), move status, cancel. */
 export const offerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
-  app.post('/offers', { schema: { body: OfferCreateBody, response: { 200: SubmissionOfferResponse } } }, async (request) => ({
-    status: 'OK' as const,
-    offer: await createOffer(deps, request.client.id, request.body.offer),
-  }));
-
-  app.get('/offers', { schema: { querystring: SubmissionOfferListQuery, response: { 200: SubmissionOfferList } } }, async (request) =>
-    listReply('offers', await listOffers(deps, request.client.id, request.query), request.query),
+  app.post(
+    '/offers',
+    { schema: { ...op('createOffer', 'Submit an offer for review'), body: OfferCreateBody, response: { 200: SubmissionOfferResponse } } },
+    async (request) => ({
+      status: 'OK' as const,
+      offer: await createOffer(deps, request.client.id, request.body.offer),
+    }),
   );
 
-  app.get('/offers/:id', { schema: { params: Params, response: { 200: SubmissionOfferResponse } } }, async (request) => ({
-    status: 'OK' as const,
-    offer: await getOffer(deps, request.client.id, request.params.id),
-  }));
+  app.get(
+    '/offers',
+    {
+      schema: {
+        ...op('listOffers', "List the advertiser's offers"),
+        querystring: SubmissionOfferListQuery,
+        response: { 200: SubmissionOfferList },
+      },
+    },
+    async (request) => listReply('offers', await listOffers(deps, request.client.id, request.query), request.query),
+  );
+
+  app.get(
+    '/offers/:id',
+    { schema: { ...op('getOffer', 'Get one offer'), params: Params, response: { 200: SubmissionOfferResponse } } },
+    async (request) => ({
+      status: 'OK' as const,
+      offer: await getOffer(deps, request.client.id, request.params.id),
+    }),
+  );
 
   app.put(
     '/offers/:id',
-    { schema: { params: Params, body: OfferUpdateBody, response: { 200: SubmissionOfferResponse } } },
+    {
+      schema: {
+        ...op('updateOffer', 'Edit an offer or move its status'),
+        params: Params,
+        body: OfferUpdateBody,
+        response: { 200: SubmissionOfferResponse },
+      },
+    },
     async (request) => ({
       status: 'OK' as const,
       offer: await updateOffer(deps, request.client.id, request.params.id, request.body.offer as OfferUpdate),
     }),
   );
 
+  // Every code the advertiser supplied for the offer (the offer answer shows the first ones only).
+  app.get(
+    '/offers/:id/supplied_vouchers',
+    {
+      schema: {
+        ...op('listSuppliedVouchers', "List an offer's supplied voucher codes"),
+        params: Params,
+        querystring: PageQuery,
+        response: { 200: SuppliedVoucherList },
+      },
+    },
+    async (request) =>
+      listReply('vouchers', await listSuppliedVouchers(deps, request.client.id, request.params.id, request.query), request.query),
+  );
+
   // DELETE cancels: the offer stays readable (its vouchers refer to it) with status `cancelled`.
-  app.delete('/offers/:id', { schema: { params: Params, response: { 200: OkOnly } } }, async (request) => {
-    await cancelOffer(deps, request.client.id, request.params.id);
-    return { status: 'OK' as const };
-  });
+  app.delete(
+    '/offers/:id',
+    { schema: { ...op('cancelOffer', 'Cancel an offer'), params: Params, response: { 200: OkOnly } } },
+    async (request) => {
+      await cancelOffer(deps, request.client.id, request.params.id);
+      return { status: 'OK' as const };
+    },
+  );
 };

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import {
+  encryptCallbackSecrets,
   callbackLog,
   disableCallbacks,
   replayCallbackEvent,
@@ -67,6 +68,13 @@ export function callbacksCommand(ctx: () => AdminContext): Command {
     .action(async (o: { key: string; limit: number }) => {
       output(await callbackLog(ctx(), o.key, o.limit));
     });
+  cmd
+    .command('encrypt-secrets')
+    .description('encrypt with CALLBACK_SECRET_KEY every signing secret still stored in clear (safe to run again)')
+    .action(async () => {
+      output({ encrypted: await encryptCallbackSecrets(ctx()) });
+    });
+
   cmd
     .command('replay')
     .description('deliver one event again (same event id), to every endpoint it went to, or only to --key')

@@ -1,7 +1,9 @@
 import { Command, Option } from 'commander';
 import type { ApiInterface, ServiceEnvironment } from '../../../domain/environment';
 import { createApiKey, revokeApiKey } from '../../../services/api-clients';
-import { output, type AdminContext } from '../context';
+import { servedEnvironment } from '../../../services/deployment';
+import { demoKey } from '../../../services/demo';
+import { AdminError, output, type AdminContext } from '../context';
 
 /** `keys …`: operators create and revoke clients' API keys. */
 export function keysCommand(ctx: () => AdminContext): Command {
@@ -13,7 +15,7 @@ export function keysCommand(ctx: () => AdminContext): Command {
       new Option('--interface <interface>', 'which interface the key opens').choices(['submission', 'distribution']).makeOptionMandatory(),
     )
     .addOption(
-      new Option('--environment <environment>', "environment the key belongs to (default: this deployment's)").choices([
+      new Option('--environment <environment>', 'environment the key belongs to: only the one this deployment serves').choices([
         'sandbox',
         'production',
       ]),
@@ -24,15 +26,25 @@ export function keysCommand(ctx: () => AdminContext): Command {
     .action(
       async (o: { interface: ApiInterface; environment?: ServiceEnvironment; name?: string; reservations: boolean; json: boolean }) => {
         const c = ctx();
+        // A key of the environment this deployment does not serve would be refused by every request.
+        const served = await servedEnvironment(c, c.config.SERVICE_ENVIRONMENT);
+        if (o.environment && o.environment !== served)
+          throw new AdminError(
+            `this deployment serves ${served}; a ${o.environment} key would be refused by every request: create it with the ${o.environment} deployment's configuration`,
+          );
         const { key, clientId } = await createApiKey(c, {
           iface: o.interface,
-          environment: o.environment ?? c.config.SERVICE_ENVIRONMENT,
+          environment: served,
           name: o.name,
           reservations: o.reservations,
         });
         output(o.json ? { key, client_id: clientId } : key);
       },
     );
+  keys
+    .command('demo')
+    .description("print the sandbox's shared demonstration key (distribution; search and read only), the same every time")
+    .action(async () => output(await demoKey(ctx())));
   keys
     .command('revoke')
     .description('revoke an API key at once (by the key itself or its client id)')

@@ -10,7 +10,8 @@ export function ordersCommand(ctx: () => AdminContext): Command {
     .description('an order with its client, items, vouchers and the id of its order-fulfilment workflow')
     .argument('<order-id>')
     .action(async (id: string) => {
-      const order = await findOrderForOperator({ db: ctx().db }, id);
+      // No request to take a host from: print_url comes out as a path under the API's address.
+      const order = await findOrderForOperator({ db: ctx().db }, id, '');
       if (!order) throw new AdminError(`no order ${id}`);
       output(order);
     });

@@ -1,0 +1,132 @@
+import bwipjs from 'bwip-js';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { ServiceDeps } from '../../../services/deps';
+import { customerVoucher, type CustomerVoucher } from '../../../services/vouchers';
+import { utcDay } from '../../../domain/dates';
+import type { Location } from '../../../domain/location';
+import { IdParam } from '../../../schemas/common';
+import { CUSTOMER_VOUCHER_PATH } from '../../../schemas/voucher';
+import { rateLimitPlugin } from '../../plugins/rate-limit';
+import { html, SafeHtml } from '../ops/html';
+
+/*
+ * The customer's voucher page (print_url): no API key, the unguessable page token in the address
+ * is the key, and rotating it (POST /distribution/beta/vouchers/:id/print_url) revokes the old
+ * address. The barcodes are inline SVG drawn by bwip-js, so the page is one self-contained
+ * document that prints and scans without any other request.
+ */
+
+const STYLE = `
+  body { font: 16px/1.45 system-ui, sans-serif; margin: 0; color: #1d2330; background: #f6f7f9; }
+  main { max-width: 36rem; margin: 1.5rem auto; padding: 1.2rem 1.5rem; background: #fff; border: 1px solid #d8dce3; border-radius: 8px; }
+  h1 { font-size: 1.4rem; margin: 0 0 .2rem; } .muted { color: #5b6475; }
+  .code { font: 600 1.6rem/1.2 ui-monospace, monospace; letter-spacing: .08em; margin: 1rem 0 .4rem; overflow-wrap: anywhere; }
+  .barcode svg { width: 100%; max-width: 24rem; height: auto; } .qr svg { width: 9rem; height: 9rem; }
+  .codes { display: flex; gap: 1.5rem; align-items: center; flex-wrap: wrap; }
+  .status { padding: .6rem 1rem; border-radius: 6px; font-weight: 700; font-size: 1.2rem; }
+  .status-acquired { background: #d4f3dc; } .status-redeemed, .status-expired { background: #e3e6eb; } .status-cancelled { background: #fbd9d9; }
+  .void { opacity: .25; text-decoration: line-through; }
+  h2 { font-size: 1rem; margin: 1.2rem 0 .3rem; } ul { padding-left: 1.2rem; margin: 0; } p.fine { white-space: pre-wrap; }
+  @media print {
+    body { background: #fff; } main { border: 0; margin: 0; max-width: none; }
+    a { color: inherit; text-decoration: none; }
+  }
+`;
+
+/** A barcode of the value as inline SVG, or nothing if the value cannot be drawn in that symbology. */
+function barcodeSvg(bcid: 'code128' | 'qrcode', text: string): SafeHtml | null {
+  try {
+    // bwip-js draws the human-readable text as paths: nothing of `text` reaches the markup as text.
+    return new SafeHtml(
+      bwipjs.toSVG(bcid === 'code128' ? { bcid, text, scale: 2, height: 14, includetext: true } : { bcid, text, scale: 3 }),
+    );
+  } catch {
+    return null;
+  }
+}
+
+const address = (l: Location) =>
+  [l.address_line_1, l.address_line_2, [l.city, l.state_code].filter(Boolean).join(', '), l.postal_code, l.country_code]
+    .filter(Boolean)
+    .join(' · ');
+
+/** What the voucher is now, as the customer reads it: usable, or redeemed, cancelled, expired. */
+function standing(v: CustomerVoucher): { key: string; text: string } {
+  if (v.status === 'redeemed') return { key: 'redeemed', text: `Redeemed${v.redeemed_at ? ` on ${utcDay(v.redeemed_at)}` : ''}` };
+  if (v.status === 'cancelled')
+    return { key: 'cancelled', text: `Cancelled${v.cancelled_at ? ` on ${utcDay(v.cancelled_at)}` : ''}: no longer valid` };
+  if (v.expiration_date && v.expiration_date < utcDay()) return { key: 'expired', text: `Expired on ${v.expiration_date}` };
+  return { key: 'acquired', text: 'Valid' };
+}
+
+/** The customer's voucher as one printable HTML page. */
+export function customerVoucherPage(v: CustomerVoucher): string {
+  const state = standing(v);
+  const usable = state.key === 'acquired';
+  const code128 = usable ? barcodeSvg('code128', v.barcode) : null;
+  const qr = usable ? barcodeSvg('qrcode', v.redemption_code) : null;
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex" />
+        <title>Voucher: ${v.title}</title>
+        <style>
+          ${new SafeHtml(STYLE)}
+        </style>
+      </head>
+      <body>
+        <main>
+          <h1>${v.title}</h1>
+          <div class="muted">${v.advertiser_name} · for ${v.customer_name}</div>
+          <div class="status status-${state.key}">${state.text}</div>
+          <div class="code ${usable ? '' : 'void'}">${v.redemption_code}</div>
+          ${
+            usable
+              ? html`<div class="codes">
+                ${code128 ? html`<div class="barcode" aria-label="Code 128 barcode ${v.barcode}">${code128}</div>` : ''}
+                ${qr ? html`<div class="qr" aria-label="QR code ${v.redemption_code}">${qr}</div>` : ''}
+              </div>`
+              : ''
+          }
+          <p>
+            ${v.expiration_date ? html`Valid until <strong>${v.expiration_date}</strong>` : 'No expiry date'}${
+              v.activation_date ? html`, not before <strong>${v.activation_date}</strong>` : ''
+            }.
+          </p>
+          ${
+            v.redemption_locations.length
+              ? html`<h2>Where to redeem</h2>
+                <ul>
+                  ${v.redemption_locations.map((l) => html`<li>${address(l)}</li>`)}
+                </ul>`
+              : ''
+          }
+          ${v.fine_print ? html`<h2>Fine print</h2><p class="fine">${v.fine_print}</p>` : ''}
+        </main>
+      </body>
+    </html>`.value;
+}
+
+const Params = z.object({ token: IdParam });
+
+/** `GET /customer/vouchers/:token`: the page print_url points to. */
+export const customerVoucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+  // Limited per address like keyless requests elsewhere: tokens are unguessable, but not worth guessing at speed either.
+  await rateLimitPlugin(app, { perSecond: deps.config.RATE_LIMIT_PER_SECOND });
+  app.get(`${CUSTOMER_VOUCHER_PATH}/:token`, { schema: { params: Params, hide: true } }, async (request, reply) => {
+    const page = customerVoucherPage(await customerVoucher(deps, request.params.token));
+    return (
+      reply
+        .type('text/html; charset=utf-8')
+        // The status changes (redeemed, cancelled), and the address is the credential: neither cached nor sent on as a referrer.
+        .header('cache-control', 'private, no-store')
+        .header('referrer-policy', 'no-referrer')
+        .header('x-robots-tag', 'noindex')
+        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
+        .send(page)
+    );
+  });
+};

@@ -1,0 +1,25 @@
+/** Each tag of the OpenAPI documents with its description; a route's tag must be one of these. */
+export const TAGS = {
+  Offers: 'Advertisers submit and manage offers; publishers search the offers on sale.',
+  Advertisers: 'The advertisers a submission client submits offers for, each with a stable id.',
+  Attachments: 'Images and documents an offer or comment refers to.',
+  Comments: 'The thread between an advertiser and the review team on one offer.',
+  Categories: 'The category tree offers are filed under.',
+  Accounts: 'The publishers a distribution platform hosts; orders may name one.',
+  Orders: 'Orders of vouchers; an order answers with its vouchers once placed.',
+  Reservations: 'Units of an offer held for one account (enabled per client).',
+  Vouchers: 'Redemption codes issued by orders: read, redeem, cancel.',
+} as const;
+
+/**
+ * The OpenAPI face of one route, kept on the route itself so the documents cannot drift from the
+ * code: `operationId` is what client generators name the method after (`client.createOrder`), so
+ * it is stable API; `summary` titles the operation; the tag groups it in references and clients.
+ */
+export const operations =
+  (tag: keyof typeof TAGS) =>
+  (operationId: string, summary: string): { operationId: string; summary: string; tags: string[] } => ({
+    operationId,
+    summary,
+    tags: [tag],
+  });

@@ -1,0 +1,71 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApiKey } from '../services/api-clients';
+import { setEndpoint } from '../store/callbacks';
+import { changeOfferStatus } from '../store/offers';
+import type { Services } from '../infra/services';
+import { approvedOffer, dealInput } from './seed';
+
+/** What the summary reads (bench/run.ts): seconds from one offer change until every endpoint had it. */
+export interface CallbacksFanoutResult {
+  endpoints: number;
+  /** Endpoints that received the change before the time limit. */
+  delivered: number;
+  seconds: number;
+}
+
+const TIME_LIMIT_MS = 120_000;
+
+/**
+ * One offer change seen by `endpoints` publishers: that many distribution clients, each with its
+ * own endpoint on one local receiver (loopback only, a path per endpoint, 200 at once). The clock
+ * runs from the change's commit until the receiver has the change's event at every endpoint.
+ */
+export async function benchCallbacksFanout(
+  services: Pick<Services, 'db' | 'config'>,
+  advertiserClientId: string,
+  say: (m: string) => void,
+  endpoints = 1000,
+): Promise<CallbacksFanoutResult> {
+  const offerId = await approvedOffer(services.db, advertiserClientId, dealInput());
+  const seen = new Set<string>();
+  let eventId: string | undefined;
+  let done: () => void = () => undefined;
+  const all = new Promise<void>((r) => (done = r));
+  const receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      res.writeHead(200).end();
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; data?: { offer?: { id?: string } } };
+      if (body.data?.offer?.id !== offerId || (eventId && body.id !== eventId)) return;
+      eventId = body.id;
+      seen.add(req.url ?? '');
+      if (seen.size === endpoints) done();
+    });
+  });
+  receiver.listen(0, '127.0.0.1');
+  await new Promise((r) => receiver.once('listening', r));
+  const { port } = receiver.address() as AddressInfo;
+  try {
+    say(`callbacks fan-out: ${endpoints} publisher endpoints…`);
+    for (let i = 0; i < endpoints; i++) {
+      const { clientId } = await createApiKey(services, { iface: 'distribution', environment: services.config.SERVICE_ENVIRONMENT });
+      await setEndpoint(services.db, { clientId, url: `http://127.0.0.1:${port}/hook/${i}`, format: 'json', secretKey: undefined });
+    }
+    say(`callbacks fan-out: one offer change to ${endpoints} endpoints…`);
+    const started = performance.now();
+    await changeOfferStatus(services.db, { key: `bench:${offerId}:fanout`, offerId, to: 'suspended', actor: 'advertiser' });
+    await Promise.race([all, new Promise((r) => setTimeout(r, TIME_LIMIT_MS))]);
+    const seconds = Math.round(((performance.now() - started) / 1000) * 100) / 100;
+    return { endpoints, delivered: seen.size, seconds };
+  } finally {
+    receiver.close();
+    // Later sections must not pay for a thousand endpoints.
+    await services.db
+      .updateTable('callback_endpoints')
+      .set({ status: 'disabled', disabled_reason: 'bench over', disabled_at: new Date() })
+      .where('url', 'like', `http://127.0.0.1:${port}/hook/%`)
+      .execute();
+  }
+}

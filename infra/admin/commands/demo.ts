@@ -1,0 +1,28 @@
+import { Readable } from 'node:stream';
+import { Command } from 'commander';
+import { Failure } from '../../../domain/failures';
+import { seedDemoCatalogue } from '../../../services/demo-catalogue';
+import { putStreamBounded } from '../../object-upload';
+import { AdminError, output, type AdminContext } from '../context';
+
+/** `demo …`: the sandbox's demonstration material (spec 5.4); refused in production. */
+export function demoCommand(ctx: () => AdminContext): Command {
+  const demo = new Command('demo').description("the sandbox's demonstration catalogue (never in production)");
+  demo
+    .command('seed')
+    .description(
+      'load the demonstration catalogue (about 50 approved offers with images in five US cities); running it again adds nothing. Needs the running service (npm start) to approve them',
+    )
+    .action(async () => {
+      const c = ctx();
+      const deps = { db: c.db, temporal: await c.temporal(), config: c.config, log: c.log, store: c.store };
+      const result = await seedDemoCatalogue(
+        deps,
+        (image) => (key, u) => putStreamBounded(c.store, Readable.from([image]), { key, ...u }),
+      ).catch((err: unknown) => {
+        throw err instanceof Failure ? new AdminError(err.message) : err;
+      });
+      output(result);
+    });
+  return demo;
+}

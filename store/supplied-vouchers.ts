@@ -1,0 +1,214 @@
+import { sql } from 'kysely';
+import type { Db, Trx } from './db';
+import type { VoucherRow } from './database';
+import type { Page, Paged } from '../domain/paging';
+import { refuse } from '../domain/failures';
+import { appendOfferEvent } from './offer-events';
+import { newId } from './ids';
+import { lockOffers, moveStock, type LockedOffer } from './offer-stock';
+import { pageOf } from './paging';
+
+/*
+ * Voucher codes an advertiser supplied for an offer (spec 2.1 `vouchers`). Such an offer sells
+ * exactly these codes: its stock is the number not yet issued, orders take them first-in
+ * first-out, and each is issued once. A code is unique per advertiser, across its offers.
+ */
+
+/** A code as the advertiser sends it; the barcode defaults to the code. */
+export interface SuppliedCode {
+  redemption_code: string;
+  barcode?: string;
+}
+
+/** A supplied code as its advertiser sees it: `available` until issued, then its voucher's status. */
+export interface SuppliedVoucherState {
+  id: string;
+  offer_id: string;
+  redemption_code: string;
+  barcode: string | null;
+  status: 'available' | VoucherRow['status'];
+  redeemed_at: Date | null;
+  cancelled_at: Date | null;
+}
+
+/** How many codes an offer was supplied with, and how many are not issued yet. */
+export interface SuppliedCounts {
+  total: number;
+  available: number;
+}
+
+const MAX_NAMED = 20;
+
+/** Whether the offer sells supplied codes (was given any). */
+export async function hasSuppliedCodes(db: Db | Trx, offerId: string): Promise<boolean> {
+  return !!(await db.selectFrom('supplied_vouchers').select('id').where('offer_id', '=', offerId).limit(1).executeTakeFirst());
+}
+
+/** Refuses codes this advertiser already supplied (for this or another offer), naming them. */
+async function refuseTaken(trx: Trx, advertiserId: string, codes: SuppliedCode[]): Promise<void> {
+  const taken = await trx
+    .selectFrom('supplied_vouchers')
+    .select(['redemption_code', 'offer_id'])
+    .where('advertiser_id', '=', advertiserId)
+    .where('redemption_code', '=', sql<string>`any(${sql.val(codes.map((c) => c.redemption_code))}::text[])`)
+    .limit(MAX_NAMED)
+    .execute();
+  if (taken.length)
+    refuse(
+      'invalid_field',
+      `vouchers: ${taken.length === MAX_NAMED ? 'at least ' : ''}${taken.length} code(s) were already supplied by this advertiser: ${taken.map((t) => `${t.redemption_code} (offer ${t.offer_id})`).join(', ')}`,
+      { field: 'vouchers', codes: taken.map((t) => t.redemption_code) },
+    );
+}
+
+/**
+ * Stores the offer's supplied codes in upload order: one statement whatever their number (arrays
+ * unnested server-side), refusing codes already supplied. Runs inside the caller's transaction.
+ */
+export async function insertSuppliedCodes(trx: Trx, o: { offerId: string; advertiserId: string; codes: SuppliedCode[] }): Promise<void> {
+  if (o.codes.length === 0) return;
+  await refuseTaken(trx, o.advertiserId, o.codes);
+  const ids = o.codes.map(() => newId('vch'));
+  try {
+    // WITH ORDINALITY keeps the upload order in `sequence` (first in, first out).
+    await sql`
+      insert into supplied_vouchers (id, offer_id, advertiser_id, redemption_code, barcode)
+      select u.id, ${o.offerId}, ${o.advertiserId}, u.code, u.barcode
+      from unnest(${sql.val(ids)}::text[], ${sql.val(o.codes.map((c) => c.redemption_code))}::text[],
+                  ${sql.val(o.codes.map((c) => c.barcode ?? null))}::text[]) with ordinality as u(id, code, barcode, n)
+      order by u.n`.execute(trx);
+    await trx.updateTable('offers').set({ sells_supplied_codes: true }).where('id', '=', o.offerId).execute();
+  } catch (err) {
+    // Two uploads racing with the same code: the unique constraint decides, the loser is told why.
+    if ((err as { constraint?: string }).constraint === 'supplied_vouchers_advertiser_code')
+      refuse('invalid_field', 'vouchers: a code was supplied by this advertiser at the same time; retry to see which', {
+        field: 'vouchers',
+      });
+    throw err;
+  }
+}
+
+/**
+ * Appends codes to a withdrawn offer that sells supplied codes, in one transaction: the codes, the
+ * stock and `initial_quantity` (column and document) grow by their number, with a stock event.
+ */
+export async function appendSuppliedCodes(db: Db, o: { offerId: string; codes: SuppliedCode[] }): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const offer = (await lockOffers(trx, [o.offerId])).get(o.offerId)!;
+    // Checked under the offer's lock: a resubmission racing this append waits for it, or wins.
+    if (offer.status !== 'withdrawn')
+      refuse('invalid_state_transition', `an offer that is ${offer.status} cannot be edited; withdraw it first`, { status: offer.status });
+    const first = await trx.selectFrom('supplied_vouchers').select('advertiser_id').where('offer_id', '=', o.offerId).executeTakeFirst();
+    if (!first)
+      refuse('invalid_field', 'vouchers: this offer was created without supplied codes; its codes are generated by the service', {
+        field: 'vouchers',
+      });
+    await insertSuppliedCodes(trx, { offerId: o.offerId, advertiserId: first!.advertiser_id, codes: o.codes });
+    const n = o.codes.length;
+    await trx
+      .updateTable('offers')
+      .set({
+        initial_quantity: sql`initial_quantity + ${n}`,
+        document: sql`jsonb_set(document, '{initial_quantity}', to_jsonb(coalesce((document->>'initial_quantity')::int, 0) + ${n}))`,
+      })
+      .where('id', '=', o.offerId)
+      .execute();
+    await moveStock(trx, offer, { stock: n, reserved: 0, key: `vouchers-supplied:${newId('key')}`, reason: 'vouchers_supplied' });
+    await appendOfferEvent(trx, {
+      key: `vouchers-supplied-edit:${newId('key')}`,
+      offerId: o.offerId,
+      type: 'offer.updated',
+      data: { changed_fields: ['vouchers', 'initial_quantity'] },
+    });
+  });
+}
+
+type IssuedVoucher = { id: string; offer_id: string; order_id: string; redemption_code: string; barcode: string; supplied?: boolean };
+
+/**
+ * For each offer sold with supplied codes, gives these new vouchers its oldest unissued codes (their
+ * ids become the vouchers' ids) and marks the codes issued; other offers' vouchers keep their
+ * generated codes. Runs inside the placing transaction, after the stock was taken under the
+ * offers' locks; SKIP LOCKED also keeps any other taker off the same codes.
+ */
+export async function useSuppliedCodes<V extends IssuedVoucher>(trx: Trx, vouchers: V[], offers: Map<string, LockedOffer>): Promise<V[]> {
+  const out = [...vouchers];
+  for (const offerId of [...new Set(vouchers.map((v) => v.offer_id))].filter((id) => offers.get(id)?.sells_supplied_codes)) {
+    const mine = out.flatMap((v, i) => (v.offer_id === offerId ? [i] : []));
+    const { rows } = await sql<{ id: string; redemption_code: string; barcode: string | null; sequence: string }>`
+      update supplied_vouchers s set order_id = ${vouchers[mine[0]].order_id}
+      from (select id, sequence from supplied_vouchers where offer_id = ${offerId} and order_id is null
+            order by sequence limit ${mine.length} for update skip locked) next
+      where s.id = next.id
+      returning s.id, s.redemption_code, s.barcode, next.sequence`.execute(trx);
+    if (rows.length < mine.length)
+      refuse('insufficient_stock', `offer ${offerId} has ${rows.length} supplied code(s) left, ${mine.length} asked`, {
+        offer_id: offerId,
+        available: rows.length,
+      });
+    // RETURNING gives no order: sort by upload sequence so the oldest codes go to the first units.
+    const fifo = [...rows].sort((a, b) => Number(a.sequence) - Number(b.sequence));
+    mine.forEach((idx, k) => {
+      const code = fifo[k];
+      out[idx] = {
+        ...out[idx],
+        id: code.id,
+        redemption_code: code.redemption_code,
+        barcode: code.barcode ?? code.redemption_code,
+        supplied: true,
+      };
+    });
+  }
+  return out;
+}
+
+const joined = (db: Db) => db.selectFrom('supplied_vouchers as s').leftJoin('vouchers as v', 'v.id', 's.id');
+
+const stateOf = (q: ReturnType<typeof joined>) =>
+  q.select([
+    's.id',
+    's.offer_id',
+    's.redemption_code',
+    's.barcode',
+    sql<SuppliedVoucherState['status']>`coalesce(v.status, 'available')`.as('status'),
+    'v.redeemed_at',
+    'v.cancelled_at',
+  ]);
+
+/** One page of the offer's supplied codes, in upload order, with their state. */
+export function listSuppliedCodes(db: Db, offerId: string, page: Page): Promise<Paged<SuppliedVoucherState>> {
+  return pageOf(joined(db).where('s.offer_id', '=', offerId), page, (q) => stateOf(q).orderBy('s.sequence'));
+}
+
+/** For each of these offers that has supplied codes: its first `limit` codes (upload order) and its counts. */
+export async function suppliedCodesOf(
+  db: Db,
+  offerIds: string[],
+  limit: number,
+): Promise<Map<string, { codes: SuppliedVoucherState[]; counts: SuppliedCounts }>> {
+  const out = new Map<string, { codes: SuppliedVoucherState[]; counts: SuppliedCounts }>();
+  if (offerIds.length === 0) return out;
+  const [counts, firsts] = await Promise.all([
+    db
+      .selectFrom('supplied_vouchers')
+      .select(['offer_id', sql<string>`count(*)`.as('total'), sql<string>`count(*) filter (where order_id is null)`.as('available')])
+      .where('offer_id', 'in', offerIds)
+      .groupBy('offer_id')
+      .execute(),
+    db
+      .selectFrom(
+        stateOf(joined(db))
+          .select(sql<string>`row_number() over (partition by s.offer_id order by s.sequence)`.as('n'))
+          .where('s.offer_id', 'in', offerIds)
+          .as('x'),
+      )
+      .selectAll()
+      .where('x.n', '<=', String(limit))
+      .orderBy('x.offer_id')
+      .orderBy('x.n')
+      .execute(),
+  ]);
+  for (const c of counts) out.set(c.offer_id, { codes: [], counts: { total: Number(c.total), available: Number(c.available) } });
+  for (const { n: _n, ...code } of firsts) out.get(code.offer_id)?.codes.push(code);
+  return out;
+}

@@ -1,0 +1,69 @@
+import crypto from 'node:crypto';
+import { sql } from 'kysely';
+import { createDb } from '../../store/db';
+import { resolveEndpoints } from '../../infra/stack';
+import { createHarness, type Harness } from '../setup/harness';
+import * as m0001 from '../../infra/db/migrations/2026_11_22_0001_api_clients_and_categories';
+import * as m0002 from '../../infra/db/migrations/2026_11_22_0002_offers';
+import * as m0003 from '../../infra/db/migrations/2026_11_22_0003_callbacks';
+import * as m0004 from '../../infra/db/migrations/2026_11_22_0004_distribution_search';
+import * as m0005 from '../../infra/db/migrations/2026_11_22_0005_orders_vouchers';
+import * as m0006 from '../../infra/db/migrations/2026_11_23_0012_advertisers_supplied_vouchers';
+
+/** The hash-of-(client, name) id offers carried before advertisers had their own table. */
+const legacyId = (clientId: string, name: string) =>
+  `adv_${crypto.createHash('sha256').update(`${clientId}\n${name.trim().toLowerCase()}`).digest('base64url').slice(0, 20)}`;
+
+describe('the advertisers migration keeps the advertiser ids integrations already use', () => {
+  let h: Harness;
+  const dbName = `backfill_${crypto.randomBytes(4).toString('hex')}`;
+  beforeAll(async () => {
+    h = await createHarness();
+    await sql.raw(`create database ${dbName}`).execute(h.services.db);
+  });
+  afterAll(async () => {
+    await sql.raw(`drop database if exists ${dbName}`).execute(h.services.db);
+    await h.close();
+  });
+
+  it('backfills one advertiser per existing id, named as its latest offer names it', async () => {
+    const url = new URL(resolveEndpoints(h.config).databaseUrl);
+    url.pathname = `/${dbName}`;
+    const db = createDb(url.toString(), 2);
+    try {
+      for (const m of [m0001, m0002, m0003, m0004, m0005]) await m.up(db);
+      await db
+        .insertInto('api_clients')
+        .values({ id: 'cli_a', name: 'Agent', interface: 'submission', environment: 'sandbox', key_hash: 'h', key_prefix: 'p' })
+        .execute();
+      const offer = (id: string, name: string, updated: string) => ({
+        id,
+        client_id: 'cli_a',
+        advertiser_id: legacyId('cli_a', name),
+        status: 'approved',
+        type: 'deal',
+        title: id,
+        start_date: '2026-01-01',
+        end_date: '2099-01-01',
+        document: JSON.stringify({ advertiser: { name } }),
+        updated_at: updated,
+      });
+      await db
+        .insertInto('offers')
+        .values([
+          offer('ofr_1', 'Trattoria Roma', '2026-01-01T00:00:00Z'),
+          offer('ofr_2', ' TRATTORIA ROMA ', '2026-02-01T00:00:00Z'),
+          offer('ofr_3', 'Bakery', '2026-01-01T00:00:00Z'),
+        ])
+        .execute();
+      await m0006.up(db);
+      const advertisers = await db.selectFrom('advertisers').select(['id', 'client_id', 'name']).orderBy('name').execute();
+      expect(advertisers).toEqual([
+        { id: legacyId('cli_a', 'Bakery'), client_id: 'cli_a', name: 'Bakery' },
+        { id: legacyId('cli_a', 'Trattoria Roma'), client_id: 'cli_a', name: 'TRATTORIA ROMA' },
+      ]);
+    } finally {
+      await db.destroy();
+    }
+  });
+});
