@@ -36,16 +36,6 @@ const say = (m: string) => process.stdout.write(`[chaos] ${m}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
-  // The API runs in this process, and faults abandon its calls half-way: the Temporal client keeps
-  // retrying a call whose request already answered (after WORKFLOW_ANSWER_TIMEOUT_SECONDS), and once
-  // its connection is closed at the end, the retry timer throws "Channel has been shut down" from
-  // grpc-js. That teardown noise is said, not fatal: what this run judges is the invariants.
-  const lateTeardownError = (err: unknown) => {
-    if (!(err instanceof Error && err.message === 'Channel has been shut down')) throw err;
-    say(`late call on a closed Temporal connection (ignored): ${err.message}`);
-  };
-  process.on('unhandledRejection', lateTeardownError);
-  process.on('uncaughtException', lateTeardownError);
   let broken: string[] = [];
   if (!STACK_ONLY) {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'offer-marketplace-chaos-'));

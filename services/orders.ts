@@ -68,7 +68,8 @@ export async function placeOrder(
   });
   try {
     const placed = await withinDeadline(
-      temporal.workflow.executeUpdateWithStart(placedUpdate, { startWorkflowOperation }),
+      temporal,
+      () => temporal.workflow.executeUpdateWithStart(placedUpdate, { startWorkflowOperation }),
       config.WORKFLOW_ANSWER_TIMEOUT_SECONDS,
       {
         message: `order ${orderId} is still being placed; GET /orders/${orderId} or retry the same POST (it is idempotent by order_number)`,
@@ -132,7 +133,8 @@ export async function cancelOrder(
     workflowIdReusePolicy: 'ALLOW_DUPLICATE',
   });
   const cancelled = await withinDeadline(
-    temporal.workflow.executeUpdateWithStart(cancelledUpdate, { startWorkflowOperation }),
+    temporal,
+    () => temporal.workflow.executeUpdateWithStart(cancelledUpdate, { startWorkflowOperation }),
     config.WORKFLOW_ANSWER_TIMEOUT_SECONDS,
     { message: `order ${order.id} is still being cancelled; GET /orders/${order.id} or retry the same PUT`, order_id: order.id },
   ).catch((err) => Promise.reject(updateFailure(err, 'the order could not be cancelled; retry')));

@@ -71,7 +71,8 @@ export async function holdReservation(
     workflowIdConflictPolicy: 'FAIL',
   });
   const held = await withinDeadline(
-    temporal.workflow.executeUpdateWithStart(heldUpdate, { startWorkflowOperation }),
+    temporal,
+    () => temporal.workflow.executeUpdateWithStart(heldUpdate, { startWorkflowOperation }),
     config.WORKFLOW_ANSWER_TIMEOUT_SECONDS,
     {
       message: `reservation ${reservationId} is still being made; GET /offers/${offerId}/reservations/${reservationId} shortly`,

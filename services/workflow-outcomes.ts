@@ -1,4 +1,4 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { Failure, refusalFailure, type Refused } from '../domain/failures';
 
@@ -18,16 +18,29 @@ export function updateFailure(err: unknown, ended: string): unknown {
 }
 
 /**
- * Waits for a workflow's answer at most `seconds`. Past that the work goes on (a worker may be
- * restarting); the caller gets backend_unavailable with what it needs to find the result later.
+ * Waits for a workflow's answer at most `seconds`. Past that the work goes on server-side (a worker
+ * may be restarting); the caller gets backend_unavailable with what it needs to find the result
+ * later. The abandoned client call is aborted at the deadline: left alone, the Temporal client
+ * keeps long-polling and retrying it, and a retry that fires after the connection closes throws
+ * "Channel has been shut down" out of nowhere.
  */
-export async function withinDeadline<T>(work: Promise<T>, seconds: number, late: { message: string; [k: string]: unknown }): Promise<T> {
+export async function withinDeadline<T>(
+  temporal: Pick<Client, 'withAbortSignal'>,
+  call: () => Promise<T>,
+  seconds: number,
+  late: { message: string; [k: string]: unknown },
+): Promise<T> {
   const { message, ...extra } = late;
+  const abandon = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Failure('backend_unavailable', message, extra)), seconds * 1000);
+    timer = setTimeout(() => {
+      reject(new Failure('backend_unavailable', message, extra));
+      abandon.abort();
+    }, seconds * 1000);
   });
-  work.catch(() => undefined); // a late failure after the deadline is already answered
+  const work = temporal.withAbortSignal(abandon.signal, call);
+  work.catch(() => undefined); // a late failure (or the abort itself) after the deadline is already answered
   try {
     return await Promise.race([work, deadline]);
   } finally {

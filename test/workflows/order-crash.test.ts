@@ -2,6 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import crypto from 'node:crypto';
+import { withinDeadline } from '../../services/workflow-outcomes';
+import { OFFER_REVIEW_WORKFLOW_TYPE, type OfferReviewWorkflow } from '../../workflows/offer-review-messages';
 import { seedOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
@@ -138,5 +141,36 @@ describe('an order whose worker is away', () => {
     const retry = await post();
     expect(retry.statusCode).toBe(409);
     expect(retry.json().errors[0]).toMatchObject({ code: 'duplicate', order_id: orderId });
+  });
+
+  it('aborts the abandoned Temporal call at the deadline, so it does not outlive the answer', async () => {
+    // A workflow no worker will ever run: its result never comes, so only the abort ends the call.
+    const workflowId = `deadline-test-${crypto.randomUUID()}`;
+    let signal: AbortSignal | undefined;
+    let call: Promise<unknown> | undefined;
+    const temporal = {
+      withAbortSignal<R>(s: AbortSignal, fn: () => Promise<R>): Promise<R> {
+        signal = s;
+        const p = h.services.temporal.withAbortSignal(s, fn);
+        call = p;
+        return p;
+      },
+    };
+    const answer = withinDeadline(
+      temporal,
+      () =>
+        h.services.temporal.workflow.execute<OfferReviewWorkflow>(OFFER_REVIEW_WORKFLOW_TYPE, {
+          workflowId,
+          taskQueue: `nobody-polls-${workflowId}`,
+          args: [{ offerId: 'off_none', status: 'pending', startDate: '2099-01-01', endDate: '2099-12-31', reviewReminderSeconds: 3600 }],
+        }),
+      1,
+      { message: 'still running' },
+    );
+    await expect(answer).rejects.toMatchObject({ details: [{ code: 'backend_unavailable' }] });
+    expect(signal?.aborted).toBe(true);
+    // Without the abort the client would long-poll this workflow's result for as long as the connection lives.
+    await expect(Promise.race([call, new Promise((r) => setTimeout(() => r('still pending'), 5_000))])).rejects.toThrow();
+    await h.services.temporal.workflow.getHandle(workflowId).terminate('test over');
   });
 });
