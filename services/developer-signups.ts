@@ -1,4 +1,4 @@
-import { Failure } from '../domain/failures';
+import { Failure, notFound } from '../domain/failures';
 import type { SignupCreate } from '../schemas/developer-signup';
 import type { DeveloperSignupRow } from '../store/database';
 import { findSignupByEmail, insertSignupWithClients } from '../store/developer-signups';
@@ -52,7 +52,9 @@ export async function signUpDeveloper(deps: Deps, input: SignupCreate, clientAdd
   return { signup, keys: { submission: submission.key, distribution: distribution.key } };
 }
 
-/** The sign-up of this email address (trimmed, any case), if any. */
-export function findSignup(deps: Pick<ServiceDeps, 'db'>, email: string): Promise<DeveloperSignupRow | undefined> {
-  return findSignupByEmail(deps.db, email.trim().toLowerCase());
+/** The sign-up of this email address (trimmed, any case), for operators: its two clients, when, from where. */
+export async function signupOf(deps: Pick<ServiceDeps, 'db'>, email: string): Promise<DeveloperSignupRow> {
+  return (
+    (await findSignupByEmail(deps.db, email.trim().toLowerCase())) ?? Promise.reject(notFound('developer sign-up of this email address'))
+  );
 }

@@ -61,6 +61,10 @@ export const developerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = asy
  */
 export const developerSignupOff: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   const refuse = () => requireSignupOpen(deps);
+  // The page's form body is read (and ignored) so that the answer is this 404, not a 415.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_request, _body, done) =>
+    done(null, {}),
+  );
   app.all(`${DEVELOPER_PREFIX}/*`, { schema: { hide: true } }, async () => refuse());
   app.all(SIGNUP_PAGE_PATH, { schema: { hide: true } }, async (_request, reply) =>
     reply.status(404).type('text/html; charset=utf-8').send(signupNotOfferedPage(deps.config.SERVICE_ENVIRONMENT)),

@@ -51,7 +51,7 @@ export const signupPageRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; limit:
     if (status >= 500) request.log.error({ err }, 'sign-up page: request failed');
     const [title, text] =
       status === 429
-        ? ['Too many sign-ups', `${err.message}.`]
+        ? ['Too many requests', `${err.message}.`]
         : status >= 500
           ? ['Something went wrong', `Please try again later (request ${request.id}).`]
           : ['Not signed up', err.message];
