@@ -17,6 +17,8 @@ import { categoryRoutes } from './routes/shared/categories';
 import { submissionRoutes } from './routes/submission';
 import { distributionRoutes } from './routes/distribution';
 import { customerVoucherRoutes } from './routes/customer/voucher-page';
+import { DEVELOPER_PREFIX, developerRoutes, developerSignupOff } from './routes/developer';
+import { INTERFACE_PREFIX } from './urls';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -24,8 +26,8 @@ declare module 'fastify' {
   }
 }
 
-export const SUBMISSION_PREFIX = '/submission/beta';
-export const DISTRIBUTION_PREFIX = '/distribution/beta';
+export const SUBMISSION_PREFIX = INTERFACE_PREFIX.submission;
+export const DISTRIBUTION_PREFIX = INTERFACE_PREFIX.distribution;
 
 /** TRUST_PROXY as Fastify takes it: a hop count trusts that many proxies nearest the server. */
 function trustProxyOption(setting: number | string[] | false | undefined): boolean | string[] | ((addr: string, hop: number) => boolean) {
@@ -82,13 +84,20 @@ export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
       title: 'Offer marketplace: distribution interface',
     },
   ];
-  await app.register(openapi, { interfaces });
+  // Developer sign-up has its own small document, served only where sign-up is offered.
+  const signup = deps.config.DEVELOPER_SIGNUP;
+  const documents = signup
+    ? [...interfaces, { prefix: DEVELOPER_PREFIX, title: 'Offer marketplace: sandbox developer sign-up' }]
+    : interfaces;
+  await app.register(openapi, { interfaces: documents });
   await app.register(metrics, { token: deps.config.METRICS_TOKEN, deps });
   await app.register(healthRoutes, { deps });
   // The operators' review console: its own login (HTTP Basic, OPS_USERNAME/OPS_PASSWORD), no API key.
   await app.register(opsRoutes, { deps, prefix: OPS_PREFIX });
   // Customers' voucher pages (print_url): no API key, the token in the address is the key.
   await app.register(customerVoucherRoutes, { deps });
+  // Developer sign-up (sandbox): no API key, its own tight per-address limit; 404 where it is off.
+  await app.register(signup ? developerRoutes : developerSignupOff, { deps });
 
   // One key cache for both interfaces of this API process (a key is refused on the wrong one anyway).
   const keyCache = createApiKeyCache(deps.config.API_KEY_CACHE_SECONDS);

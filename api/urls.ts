@@ -1,4 +1,11 @@
 import type { FastifyRequest } from 'fastify';
+import type { ApiInterface } from '../domain/environment';
+
+/** Where each interface is mounted. */
+export const INTERFACE_PREFIX: Readonly<Record<ApiInterface, string>> = {
+  submission: '/submission/beta',
+  distribution: '/distribution/beta',
+};
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -56,6 +56,11 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   SERVICE_ENVIRONMENT: z.enum(SERVICE_ENVIRONMENTS).default('sandbox'),
   RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).default(3),
+  // Developer sign-up (spec 5.3): anyone may get a sandbox key pair at /developer/signup. On by
+  // default in the sandbox; production cannot turn it on (its keys come from the service team).
+  DEVELOPER_SIGNUP: z.enum(['on', 'off']).optional(),
+  // Sign-up attempts per client address per hour (page and API together).
+  DEVELOPER_SIGNUPS_PER_HOUR: z.coerce.number().int().min(1).max(1000).default(5),
   // Where several API processes keep one shared rate-limit count; unset, each counts in memory.
   REDIS_URL: z.string().url().optional(),
   DATA_DIR: z.string().min(1).default('.data'),
@@ -175,11 +180,16 @@ const EnvSchema = z.object({
 
 export type Env = z.infer<typeof EnvSchema>;
 
-export interface Config extends Omit<Env, 'CALLBACK_RETRY_SCHEDULE' | 'REQUIRE_HTTPS' | 'EMBEDDED_S3_PORT' | 'MINIO_PORT'> {
+export interface Config extends Omit<
+  Env,
+  'CALLBACK_RETRY_SCHEDULE' | 'REQUIRE_HTTPS' | 'EMBEDDED_S3_PORT' | 'MINIO_PORT' | 'DEVELOPER_SIGNUP'
+> {
   /** DATA_DIR made absolute. */
   DATA_DIR: string;
   CALLBACK_RETRY_SCHEDULE: number[];
   REQUIRE_HTTPS: boolean;
+  /** Whether developers may sign up for sandbox keys themselves: DEVELOPER_SIGNUP, on by default in the sandbox, never in production. */
+  DEVELOPER_SIGNUP: boolean;
   /** Port of the local object store: EMBEDDED_S3_PORT, else MINIO_PORT, else 9000. */
   EMBEDDED_S3_PORT: number;
 }
@@ -204,11 +214,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       'Invalid configuration:\n  OPS_USERNAME, OPS_PASSWORD: set both to open the review console, or neither to keep it closed',
     );
   }
+  if (e.SERVICE_ENVIRONMENT === 'production' && e.DEVELOPER_SIGNUP === 'on') {
+    throw new ConfigError(
+      'Invalid configuration:\n  DEVELOPER_SIGNUP: sign-up issues sandbox keys only; production keys are issued by the service team (spec 5.3)',
+    );
+  }
   const { MINIO_PORT, ...rest } = e;
   return Object.freeze({
     ...rest,
     EMBEDDED_S3_PORT: e.EMBEDDED_S3_PORT ?? MINIO_PORT ?? 9000,
     REQUIRE_HTTPS: e.REQUIRE_HTTPS ?? e.SERVICE_ENVIRONMENT === 'production',
+    DEVELOPER_SIGNUP: e.SERVICE_ENVIRONMENT === 'sandbox' && e.DEVELOPER_SIGNUP !== 'off',
     DATA_DIR: path.resolve(e.DATA_DIR),
     CALLBACK_RETRY_SCHEDULE: e.CALLBACK_RETRY_SCHEDULE.split(',').map(Number),
   });

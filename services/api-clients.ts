@@ -11,7 +11,7 @@ import {
   revokeApiClient,
   setReservationsEnabled,
 } from '../store/api-clients';
-import type { ApiClient } from '../store/database';
+import type { ApiClient, NewApiClient } from '../store/database';
 import type { ServiceDeps } from './deps';
 
 /*
@@ -34,6 +34,25 @@ export function hashApiKey(key: string): string {
   return crypto.createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
+/** A new client's row and its key (not yet written): the key is random, the row holds its hash only. */
+export function newApiClient(opts: { iface: ApiInterface; environment: ServiceEnvironment; name: string; reservations?: boolean }): {
+  key: string;
+  client: NewApiClient & { id: string };
+} {
+  const key = generateApiKey(opts.environment, opts.iface);
+  const client = {
+    id: `cli_${crypto.randomBytes(9).toString('base64url')}`,
+    name: opts.name,
+    interface: opts.iface,
+    environment: opts.environment,
+    key_hash: hashApiKey(key),
+    key_prefix: key.slice(0, 16),
+    reservations_enabled: opts.reservations ?? false,
+    revoked_at: null,
+  };
+  return { key, client };
+}
+
 /** Creates an API client and returns its key, the only time the key is ever seen in clear. */
 export async function createApiKey(
   deps: Pick<ServiceDeps, 'db'>,
@@ -41,19 +60,9 @@ export async function createApiKey(
 ): Promise<{ key: string; clientId: string }> {
   if (opts.reservations && opts.iface !== 'distribution')
     throw invalidField('reservations', '--reservations applies to distribution keys only');
-  const key = generateApiKey(opts.environment, opts.iface);
-  const clientId = `cli_${crypto.randomBytes(9).toString('base64url')}`;
-  await insertApiClient(deps.db, {
-    id: clientId,
-    name: opts.name ?? `${opts.iface} client`,
-    interface: opts.iface,
-    environment: opts.environment,
-    key_hash: hashApiKey(key),
-    key_prefix: key.slice(0, 16),
-    reservations_enabled: opts.reservations ?? false,
-    revoked_at: null,
-  });
-  return { key, clientId };
+  const { key, client } = newApiClient({ ...opts, name: opts.name ?? `${opts.iface} client` });
+  await insertApiClient(deps.db, client);
+  return { key, clientId: client.id };
 }
 
 /** Why a request's key does not open this interface; the API answers each with its own status. */

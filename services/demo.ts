@@ -44,5 +44,5 @@ const DEMO_READS = new Set(['/offers', '/offers/:id', '/offers/:id/media/:media_
 export function demoRefusal(method: string, routePattern: string | undefined, prefix: string): string | undefined {
   const route = routePattern?.startsWith(prefix) ? routePattern.slice(prefix.length) : routePattern;
   if ((method === 'GET' || method === 'HEAD') && route && DEMO_READS.has(route)) return undefined;
-  return 'the shared demonstration key can only search and read offers and categories; ask for a sandbox key of your own to place orders, reserve or create accounts';
+  return 'the shared demonstration key can only search and read offers and categories; get a sandbox key pair of your own (/developer/signup) to place orders, reserve or create accounts';
 }

@@ -19,6 +19,19 @@ export interface ApiClientTable {
   revoked_at: Timestamp | null;
 }
 
+/** Who signed up for a sandbox key pair by themselves (developer sign-up, spec 5.3). */
+export interface DeveloperSignupTable {
+  id: string;
+  /** Lower-case; one sign-up per address. */
+  email: string;
+  name: string | null;
+  submission_client_id: string;
+  distribution_client_id: string;
+  /** The client address the sign-up came from (as TRUST_PROXY resolves it), for abuse reports. */
+  client_address: string;
+  created_at: Timestamp;
+}
+
 export interface CategoryTable {
   id: number;
   name: string;
@@ -178,6 +191,7 @@ export interface DeploymentSettingTable {
 
 export interface Database {
   api_clients: ApiClientTable;
+  developer_signups: DeveloperSignupTable;
   deployment_settings: DeploymentSettingTable;
   categories: CategoryTable;
   attachments: AttachmentTable;
@@ -200,6 +214,7 @@ export interface Database {
 
 export type ApiClient = Selectable<ApiClientTable>;
 export type NewApiClient = Insertable<ApiClientTable>;
+export type DeveloperSignupRow = Selectable<DeveloperSignupTable>;
 export type Category = Selectable<CategoryTable>;
 export type OfferRow = Selectable<OfferTable>;
 export type OfferEventRow = Selectable<OfferEventTable>;

@@ -12,7 +12,7 @@ function fieldName(context: string | undefined, instancePath: string, rootKeys: 
   return parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
 }
 
-const ROOT_KEYS = ['offer', 'account', 'order', 'comment', 'attachment', 'reservation', 'voucher'];
+const ROOT_KEYS = ['offer', 'account', 'order', 'comment', 'attachment', 'reservation', 'voucher', 'signup'];
 
 const FASTIFY_CODES: Record<string, [number, ErrorCode]> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type'],

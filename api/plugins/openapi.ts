@@ -47,7 +47,10 @@ export function interfaceDocument(full: Doc, prefix: string, title: string): Doc
       const responses: Record<string, unknown> = Object.fromEntries(
         Object.entries(op.responses ?? {}).map(([code, r]) => [code, withXml(r as { content?: Record<string, { schema?: unknown }> })]),
       );
+      // An operation that needs no key (developer sign-up) has no key to refuse.
+      const keyless = Array.isArray(op.security) && op.security.length === 0;
       for (const [code, description] of Object.entries(ERROR_RESPONSES)) {
+        if (keyless && code === '401') continue;
         responses[code] ??= {
           description,
           content: {

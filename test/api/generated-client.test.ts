@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import createClient from 'openapi-fetch';
+import type { paths as DeveloperPaths } from '../../clients/developer';
 import type { paths as DistributionPaths } from '../../clients/distribution';
 import type { paths as SubmissionPaths } from '../../clients/submission';
 import { sendReviewDecision, waitForStatusChange } from '../../services/review';
@@ -10,7 +11,7 @@ import { validOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const INTERFACES = ['submission', 'distribution'] as const;
+const INTERFACES = ['submission', 'distribution', 'developer'] as const;
 type NewOffer = NonNullable<SubmissionPaths['/offers']['post']['requestBody']>['content']['application/json']['offer'];
 
 /*
@@ -50,14 +51,19 @@ describe('generated TypeScript clients', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('a publisher searches, orders and redeems through the generated clients only', async () => {
+  it('a developer signs up, then searches, orders and redeems through the generated clients only', async () => {
+    // Sign-up needs no key; it answers one key per interface, with the address each one works at.
+    const developer = createClient<DeveloperPaths>({ baseUrl: `${base}/developer/beta` });
+    const signedUp = await developer.POST('/signups', { body: { signup: { email: `gen-${Date.now()}@example.com`, name: 'Gen' } } });
+    expect(signedUp.error).toBeUndefined();
+    const keys = signedUp.data!.signup.keys;
     const submission = createClient<SubmissionPaths>({
-      baseUrl: `${base}/submission/beta`,
-      headers: { 'X-SERVICE-API-KEY': await h.key('submission') },
+      baseUrl: keys.submission.base_url,
+      headers: { 'X-SERVICE-API-KEY': keys.submission.key },
     });
     const distribution = createClient<DistributionPaths>({
-      baseUrl: `${base}/distribution/beta`,
-      headers: { 'X-SERVICE-API-KEY': await h.key('distribution') },
+      baseUrl: keys.distribution.base_url,
+      headers: { 'X-SERVICE-API-KEY': keys.distribution.key },
     });
 
     // The advertiser submits; an operator approves (the review console's decision).

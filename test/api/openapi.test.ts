@@ -20,11 +20,13 @@ describe('OpenAPI documents', () => {
     return res.json();
   };
 
-  it.each(['submission', 'distribution'])('the %s document is valid OpenAPI 3.1', async (iface) => {
+  const DOCUMENTS = ['submission', 'distribution', 'developer'];
+
+  it.each(DOCUMENTS)('the %s document is valid OpenAPI 3.1', async (iface) => {
     expect(await validateOpenApi(await doc(iface))).toBe('valid');
   });
 
-  it.each(['submission', 'distribution'])(
+  it.each(DOCUMENTS)(
     'the %s document lints clean under Redocly (recommended rules, redocly.yaml): zero errors, zero warnings',
     async (iface) => {
       const problems = await redoclyLint(await doc(iface));
@@ -33,7 +35,7 @@ describe('OpenAPI documents', () => {
   );
 
   it('names every operation for client generators: a unique operationId, a summary and a tag', async () => {
-    for (const iface of ['submission', 'distribution']) {
+    for (const iface of DOCUMENTS) {
       const d = await doc(iface);
       const ids: string[] = [];
       for (const ops of Object.values(
@@ -52,20 +54,25 @@ describe('OpenAPI documents', () => {
     expect((await doc('distribution')).paths['/orders'].post.operationId).toBe('createOrder');
     expect((await doc('distribution')).paths['/offers'].get.operationId).toBe('listOffers');
     expect((await doc('submission')).paths['/offers/{id}/vouchers/{voucher_id}'].put.operationId).toBe('updateVoucher');
+    expect((await doc('developer')).paths['/signups'].post.operationId).toBe('createSignup');
+    // Sign-up needs no key: the document says so, and promises no 401.
+    expect((await doc('developer')).paths['/signups'].post.security).toEqual([]);
+    expect((await doc('developer')).paths['/signups'].post.responses['401']).toBeUndefined();
+    expect((await doc('developer')).servers).toEqual([{ url: '/developer/beta' }]);
     const body = (await doc('distribution')).paths['/orders'].post.requestBody.content;
     expect(body['application/json'].example.order.items).toHaveLength(1);
   });
 
   it('lists every registered route of each interface', async () => {
     const documented = new Set<string>();
-    for (const iface of ['submission', 'distribution']) {
+    for (const iface of DOCUMENTS) {
       const d = await doc(iface);
       for (const [p, ops] of Object.entries(d.paths as Record<string, object>)) {
         for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} /${iface}/beta${p.replace(/\{(\w+)\}/g, ':$1')}`);
       }
     }
     const interfaceRoutes = h.app.registeredRoutes.filter(
-      (r) => /^\/(submission|distribution)\/beta\//.test(r.url) && !r.url.endsWith('/openapi') && r.method !== 'HEAD',
+      (r) => /^\/(submission|distribution|developer)\/beta\//.test(r.url) && !r.url.endsWith('/openapi') && r.method !== 'HEAD',
     );
     expect(interfaceRoutes.length).toBeGreaterThan(5);
     for (const r of interfaceRoutes) expect(documented).toContain(`${r.method} ${r.url}`);
@@ -129,6 +136,20 @@ describe('OpenAPI documents', () => {
       voucher: { status: 'redeemed' },
     });
     await checkLive('distribution', 'POST', '/accounts', '/accounts', { account: { name: 'Blog', website_url: 'https://blog.example' } });
+    // The keyless sign-up, answered and refused.
+    const developer = await doc('developer');
+    for (const [payload, status] of [
+      [{ signup: { email: `openapi-${Date.now()}@example.com`, name: 'Docs' } }, 200],
+      [{ signup: { email: 'nope' } }, 422],
+    ] as const) {
+      const res = await h.app.inject({ method: 'POST', url: '/developer/beta/signups', payload });
+      expect(res.statusCode).toBe(status);
+      const validate = ajv.compile({
+        ...developer.paths['/signups'].post.responses[String(status)].content['application/json'].schema,
+        components: developer.components,
+      });
+      expect(validate(res.json()) ? 'valid' : ajv.errorsText(validate.errors)).toBe('valid');
+    }
     await worker.shutdown();
   });
 

@@ -1,5 +1,6 @@
 import { Argument, Command, Option } from 'commander';
 import { listClients, setReservations } from '../../../services/api-clients';
+import { signupOf } from '../../../services/developer-signups';
 import { output, type AdminContext } from '../context';
 
 /** The API clients (key holders) as operators see them: never their keys, only the prefix. */
@@ -20,6 +21,13 @@ export function clientsCommand(ctx: () => AdminContext): Command {
     .addArgument(new Argument('<setting>').choices(['on', 'off']))
     .action(async (clientId: string, setting: 'on' | 'off') => {
       output(await setReservations(ctx(), clientId, setting === 'on'));
+    });
+  clients
+    .command('signup')
+    .description('a developer sign-up (sandbox) by email address: its two client ids, when and from which address')
+    .argument('<email>')
+    .action(async (email: string) => {
+      output(await signupOf(ctx(), email));
     });
   return clients;
 }

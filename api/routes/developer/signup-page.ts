@@ -1,0 +1,93 @@
+import type { FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { Failure } from '../../../domain/failures';
+import { SignupCreate, toSignup } from '../../../schemas/developer-signup';
+import { signUpDeveloper } from '../../../services/developer-signups';
+import type { ServiceDeps } from '../../../services/deps';
+import { ApiError, fromFailure } from '../../errors';
+import { crossSiteRefusal } from '../ops/auth';
+import type { SignupLimit } from '.';
+import { signupDonePage, signupFormPage, signupRefusedPage } from './signup-html';
+import { signupBaseUrls } from './signups';
+
+/** The sign-up page: GET shows the form, the form posts back here and the answer shows the keys. */
+export const SIGNUP_PAGE_PATH = '/developer/signup';
+
+const HEADERS = {
+  // No script at all; inline styles only; the form posts only to this site; never framed.
+  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  // The answer holds the keys: neither cached nor sent on as a referrer.
+  'cache-control': 'no-store',
+  'referrer-policy': 'no-referrer',
+};
+
+/** What the form sends: strings (an untouched field arrives empty), checked with the API's own schema after. */
+const FormBody = z.object({ email: z.string().max(1000).optional(), name: z.string().max(1000).optional() });
+
+const send = (reply: FastifyReply, status: number, page: string) => reply.status(status).type('text/html; charset=utf-8').send(page);
+
+/** The page and its form post, for people with a browser; the API is `POST /developer/beta/signups`. */
+export const signupPageRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; limit: SignupLimit }> = async (app, { deps, limit }) => {
+  const perHour = deps.config.DEVELOPER_SIGNUPS_PER_HOUR;
+  const form = (o: { email?: string; name?: string; errors?: string[] } = {}) =>
+    signupFormPage({ action: SIGNUP_PAGE_PATH, perHour, ...o });
+
+  // HTML forms, in this scope only: the API keeps refusing form bodies.
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+
+  app.addHook('onSend', async (_request, reply) => {
+    for (const [name, value] of Object.entries(HEADERS)) if (!reply.hasHeader(name)) reply.header(name, value);
+  });
+
+  // Refusals as pages: the rate limits (429, Retry-After already set), a bad body, anything else.
+  app.setErrorHandler((err: Error & { statusCode?: number }, request, reply) => {
+    const refusal = err instanceof Failure ? fromFailure(err) : err instanceof ApiError ? err : undefined;
+    const status = refusal?.statusCode ?? (err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500);
+    if (status >= 500) request.log.error({ err }, 'sign-up page: request failed');
+    const [title, text] =
+      status === 429
+        ? ['Too many requests', `${err.message}.`]
+        : status >= 500
+          ? ['Something went wrong', `Please try again later (request ${request.id}).`]
+          : ['Not signed up', err.message];
+    return send(reply, status, signupRefusedPage(title, text, SIGNUP_PAGE_PATH));
+  });
+
+  app.get(SIGNUP_PAGE_PATH, { schema: { hide: true } }, async (_request, reply) => send(reply, 200, form()));
+
+  app.post(
+    SIGNUP_PAGE_PATH,
+    {
+      schema: { hide: true, body: FormBody },
+      onRequest: [
+        // A page on another site must not sign its visitors up (and spend their address's budget).
+        async (request) => {
+          const refused = crossSiteRefusal(request);
+          if (refused) throw new ApiError(403, 'forbidden', `sign-up is accepted from this site's own form only (${refused})`);
+        },
+        limit,
+      ],
+    },
+    async (request, reply) => {
+      const typed = { email: request.body.email ?? '', name: request.body.name?.trim() || undefined };
+      const parsed = SignupCreate.safeParse(typed);
+      if (!parsed.success) {
+        const errors = parsed.error.issues.map((i) => `${i.path.join('.') === 'email' ? 'Email address' : 'Name'}: ${i.message}`);
+        return send(reply, 422, form({ ...typed, errors }));
+      }
+      try {
+        const { signup, keys } = await signUpDeveloper(deps, parsed.data, request.ip);
+        request.log.info({ signup_id: signup.id }, 'developer signed up (page)');
+        return send(reply, 200, signupDonePage(toSignup(signup, keys, signupBaseUrls(request))));
+      } catch (err) {
+        if (!(err instanceof Failure && err.code === 'duplicate')) throw err;
+        return send(reply, 409, form({ ...typed, errors: [`${typed.email.trim()}: ${err.message}.`] }));
+      }
+    },
+  );
+};
