@@ -35,8 +35,8 @@ function trustProxyOption(setting: number | string[] | false | undefined): boole
   return setting ?? false;
 }
 
-/** Builds the whole HTTP API around its dependencies; never listens (infra/start.ts does). */
-export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
+/** The Fastify instance every server of ours starts from: logging, request ids, proxies, zod. */
+function createServer(deps: ServiceDeps) {
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
     bodyLimit: deps.config.BODY_MAX_BYTES,
@@ -62,15 +62,34 @@ export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
     for (const method of [r.method].flat()) registeredRoutes.push({ method, url: r.url });
   });
   app.decorate('registeredRoutes', registeredRoutes);
-  // A span per request, before any route exists (it wraps each handler as it is added); off
-  // unless an OTLP endpoint is configured (infra/tracing.ts).
-  if (deps.config.OTEL_EXPORTER_OTLP_ENDPOINT) await app.register(tracing);
-  app.decorate('publicBaseUrl', deps.config.PUBLIC_BASE_URL);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  return app;
+}
+
+/**
+ * What a worker-only process (RUN_API=false) serves on PORT: /metrics and /health. The worker
+ * counts orders placed and refused, vouchers issued and callback attempts, so in the production
+ * layout (docs/deployment.md) those are scraped from the workers like everything else.
+ */
+export async function buildWorkerProbeApp(deps: ServiceDeps): Promise<FastifyInstance> {
+  const app = createServer(deps);
+  await app.register(errorHandler);
+  await app.register(metrics, { token: deps.config.METRICS_TOKEN, deps });
+  await app.register(healthRoutes, { deps });
+  return app;
+}
+
+/** Builds the whole HTTP API around its dependencies; never listens (infra/start.ts does). */
+export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
+  const app = createServer(deps);
+  // A span per request, before any route exists (it wraps each handler as it is added); off
+  // unless an OTLP endpoint is configured (infra/tracing.ts).
+  if (deps.config.OTEL_EXPORTER_OTLP_ENDPOINT) await app.register(tracing);
+  app.decorate('publicBaseUrl', deps.config.PUBLIC_BASE_URL);
 
   await app.register(errorHandler);
   if (deps.config.REQUIRE_HTTPS) await app.register(httpsOnly);

@@ -1,5 +1,5 @@
 import closeWithGrace from 'close-with-grace';
-import { buildApp } from '../api/app';
+import { buildApp, buildWorkerProbeApp } from '../api/app';
 import { startWorker, type RunningWorker } from '../worker/main';
 import { loadConfigOrExit, type Config } from './config';
 import { migrateToLatest } from './db/migrate';
@@ -12,6 +12,9 @@ import { startStack, writeStackFile, type Stack } from './stack';
 import { registerSearchAttributes } from './temporal';
 
 type App = Awaited<ReturnType<typeof buildApp>>;
+
+/** Where this process listens, as a local user would open it. */
+const localUrl = (cfg: Readonly<Config>) => `http://${cfg.HOST === '0.0.0.0' ? '127.0.0.1' : cfg.HOST}:${cfg.PORT}`;
 
 /**
  * Bounds on the shutdown steps. Each normally takes well under a second; bounded, a stuck one
@@ -104,9 +107,12 @@ async function main() {
     if (cfg.RUN_API) {
       r.app = await buildApp(services);
       await r.app.listen({ port: cfg.PORT, host: cfg.HOST });
-      progress(
-        `api: http://${cfg.HOST === '0.0.0.0' ? '127.0.0.1' : cfg.HOST}:${cfg.PORT} (/submission/beta, /distribution/beta, /health)`,
-      );
+      progress(`api: ${localUrl(cfg)} (/submission/beta, /distribution/beta, /health)`);
+    } else if (cfg.RUN_WORKER) {
+      // A worker-only process still answers scrapes and probes: its counters live here.
+      r.app = await buildWorkerProbeApp(services);
+      await r.app.listen({ port: cfg.PORT, host: cfg.HOST });
+      progress(`metrics: ${localUrl(cfg)}/metrics and /health (worker-only process, no API routes)`);
     }
   }
 }

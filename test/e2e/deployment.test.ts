@@ -55,6 +55,7 @@ describe('production layout: two API processes and two workers on one stack, rat
   const dirs: string[] = [];
   let redis: Proc;
   let apis: string[] = [];
+  let workers: string[] = [];
   let h: Harness;
 
   beforeAll(async () => {
@@ -101,6 +102,7 @@ describe('production layout: two API processes and two workers on one stack, rat
     const started = [await startProcess('api'), await startProcess('api'), await startProcess('worker'), await startProcess('worker')];
     for (const [i, { p }] of started.entries()) await waitFor(`process ${i}`, p, () => p.output().includes('ready; Ctrl-C'));
     apis = started.slice(0, 2).map((s) => s.url);
+    workers = started.slice(2).map((s) => s.url);
     for (const [i, { p }] of started.entries()) {
       expect([i, p.output().includes('api: http')]).toEqual([i, i < 2]);
       expect([i, p.output().includes('worker: running')]).toEqual([i, i >= 2]);
@@ -194,5 +196,20 @@ describe('production layout: two API processes and two workers on one stack, rat
       .where('id', '=', offerId)
       .executeTakeFirstOrThrow();
     expect(offer.quantity_in_stock).toBe(0);
+
+    // The worker processes count what they placed, and serve it to a scraper (no API routes there).
+    const counted = async (name: string) => {
+      let sum = 0;
+      for (const w of workers) {
+        const res = await fetch(`${w}/metrics`);
+        expect(res.status).toBe(200);
+        const line = (await res.text()).split('\n').find((l) => l.startsWith(`${name} `));
+        sum += Number(line?.split(' ')[1] ?? 0);
+      }
+      return sum;
+    };
+    expect(await counted('orders_placed_total')).toBe(10);
+    expect(await counted('vouchers_issued_total')).toBe(10);
+    expect((await fetch(`${workers[0]}/distribution/beta/categories`, { headers: { 'x-service-api-key': keys[0] } })).status).toBe(404);
   });
 });
