@@ -120,10 +120,7 @@ export async function placeOrder(
 }
 
 /** Starts the order's workflow with the `placed` Update, which answers once the order is placed or refused. */
-async function placeWithUpdate(
-  deps: Pick<ServiceDeps, 'temporal' | 'metrics'>,
-  start: OrderStart,
-): Promise<PlacedAnswer> {
+async function placeWithUpdate(deps: Pick<ServiceDeps, 'temporal' | 'metrics'>, start: OrderStart): Promise<PlacedAnswer> {
   const startWorkflowOperation = new WithStartWorkflowOperation(ORDER_WORKFLOW_TYPE, start);
   const answer = await deps.temporal.workflow.executeUpdateWithStart(placedUpdate, { startWorkflowOperation });
   deps.metrics.orderAnswered('update_with_start');
