@@ -152,17 +152,14 @@ async function placeEagerly(
   let timer: NodeJS.Timeout | undefined;
   const asked = new Promise<'ask'>((resolve) => (timer = setTimeout(() => resolve('ask'), NOTICE_WAIT_MS)));
   const first = await Promise.race([notice, asked]).finally(() => clearTimeout(timer));
-  if (first === 'ask') {
-    // The notice may still win while the Update is on its way.
-    const answer = await Promise.race([notice, placedByUpdate(handle)]);
-    deps.metrics.orderAnswered(handle.eagerlyStarted ? 'eager_update' : 'update');
-    return answer;
-  }
-  deps.metrics.orderAnswered(handle.eagerlyStarted ? 'eager_notice' : 'notice');
-  // A refused order's workflow fails right after: answer once it has, so that the order_number
-  // is free again (ALLOW_DUPLICATE_FAILED_ONLY) for the corrected retry the refusal invites.
-  if (!first.ok) await handle.result().catch(() => undefined);
-  return first;
+  // Past the wait, the Update asks the workflow; the notice may still win while it is on its way.
+  const answer = first === 'ask' ? await Promise.race([notice, placedByUpdate(handle)]) : first;
+  const via = first === 'ask' ? 'update' : 'notice';
+  deps.metrics.orderAnswered(handle.eagerlyStarted ? `eager_${via}` : via);
+  // A refused order's workflow fails right after placing answers: answer once it has, so that the
+  // order_number is free again (ALLOW_DUPLICATE_FAILED_ONLY) for the corrected retry it invites.
+  if (!answer.ok) await handle.result().catch(() => undefined);
+  return answer;
 }
 
 /**
