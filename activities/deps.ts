@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../infra/config';
 import type { Db } from '../store/db';
+import type { LocalWorker } from '../infra/local-worker';
 import type { Logger } from '../infra/logger';
 import type { ObjectStore } from '../infra/object-store';
 import type { OrderHooks } from '../store/orders';
@@ -17,6 +18,8 @@ export interface ActivityDeps {
    * callback outbox pump) return at once instead of holding the shutdown for its grace time.
    */
   stopping?: AbortSignal;
+  /** Where the placing activity tells an API in this same process that an order committed (infra/local-worker.ts). */
+  localWorker?: LocalWorker;
   /** Test seams only (e.g. pausing an order between its stock and its vouchers); never set in production. */
   orderHooks?: OrderHooks;
 }

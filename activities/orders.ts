@@ -12,7 +12,12 @@ import type { CancelOrderInput, PlacedAnswer, PlaceOrderInput } from '../workflo
 const ANSWER_MAX_VOUCHERS = 100;
 
 /** Activities of the order-fulfilment workflow; each is one idempotent transaction. */
-export function createOrderActivities(deps: Pick<ActivityDeps, 'db'> & { orderHooks?: OrderHooks }) {
+export function createOrderActivities(deps: Pick<ActivityDeps, 'db' | 'localWorker'> & { orderHooks?: OrderHooks }) {
+  /** The answer, and to an API of this same process waiting for it, at once (an eagerly started order). */
+  const answer = (o: PlaceOrderInput, a: PlacedAnswer): PlacedAnswer => {
+    deps.localWorker?.placed.notify(o.workflowId, a);
+    return a;
+  };
   return {
     placeOrder: async (o: PlaceOrderInput): Promise<PlacedAnswer> => {
       const placed = await placeOrder(deps.db, o, deps.orderHooks);
@@ -20,7 +25,7 @@ export function createOrderActivities(deps: Pick<ActivityDeps, 'db'> & { orderHo
       // placed order (issued 0) counts neither.
       if (!placed.ok) {
         ordersRefused.inc({ reason: placed.code });
-        return placed;
+        return answer(o, placed);
       }
       if (placed.issued > 0) {
         ordersPlaced.inc();
@@ -29,7 +34,7 @@ export function createOrderActivities(deps: Pick<ActivityDeps, 'db'> & { orderHo
       const { order, ...rest } = placed;
       // The site's address is the request's (or PUBLIC_BASE_URL), known to the API only: print_url
       // travels as a path and the API makes it absolute (services/orders.ts).
-      return order.vouchers.length <= ANSWER_MAX_VOUCHERS ? { ...rest, order: toOrder(order, '') } : rest;
+      return answer(o, order.vouchers.length <= ANSWER_MAX_VOUCHERS ? { ...rest, order: toOrder(order, '') } : rest);
     },
     cancelOrder: (c: CancelOrderInput) => cancelOrder(deps.db, c),
   };

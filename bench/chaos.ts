@@ -21,7 +21,9 @@ import { approvedOffer, dealInput } from './seed';
 /*
  * `npm run chaos` (`-- --short` for the version `npm test` runs): orders arrive at a steady rate
  * while the worker is killed with SIGKILL and restarted, the Temporal server is restarted, and
- * Postgres is restarted. Then the invariants a buyer relies on are checked and printed one by one.
+ * Postgres is restarted; half of them go to a second API that runs with its worker in one process
+ * (`npm start`'s layout, where orders start eagerly), which is killed with SIGKILL mid-order and
+ * restarted. Then the invariants a buyer relies on are checked and printed one by one.
  * The full run then stops `npm start` with Ctrl-C twenty times and SIGKILLs the whole stack mid-load
  * (chaos-stack.ts).
  */
@@ -56,7 +58,14 @@ async function main() {
 }
 
 async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promise<string[]> {
-  const ports = { pg: await freePort(), temporal: await freePort(), ui: await freePort(), minio: await freePort(), api: await freePort() };
+  const ports = {
+    pg: await freePort(),
+    temporal: await freePort(),
+    ui: await freePort(),
+    minio: await freePort(),
+    api: await freePort(),
+    both: await freePort(),
+  };
   const servers: { pg?: RunningPostgres; temporal?: RunningTemporal } = {};
   stops.push(
     async () => servers.pg?.stop(),
@@ -114,11 +123,40 @@ async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promi
   stops.push(async () => worker?.kill('SIGKILL'));
   startWorkerProcess();
 
+  // The API and a worker in one process, as `npm start` runs them (on the same stores and task
+  // queue): its orders start eagerly, their first task running in that process. Its own DATA_DIR,
+  // so its stack file stays apart from the servers' pid files.
+  let both: ChildProcess | undefined;
+  let bothOutput = '';
+  const bothBase = `http://127.0.0.1:${ports.both}`;
+  const startBothProcess = () => {
+    const dir = fs.mkdtempSync(path.join(dataDir, 'api-and-worker-'));
+    bothOutput = '';
+    both = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'infra', 'start.ts')], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, DATA_DIR: dir, HOST: '127.0.0.1', PORT: String(ports.both) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    both.stdout!.on('data', (c) => (bothOutput += c));
+    both.stderr!.on('data', (c) => (bothOutput += c));
+  };
+  const bothReady = async () => {
+    for (const until = Date.now() + 240_000; !bothOutput.includes('ready; Ctrl-C stops everything'); await sleep(200))
+      if (both?.exitCode !== null || Date.now() > until) throw new Error(`the API+worker process did not start:\n${bothOutput}`);
+  };
+  /** How this process's orders were answered so far (order_answers_total by `via`, from its /metrics). */
+  const bothAnswers = async () => {
+    const text = await (await fetch(`${bothBase}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
+    return Object.fromEntries([...text.matchAll(/^order_answers_total\{via="(\w+)"\} (\d+)/gm)].map((m) => [m[1], Number(m[2])]));
+  };
+  stops.push(async () => both?.kill('SIGKILL'));
+  startBothProcess();
+
   const sub = await createApiKey(services, { iface: 'submission', environment: config.SERVICE_ENVIRONMENT });
   const dist = await createApiKey(services, { iface: 'distribution', environment: config.SERVICE_ENVIRONMENT, reservations: true });
   const offers = await Promise.all([0, 1, 2].map(() => approvedOffer(services.db, sub.clientId, dealInput({ initial_quantity: 100_000 }))));
-  const call = (method: string, url: string, body: unknown) =>
-    fetch(`${base}${url}`, {
+  const call = (method: string, url: string, body: unknown, at = base) =>
+    fetch(`${at}${url}`, {
       method,
       headers: { 'content-type': 'application/json', 'x-service-api-key': dist.key },
       body: JSON.stringify(body),
@@ -144,10 +182,12 @@ async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promi
     reservedOk = (await call('GET', `/distribution/beta/offers/${offers[0]}/reservations/${reservationId}`, undefined)).status === 200;
   }
   if (!reservedOk) throw new Error(`could not reserve: ${JSON.stringify(reservedBody)}`);
+  await bothReady();
 
   const outcomes: Outcome[] = [];
   const inFlight: Promise<void>[] = [];
-  const place = (i: number) => {
+  /** Order i, sent to the API alone (even i) or to the API+worker process (odd i, or `at`). */
+  const place = (i: number, at = i % 2 ? bothBase : base) => {
     const o: Outcome = { orderNumber: `chaos-${i}-${crypto.randomUUID().slice(0, 8)}`, quantity: 1 + (i % 2), status: 'error' };
     outcomes.push(o);
     const body = {
@@ -159,7 +199,7 @@ async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promi
       },
     };
     inFlight.push(
-      call('POST', '/distribution/beta/orders', body)
+      call('POST', '/distribution/beta/orders', body, at)
         .then(async (res) => {
           o.status = res.status;
           if (res.status === 200) {
@@ -197,6 +237,23 @@ async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promi
         await servers.pg?.stop();
         await sleep(1000);
         await startPostgres();
+      },
+    ],
+    [
+      // After the Postgres restart: the restarted process migrates and claims the database first.
+      0.85,
+      'kill -9 the API+worker process mid-order, restart it 2 s later',
+      async () => {
+        const answers = await bothAnswers();
+        say(`orders the API+worker process answered so far, by how: ${JSON.stringify(answers)}`);
+        say(`answered through eager start before the kill: ${answers.eager_notice ?? 0}`);
+        // Orders in the middle of being placed there: started, eagerly running, or committed but not answered.
+        for (let k = 0; k < 4; k++) place(1_000_000 + k, bothBase);
+        await sleep(25);
+        both?.kill('SIGKILL');
+        await sleep(2000);
+        startBothProcess();
+        await bothReady();
       },
     ],
   ];

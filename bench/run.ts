@@ -13,6 +13,7 @@ import { DistributionOfferQuery } from '../schemas/distribution-offer';
 import { createApiKey } from '../services/api-clients';
 import { loadConfig } from '../infra/config';
 import { freePort } from '../infra/free-port';
+import type { LocalWorker } from '../infra/local-worker';
 import { createLogger } from '../infra/logger';
 import { connectServices } from '../infra/services';
 import { stackEnv, startStackProcess, stopStackProcess } from '../infra/stack-process';
@@ -57,7 +58,8 @@ async function main() {
     // The worker in a process of its own, as production runs it: it does not share the API's (and
     // the load generator's) event loop. BENCH_WORKER=inline runs it inside this process instead.
     let workerPid: number | undefined;
-    if (process.env.BENCH_WORKER === 'inline') {
+    const inline = process.env.BENCH_WORKER === 'inline';
+    if (inline) {
       const worker = await startWorker({ deps: services, endpoints: stack.endpoints, taskQueue: config.TEMPORAL_TASK_QUEUE });
       stops.push(() => worker.shutdown());
     } else {
@@ -135,10 +137,22 @@ async function main() {
           total_ms_per_order: round1(total / Math.max(1, n - service.errors)),
         };
       }
+      // With the worker in this process, orders start eagerly; the same orders again with eager
+      // start off (Update-with-Start, the path of an API without a worker) show what it brings.
+      let noEager: Record<string, unknown> = {};
+      if (inline) {
+        const uwsOffer = await approvedOffer(services.db, sub.clientId, dealInput());
+        say(`orders: ${n} at concurrency ${c} through the service, eager start off…`);
+        const uws = await withoutEagerStart(services, () => runLoad(n, c, placeOne(uwsOffer, `c${c}-uws`)));
+        noEager = {
+          service_update_with_start: uws,
+          eager_gain: { per_second: round3(service.perSecond / uws.perSecond), p50: round3(service.p50 / uws.p50) },
+        };
+      }
       const baselineOffer = await approvedOffer(services.db, sub.clientId, dealInput());
       say(`orders: ${n} at concurrency ${c} as bare pg transactions…`);
       const baseline = await runLoad(n, c, (i) => bareOrder(services.db, dist.clientId, baselineOffer, `base-${c}-${i}`));
-      orders[`c${c}`] = { service, baseline, ratio: Math.round((service.perSecond / baseline.perSecond) * 1000) / 1000 };
+      orders[`c${c}`] = { service, baseline, ratio: Math.round((service.perSecond / baseline.perSecond) * 1000) / 1000, ...noEager };
     }
     if (wanted('orders')) results.orders = orders;
 
@@ -185,6 +199,18 @@ async function main() {
   results.summary = summarize(results);
   // A partial run (some sections only) is printed but does not replace the recorded full results.
   writeResults(results, SECTIONS.length === 0);
+}
+
+/** Runs `work` with this process's orders started through Update-with-Start, as if no worker ran here. */
+async function withoutEagerStart<T>(services: { localWorker?: LocalWorker }, work: () => Promise<T>): Promise<T> {
+  const link = services.localWorker!;
+  const { client, taskQueue } = link;
+  link.client = undefined;
+  try {
+    return await work();
+  } finally {
+    Object.assign(link, { client, taskQueue });
+  }
 }
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
@@ -345,17 +371,29 @@ function writeResults(results: Record<string, unknown>, save: boolean) {
     '| run | requests | concurrency | per second | p50 ms | p95 ms | p99 ms | errors |',
     '|---|---|---|---|---|---|---|---|',
   );
-  for (const [level, o] of Object.entries(
-    (results.orders ?? {}) as Record<string, { service: LoadResult; baseline: LoadResult; ratio: number }>,
-  ).filter(([k]) => /^c\d+$/.test(k))) {
-    lines.push(row(`service ${level}`, o.service), row(`baseline ${level}`, o.baseline));
+  type Level = {
+    service: LoadResult;
+    baseline: LoadResult;
+    ratio: number;
+    service_update_with_start?: LoadResult;
+    eager_gain?: { per_second: number; p50: number };
+  };
+  const levels = Object.entries((results.orders ?? {}) as Record<string, Level>).filter(([k]) => /^c\d+$/.test(k));
+  for (const [level, o] of levels) {
+    lines.push(row(`service ${level}`, o.service));
+    if (o.service_update_with_start) lines.push(row(`service ${level}, eager start off`, o.service_update_with_start));
+    lines.push(row(`baseline ${level}`, o.baseline));
   }
-  lines.push(
-    '',
-    ...Object.entries((results.orders ?? {}) as Record<string, { ratio: number }>)
-      .filter(([k]) => /^c\d+$/.test(k))
-      .map(([l, o]) => `- ${l}: service throughput = **${Math.round(o.ratio * 100)}%** of the baseline`),
-  );
+  lines.push('', ...levels.map(([l, o]) => `- ${l}: service throughput = **${Math.round(o.ratio * 100)}%** of the baseline`));
+  if (levels.some(([, o]) => o.eager_gain))
+    lines.push(
+      '',
+      'The worker ran in the API process (`BENCH_WORKER=inline`): orders started eagerly, and each level ran again with eager start off (Update-with-Start).',
+      '',
+      ...levels
+        .filter(([, o]) => o.eager_gain)
+        .map(([l, o]) => `- ${l}: eager start gives **${o.eager_gain!.per_second}×** the orders/s, p50 **${o.eager_gain!.p50}×**`),
+    );
   lines.push(
     '',
     '## Search (postal_code=10001, radius 25 mi, sort by price, 50 a page) vs the query function called directly',

@@ -25,6 +25,14 @@ export const ordersRefused = new Counter({
   labelNames: ['reason'] as const,
   registers: [registry],
 });
+export const orderAnswers = new Counter({
+  name: 'order_answers_total',
+  help:
+    'POST /orders answers by how the API learnt the outcome: eager_notice (eager start, in-process notice), notice (queued start, ' +
+    'notice), eager_update / update (the placed Update after no notice came), update_with_start (no worker in this process)',
+  labelNames: ['via'] as const,
+  registers: [registry],
+});
 export const vouchersIssued = new Counter({ name: 'vouchers_issued_total', help: 'vouchers issued by orders', registers: [registry] });
 export const vouchersRedeemed = new Counter({ name: 'vouchers_redeemed_total', help: 'vouchers redeemed', registers: [registry] });
 
@@ -47,6 +55,7 @@ const callbackLag = new Gauge({
 export const businessMetrics = {
   voucherRedeemed: () => vouchersRedeemed.inc(),
   orderRefused: (reason: string) => ordersRefused.inc({ reason }),
+  orderAnswered: (via: 'eager_notice' | 'notice' | 'eager_update' | 'update' | 'update_with_start') => orderAnswers.inc({ via }),
 };
 export type BusinessMetrics = typeof businessMetrics;
 

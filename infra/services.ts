@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { ServiceDeps } from '../services/deps';
 import type { Config } from './config';
 import { createDb } from '../store/db';
+import { createLocalWorker } from './local-worker';
 import type { Logger } from './logger';
 import { businessMetrics } from './metrics';
 import { createObjectStore } from './object-store';
@@ -36,6 +37,8 @@ export async function connectServices(config: Readonly<Config>, endpoints: Endpo
     metrics: businessMetrics,
     tracing,
     temporalUiUrl: config.TEMPORAL_UI_URL ?? endpoints.temporalUiUrl,
+    // Shared by the API and a worker started in this process on these services (worker/main.ts).
+    localWorker: createLocalWorker(),
     async close() {
       await Promise.allSettled([db.destroy(), temporalConnection.close(), tracing?.shutdown()]);
     },

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../infra/config';
 import type { Db } from '../store/db';
+import type { LocalWorker } from '../infra/local-worker';
 import type { Logger } from '../infra/logger';
 import type { BusinessMetrics } from '../infra/metrics';
 import type { ObjectStore } from '../infra/object-store';
@@ -16,4 +17,6 @@ export interface ServiceDeps {
   metrics: BusinessMetrics;
   /** The Temporal Web UI's base address (TEMPORAL_UI_URL, or the dev server's), for links to workflows. */
   temporalUiUrl?: string;
+  /** What this process shares with a worker running in it (eager order starts; infra/local-worker.ts). */
+  localWorker?: LocalWorker;
 }

@@ -1,24 +1,43 @@
-import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  type Client,
+  type WorkflowHandle,
+  type WorkflowStartOptions,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import type { ServiceDeps } from './deps';
 import { updateFailure, withinDeadline } from './workflow-outcomes';
 import type { Page, Paged } from '../domain/paging';
-import { conflict, Failure, notFound, refusalFailure } from '../domain/failures';
+import { conflict, Failure, notFound, refusalFailure, type Refused } from '../domain/failures';
 import { requireActiveAccount } from '../domain/account-lifecycle';
 import { findAccount } from '../store/accounts';
 import { derivedId } from '../store/ids';
 import { findAnyOrder, findOrder, listOrders as listOrderRows, type OrderWithDetails } from '../store/orders';
 import { LIST_VOUCHERS_PER_ORDER, toOrder, type OrderCreate } from '../schemas/order';
-import { ORDER_WORKFLOW_TYPE, placedUpdate, type OrderFulfilmentInput } from '../workflows/order-fulfilment-messages';
+import {
+  ORDER_WORKFLOW_TYPE,
+  placedUpdate,
+  type OrderFulfilmentInput,
+  type OrderFulfilmentWorkflow,
+  type PlacedAnswer,
+} from '../workflows/order-fulfilment-messages';
 import { cancelledUpdate, ORDER_CANCELLATION_WORKFLOW_TYPE, type OrderCancellationInput } from '../workflows/order-cancellation-messages';
 import { orderCancellationWorkflowId, orderWorkflowId } from '../workflows/shared/ids';
 
 /*
  * Orders: each is placed by an order-fulfilment workflow whose id comes from (client,
- * order_number), started with an Update that answers once the order is placed, so the answer holds
- * the vouchers. Cancelling is an order-cancellation workflow whose id comes from the order.
+ * order_number). The answer holds the vouchers: when a worker runs in this process, the workflow
+ * starts eagerly on it and the placing activity's notice answers (placeEagerly); otherwise an
+ * Update sent with the start answers once the order is placed. Cancelling is an
+ * order-cancellation workflow whose id comes from the order.
  */
 
 type OrderView = ReturnType<typeof toOrder>;
+/** How an order's workflow starts, either way (Update-with-Start needs the conflict policy said). */
+type OrderStart = WorkflowStartOptions<OrderFulfilmentWorkflow> & Required<Pick<WorkflowStartOptions, 'workflowIdConflictPolicy'>>;
 
 async function requireOrder(deps: Pick<ServiceDeps, 'db'>, clientId: string, id: string): Promise<OrderWithDetails> {
   return (await findOrder(deps.db, clientId, id)) ?? Promise.reject(notFound('order'));
@@ -29,12 +48,12 @@ async function requireOrder(deps: Pick<ServiceDeps, 'db'>, clientId: string, id:
  * again is a duplicate (with the existing order's id), unless that order was refused.
  */
 export async function placeOrder(
-  deps: Pick<ServiceDeps, 'db' | 'temporal' | 'config' | 'metrics'>,
+  deps: Pick<ServiceDeps, 'db' | 'temporal' | 'config' | 'metrics' | 'localWorker'>,
   clientId: string,
   o: OrderCreate,
   siteBase: string,
 ): Promise<OrderView> {
-  const { temporal, config } = deps;
+  const { config } = deps;
   if (o.account_id) {
     // Refused before any workflow starts; the placing activity counts the refusals it decides itself.
     try {
@@ -58,23 +77,28 @@ export async function placeOrder(
       items: o.items,
     },
   };
-  const startWorkflowOperation = new WithStartWorkflowOperation(ORDER_WORKFLOW_TYPE, {
+  const start: OrderStart = {
     workflowId,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     args: [input],
     workflowIdConflictPolicy: 'FAIL',
     // A refused order ends failed, so its order_number may be used again; a placed one never.
     workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-  });
+  };
+  const late = {
+    message: `order ${orderId} is still being placed; GET /orders/${orderId} or retry the same POST (it is idempotent by order_number)`,
+    order_id: orderId,
+  };
+  const local = deps.localWorker;
+  const eager = local?.client && local.taskQueue === config.TEMPORAL_TASK_QUEUE ? local.client : undefined;
+  // Listening before the start: an eager first task may commit before the start call returns.
+  const notice = eager ? local!.placed.listen(workflowId) : undefined;
   try {
     const placed = await withinDeadline(
-      temporal,
-      () => temporal.workflow.executeUpdateWithStart(placedUpdate, { startWorkflowOperation }),
+      eager ?? deps.temporal,
+      () => (eager ? placeEagerly(deps, eager, start, notice!.next) : placeWithUpdate(deps, start)),
       config.WORKFLOW_ANSWER_TIMEOUT_SECONDS,
-      {
-        message: `order ${orderId} is still being placed; GET /orders/${orderId} or retry the same POST (it is idempotent by order_number)`,
-        order_id: orderId,
-      },
+      late,
     );
     if (!placed.ok) throw refusalFailure(placed);
     // The workflow answers with the order as placing wrote it, unless it was too large to carry.
@@ -90,8 +114,76 @@ export async function placeOrder(
       });
     }
     throw err;
+  } finally {
+    notice?.stop();
   }
   return getOrder(deps, clientId, orderId, siteBase);
+}
+
+/** Starts the order's workflow with the `placed` Update, which answers once the order is placed or refused. */
+async function placeWithUpdate(deps: Pick<ServiceDeps, 'temporal' | 'metrics'>, start: OrderStart): Promise<PlacedAnswer> {
+  const startWorkflowOperation = new WithStartWorkflowOperation(ORDER_WORKFLOW_TYPE, start);
+  const answer = await deps.temporal.workflow.executeUpdateWithStart(placedUpdate, { startWorkflowOperation });
+  deps.metrics.orderAnswered('update_with_start');
+  return answer;
+}
+
+/**
+ * How long an eagerly started order waits for its placing activity's notice before it asks the
+ * workflow with the `placed` Update instead. The notice normally comes within milliseconds; it
+ * never comes when the task ran in another process (the server declined eager start and another
+ * worker polled it, or this process's task failed and was retried elsewhere).
+ */
+const NOTICE_WAIT_MS = 2_000;
+
+/**
+ * Starts the order's workflow asking for eager start on the worker of this process, so its first
+ * task (the placing local activity) runs here without a matching round trip, and answers when the
+ * placing activity commits (its in-process notice). Update-with-Start cannot be eager (the server
+ * refuses the combination), so the `placed` Update is the fallback: when no notice comes in time,
+ * it asks the workflow as the Update-with-Start path does.
+ */
+async function placeEagerly(
+  deps: Pick<ServiceDeps, 'metrics'>,
+  client: Client,
+  start: OrderStart,
+  notice: Promise<PlacedAnswer>,
+): Promise<PlacedAnswer> {
+  const handle = await client.workflow.start<OrderFulfilmentWorkflow>(ORDER_WORKFLOW_TYPE, { ...start, requestEagerStart: true });
+  let timer: NodeJS.Timeout | undefined;
+  const asked = new Promise<'ask'>((resolve) => (timer = setTimeout(() => resolve('ask'), NOTICE_WAIT_MS)));
+  const first = await Promise.race([notice, asked]).finally(() => clearTimeout(timer));
+  // Past the wait, the Update asks the workflow; the notice may still win while it is on its way.
+  const answer = first === 'ask' ? await Promise.race([notice, placedByUpdate(handle)]) : first;
+  const via = first === 'ask' ? 'update' : 'notice';
+  deps.metrics.orderAnswered(handle.eagerlyStarted ? `eager_${via}` : via);
+  // A refused order's workflow fails right after placing answers: answer once it has, so that the
+  // order_number is free again (ALLOW_DUPLICATE_FAILED_ONLY) for the corrected retry it invites.
+  if (!answer.ok) await handle.result().catch(() => undefined);
+  return answer;
+}
+
+/**
+ * The `placed` Update on a started order workflow. A workflow that has already ended (placed and
+ * closed before the Update arrived) answers from its result instead: the order is then read.
+ */
+async function placedByUpdate(handle: WorkflowHandle<OrderFulfilmentWorkflow>): Promise<PlacedAnswer> {
+  try {
+    return await handle.executeUpdate(placedUpdate);
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+  }
+  try {
+    const { orderId } = await handle.result();
+    return { ok: true, orderId, issued: 0 };
+  } catch (err) {
+    // A refused order fails with its refusal as the failure's details (workflows/order-fulfilment.ts).
+    if (err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure) {
+      const refusal = err.cause.details?.[0] as Refused | undefined;
+      if (refusal?.ok === false) return refusal;
+    }
+    throw err;
+  }
 }
 
 /** One order of this client, with its items and vouchers (not_found otherwise). */

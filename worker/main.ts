@@ -3,6 +3,7 @@ import { NativeConnection, Worker, Runtime, makeTelemetryFilterString } from '@t
 import { createActivities } from '../activities';
 import type { ActivityDeps } from '../activities/deps';
 import { freePort } from '../infra/free-port';
+import { attachLocalWorker } from '../infra/local-worker';
 import { setWorkerMetricsUrl } from '../infra/metrics';
 import type { Endpoints } from '../infra/stack';
 import type { Tracing } from '../infra/tracing';
@@ -94,11 +95,25 @@ export async function startWorker(opts: {
     shutdownGraceTime: '3s',
     ...WORKER_TUNING,
   });
-  const done = worker.run().finally(() => connection.close());
+  // An API in this process may now start order workflows eagerly on this worker's connection
+  // (services/orders.ts); it stops doing so as soon as the worker starts to stop.
+  const detach = opts.deps.localWorker
+    ? attachLocalWorker(opts.deps.localWorker, {
+        connection,
+        namespace: opts.endpoints.temporalNamespace,
+        taskQueue: opts.taskQueue,
+        interceptors: opts.tracing ? { workflow: [opts.tracing.clientInterceptor] } : undefined,
+      })
+    : () => undefined;
+  const done = worker.run().finally(() => {
+    detach();
+    return connection.close();
+  });
   if (opts.callbackDispatcher ?? true) {
     try {
       await ensureCallbackDispatcher(opts.deps, opts.taskQueue);
     } catch (err) {
+      detach();
       stopping.abort();
       worker.shutdown();
       await done.catch(() => undefined);
@@ -109,6 +124,7 @@ export async function startWorker(opts: {
     worker,
     done,
     async shutdown() {
+      detach();
       stopping.abort();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await done;

@@ -21,13 +21,20 @@ export interface OrderFulfilmentInput {
   cancellableForMs?: number;
 }
 
+/** The workflow's signature, for typed starts (the code is in order-fulfilment.ts). */
+export type OrderFulfilmentWorkflow = (input: OrderFulfilmentInput) => Promise<{ orderId: string; status: string }>;
+
 /**
  * What placing answers: the placed order as the API shows it (so the API does not read it
  * again), unless it is too large to carry (then the API reads it), or the refusal.
  */
 export type PlacedAnswer = Placed | (Extract<Placed, { ok: true }> & { order: z.output<typeof Order> });
 
-/** Sent with the start (Update-with-Start): answers once the order is placed or refused. */
+/**
+ * Answers once the order is placed or refused: sent with the start (Update-with-Start) by an API
+ * without a worker in its process, or after an eager start whose placing notice did not come
+ * (services/orders.ts).
+ */
 export const placedUpdate = defineUpdate<PlacedAnswer>('placed');
 /**
  * How orders placed before the order-cancellation workflow were cancelled; their workflows still

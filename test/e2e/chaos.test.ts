@@ -3,7 +3,7 @@ import path from 'node:path';
 
 /** The short chaos run (`npm run chaos -- --short`): faults under load, then every invariant checked. */
 describe('chaos under load', () => {
-  it('keeps every order invariant through a worker SIGKILL, a Temporal restart and a Postgres restart', async () => {
+  it('keeps every order invariant through a worker SIGKILL, a Temporal restart, a Postgres restart and a SIGKILL of an API+worker process mid-order', async () => {
     const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
       execFile(
         'npm',
@@ -12,8 +12,15 @@ describe('chaos under load', () => {
         (err, out, errOut) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout: out, stderr: errOut }),
       ),
     );
-    for (const fault of ['kill -9 the worker', 'restart the Temporal server', 'restart Postgres'])
+    for (const fault of [
+      'kill -9 the worker',
+      'restart the Temporal server',
+      'restart Postgres',
+      'kill -9 the API+worker process mid-order',
+    ])
       expect(stdout).toContain(`recovered: ${fault}`);
+    // The killed process had been starting its orders eagerly (its first task running in it).
+    expect(Number(/answered through eager start before the kill: (\d+)/.exec(stdout)?.[1] ?? 0)).toBeGreaterThan(0);
     const checks = stdout.split('\n').filter((l) => /\[chaos\] [✓✗]/.test(l));
     expect(checks).toHaveLength(5);
     expect(checks.filter((l) => l.includes('✗'))).toEqual([]);
