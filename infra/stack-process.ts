@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { removeDataDir } from './data-dir';
 import { freePort } from './free-port';
 import type { Endpoints } from './stack';
 
@@ -68,7 +69,7 @@ export async function stopStackProcess(pid: number, dataDir?: string): Promise<v
   } catch {
     // gone
   }
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
+  if (dataDir) removeDataDir(dataDir);
 }
 
 /** The environment variables that point configuration at a running stack. */

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { removeDataDir } from '../../infra/data-dir';
 import { freePort } from '../../infra/free-port';
 import { admin } from '../setup/admin';
 
@@ -49,12 +50,8 @@ describe('npm start', () => {
     });
   };
   afterAll(() => {
-    for (const dir of dirs) {
-      const pg = path.join(dir, 'postgres');
-      // As root with a private DATA_DIR, the cluster lives elsewhere and DATA_DIR/postgres links to it.
-      if (fs.lstatSync(pg, { throwIfNoEntry: false })?.isSymbolicLink()) fs.rmSync(fs.realpathSync(pg), { recursive: true, force: true });
-      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
-    }
+    // As root with a private DATA_DIR, the cluster lives elsewhere and DATA_DIR/postgres links to it.
+    for (const dir of dirs) removeDataDir(dir);
   });
 
   const start = async (env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string }> => {
