@@ -118,7 +118,8 @@ export async function rotateCallbackSecret(deps: Deps, keyOrId: string): Promise
  */
 export async function checkCallbackSecretKey(deps: Deps): Promise<void> {
   const keys = deps.config.CALLBACK_SECRET_KEY;
-  const unreadable = new Map<string, { count: number; error: string }>();
+  const unreadable = new Map<string, number>(); // why → how many secrets
+  let missingKeys = false;
   for (const sealed of await encryptedSecrets(deps.db)) {
     try {
       openSecret(sealed, keys);
@@ -126,26 +127,27 @@ export async function checkCallbackSecretKey(deps: Deps): Promise<void> {
       if (!(err instanceof SecretKeyError)) throw err;
       const f = storedForm(sealed);
       const missing = !keys?.length || f.form === 'v1' || (f.form === 'v2' && !keys.some((k) => keyId(k) === f.keyId));
-      const what = !missing
-        ? err.message // damaged or altered: its own words
+      missingKeys ||= missing;
+      const why = !missing
+        ? err.message // damaged, altered or an unknown format: in its own words
         : f.form === 'v2'
-          ? `key id ${f.keyId}`
-          : 'an unknown key (enc:v1 values have no key id)';
-      const seen = unreadable.get(what) ?? { count: 0, error: err.message };
-      seen.count += 1;
-      unreadable.set(what, seen);
+          ? `encrypted with key id ${f.keyId}`
+          : 'encrypted with an unknown key (enc:v1 values have no key id)';
+      unreadable.set(why, (unreadable.get(why) ?? 0) + 1);
     }
   }
   if (!unreadable.size) return;
-  const total = [...unreadable.values()].reduce((n, u) => n + u.count, 0);
-  const list = [...unreadable].map(([what, u]) => `${what} (${u.count})`).join('; ');
+  const total = [...unreadable.values()].reduce((a, b) => a + b, 0);
+  const list = [...unreadable].map(([why, n]) => `${why} (${n})`).join('; ');
   const held = keys?.length
-    ? `CALLBACK_SECRET_KEY holds key ids ${keys.map((k, i) => keyId(k) + (i === 0 ? ' (current)' : '')).join(', ')}`
-    : 'CALLBACK_SECRET_KEY is not set';
-  throw new SecretKeyError(
-    `${total} stored callback signing secret(s) cannot be opened: encrypted with ${list}. ${held}. ` +
-      'Put the missing key back in the list, after the current one, until `callbacks reencrypt` has rewritten them under the current key (docs/security.md).',
-  );
+    ? `CALLBACK_SECRET_KEY holds key ids ${keys.map((k, i) => keyId(k) + (i === 0 ? ' (current)' : '')).join(', ')}.`
+    : 'CALLBACK_SECRET_KEY is not set.';
+  const advice = !missingKeys
+    ? ''
+    : keys?.length
+      ? ' Put the missing key back in the list, after the current one, until `callbacks reencrypt` has rewritten them under the current key (docs/security.md).'
+      : ' Set it to the key(s) they were encrypted with (docs/security.md).';
+  throw new SecretKeyError(`${total} stored callback signing secret(s) cannot be opened: ${list}. ${held}${advice}`);
 }
 
 /** The configured keys, for a command that encrypts: the first one writes. */

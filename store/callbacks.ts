@@ -177,7 +177,9 @@ export async function resealSecrets(
   const needs = (stored: string) => (which === 'clear' ? !isSealed(stored) : !isUnderCurrentKey(stored, secretKeys));
   // The same test in SQL (left(), not LIKE: base64url's "_" is a LIKE wildcard).
   const sqlNeeds = (column: 'secret' | 'previous_secret') =>
-    which === 'clear' ? sql<boolean>`left(${sql.ref(column)}, 4) <> 'enc:'` : sql<boolean>`left(${sql.ref(column)}, ${prefix.length}) <> ${prefix}`;
+    which === 'clear'
+      ? sql<boolean>`left(${sql.ref(column)}, 4) <> 'enc:'`
+      : sql<boolean>`left(${sql.ref(column)}, ${prefix.length}) <> ${prefix}`;
   const done: Resealed = { endpoints: 0, secrets: 0, from: {} };
   const reseal = (stored: string) => {
     const f = storedForm(stored);
@@ -187,6 +189,7 @@ export async function resealSecrets(
     return sealSecret(openSecret(stored, secretKeys), secretKeys);
   };
   for (;;) {
+    const before = done.secrets;
     const changed = await db.transaction().execute(async (trx) => {
       const rows = await trx
         .selectFrom('callback_endpoints')
@@ -209,6 +212,9 @@ export async function resealSecrets(
       }
       return rows.length;
     });
+    // Every row taken had something to rewrite; should the SQL and the code above ever disagree,
+    // stop rather than take the same rows forever.
+    if (changed > 0 && done.secrets === before) throw new Error('resealSecrets: rows selected with nothing to rewrite');
     done.endpoints += changed;
     if (changed > 0) continue;
     // None returned: either nothing is left, or every remaining row was locked by a concurrent run

@@ -151,7 +151,8 @@ export function openSecret(stored: string, keys: SecretKeys): string {
       );
     }
     const opened = tryOpen(k, parts(stored.slice(header.length)), header);
-    if (opened === null) throw new SecretKeyError(`a stored callback signing secret (key id ${f.keyId}) fails its integrity check: altered`);
+    if (opened === null)
+      throw new SecretKeyError(`a stored callback signing secret (key id ${f.keyId}) fails its integrity check: altered`);
     return opened;
   }
   const p = parts(stored.slice(V1.length));

@@ -211,7 +211,11 @@ describe('rotating CALLBACK_SECRET_KEY: [old] → [new, old] → callbacks reenc
     });
     await addEndpoint('enc:v1', async (clientId, url) => {
       const { secret } = await setEndpoint(db(), { clientId, url, format: 'json', secretKeys: undefined });
-      await db().updateTable('callback_endpoints').set({ secret: sealV1(secret!, OLD) }).where('client_id', '=', clientId).execute();
+      await db()
+        .updateTable('callback_endpoints')
+        .set({ secret: sealV1(secret!, OLD) })
+        .where('client_id', '=', clientId)
+        .execute();
       return [secret!];
     });
     await addEndpoint('clear', async (clientId, url) => {
@@ -247,6 +251,7 @@ describe('rotating CALLBACK_SECRET_KEY: [old] → [new, old] → callbacks reenc
     expect(refusal).toContain(`key id ${OLD_ID} (2)`);
     expect(refusal).toContain('an unknown key (enc:v1 values have no key id) (1)');
     expect(refusal).toContain(`CALLBACK_SECRET_KEY holds key ids ${NEW_ID} (current).`);
+    expect(refusal).toContain('Put the missing key back in the list, after the current one');
     const refused = await cli(['callbacks', 'reencrypt'], NEW);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`key id ${OLD_ID} (2)`);

@@ -45,11 +45,11 @@ describe('callback signing secrets at rest', () => {
     expect(() => openSecret(`enc:v3:${iv}.${data}.${tag}`, [key])).toThrow(/format this version does not know \(enc:v3:…/);
   });
 
-  it('binds the key id into the value: a v2 value relabelled with another configured key id does not open', () => {
+  it('authenticates the prefix with the value: a v2 value relabelled (another key id, or as v1) does not open', () => {
     const [a, b] = [newKey(), newKey()];
     const stored = sealSecret(secret, [a, b]);
-    const relabelled = stored.replace(keyId(a), keyId(b));
-    expect(() => openSecret(relabelled, [a, b])).toThrow(/altered/);
+    expect(() => openSecret(stored.replace(keyId(a), keyId(b)), [a, b])).toThrow(/altered/);
+    expect(() => openSecret(stored.replace(`enc:v2:${keyId(a)}:`, 'enc:v1:'), [a, b])).toThrow(/cannot be decrypted with any key/);
   });
 
   describe('key rotation: CALLBACK_SECRET_KEY is a list, current key first', () => {
@@ -63,7 +63,9 @@ describe('callback signing secrets at rest', () => {
       expect(openSecret(underNew, [newKey_, oldKey])).toBe(secret);
       expect(openSecret(underNew, [newKey_])).toBe(secret);
       // The old key alone cannot read what the new one wrote, and says which key it lacks.
-      expect(() => openSecret(underNew, [oldKey])).toThrow(`key id ${keyId(newKey_)}, which is not in CALLBACK_SECRET_KEY (${keyId(oldKey)} (current))`);
+      expect(() => openSecret(underNew, [oldKey])).toThrow(
+        `key id ${keyId(newKey_)}, which is not in CALLBACK_SECRET_KEY (${keyId(oldKey)} (current))`,
+      );
       expect(isUnderCurrentKey(underNew, [newKey_, oldKey])).toBe(true);
       expect(isUnderCurrentKey(underOld, [newKey_, oldKey])).toBe(false);
       expect(isUnderCurrentKey(underOld, [oldKey])).toBe(true);
@@ -116,7 +118,9 @@ describe('callback signing secrets at rest', () => {
       ]) {
         expect(() => loadConfig({ CALLBACK_SECRET_KEY: bad })).toThrow(ConfigError);
         expect(() => loadConfig({ CALLBACK_SECRET_KEY: bad })).toThrow(/CALLBACK_SECRET_KEY: must be 32 bytes in base64/);
-        expect(() => loadConfig({ CALLBACK_SECRET_KEY: `${key},${bad}` })).toThrow(/CALLBACK_SECRET_KEY: key 2 of 2: must be 32 bytes in base64/);
+        expect(() => loadConfig({ CALLBACK_SECRET_KEY: `${key},${bad}` })).toThrow(
+          /CALLBACK_SECRET_KEY: key 2 of 2: must be 32 bytes in base64/,
+        );
       }
       const wrong = crypto.randomBytes(16).toString('base64');
       const refusal = (() => {
