@@ -51,7 +51,7 @@ export async function benchCallbacksFanout(
     say(`callbacks fan-out: ${endpoints} publisher endpoints…`);
     for (let i = 0; i < endpoints; i++) {
       const { clientId } = await createApiKey(services, { iface: 'distribution', environment: services.config.SERVICE_ENVIRONMENT });
-      await setEndpoint(services.db, { clientId, url: `http://127.0.0.1:${port}/hook/${i}`, format: 'json', secretKey: undefined });
+      await setEndpoint(services.db, { clientId, url: `http://127.0.0.1:${port}/hook/${i}`, format: 'json', secretKeys: undefined });
     }
     say(`callbacks fan-out: one offer change to ${endpoints} endpoints…`);
     const started = performance.now();

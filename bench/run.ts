@@ -302,7 +302,7 @@ async function benchCallbacks(services: Awaited<ReturnType<typeof connectService
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const { port } = receiver.address() as import('node:net').AddressInfo;
   try {
-    await setEndpoint(services.db, { clientId, url: `http://127.0.0.1:${port}/hook`, format: 'json', secretKey: undefined });
+    await setEndpoint(services.db, { clientId, url: `http://127.0.0.1:${port}/hook`, format: 'json', secretKeys: undefined });
     const offers = await Promise.all(Array.from({ length: N / 2 }, () => approvedOffer(services.db, clientId, dealInput())));
     say(`callbacks: ${N} events to a local receiver…`);
     const started = performance.now();

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { SERVICE_ENVIRONMENTS } from '../domain/environment';
 import { parseOperatorUsers } from '../services/operators';
-import { parseSecretKey } from '../store/secret-box';
+import { keyId, parseSecretKey } from '../store/secret-box';
 
 /** The S3 servers `npm start` can run itself when S3_ENDPOINT is unset (docs/decisions.md). */
 export const EMBEDDED_S3_SERVERS = ['versitygw', 'minio'] as const;
@@ -20,6 +20,30 @@ function isAddressOrBlock(s: string): boolean {
   const family = net.isIP(addr);
   if (!family || rest.length) return false;
   return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+}
+
+/**
+ * CALLBACK_SECRET_KEY: one key, or a comma-separated list (current key first). Each entry must be a
+ * key, and no key may appear twice (compared by key id, so two spellings of one key count as one).
+ * Messages name entries by position, never by value.
+ */
+function secretKeyList(value: string, ctx: z.RefinementCtx): string[] {
+  const entries = value.split(',').map((e) => e.trim());
+  const where = (i: number) => (entries.length > 1 ? `key ${i + 1} of ${entries.length}: ` : '');
+  const seen = new Map<string, number>();
+  entries.forEach((entry, i) => {
+    if (!entry) return ctx.addIssue({ code: 'custom', message: `${where(i)}empty (a stray comma?)` });
+    try {
+      parseSecretKey(entry);
+    } catch (err) {
+      return ctx.addIssue({ code: 'custom', message: `${where(i)}${(err as Error).message}` });
+    }
+    const id = keyId(entry);
+    const first = seen.get(id);
+    if (first !== undefined) ctx.addIssue({ code: 'custom', message: `key ${i + 1} is the same key as key ${first + 1}` });
+    else seen.set(id, i);
+  });
+  return entries;
 }
 
 /**
@@ -121,18 +145,10 @@ const EnvSchema = z.object({
   CALLBACK_DISABLE_AFTER_SECONDS: seconds.default(5 * 24 * 3600),
   // After `callbacks rotate-secret`, the old secret also signs for this long (docs/callbacks.md).
   CALLBACK_SECRET_OVERLAP_SECONDS: seconds.default(24 * 3600),
-  // Encrypts callback signing secrets at rest (AES-256-GCM; docs/security.md): 32 bytes in base64.
-  // Unset, new secrets are stored in clear; rows encrypted before then need it to be signed with.
-  CALLBACK_SECRET_KEY: z
-    .string()
-    .superRefine((value, ctx) => {
-      try {
-        parseSecretKey(value);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: (err as Error).message });
-      }
-    })
-    .optional(),
+  // Encrypts callback signing secrets at rest (AES-256-GCM; docs/security.md): keys of 32 bytes in
+  // base64, comma-separated. The first encrypts what is written; the others only read, during a key
+  // rotation. Unset, new secrets are stored in clear; rows encrypted before then need their key.
+  CALLBACK_SECRET_KEY: z.string().transform(secretKeyList).optional(),
   // How long the API trusts a key it has checked (0: read it on every request). A revoked key
   // stops working within this time (docs/decisions.md).
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(5),

@@ -2,17 +2,18 @@ import type { ServiceEnvironment } from '../domain/environment';
 import { Failure, invalidField } from '../domain/failures';
 import {
   disableEndpoint,
-  encryptClearSecrets,
   encryptedSecrets,
   findEndpoint,
   recentDeliveries,
   replayEvent,
+  resealSecrets,
   rotateSecret,
   setEndpoint,
   type DeliveryLane,
+  type Resealed,
 } from '../store/callbacks';
 import type { ApiClient, CallbackEndpointRow } from '../store/database';
-import { openSecret } from '../store/secret-box';
+import { keyId, openSecret, SecretKeyError, storedForm } from '../store/secret-box';
 import { findOfferEvent } from '../store/offer-events';
 import { wakeCallbackLane } from '../workflows/callback-delivery-messages';
 import { revenueShares } from '../domain/money';
@@ -73,7 +74,7 @@ export async function setCallbackUrl(
     clientId: client.id,
     url: s.url,
     format: s.format,
-    secretKey: deps.config.CALLBACK_SECRET_KEY,
+    secretKeys: deps.config.CALLBACK_SECRET_KEY,
   });
   return { client, endpoint, secret };
 }
@@ -111,20 +112,70 @@ export async function rotateCallbackSecret(deps: Deps, keyOrId: string): Promise
 }
 
 /**
- * At start-up: when secrets are stored encrypted, CALLBACK_SECRET_KEY must be set and open every
- * one (SecretKeyError otherwise), so a missing or wrong key stops the start instead of failing
- * deliveries one by one. One AES-GCM open per endpoint: microseconds each.
+ * At start-up: every encrypted secret must open with a key of CALLBACK_SECRET_KEY, so a missing or
+ * wrong key stops the start instead of failing deliveries one by one. The SecretKeyError says
+ * which key ids are missing and for how many secrets. One AES-GCM open per secret: microseconds each.
  */
 export async function checkCallbackSecretKey(deps: Deps): Promise<void> {
-  for (const sealed of await encryptedSecrets(deps.db)) openSecret(sealed, deps.config.CALLBACK_SECRET_KEY);
+  const keys = deps.config.CALLBACK_SECRET_KEY;
+  const unreadable = new Map<string, number>(); // why → how many secrets
+  let missingKeys = false;
+  for (const sealed of await encryptedSecrets(deps.db)) {
+    try {
+      openSecret(sealed, keys);
+    } catch (err) {
+      if (!(err instanceof SecretKeyError)) throw err;
+      const f = storedForm(sealed);
+      const missing = !keys?.length || f.form === 'v1' || (f.form === 'v2' && !keys.some((k) => keyId(k) === f.keyId));
+      missingKeys ||= missing;
+      const why = !missing
+        ? err.message // damaged, altered or an unknown format: in its own words
+        : f.form === 'v2'
+          ? `encrypted with key id ${f.keyId}`
+          : 'encrypted with an unknown key (enc:v1 values have no key id)';
+      unreadable.set(why, (unreadable.get(why) ?? 0) + 1);
+    }
+  }
+  if (!unreadable.size) return;
+  const total = [...unreadable.values()].reduce((a, b) => a + b, 0);
+  const list = [...unreadable].map(([why, n]) => `${why} (${n})`).join('; ');
+  const held = keys?.length
+    ? `CALLBACK_SECRET_KEY holds key ids ${keys.map((k, i) => keyId(k) + (i === 0 ? ' (current)' : '')).join(', ')}.`
+    : 'CALLBACK_SECRET_KEY is not set.';
+  const advice = !missingKeys
+    ? ''
+    : keys?.length
+      ? ' Put the missing key back in the list, after the current one, until `callbacks reencrypt` has rewritten them under the current key (docs/security.md).'
+      : ' Set it to the key(s) they were encrypted with (docs/security.md).';
+  throw new SecretKeyError(`${total} stored callback signing secret(s) cannot be opened: ${list}. ${held}${advice}`);
 }
 
-/** Encrypts with CALLBACK_SECRET_KEY every signing secret still stored in clear; how many endpoints changed. */
+/** The configured keys, for a command that encrypts: the first one writes. */
+function keysToWrite(deps: Deps): readonly string[] {
+  const keys = deps.config.CALLBACK_SECRET_KEY;
+  if (!keys?.length) throw new Failure('conflict', 'CALLBACK_SECRET_KEY is not set: there is no key to encrypt with');
+  return keys;
+}
+
+/** Encrypts under the current key every signing secret still stored in clear; how many endpoints changed. */
 export async function encryptCallbackSecrets(deps: Deps): Promise<number> {
-  const key = deps.config.CALLBACK_SECRET_KEY;
-  if (!key) throw new Failure('conflict', 'CALLBACK_SECRET_KEY is not set: there is no key to encrypt with');
-  await checkCallbackSecretKey(deps); // one key for all rows: refuse to mix in a second one
-  return encryptClearSecrets(deps.db, key);
+  const keys = keysToWrite(deps);
+  await checkCallbackSecretKey(deps); // every stored secret must stay readable
+  return (await resealSecrets(deps.db, keys, 'clear')).endpoints;
+}
+
+/**
+ * Key rotation's last step before the old key goes (docs/security.md): rewrites under the current
+ * (first) key of CALLBACK_SECRET_KEY every stored secret, current and previous, that is in clear,
+ * `enc:v1:`, or under another key; in batches of `batchSize` endpoints, each one transaction.
+ * Refuses first, naming the key ids, when some secret opens with none of the configured keys.
+ */
+export async function reencryptCallbackSecrets(deps: Deps, batchSize = 100): Promise<Resealed & { key_id: string }> {
+  const keys = keysToWrite(deps);
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000)
+    throw invalidField('batch_size', 'must be a whole number from 1 to 10000');
+  await checkCallbackSecretKey(deps);
+  return { key_id: keyId(keys[0]), ...(await resealSecrets(deps.db, keys, 'not-current', batchSize)) };
 }
 
 /** A client's recent deliveries, newest first (between 1 and 500 of them; 20 when `limit` is not a number). */

@@ -5,7 +5,7 @@ import type { Db, Trx } from './db';
 import { derivedId, newId } from './ids';
 import { findOfferEvent, markEventsDispatched, takeUndispatchedEvents } from './offer-events';
 import { findOffersByIds } from './offers';
-import { isSealed, openSecret, sealSecret } from './secret-box';
+import { currentPrefix, isSealed, isUnderCurrentKey, openSecret, sealSecret, storedForm, type SecretKeys } from './secret-box';
 
 /*
  * Callback endpoints and deliveries in Postgres: the admin CLI and the callback activities share
@@ -44,12 +44,12 @@ export async function findEndpoint(db: Db, clientId: string): Promise<CallbackEn
 
 /**
  * Sets a client's URL and format, enabling the endpoint. A new endpoint gets a new secret (returned
- * once; stored encrypted with `secretKey`, CALLBACK_SECRET_KEY, when one is set); an existing one
+ * once; stored encrypted under the current key of `secretKeys`, CALLBACK_SECRET_KEY, when set); an existing one
  * keeps its secret, so receivers keep verifying, and its history.
  */
 export async function setEndpoint(
   db: Db,
-  e: { clientId: string; url: string; format: 'json' | 'xml'; secretKey: string | undefined },
+  e: { clientId: string; url: string; format: 'json' | 'xml'; secretKeys: SecretKeys },
 ): Promise<{ endpoint: CallbackEndpointRow; secret: string | null }> {
   const existing = await findEndpoint(db, e.clientId);
   if (existing) {
@@ -73,7 +73,7 @@ export async function setEndpoint(
   const secret = newSigningSecret();
   const endpoint = await db
     .insertInto('callback_endpoints')
-    .values({ id: newId('cbe'), client_id: e.clientId, url: e.url, format: e.format, secret: sealSecret(secret, e.secretKey) })
+    .values({ id: newId('cbe'), client_id: e.clientId, url: e.url, format: e.format, secret: sealSecret(secret, e.secretKeys) })
     .returningAll()
     .executeTakeFirstOrThrow();
   return { endpoint, secret };
@@ -102,14 +102,14 @@ export async function cancelPendingDeliveries(db: Db | Trx, endpointId: string, 
 }
 
 /**
- * A new signing secret (stored encrypted with `secretKey` when one is set); the old one keeps
+ * A new signing secret (stored encrypted under the current key of `secretKeys` when set); the old one keeps
  * signing too until `overlapSeconds` from now. The old one moves as stored, clear or encrypted.
  */
 export async function rotateSecret(
   db: Db,
   endpointId: string,
   overlapSeconds: number,
-  secretKey: string | undefined,
+  secretKeys: SecretKeys,
 ): Promise<{ secret: string; previousValidUntil: Date }> {
   const secret = newSigningSecret();
   const previousValidUntil = new Date(Date.now() + overlapSeconds * 1000);
@@ -118,7 +118,7 @@ export async function rotateSecret(
     .set((eb) => ({
       previous_secret: eb.ref('secret'),
       previous_secret_expires_at: previousValidUntil,
-      secret: sealSecret(secret, secretKey),
+      secret: sealSecret(secret, secretKeys),
       updated_at: new Date(),
     }))
     .where('id', '=', endpointId)
@@ -128,16 +128,16 @@ export async function rotateSecret(
 
 /**
  * The secrets that sign right now, in clear: the current one, and the previous one inside its
- * overlap window. An encrypted one that `secretKey` cannot open throws (SecretKeyError): a
+ * overlap window. An encrypted one that no key of `secretKeys` opens throws (SecretKeyError): a
  * callback is never sent unsigned or signed with a wrong secret.
  */
 export function signingSecrets(
   e: Pick<CallbackEndpointRow, 'secret' | 'previous_secret' | 'previous_secret_expires_at'>,
-  secretKey: string | undefined,
+  secretKeys: SecretKeys,
   now = new Date(),
 ): string[] {
   const prev = e.previous_secret && e.previous_secret_expires_at && new Date(e.previous_secret_expires_at) > now ? [e.previous_secret] : [];
-  return [e.secret, ...prev].map((s) => openSecret(s, secretKey));
+  return [e.secret, ...prev].map((s) => openSecret(s, secretKeys));
 }
 
 /** Every encrypted stored secret (current and previous), to check at start-up that the configured key opens each. */
@@ -150,31 +150,83 @@ export async function encryptedSecrets(db: Db): Promise<string[]> {
   return rows.flatMap((r) => [r.secret, r.previous_secret ?? '']).filter(isSealed);
 }
 
+/** What `resealSecrets` rewrote: endpoints and stored values, the values counted by what they were before. */
+export interface Resealed {
+  endpoints: number;
+  secrets: number;
+  /** Per former form: `clear`, `v1`, or `v2:<key id>`. */
+  from: Record<string, number>;
+}
+
 /**
- * Encrypts with `secretKey` every secret still stored in clear (current and previous), in one
- * transaction; returns how many endpoints changed. Encrypted ones are left alone, so it can run again.
+ * Rewrites stored secrets (current and previous) under the current key of `secretKeys`: with
+ * `which: 'clear'` only those stored in clear; with `'not-current'` every one not already
+ * `enc:v2:` under the current key (clear, v1, or another key's). In batches of `batchSize`
+ * endpoints, each batch one transaction whose rows are locked (FOR UPDATE) from reading to
+ * writing, so a concurrent `rotateSecret` or a second run waits for the batch and then sees its
+ * result. A value no configured key opens throws (SecretKeyError) and rolls back its batch. Rows
+ * already done no longer match, so running it again (or after a failure) only does what is left.
  */
-export async function encryptClearSecrets(db: Db, secretKey: string): Promise<number> {
-  return db.transaction().execute(async (trx) => {
-    const rows = await trx
-      .selectFrom('callback_endpoints')
-      .select(['id', 'secret', 'previous_secret'])
-      .where((eb) => eb.or([eb('secret', 'not like', 'enc:%'), eb('previous_secret', 'not like', 'enc:%')]))
-      .forUpdate()
-      .execute();
-    for (const r of rows) {
-      await trx
-        .updateTable('callback_endpoints')
-        .set({
-          secret: isSealed(r.secret) ? r.secret : sealSecret(r.secret, secretKey),
-          previous_secret:
-            r.previous_secret === null || isSealed(r.previous_secret) ? r.previous_secret : sealSecret(r.previous_secret, secretKey),
-        })
-        .where('id', '=', r.id)
+export async function resealSecrets(
+  db: Db,
+  secretKeys: readonly string[],
+  which: 'clear' | 'not-current',
+  batchSize = 100,
+): Promise<Resealed> {
+  const prefix = currentPrefix(secretKeys)!;
+  const needs = (stored: string) => (which === 'clear' ? !isSealed(stored) : !isUnderCurrentKey(stored, secretKeys));
+  // The same test in SQL (left(), not LIKE: base64url's "_" is a LIKE wildcard).
+  const sqlNeeds = (column: 'secret' | 'previous_secret') =>
+    which === 'clear'
+      ? sql<boolean>`left(${sql.ref(column)}, 4) <> 'enc:'`
+      : sql<boolean>`left(${sql.ref(column)}, ${prefix.length}) <> ${prefix}`;
+  const done: Resealed = { endpoints: 0, secrets: 0, from: {} };
+  const reseal = (stored: string) => {
+    const f = storedForm(stored);
+    const from = f.form === 'v2' ? `v2:${f.keyId}` : f.form;
+    done.from[from] = (done.from[from] ?? 0) + 1;
+    done.secrets += 1;
+    return sealSecret(openSecret(stored, secretKeys), secretKeys);
+  };
+  for (;;) {
+    const before = done.secrets;
+    const changed = await db.transaction().execute(async (trx) => {
+      const rows = await trx
+        .selectFrom('callback_endpoints')
+        .select(['id', 'secret', 'previous_secret'])
+        // A NULL previous_secret makes its test NULL, not true: only the other column decides.
+        .where((eb) => eb.or([sqlNeeds('secret'), sqlNeeds('previous_secret')]))
+        .orderBy('id')
+        .limit(batchSize)
+        .forUpdate()
         .execute();
-    }
-    return rows.length;
-  });
+      for (const r of rows) {
+        await trx
+          .updateTable('callback_endpoints')
+          .set({
+            secret: needs(r.secret) ? reseal(r.secret) : r.secret,
+            previous_secret: r.previous_secret !== null && needs(r.previous_secret) ? reseal(r.previous_secret) : r.previous_secret,
+          })
+          .where('id', '=', r.id)
+          .execute();
+      }
+      return rows.length;
+    });
+    // Every row taken had something to rewrite; should the SQL and the code above ever disagree,
+    // stop rather than take the same rows forever.
+    if (changed > 0 && done.secrets === before) throw new Error('resealSecrets: rows selected with nothing to rewrite');
+    done.endpoints += changed;
+    if (changed > 0) continue;
+    // None returned: either nothing is left, or every remaining row was locked by a concurrent run
+    // and rewritten by it while this one waited (it then drops out of the result). Stop only when
+    // nothing is left, so a run that ends has seen the whole table done.
+    const left = await db
+      .selectFrom('callback_endpoints')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where((eb) => eb.or([sqlNeeds('secret'), sqlNeeds('previous_secret')]))
+      .executeTakeFirstOrThrow();
+    if (Number(left.n) === 0) return done;
+  }
 }
 
 /** An endpoint's latest deliveries, newest first, as `callbacks log` shows them. */

@@ -132,7 +132,7 @@ describe('/metrics', () => {
       clientId,
       url: 'http://127.0.0.1:9/hook',
       format: 'json',
-      secretKey: undefined,
+      secretKeys: undefined,
     });
     const lag = new RegExp(`^callback_lag_seconds\\{endpoint="${endpoint.id}"\\} ([\\d.e+]+)`, 'm');
     expect(lag.exec(await scrape())?.[1]).toBe('0');

@@ -252,7 +252,7 @@ describe('offer-change callbacks', () => {
         clientId: dist.clientId,
         url: `${receiver.url}/${i}`,
         format: 'json',
-        secretKey: undefined,
+        secretKeys: undefined,
       });
       endpointIds.push(endpoint.id);
     }

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import {
   encryptCallbackSecrets,
+  reencryptCallbackSecrets,
   callbackLog,
   disableCallbacks,
   replayCallbackEvent,
@@ -70,9 +71,18 @@ export function callbacksCommand(ctx: () => AdminContext): Command {
     });
   cmd
     .command('encrypt-secrets')
-    .description('encrypt with CALLBACK_SECRET_KEY every signing secret still stored in clear (safe to run again)')
+    .description('encrypt under the current CALLBACK_SECRET_KEY every signing secret still stored in clear (safe to run again)')
     .action(async () => {
       output({ encrypted: await encryptCallbackSecrets(ctx()) });
+    });
+  cmd
+    .command('reencrypt')
+    .description(
+      'key rotation: rewrite under the current (first) CALLBACK_SECRET_KEY every signing secret in clear, enc:v1 or under another key, so older keys can be dropped (safe to run again, and beside running deliveries)',
+    )
+    .option('--batch-size <n>', 'endpoints per transaction', (v) => Number(v), 100)
+    .action(async (o: { batchSize: number }) => {
+      output(await reencryptCallbackSecrets(ctx(), o.batchSize));
     });
 
   cmd
