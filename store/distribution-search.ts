@@ -4,7 +4,7 @@ import type { Db } from './db';
 import { SELLABLE } from '../domain/offer-lifecycle';
 import type { Coordinates, SortBy } from '../domain/offer-search';
 import type { Page, Paged } from '../domain/paging';
-import { DAY_MS, utcDay } from '../domain/dates';
+import { addDays, DAY_MS, utcDay } from '../domain/dates';
 
 /*
  * The distribution read model's queries (docs/distribution-search.md): which offers publishers
@@ -77,6 +77,23 @@ function closedAtSql(today: string) {
     when o.end_date < ${today}::date then (o.end_date + 1)::timestamp at time zone 'UTC'
     when o.quantity_in_stock = 0 then coalesce(o.availability_changed_at, o.updated_at)
   end)`;
+}
+
+/**
+ * Implied by `closedAtSql(today) >= since` (one arm per branch of its rule), so adding it changes no
+ * result; each arm has an index (migration 0017), so Postgres reads only offers that changed since,
+ * not every offer ever published, to find the ones that left the catalogue.
+ */
+function closedSince(eb: Eb, since: Date, today: string): Expression<SqlBool> {
+  const sellable = eb('o.status', 'in', [...SELLABLE]);
+  return eb.or([
+    eb('o.closed_at', '>=', since),
+    // Off sale by status (its last change), or sold out (when the stock reached zero, else its last change).
+    eb('o.updated_at', '>=', since),
+    eb.and([sellable, eb('o.availability_changed_at', '>=', since)]),
+    // Ended: the day after end_date began at or after `since`, and end_date is before today.
+    eb.and([sellable, eb('o.end_date', '>=', addDays(utcDay(since), -1)), eb('o.end_date', '<', today)]),
+  ]);
 }
 
 const EARTH_RADIUS_MILES = 3958.7613;
@@ -171,7 +188,8 @@ function visibleOrRecent(eb: Eb, s: OfferSearch): Expression<SqlBool> {
     );
   }
   if (s.recently_closed) {
-    recent.push(eb.and([eb('o.published_at', 'is not', null), eb(closedAtSql(s.today), '>=', cutoff(s.recently_closed))]));
+    const since = cutoff(s.recently_closed);
+    recent.push(eb.and([eb('o.published_at', 'is not', null), closedSince(eb, since, s.today), eb(closedAtSql(s.today), '>=', since)]));
   }
   return recent.length ? eb.or(recent) : visible(eb, s.today);
 }

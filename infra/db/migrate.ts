@@ -14,7 +14,7 @@ import * as m0011 from './migrations/2026_11_23_0011_nationwide_search_flag';
 import * as m0012 from './migrations/2026_11_23_0012_advertisers_supplied_vouchers';
 import * as m0013 from './migrations/2026_11_23_0013_review_queue_index';
 import * as m0014 from './migrations/2026_11_23_0014_placed_locations';
-import * as m0017 from './migrations/2026_11_23_0017_radius_search_cover';
+import * as m0017 from './migrations/2026_11_23_0017_search_indexes';
 
 /**
  * Migrations by name, in order. A static map rather than a folder scan, so the same list works
@@ -35,7 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_23_0012_advertisers_supplied_vouchers': m0012,
   '2026_11_23_0013_review_queue_index': m0013,
   '2026_11_23_0014_placed_locations': m0014,
-  '2026_11_23_0017_radius_search_cover': m0017,
+  '2026_11_23_0017_search_indexes': m0017,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
