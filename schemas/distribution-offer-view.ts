@@ -23,7 +23,10 @@ export function skuOf(offerId: string): string {
  * start of the day after its end_date; else, sold out, when its stock reached zero. `closedAtSql` (store/distribution-search.ts) is the same rule in SQL.
  */
 export function distributionClosedAt(
-  row: Pick<OfferRow, 'closed_at' | 'status' | 'published_at' | 'updated_at' | 'end_date' | 'quantity_in_stock' | 'availability_changed_at'>,
+  row: Pick<
+    OfferRow,
+    'closed_at' | 'status' | 'published_at' | 'updated_at' | 'end_date' | 'quantity_in_stock' | 'availability_changed_at'
+  >,
   today = utcDay(),
 ): Date | null {
   if (row.closed_at) return new Date(row.closed_at);

@@ -14,12 +14,26 @@ type Project = (value: unknown) => unknown;
 const identity: Project = (v) => v;
 
 /** Kinds whose valid output is the input itself (the value is a string, number, boolean, date, null…). */
-const AS_IS = new Set(['string', 'number', 'int', 'boolean', 'bigint', 'date', 'literal', 'enum', 'null', 'any', 'unknown', 'template_literal']);
+const AS_IS = new Set([
+  'string',
+  'number',
+  'int',
+  'boolean',
+  'bigint',
+  'date',
+  'literal',
+  'enum',
+  'null',
+  'any',
+  'unknown',
+  'template_literal',
+]);
 
 function isAsIs(schema: z.core.$ZodType): boolean {
   const def = schema._zod.def as z.core.$ZodTypeDef & { innerType?: z.core.$ZodType; options?: z.core.$ZodType[] };
   if (AS_IS.has(def.type)) return true;
-  if (def.type === 'optional' || def.type === 'nullable' || def.type === 'default' || def.type === 'readonly') return isAsIs(def.innerType!);
+  if (def.type === 'optional' || def.type === 'nullable' || def.type === 'default' || def.type === 'readonly')
+    return isAsIs(def.innerType!);
   if (def.type === 'union') return def.options!.every(isAsIs);
   return false;
 }

@@ -37,7 +37,13 @@ describe('schema projection', () => {
   const offers = [
     found({}),
     found({}, { distance: 3.14159, quantity_in_stock: null, published_at: null }),
-    found({ type: 'coupon', price: undefined, initial_quantity: undefined, discount: undefined, vouchers_expire: { days_after_purchase: 30 } }),
+    found({
+      type: 'coupon',
+      price: undefined,
+      initial_quantity: undefined,
+      discount: undefined,
+      vouchers_expire: { days_after_purchase: 30 },
+    }),
     found({
       items: [{ title: 'Starter', quantity: 2, value: { currency_code: 'USD', amount: 800 } }],
       demographics: { gender: 'any', min_age: 18, interests: ['food'] },
@@ -52,12 +58,7 @@ describe('schema projection', () => {
   ];
   const media = {
     base: 'https://api.example/distribution/beta',
-    attachments: new Map([
-      [
-        'att_1',
-        { id: 'att_1', client_id: 'cli_1', content_type: 'image/png', width: 10, height: null } as never,
-      ],
-    ]),
+    attachments: new Map([['att_1', { id: 'att_1', client_id: 'cli_1', content_type: 'image/png', width: 10, height: null } as never]]),
   };
   const views = offers.map((o) => toDistributionOffer(o, undefined, TODAY, media));
 
