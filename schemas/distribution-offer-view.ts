@@ -22,7 +22,13 @@ export function skuOf(offerId: string): string {
  * once closed; else the last change for an offer taken off sale by its status; else the
  * start of the day after its end_date; else, sold out, when its stock reached zero. `closedAtSql` (store/distribution-search.ts) is the same rule in SQL.
  */
-export function distributionClosedAt(row: OfferRow, today = utcDay()): Date | null {
+export function distributionClosedAt(
+  row: Pick<
+    OfferRow,
+    'closed_at' | 'status' | 'published_at' | 'updated_at' | 'end_date' | 'quantity_in_stock' | 'availability_changed_at'
+  >,
+  today = utcDay(),
+): Date | null {
   if (row.closed_at) return new Date(row.closed_at);
   if (!SELLABLE.includes(row.status as OfferStatus)) return row.published_at ? new Date(row.updated_at) : null;
   if (row.end_date < today) return new Date(`${addDays(row.end_date, 1)}T00:00:00Z`);
@@ -42,7 +48,7 @@ export function mediumUrl(base: string, offerId: string, mediumId: string): stri
 }
 
 /** The offer's media with their URL, type and size; an attachment deleted since (or not the offer's own client's) keeps only its id. */
-function distributionMedia(row: OfferRow, doc: OfferInput, links?: MediaLinks): DistributionMedium[] {
+function distributionMedia(row: FoundOffer, doc: OfferInput, links?: MediaLinks): DistributionMedium[] {
   return (doc.creative.original_media ?? []).map(({ id }) => {
     const att = links?.attachments.get(id);
     if (!links || !att || att.client_id !== row.client_id) return { id };

@@ -21,10 +21,10 @@ import type { ServiceDeps } from './deps';
 
 type Deps = Pick<ServiceDeps, 'db' | 'config'>;
 
-const mediaIdsOf = (row: OfferRow) => ((row.document as OfferInput).creative.original_media ?? []).map((m) => m.id);
+const mediaIdsOf = (row: Pick<OfferRow, 'document'>) => ((row.document as OfferInput).creative.original_media ?? []).map((m) => m.id);
 
 /** The live attachments behind these offers' media, for their URLs, types and sizes (one query per page). */
-async function mediaLinks(deps: Deps, rows: readonly OfferRow[], base: string): Promise<MediaLinks> {
+async function mediaLinks(deps: Deps, rows: readonly Pick<OfferRow, 'document'>[], base: string): Promise<MediaLinks> {
   const attachments = await findLiveAttachments(deps.db, rows.flatMap(mediaIdsOf));
   return { base, attachments: new Map(attachments.map((a) => [a.id, a])) };
 }

@@ -1,19 +1,33 @@
-import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Database, OfferRow } from './database';
 import type { Db } from './db';
 import { SELLABLE } from '../domain/offer-lifecycle';
 import type { Coordinates, SortBy } from '../domain/offer-search';
 import type { Page, Paged } from '../domain/paging';
-import { findOffersByIds } from './offers';
-import { DAY_MS, utcDay } from '../domain/dates';
+import { addDays, DAY_MS, utcDay } from '../domain/dates';
 
 /*
  * The distribution read model's queries (docs/distribution-search.md): which offers publishers
  * see (visibility and the nationwide rule are defined here once, in SQL) and the offer search.
  */
 
-/** A search hit: the offer as stored, with its distance in miles from the centre of a radius search. */
-export type FoundOffer = OfferRow & { distance?: number | null };
+/** The offer columns the distribution view reads (schemas/distribution-offer-view.ts); a search fetches only these. */
+export const DISTRIBUTION_VIEW_COLUMNS = [
+  'id',
+  'client_id',
+  'advertiser_id',
+  'status',
+  'quantity_in_stock',
+  'document',
+  'end_date',
+  'published_at',
+  'updated_at',
+  'closed_at',
+  'availability_changed_at',
+] as const satisfies ReadonlyArray<keyof OfferRow>;
+
+/** A search hit: the offer's columns the view reads, with its distance in miles from the centre of a radius search. */
+export type FoundOffer = Pick<OfferRow, (typeof DISTRIBUTION_VIEW_COLUMNS)[number]> & { distance?: number | null };
 
 /** A search as the data layer runs it: the service has resolved the centre, the categories and the sort. */
 export interface OfferSearch extends Page {
@@ -38,7 +52,6 @@ export interface OfferSearch extends Page {
 }
 
 type Eb = ExpressionBuilder<Database & { o: Database['offers'] }, 'o'>;
-type OfferQuery = SelectQueryBuilder<Database & { o: Database['offers'] }, 'o', object>;
 /** A place filter normalized as the search rows store it (offers.ts writeSearchRows). */
 interface Place {
   country?: string;
@@ -64,6 +77,23 @@ function closedAtSql(today: string) {
     when o.end_date < ${today}::date then (o.end_date + 1)::timestamp at time zone 'UTC'
     when o.quantity_in_stock = 0 then coalesce(o.availability_changed_at, o.updated_at)
   end)`;
+}
+
+/**
+ * Implied by `closedAtSql(today) >= since` (one arm per branch of its rule), so adding it changes no
+ * result; each arm has an index (migration 0016), so Postgres reads only offers that changed since,
+ * not every offer ever published, to find the ones that left the catalogue.
+ */
+function closedSince(eb: Eb, since: Date, today: string): Expression<SqlBool> {
+  const sellable = eb('o.status', 'in', [...SELLABLE]);
+  return eb.or([
+    eb('o.closed_at', '>=', since),
+    // Off sale by status (its last change), or sold out (when the stock reached zero, else its last change).
+    eb('o.updated_at', '>=', since),
+    eb.and([sellable, eb('o.availability_changed_at', '>=', since)]),
+    // Ended: the day after end_date began at or after `since`, and end_date is before today.
+    eb.and([sellable, eb('o.end_date', '>=', addDays(utcDay(since), -1)), eb('o.end_date', '<', today)]),
+  ]);
 }
 
 const EARTH_RADIUS_MILES = 3958.7613;
@@ -158,7 +188,8 @@ function visibleOrRecent(eb: Eb, s: OfferSearch): Expression<SqlBool> {
     );
   }
   if (s.recently_closed) {
-    recent.push(eb.and([eb('o.published_at', 'is not', null), eb(closedAtSql(s.today), '>=', cutoff(s.recently_closed))]));
+    const since = cutoff(s.recently_closed);
+    recent.push(eb.and([eb('o.published_at', 'is not', null), closedSince(eb, since, s.today), eb(closedAtSql(s.today), '>=', since)]));
   }
   return recent.length ? eb.or(recent) : visible(eb, s.today);
 }
@@ -185,37 +216,20 @@ const SORT_COLUMNS: Record<Exclude<SortBy['field'], 'distance'>, string> = {
   updated_at: 'o.updated_at',
 };
 
-/** The ORDER BY key and direction of the sort, empty values last either way. */
-function sortOrder(sort: SortBy) {
-  const sortKey = sort.field === 'distance' ? sql.ref('near.distance') : sql.ref(SORT_COLUMNS[sort.field]);
+/** The ORDER BY key and direction of the sort, empty values last either way; `distance` is the column holding a radius search's distance. */
+function sortOrder(sort: SortBy, distance: string) {
+  const sortKey = sort.field === 'distance' ? sql.ref(distance) : sql.ref(SORT_COLUMNS[sort.field]);
   return sort.direction === 'asc' ? sql`${sortKey} asc nulls last` : sql`${sortKey} desc nulls last`;
-}
-
-/**
- * The ids (and distances) of the page's offers, and the total. The page is chosen on narrow rows
- * (id, sort key, distance); a radius search reads every match anyway (to sort them), so its total
- * comes from the same pass.
- */
-async function pageOfHits(query: OfferQuery, s: OfferSearch): Promise<Paged<{ id: string; distance: number | null }>> {
-  const offset = (s.page - 1) * s.per_page;
-  const page = query
-    .select(['o.id', s.centre ? sql<number>`near.distance`.as('distance') : sql<null>`null::float8`.as('distance')])
-    .orderBy(sortOrder(s.sort))
-    .orderBy('o.id')
-    .limit(s.per_page)
-    .offset(offset);
-  const countAll = async () => (await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
-  if (s.centre) {
-    const hits = await page.select(sql<number>`count(*) over ()`.as('total')).execute();
-    return { rows: hits, total: hits.length ? Number(hits[0].total) : offset > 0 ? await countAll() : 0 };
-  }
-  const [rows, total] = await Promise.all([page.execute(), countAll()]);
-  return { rows, total };
 }
 
 /**
  * One page of the offers a publisher may see that match every filter, and their total. A radius
  * search joins each offer with its nearest redemption location within the radius.
+ *
+ * One statement answers the page: the page is chosen on narrow rows (id, sort key, distance), then
+ * only its offers' wide rows are joined, in the same order. A radius search reads every match anyway
+ * (to sort them), so its total comes from the same pass (`count(*) over ()`); other searches count
+ * in parallel, since their page often reads only as many index entries as it shows.
  */
 export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<Paged<FoundOffer>> {
   const place: Place = { country: s.country_code, state: s.state_code?.toUpperCase(), city: s.city?.toLowerCase() };
@@ -224,21 +238,28 @@ export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<
     const near = nearbyOffers(db, s.centre, s.radius, place);
     base = base.innerJoin(near.as('near'), 'near.offer_id', 'o.id') as unknown as typeof base;
   }
-  const { rows: hits, total } = await pageOfHits(
-    base.where((eb) => filters(eb, s, place)),
-    s,
-  );
-  if (hits.length === 0) return { rows: [], total };
-  const byId = new Map(
-    (
-      await findOffersByIds(
-        db,
-        hits.map((x) => x.id),
-      )
-    ).map((r) => [r.id, r]),
-  );
-  const rows = hits.flatMap((x) => (byId.has(x.id) ? [{ ...byId.get(x.id)!, distance: x.distance }] : []));
-  return { rows, total };
+  const query = base.where((eb) => filters(eb, s, place));
+  const offset = (s.page - 1) * s.per_page;
+  const hits = query
+    .select(['o.id', s.centre ? sql<number>`near.distance`.as('distance') : sql<null>`null::float8`.as('distance')])
+    .select(s.centre ? sql<number>`count(*) over ()`.as('total') : sql<null>`null::int8`.as('total'))
+    .orderBy(sortOrder(s.sort, 'near.distance'))
+    .orderBy('o.id')
+    .limit(s.per_page)
+    .offset(offset);
+  const page = db
+    .selectFrom(hits.as('p'))
+    .innerJoin('offers as o', 'o.id', 'p.id')
+    .select(DISTRIBUTION_VIEW_COLUMNS.map((c) => `o.${c}` as const))
+    .select(['p.distance', 'p.total'])
+    .orderBy(sortOrder(s.sort, 'p.distance'))
+    .orderBy('o.id');
+  const countAll = async () => (await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+  const [found, counted] = await Promise.all([page.execute(), s.centre ? undefined : countAll()]);
+  const rows: FoundOffer[] = found.map(({ total: _total, ...row }) => row);
+  if (counted !== undefined) return { rows, total: counted };
+  // A radius search past its last page finds no row to carry the total: count on its own then.
+  return { rows, total: found.length ? Number(found[0].total) : offset > 0 ? await countAll() : 0 };
 }
 
 /**

@@ -5,6 +5,7 @@ import { listReply } from '../../../schemas/envelope';
 import { DistributionOfferList, DistributionOfferQuery, DistributionOfferResponse } from '../../../schemas/distribution-offer';
 import type { ServiceDeps } from '../../../services/deps';
 import { getReadableOffer, readOfferMedium, searchOffers } from '../../../services/distribution-offers';
+import { projectingSerializer } from '../../serializers';
 import { interfaceBaseUrl } from '../../urls';
 import { operations } from '../operation';
 
@@ -32,6 +33,8 @@ export const distributionOfferRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps 
         querystring: DistributionOfferQuery,
         response: { 200: DistributionOfferList },
       },
+      // The hot path: the offers are shaped by their schema without re-checking each field (api/serializers.ts).
+      serializerCompiler: projectingSerializer,
     },
     async (request) => listReply('offers', await searchOffers(deps, request.query, base(request)), request.query),
   );
@@ -44,6 +47,7 @@ export const distributionOfferRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps 
         params: z.object({ id: IdParam }),
         response: { 200: DistributionOfferResponse },
       },
+      serializerCompiler: projectingSerializer,
     },
     async (request) => ({
       status: 'OK' as const,
