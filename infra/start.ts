@@ -86,6 +86,7 @@ async function main() {
     await checkCallbackSecretKey(services); // encrypted signing secrets need their key (docs/security.md)
     await ensureBucket(services.store, cfg.S3_REGION);
     await registerSearchAttributes(s.endpoints.temporalAddress, s.endpoints.temporalNamespace);
+    progress('checks: environment, callback key, bucket and search attributes in place');
     writeStackFile(cfg.DATA_DIR, s.endpoints);
     if (cfg.RUN_WORKER) {
       progress(`worker: starting on task queue ${cfg.TEMPORAL_TASK_QUEUE}…`);
