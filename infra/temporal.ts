@@ -16,8 +16,9 @@ import { OFFER_SEARCH_ATTRIBUTES } from '../workflows/shared/search-attributes';
  * Registers the workflows' search attributes on any cluster (idempotent), so operators can
  * filter with `temporal workflow list --query "OfferStatus='pending'"`.
  */
-export async function registerSearchAttributes(address: string, namespace: string): Promise<void> {
-  const connection = await Connection.connect({ address });
+export async function registerSearchAttributes(cluster: string | Connection, namespace: string): Promise<void> {
+  // An open connection is used as is (npm start has one already); an address gets its own.
+  const connection = typeof cluster === 'string' ? await Connection.connect({ address: cluster }) : cluster;
   try {
     const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
     const missing = OFFER_SEARCH_ATTRIBUTES.filter((k) => !customAttributes?.[k.name]);
@@ -27,7 +28,7 @@ export async function registerSearchAttributes(address: string, namespace: strin
       searchAttributes: Object.fromEntries(missing.map((k) => [k.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
     });
   } finally {
-    await connection.close();
+    if (connection !== cluster) await connection.close();
   }
 }
 
