@@ -19,7 +19,27 @@ const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 5;
 const VERBOSE = process.argv.includes('--verbose');
 const say = (m: string) => process.stdout.write(`[start-time] ${m}\n`);
 
+/**
+ * CPU seconds used so far by the processes of this process group (npm, its shell, node; the
+ * servers run in groups of their own): a figure that, unlike the wall time, does not depend on how
+ * busy the machine is. Linux only (/proc); clock ticks are 1/100 s there.
+ */
+function groupCpuMs(pgid: number): number {
+  let ticks = 0;
+  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      // Fields after the command name (which may hold spaces) start at the state, field 3.
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      if (Number(fields[2]) === pgid) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks * 10;
+}
+
 interface Run {
+  cpuMs: number;
   healthyMs: number;
   stopMs: number;
   lines: string[];
@@ -39,6 +59,7 @@ async function startOnce(env: NodeJS.ProcessEnv, port: number): Promise<Run> {
     ),
   );
   let healthyMs = 0;
+  let cpuMs = 0;
   let failure: Error | undefined;
   while (!healthyMs && !failure) {
     if (child.exitCode !== null) failure = new Error(`npm start exited (${child.exitCode}):\n${lines.join('\n')}`);
@@ -48,9 +69,10 @@ async function startOnce(env: NodeJS.ProcessEnv, port: number): Promise<Run> {
         (r) => r.status === 200,
         () => false,
       )
-    )
+    ) {
       healthyMs = performance.now() - t0;
-    else await new Promise((r) => setTimeout(r, 20));
+      cpuMs = groupCpuMs(child.pid!);
+    } else await new Promise((r) => setTimeout(r, 20));
   }
   // Stopped in all cases, as a terminal's Ctrl-C would: the whole process group.
   const s0 = performance.now();
@@ -58,7 +80,7 @@ async function startOnce(env: NodeJS.ProcessEnv, port: number): Promise<Run> {
   await closed;
   const stopMs = performance.now() - s0;
   if (failure) throw failure;
-  return { healthyMs, stopMs, lines };
+  return { cpuMs, healthyMs, stopMs, lines };
 }
 
 const median = (xs: number[]) => {
@@ -91,7 +113,7 @@ async function main() {
       const load = os.loadavg()[0].toFixed(1);
       const run = await startOnce(env, port);
       say(
-        `${i === 0 ? 'first (fresh DATA_DIR)' : `warm ${i}`}: healthy in ${seconds(run.healthyMs)}, stopped in ${seconds(run.stopMs)} (load ${load})`,
+        `${i === 0 ? 'first (fresh DATA_DIR)' : `warm ${i}`}: healthy in ${seconds(run.healthyMs)} (CPU of npm and node ${seconds(run.cpuMs)}), stopped in ${seconds(run.stopMs)} (load ${load})`,
       );
       if (VERBOSE || i <= 1) for (const l of run.lines) say(`    ${l}`);
       if (i > 0) runs.push(run);
@@ -99,6 +121,7 @@ async function main() {
     const h = runs.map((r) => r.healthyMs);
     say(
       `warm start to healthy: median ${seconds(median(h))} (min ${seconds(Math.min(...h))}, max ${seconds(Math.max(...h))}, ${runs.length} runs); ` +
+        `CPU median ${seconds(median(runs.map((r) => r.cpuMs)))}; ` +
         `stop median ${seconds(median(runs.map((r) => r.stopMs)))}; load average now ${os
           .loadavg()
           .map((l) => l.toFixed(1))
