@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { requireFreePort, startProcess, stopLeftover, waitUntilReady } from './child-process';
@@ -30,6 +31,18 @@ export async function registerSearchAttributes(cluster: string | Connection, nam
   } finally {
     if (connection !== cluster) await connection.close();
   }
+}
+
+/** Whether something accepts TCP connections on this loopback port. */
+function portAccepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 export async function temporalAnswers(address: string, namespace = 'default'): Promise<boolean> {
@@ -109,6 +122,8 @@ export async function startTemporalDevServer(opts: {
     pidFile,
   });
   const address = `127.0.0.1:${opts.port}`;
-  await waitUntilReady(proc, () => temporalAnswers(address, opts.namespace), 120_000);
+  // Until the port accepts a connection, a plain TCP connect says so for a fraction of what a gRPC
+  // client costs to set up; the readiness poll is frequent.
+  await waitUntilReady(proc, async () => (await portAccepts(opts.port)) && temporalAnswers(address, opts.namespace), 120_000);
   return { address, uiUrl: `http://127.0.0.1:${opts.uiPort}`, stop: () => proc.stop() };
 }
