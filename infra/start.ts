@@ -50,7 +50,6 @@ async function main() {
   progress(`data directory: ${config.DATA_DIR} (environment: ${config.SERVICE_ENVIRONMENT})`);
   // With tracing, the worker bundles at start itself: its interceptors must be in the bundle.
   const bundle = config.RUN_WORKER && !config.OTEL_EXPORTER_OTLP_ENDPOINT ? bundleWorkflows() : undefined;
-  bundle?.catch(() => undefined); // awaited by the worker's step; a failure stops the start there
   const stack = await startStack(config);
   const running: { services?: Services; worker?: RunningWorker; app?: App } = {};
   // Ctrl-C stops in order, within 10 s: stop accepting and drain requests, shut the worker down,
@@ -140,12 +139,21 @@ async function main() {
   }
 }
 
-/** The workflow bundle, reused from the cache while its sources are unchanged (infra/workflow-bundle.ts). */
-async function bundleWorkflows(): Promise<{ path: string }> {
+/**
+ * The workflow bundle, reused from the cache while its sources are unchanged (infra/workflow-bundle.ts).
+ * Undefined when that fails (a cache folder we may not write, a workflow that does not compile):
+ * the worker then bundles at start as it did before the cache, and reports any error itself.
+ */
+async function bundleWorkflows(): Promise<{ path: string } | undefined> {
   const started = Date.now();
-  const b = await workflowBundle(WORKFLOWS_PATH);
-  progress(b.cached ? 'workflows: bundle unchanged, reused' : `workflows: bundled in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  return b;
+  try {
+    const b = await workflowBundle(WORKFLOWS_PATH);
+    progress(b.cached ? 'workflows: bundle unchanged, reused' : `workflows: bundled in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return b;
+  } catch (err) {
+    progress(`workflows: no cached bundle (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); the worker bundles them`);
+    return undefined;
+  }
 }
 
 main().catch((err) => {
