@@ -162,6 +162,9 @@ export async function waitUntilReady(proc: ManagedProcess, probe: () => Promise<
   }
 }
 
+/** Probes are a local connect and one request: cheap enough to repeat often, so readiness is seen at once. */
+const READY_POLL_MS = 50;
+
 async function pollUntilReady(proc: ManagedProcess, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
   let exitCode: number | null = null;
@@ -172,7 +175,7 @@ async function pollUntilReady(proc: ManagedProcess, probe: () => Promise<boolean
     if (exitCode !== null)
       throw new Error(`${proc.name} exited with code ${exitCode} during start-up; ${proc.logFile} ends with:\n${logTail(proc.logFile)}`);
     if (await probe().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, READY_POLL_MS));
   }
   throw new Error(`${proc.name} did not become ready within ${timeoutMs / 1000} s; see ${proc.logFile}`);
 }

@@ -37,10 +37,13 @@ export const VERSITYGW: GoBinary = {
   overrideVar: 'VERSITYGW_BIN',
 };
 
-function cacheRoot(): string {
+/** A folder of ours in the user's cache (`~/.cache/offer-marketplace/<name>`), outside any clone. */
+export function cacheDir(name: string): string {
   const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return path.join(base, 'offer-marketplace', 'bin');
+  return path.join(base, 'offer-marketplace', name);
 }
+
+const cacheRoot = () => cacheDir('bin');
 
 function onPath(name: string): string | undefined {
   const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });

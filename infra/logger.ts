@@ -13,7 +13,11 @@ export function createLogger(level: string, opts: { name?: string; fd?: 1 | 2 } 
   );
 }
 
-/** Human-readable start-up progress on stderr, so it never mixes with JSON logs or admin CLI output. */
+/**
+ * Human-readable start-up progress on stderr, so it never mixes with JSON logs or admin CLI output.
+ * Each line carries the seconds since this process started (`[stack 2.41s] postgres: ready`), so a
+ * slow step shows itself.
+ */
 export function progress(message: string): void {
-  process.stderr.write(`[stack] ${message}\n`);
+  process.stderr.write(`[stack ${(performance.now() / 1000).toFixed(2)}s] ${message}\n`);
 }

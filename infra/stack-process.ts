@@ -16,7 +16,7 @@ export interface StackProcess {
 }
 
 /**
- * The real stack in a child process, started exactly as `npm start` starts it (same entry point)
+ * The real stack in a child process, started exactly as `npm start` starts it (infra/launch.cjs)
  * but on free ports, in a fresh temporary DATA_DIR, without API and worker: for the test suite and
  * the benchmarks, which run their own API and workers so they can restart them.
  */
@@ -36,7 +36,7 @@ export async function startStackProcess(opts: { prefix: string; onProgress?: (li
   };
   const logPath = path.join(dataDir, 'stack-process.log');
   const log = fs.openSync(logPath, 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'infra', 'start.ts')], {
+  const child = spawn(process.execPath, [path.join(ROOT, 'infra', 'launch.cjs')], {
     cwd: ROOT,
     env,
     stdio: ['ignore', log, 'pipe'],

@@ -1,15 +1,17 @@
 import closeWithGrace from 'close-with-grace';
 import { buildApp, buildWorkerProbeApp } from '../api/app';
-import { startWorker, type RunningWorker } from '../worker/main';
+import { startWorker, WORKFLOWS_PATH, type RunningWorker } from '../worker/main';
 import { loadConfigOrExit, type Config } from './config';
 import { migrateToLatest } from './db/migrate';
 import { claimEnvironment } from '../services/deployment';
 import { checkCallbackSecretKey } from '../services/callbacks';
+import { zipcodes } from '../store/geocode';
 import { createLogger, progress } from './logger';
 import { ensureBucket } from './object-store';
 import { connectServices, type Services } from './services';
 import { startStack, writeStackFile, type Stack } from './stack';
 import { registerSearchAttributes } from './temporal';
+import { workflowBundle } from './workflow-bundle';
 
 type App = Awaited<ReturnType<typeof buildApp>>;
 
@@ -23,6 +25,8 @@ const localUrl = (cfg: Readonly<Config>) => `http://${cfg.HOST === '0.0.0.0' ? '
 const DRAIN_MS = 2_000;
 const WORKER_MS = 4_000;
 const CLOSE_MS = 1_000;
+/** When the postal-code data loads after the start (see below). */
+const GEODATA_DELAY_MS = 10_000;
 
 async function within(ms: number, step: Promise<unknown> | undefined): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -31,14 +35,24 @@ async function within(ms: number, step: Promise<unknown> | undefined): Promise<v
   );
 }
 
+/** The first of these that failed, in their order, once all of them have ended. */
+async function allOrFirstError(steps: Array<Promise<unknown> | undefined>): Promise<void> {
+  const failed = (await Promise.allSettled(steps)).find((r) => r.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+}
+
 /**
  * `npm start`: the stores (embedded or configured), migrations, the Temporal worker and the API,
- * in that order; Ctrl-C stops them all in reverse.
+ * in that order; Ctrl-C stops them all in reverse. Steps that need different things run side by
+ * side: the three servers start together while the workflows are bundled (or found unchanged),
+ * and the checks of each backend run together while the API's routes are built.
  */
 async function main() {
   const config = loadConfigOrExit();
   const log = createLogger(config.LOG_LEVEL);
   progress(`data directory: ${config.DATA_DIR} (environment: ${config.SERVICE_ENVIRONMENT})`);
+  // With tracing, the worker bundles at start itself: its interceptors must be in the bundle.
+  const bundle = config.RUN_WORKER && !config.OTEL_EXPORTER_OTLP_ENDPOINT ? bundleWorkflows() : undefined;
   const stack = await startStack(config);
   const running: { services?: Services; worker?: RunningWorker; app?: App } = {};
   // Ctrl-C stops in order, within 10 s: stop accepting and drain requests, shut the worker down,
@@ -79,16 +93,29 @@ async function main() {
   }
   if (stack.endpoints.temporalUiUrl) progress(`temporal web UI: ${stack.endpoints.temporalUiUrl}`);
   progress('ready; Ctrl-C stops everything');
+  // The postal-code data (store/geocode.ts) loads a little after the start rather than in the first
+  // request that geocodes; not at once, where it would hold up the first requests, /health too.
+  setTimeout(() => zipcodes(), GEODATA_DELAY_MS).unref();
 
   async function bringUp(cfg: Readonly<Config>, s: Stack, r: typeof running) {
     const services = (r.services = await connectServices(cfg, s.endpoints, log));
-    progress('migrations: applying…');
-    const applied = await migrateToLatest(services.db);
-    progress(`migrations: ${applied.length ? `applied ${applied.join(', ')}` : 'schema up to date'}`);
-    await claimEnvironment(services, cfg.SERVICE_ENVIRONMENT); // sandbox and production never share a database
-    await checkCallbackSecretKey(services); // encrypted signing secrets need their key (docs/security.md)
-    await ensureBucket(services.store, cfg.S3_REGION);
-    await registerSearchAttributes(s.endpoints.temporalAddress, s.endpoints.temporalNamespace);
+    const schema = async () => {
+      progress('migrations: applying…');
+      const applied = await migrateToLatest(services.db);
+      progress(`migrations: ${applied.length ? `applied ${applied.join(', ')}` : 'schema up to date'}`);
+      await claimEnvironment(services, cfg.SERVICE_ENVIRONMENT); // sandbox and production never share a database
+      await checkCallbackSecretKey(services); // encrypted signing secrets need their key (docs/security.md)
+    };
+    const api = async () => {
+      if (cfg.RUN_API) r.app = await buildApp(services); // routes and schemas only: nothing listens yet
+    };
+    await allOrFirstError([
+      schema(),
+      ensureBucket(services.store, cfg.S3_REGION),
+      registerSearchAttributes(services.temporalConnection, s.endpoints.temporalNamespace),
+      api(),
+    ]);
+    progress('checks: schema, environment, callback key, bucket and search attributes in place');
     writeStackFile(cfg.DATA_DIR, s.endpoints);
     if (cfg.RUN_WORKER) {
       progress(`worker: starting on task queue ${cfg.TEMPORAL_TASK_QUEUE}…`);
@@ -96,6 +123,7 @@ async function main() {
         deps: services,
         endpoints: s.endpoints,
         taskQueue: cfg.TEMPORAL_TASK_QUEUE,
+        workflowBundlePath: (await bundle)?.path,
         tracing: services.tracing,
       });
       r.worker.done.catch((e) => {
@@ -104,8 +132,8 @@ async function main() {
       });
       progress('worker: running');
     }
-    if (cfg.RUN_API) {
-      r.app = await buildApp(services);
+    // The API answers only once the worker that carries out its requests runs.
+    if (r.app) {
       await r.app.listen({ port: cfg.PORT, host: cfg.HOST });
       progress(`api: ${localUrl(cfg)} (/submission/beta, /distribution/beta, /health)`);
     } else if (cfg.RUN_WORKER) {
@@ -114,6 +142,23 @@ async function main() {
       await r.app.listen({ port: cfg.PORT, host: cfg.HOST });
       progress(`metrics: ${localUrl(cfg)}/metrics and /health (worker-only process, no API routes)`);
     }
+  }
+}
+
+/**
+ * The workflow bundle, reused from the cache while its sources are unchanged (infra/workflow-bundle.ts).
+ * Undefined when that fails (a cache folder we may not write, a workflow that does not compile):
+ * the worker then bundles at start as it did before the cache, and reports any error itself.
+ */
+async function bundleWorkflows(): Promise<{ path: string } | undefined> {
+  const started = Date.now();
+  try {
+    const b = await workflowBundle(WORKFLOWS_PATH);
+    progress(b.cached ? 'workflows: bundle unchanged, reused' : `workflows: bundled in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return b;
+  } catch (err) {
+    progress(`workflows: no cached bundle (${err instanceof Error ? err.message.split('\n')[0] : String(err)}); the worker bundles them`);
+    return undefined;
   }
 }
 

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { requireFreePort, startProcess, stopLeftover, waitUntilReady } from './child-process';
@@ -16,8 +17,9 @@ import { OFFER_SEARCH_ATTRIBUTES } from '../workflows/shared/search-attributes';
  * Registers the workflows' search attributes on any cluster (idempotent), so operators can
  * filter with `temporal workflow list --query "OfferStatus='pending'"`.
  */
-export async function registerSearchAttributes(address: string, namespace: string): Promise<void> {
-  const connection = await Connection.connect({ address });
+export async function registerSearchAttributes(cluster: string | Connection, namespace: string): Promise<void> {
+  // An open connection is used as is (npm start has one already); an address gets its own.
+  const connection = typeof cluster === 'string' ? await Connection.connect({ address: cluster }) : cluster;
   try {
     const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
     const missing = OFFER_SEARCH_ATTRIBUTES.filter((k) => !customAttributes?.[k.name]);
@@ -27,8 +29,20 @@ export async function registerSearchAttributes(address: string, namespace: strin
       searchAttributes: Object.fromEntries(missing.map((k) => [k.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
     });
   } finally {
-    await connection.close();
+    if (connection !== cluster) await connection.close();
   }
+}
+
+/** Whether something accepts TCP connections on this loopback port. */
+function portAccepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 export async function temporalAnswers(address: string, namespace = 'default'): Promise<boolean> {
@@ -108,6 +122,8 @@ export async function startTemporalDevServer(opts: {
     pidFile,
   });
   const address = `127.0.0.1:${opts.port}`;
-  await waitUntilReady(proc, () => temporalAnswers(address, opts.namespace), 120_000);
+  // Until the port accepts a connection, a plain TCP connect says so for a fraction of what a gRPC
+  // client costs to set up; the readiness poll is frequent.
+  await waitUntilReady(proc, async () => (await portAccepts(opts.port)) && temporalAnswers(address, opts.namespace), 120_000);
   return { address, uiUrl: `http://127.0.0.1:${opts.uiPort}`, stop: () => proc.stop() };
 }

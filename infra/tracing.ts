@@ -1,7 +1,8 @@
 import { context, propagation, trace } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { NodeSDK, resources, tracing as sdkTracing } from '@opentelemetry/sdk-node';
-import { OpenTelemetryPlugin, OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
+import type * as OtlpHttp from '@opentelemetry/exporter-trace-otlp-http';
+import type * as OtelSdk from '@opentelemetry/sdk-node';
+import type * as TemporalOtel from '@temporalio/interceptors-opentelemetry';
+import type { OpenTelemetryPlugin, OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { Config } from './config';
 
 /**
@@ -33,6 +34,13 @@ export function startTracing(config: Pick<Config, 'OTEL_EXPORTER_OTLP_ENDPOINT' 
     current.users++;
     return current.tracing;
   }
+  // Loaded here, not at the top: the SDK and exporter cost about half a second of CPU to load,
+  // which every start without tracing (the default) would pay for nothing.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttp;
+  const { NodeSDK, resources, tracing: sdkTracing } = require('@opentelemetry/sdk-node') as typeof OtelSdk;
+  const temporalOtel = require('@temporalio/interceptors-opentelemetry') as typeof TemporalOtel;
+  /* eslint-enable @typescript-eslint/no-require-imports */
   // OTLP over HTTP with JSON bodies; the base URL gets the signal's path, as the variable's convention says.
   const exporter = new OTLPTraceExporter({ url: `${config.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` });
   const spanProcessor = new sdkTracing.BatchSpanProcessor(exporter);
@@ -42,8 +50,8 @@ export function startTracing(config: Pick<Config, 'OTEL_EXPORTER_OTLP_ENDPOINT' 
   const sdk = new NodeSDK({ resource, spanProcessors: [spanProcessor], instrumentations: [], autoDetectResources: false });
   sdk.start();
   const tracing: Tracing = {
-    workerPlugin: new OpenTelemetryPlugin({ resource, spanProcessor }),
-    clientInterceptor: new OpenTelemetryWorkflowClientInterceptor(),
+    workerPlugin: new temporalOtel.OpenTelemetryPlugin({ resource, spanProcessor }),
+    clientInterceptor: new temporalOtel.OpenTelemetryWorkflowClientInterceptor(),
     flush: () => spanProcessor.forceFlush(),
     async shutdown() {
       if (!current || --current.users > 0) return;

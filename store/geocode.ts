@@ -1,6 +1,16 @@
-import zipcodes from 'zipcodes';
+import type Zipcodes from 'zipcodes';
 import type { RedemptionLocation } from '../domain/offer';
 import type { Coordinates } from '../domain/offer-search';
+
+let data: typeof Zipcodes | undefined;
+/**
+ * The `zipcodes` data, loaded on first use: loading it costs about half a second of CPU, which
+ * `npm start` would otherwise spend before it answers (it calls this right after it is ready).
+ */
+export function zipcodes(): typeof Zipcodes {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (data ??= require('zipcodes') as typeof Zipcodes);
+}
 
 /** The countries the `zipcodes` data covers, as it names them. */
 const DATA_COUNTRY: Record<string, string> = { US: 'US', CA: 'Canada' };
@@ -11,7 +21,7 @@ const DATA_COUNTRY: Record<string, string> = { US: 'US', CA: 'Canada' };
  */
 export function geocodePostalCode(postalCode: string, countryCode?: string): Coordinates | undefined {
   const code = postalCode.trim().toUpperCase();
-  const hit = zipcodes.lookup(
+  const hit = zipcodes().lookup(
     /^\d{5}-\d{4}$/.test(code) ? code.slice(0, 5) : code.length === 6 && /^[A-Z]\d[A-Z]/.test(code) ? code.slice(0, 3) : code,
   );
   if (!hit || (countryCode && hit.country !== DATA_COUNTRY[countryCode])) return undefined;
@@ -30,7 +40,7 @@ export function geocodeLocation(loc: RedemptionLocation): Coordinates | undefine
     if (byCode) return byCode;
   }
   if (loc.city && loc.state_code) {
-    const [byName] = zipcodes.lookupByName(loc.city, loc.state_code);
+    const [byName] = zipcodes().lookupByName(loc.city, loc.state_code);
     if (byName) return { latitude: byName.latitude, longitude: byName.longitude };
   }
   return undefined;

@@ -55,6 +55,9 @@ const WORKER_TUNING = {
   maxCachedWorkflows: 500,
 } as const;
 
+/** The module whose exported functions are the workflows (bundled with webpack for the worker's sandbox). */
+export const WORKFLOWS_PATH = path.join(__dirname, '..', 'workflows', 'index.ts');
+
 export interface RunningWorker {
   worker: Worker;
   /** Resolves when the worker has stopped (after shutdown()). */
@@ -89,7 +92,7 @@ export async function startWorker(opts: {
     // them) is not used then: the workflows are bundled at start instead.
     ...(opts.workflowBundlePath && !opts.tracing
       ? { workflowBundle: { codePath: opts.workflowBundlePath } }
-      : { workflowsPath: path.join(__dirname, '..', 'workflows', 'index.ts') }),
+      : { workflowsPath: WORKFLOWS_PATH }),
     // A graceful stop lets running activities finish for this long before they are cancelled (they
     // are idempotent and retried); `npm start` must stop within 10 s in all (docs/decisions.md).
     shutdownGraceTime: '3s',

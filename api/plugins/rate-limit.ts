@@ -1,6 +1,6 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { hashApiKey } from '../../services/api-clients';
 import { ApiError } from '../errors';
 import { API_KEY_HEADER } from './auth';
@@ -50,7 +50,10 @@ export async function rateLimitPlugin(app: FastifyInstance, opts: { perSecond: n
 
 /** One connection per interface scope; closed with the app. Commands fail fast while Redis is away. */
 function connectRedis(app: FastifyInstance, url: string): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: 1000 });
+  // Loaded only when REDIS_URL is set, so a start without it does not pay for loading ioredis.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Redis: RedisClient } = require('ioredis') as typeof import('ioredis');
+  const redis = new RedisClient(url, { maxRetriesPerRequest: 1, connectTimeout: 2000, commandTimeout: 1000 });
   let lastError = '';
   redis.on('error', (err: Error) => {
     // ioredis repeats the error on every reconnect attempt: log each new one once.

@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Db } from '../../store/db';
 import * as m0001 from './migrations/2026_11_22_0001_api_clients_and_categories';
 import * as m0002 from './migrations/2026_11_22_0002_offers';
@@ -42,8 +42,25 @@ const MIGRATIONS: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
-/** Brings the schema to the latest version; Kysely's migration lock makes concurrent starts safe. */
+/** The migrations recorded as applied, or undefined before Kysely's table exists (a new database). */
+async function appliedMigrations(db: Db): Promise<Set<string> | undefined> {
+  try {
+    const { rows } = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+    return new Set(rows.map((r) => r.name));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Brings the schema to the latest version; Kysely's migration lock makes concurrent starts safe.
+ * A schema already at exactly this list (the usual start) is recognised by one query; anything
+ * else, including a database that knows migrations this code does not, goes through the migrator.
+ */
 export async function migrateToLatest(db: Db): Promise<string[]> {
+  const applied = await appliedMigrations(db);
+  const names = Object.keys(MIGRATIONS);
+  if (applied && applied.size === names.length && names.every((n) => applied.has(n))) return [];
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');

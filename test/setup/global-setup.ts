@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { stackEnv, startStackProcess } from '../../infra/stack-process';
+import { workflowBundle } from '../../infra/workflow-bundle';
 
 /**
  * Brings up the real stack for the suite exactly as `npm start` does, on its own ports and in a
@@ -14,15 +14,11 @@ export default async function globalSetup(): Promise<void> {
     onProgress: (line) => /building|built|failed/.test(line) && process.stderr.write(`${line}\n`),
   });
   Object.assign(process.env, stackEnv(stack), { TEST_STACK_PID: String(stack.pid) });
-  // One workflow bundle for the whole suite: bundling per test file would cost seconds each.
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: path.join(__dirname, '..', '..', 'workflows', 'index.ts'),
-    logger: quietLogger,
-  });
+  // One workflow bundle for the whole suite: bundling per test file would cost seconds each. It is
+  // the one `npm start` caches (rebuilt only when a workflow's sources changed), copied so that a
+  // start that rebuilds it meanwhile does not change it under the suite.
+  const bundle = await workflowBundle(path.join(__dirname, '..', '..', 'workflows', 'index.ts'));
   const bundlePath = path.join(stack.dataDir, 'workflow-bundle.js');
-  fs.writeFileSync(bundlePath, code);
+  fs.copyFileSync(bundle.path, bundlePath);
   process.env.WORKFLOW_BUNDLE_PATH = bundlePath;
 }
-
-const noop = () => undefined;
-const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: (m: string) => console.error(m) };
