@@ -55,10 +55,11 @@ async function main() {
     });
     const services = await connectServices(config, stack.endpoints, createLogger('silent'));
     stops.push(() => services.close());
-    // The worker in a process of its own, as production runs it: it does not share the API's (and
-    // the load generator's) event loop. BENCH_WORKER=inline runs it inside this process instead.
+    // The worker in this process, as `npm start` runs it (orders start eagerly); BENCH_WORKER=separate
+    // puts it in a process of its own, as the production layout does (docs/deployment.md), where
+    // it does not share the API's (and the load generator's) event loop and orders cannot start eagerly.
     let workerPid: number | undefined;
-    const inline = process.env.BENCH_WORKER === 'inline';
+    const inline = process.env.BENCH_WORKER !== 'separate';
     if (inline) {
       const worker = await startWorker({ deps: services, endpoints: stack.endpoints, taskQueue: config.TEMPORAL_TASK_QUEUE });
       stops.push(() => worker.shutdown());
@@ -402,7 +403,7 @@ function writeResults(results: Record<string, unknown>, save: boolean) {
   if (levels.some(([, o]) => o.eager_gain))
     lines.push(
       '',
-      'The worker ran in the API process (`BENCH_WORKER=inline`): orders started eagerly, and each level ran again with eager start off (Update-with-Start).',
+      'The worker ran in the API process, as `npm start` runs it: orders started eagerly, and each level ran again with eager start off (Update-with-Start).',
       '',
       ...levels
         .filter(([, o]) => o.eager_gain)
