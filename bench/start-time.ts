@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { removeDataDir } from '../infra/data-dir';
 import { freePort } from '../infra/free-port';
 
 /*
@@ -128,9 +129,7 @@ async function main() {
           .join(' ')}`,
     );
   } finally {
-    const pg = path.join(dataDir, 'postgres');
-    if (fs.lstatSync(pg, { throwIfNoEntry: false })?.isSymbolicLink()) fs.rmSync(fs.realpathSync(pg), { recursive: true, force: true });
-    fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
+    removeDataDir(dataDir);
   }
 }
 

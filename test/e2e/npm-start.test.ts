@@ -134,6 +134,7 @@ describe('npm start', () => {
     'runs as root in a DATA_DIR inside a private folder',
     async () => {
       const dataDir = path.join(newDataDir(0o700), 'data');
+      dirs.unshift(dataDir); // removed before its parent, so its cluster elsewhere goes too
       const env = await envFor(dataDir);
       const s = await start(env);
       try {
