@@ -8,7 +8,7 @@ import type { Location } from '../../../domain/location';
 import { IdParam } from '../../../schemas/common';
 import { CUSTOMER_VOUCHER_PATH } from '../../../schemas/voucher';
 import { rateLimitPlugin } from '../../plugins/rate-limit';
-import { html, SafeHtml } from '../ops/html';
+import { html, htmlDocument, SafeHtml } from '../ops/html';
 
 /*
  * The customer's voucher page (print_url): no API key, the unguessable page token in the address
@@ -66,19 +66,11 @@ export function customerVoucherPage(v: CustomerVoucher): string {
   const usable = state.key === 'acquired';
   const code128 = usable ? barcodeSvg('code128', v.barcode) : null;
   const qr = usable ? barcodeSvg('qrcode', v.redemption_code) : null;
-  return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex" />
-        <title>Voucher: ${v.title}</title>
-        <style>
-          ${new SafeHtml(STYLE)}
-        </style>
-      </head>
-      <body>
-        <main>
+  return htmlDocument({
+    title: `Voucher: ${v.title}`,
+    style: STYLE,
+    meta: { robots: 'noindex' },
+    body: html`<main>
           <h1>${v.title}</h1>
           <div class="muted">${v.advertiser_name} · for ${v.customer_name}</div>
           <div class="status status-${state.key}">${state.text}</div>
@@ -105,9 +97,8 @@ export function customerVoucherPage(v: CustomerVoucher): string {
               : ''
           }
           ${v.fine_print ? html`<h2>Fine print</h2><p class="fine">${v.fine_print}</p>` : ''}
-        </main>
-      </body>
-    </html>`.value;
+        </main>`,
+  });
 }
 
 const Params = z.object({ token: IdParam });

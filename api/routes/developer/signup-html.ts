@@ -1,6 +1,6 @@
 import type { ServiceEnvironment } from '../../../domain/environment';
 import type { SignupView } from '../../../schemas/developer-signup';
-import { html, SafeHtml } from '../ops/html';
+import { html, htmlDocument, SafeHtml } from '../ops/html';
 
 /*
  * The sign-up page's HTML: the form, the keys once signed up, and the refusals. Server-rendered,
@@ -21,20 +21,7 @@ const STYLE = `
 `;
 
 function frame(title: string, body: SafeHtml): string {
-  return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${title} · Offer marketplace sandbox</title>
-        <style>
-          ${new SafeHtml(STYLE)}
-        </style>
-      </head>
-      <body>
-        <main>${body}</main>
-      </body>
-    </html>`.value;
+  return htmlDocument({ title: `${title} · Offer marketplace sandbox`, style: STYLE, body: html`<main>${body}</main>` });
 }
 
 /** The sign-up form, with what was typed and why it was refused when it was. */

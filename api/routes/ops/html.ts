@@ -68,25 +68,39 @@ const STYLE = `
   .muted { color: #5b6475; } nav.pages { margin-top: 1rem; display: flex; gap: 1rem; }
 `;
 
-/** The page frame: every console page is one of these. */
-export function page(title: string, body: SafeHtml, operator?: string): string {
+/**
+ * A whole server-rendered page: the head every page of ours shares (charset, viewport), the
+ * page's own meta tags and style, and its body. The console, the customer's voucher page and the
+ * developer sign-up page are each one of these.
+ */
+export function htmlDocument(d: { title: string; style: string; meta?: Record<string, string>; body: SafeHtml }): string {
   return html`<!doctype html>
     <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="same-origin" />
-        <title>${title} · Review console</title>
+        ${Object.entries(d.meta ?? {}).map(([name, content]) => html`<meta name="${name}" content="${content}" />`)}
+        <title>${d.title}</title>
         <style>
-          ${new SafeHtml(STYLE)}
+          ${new SafeHtml(d.style)}
         </style>
       </head>
       <body>
-        <header>
-          <a href="/ops">Review console</a><span class="muted">offers waiting for review</span>
-          ${operator ? html`<span class="operator" data-testid="operator">signed in as ${operator}</span>` : ''}
-        </header>
-        <main>${body}</main>
+        ${d.body}
       </body>
-    </html> `.value;
+    </html>`.value;
+}
+
+/** The page frame: every console page is one of these. */
+export function page(title: string, body: SafeHtml, operator?: string): string {
+  return htmlDocument({
+    title: `${title} · Review console`,
+    style: STYLE,
+    meta: { referrer: 'same-origin' },
+    body: html`<header>
+        <a href="/ops">Review console</a><span class="muted">offers waiting for review</span>
+        ${operator ? html`<span class="operator" data-testid="operator">signed in as ${operator}</span>` : ''}
+      </header>
+      <main>${body}</main>`,
+  });
 }
