@@ -7,11 +7,10 @@ import {
   type WorkflowHandle,
   type WorkflowStartOptions,
 } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import type { ServiceDeps } from './deps';
-import { updateFailure, withinDeadline } from './workflow-outcomes';
+import { refusalCarried, updateFailure, withinDeadline } from './workflow-outcomes';
 import type { Page, Paged } from '../domain/paging';
-import { conflict, Failure, notFound, refusalFailure, type Refused } from '../domain/failures';
+import { conflict, Failure, notFound, refusalFailure } from '../domain/failures';
 import { requireActiveAccount } from '../domain/account-lifecycle';
 import { findAccount } from '../store/accounts';
 import { derivedId } from '../store/ids';
@@ -177,11 +176,9 @@ async function placedByUpdate(handle: WorkflowHandle<OrderFulfilmentWorkflow>): 
     const { orderId } = await handle.result();
     return { ok: true, orderId, issued: 0 };
   } catch (err) {
-    // A refused order fails with its refusal as the failure's details (workflows/order-fulfilment.ts).
-    if (err instanceof WorkflowFailedError && err.cause instanceof ApplicationFailure) {
-      const refusal = err.cause.details?.[0] as Refused | undefined;
-      if (refusal?.ok === false) return refusal;
-    }
+    // A refused order's workflow fails with its refusal.
+    const refusal = err instanceof WorkflowFailedError ? refusalCarried(err.cause) : undefined;
+    if (refusal) return refusal;
     throw err;
   }
 }

@@ -3,14 +3,24 @@ import { ApplicationFailure } from '@temporalio/common';
 import { Failure, refusalFailure, type Refused } from '../domain/failures';
 
 /**
+ * The refusal a workflow failed an Update, or itself, with: our workflows put it in the
+ * ApplicationFailure's details (workflows/order-fulfilment.ts). Undefined for any other failure.
+ */
+export function refusalCarried(cause: unknown): Refused | undefined {
+  if (!(cause instanceof ApplicationFailure)) return undefined;
+  const refusal = cause.details?.[0] as Refused | undefined;
+  return refusal?.ok === false ? refusal : undefined;
+}
+
+/**
  * Maps a failed workflow Update: a refusal carried in the ApplicationFailure's details keeps its
  * code; a validator's refusal is invalid_state_transition; a workflow that has ended can no longer
  * take the change (`ended` says what the client can do instead).
  */
 export function updateFailure(err: unknown, ended: string): unknown {
   if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
-    const refusal = err.cause.details?.[0] as Refused | undefined;
-    if (refusal && refusal.ok === false) return refusalFailure(refusal);
+    const refusal = refusalCarried(err.cause);
+    if (refusal) return refusalFailure(refusal);
     return new Failure('invalid_state_transition', err.cause.message);
   }
   if (err instanceof WorkflowNotFoundError) return new Failure('invalid_state_transition', ended);
