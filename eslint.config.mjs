@@ -1,10 +1,11 @@
 // The floor plan (docs/architecture.md), enforced: each folder may import only what lies below it.
 //
-//   api/ (routes, plugins, ops console), infra/admin/ (CLI)
-//     → services/ (application rules)
-//         → workflows/*-messages.ts and workflows/shared/ (contracts), store/ (data layer), schemas/
-//   activities/ → store/, schemas/, contracts        workflows/ → contracts, types of activities
-//   schemas/ → types of store/        store/ → domain/        domain/ → nothing of ours
+//   main/ (composition: start, wiring, admin CLI; nothing imports it)
+//     → api/ (routes, plugins, ops console), worker/, devstack/ (local servers)
+//   api/, main/admin/commands → services/ (application rules)
+//     → workflows/*-messages.ts and workflows/shared/ (contracts), store/ (data layer), schemas/
+//   worker/ → activities/ → store/, schemas/, contracts        workflows/ → contracts, types of activities
+//   schemas/ → types of store/        store/ → platform/ → domain/        domain/ → nothing of ours
 import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
@@ -51,7 +52,7 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.mjs', 'infra/*.cjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: { allowDefaultProject: ['*.mjs', 'main/*.cjs'] }, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -67,7 +68,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['store/**/*.ts', 'infra/db/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    files: ['store/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     rules: { 'no-restricted-syntax': ['error', WORKFLOW_NAME_LITERAL] },
   },
   { files: ['workflows/*-messages.ts'], rules: { 'no-restricted-syntax': 'off' } },
@@ -81,12 +82,23 @@ export default tseslint.config(
     },
   },
   {
+    files: ['platform/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrict(
+        layer(
+          ['api', 'services', 'activities', 'workflows', 'schemas', 'store', 'worker', 'devstack', 'main'],
+          'platform/ holds the adapters every layer may use: it imports domain/ and itself only.',
+        ),
+      ),
+    },
+  },
+  {
     files: ['store/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': restrict(
         layer(
-          ['api', 'services', 'activities', 'workflows', 'schemas', 'infra', 'worker'],
-          'store/ is the data layer: it imports domain/ and itself only.',
+          ['api', 'services', 'activities', 'workflows', 'schemas', 'worker', 'devstack', 'main'],
+          'store/ is the data layer: it imports domain/, platform/ and itself only.',
         ),
       ),
     },
@@ -96,7 +108,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': restrict(
         layer(
-          ['api', 'services', 'activities', 'workflows', 'infra', 'worker'],
+          ['api', 'services', 'activities', 'workflows', 'worker', 'devstack', 'main'],
           'schemas/ describe resources: domain/ and the store’s row types only.',
         ),
         layerValues(['store'], 'schemas/ may read the store’s row types, never call it.'),
@@ -107,8 +119,10 @@ export default tseslint.config(
     files: ['services/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': restrict(
-        layer(['api', 'activities', 'worker'], 'services/ are below the API and the CLI: they never import them.'),
-        layerValues(['infra'], 'services/ get their dependencies passed in (types only from infra/).'),
+        layer(
+          ['api', 'activities', 'worker', 'devstack', 'main'],
+          'services/ are below the API and the CLI: they get their dependencies passed in.',
+        ),
         CONTRACTS_ONLY,
       ),
     },
@@ -117,7 +131,10 @@ export default tseslint.config(
     files: ['activities/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': restrict(
-        layer(['api', 'services', 'worker'], 'activities/ use the data layer (store/), never the API or its services.'),
+        layer(
+          ['api', 'services', 'worker', 'devstack', 'main'],
+          'activities/ use the data layer (store/) and platform/, never the API or its services.',
+        ),
         CONTRACTS_ONLY,
       ),
     },
@@ -127,7 +144,10 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': restrictWithoutNode(
         'Workflow code is deterministic and sandboxed: no Node built-ins.',
-        layer(['api', 'services', 'store', 'infra', 'worker'], 'Workflow code imports contracts, domain/ and activity types only.'),
+        layer(
+          ['api', 'services', 'store', 'platform', 'worker', 'devstack', 'main'],
+          'Workflow code imports contracts, domain/ and activity types only.',
+        ),
         layerValues(
           ['activities', 'schemas'],
           'Workflows import activity and schema types only (`import type`): their code runs in the worker.',
@@ -139,7 +159,10 @@ export default tseslint.config(
     files: ['api/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': restrict(
-        layer(['activities', 'worker'], 'The API reaches work through services/, never activities.'),
+        layer(
+          ['activities', 'worker', 'devstack', 'main'],
+          'The API reaches work through services/; of the platform it uses platform/ only.',
+        ),
         layerValues(['store'], 'Routes call services/; only row types come from store/.'),
         {
           ...CONTRACTS_ONLY,
@@ -151,29 +174,47 @@ export default tseslint.config(
     },
   },
   {
-    files: ['infra/admin/**/*.ts'],
+    files: ['worker/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': restrict(
-        layer(['api', 'activities', 'worker'], 'The admin CLI calls services/, as the API does.'),
-        layerValues(['store'], 'The admin CLI calls services/; only row types come from store/.'),
+        layer(
+          ['api', 'services', 'store', 'devstack', 'main'],
+          'worker/ runs activities/ and workflows/ on platform/; it is wired by main/.',
+        ),
+      ),
+    },
+  },
+  {
+    files: ['devstack/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrict(
+        layer(
+          ['api', 'services', 'activities', 'store', 'schemas', 'worker', 'main'],
+          'devstack/ starts the local servers: it uses platform/ (and workflow contracts for search attributes) only.',
+        ),
+        CONTRACTS_ONLY,
+      ),
+    },
+  },
+  {
+    files: ['main/admin/commands/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrict(
+        layer(['api', 'activities', 'worker', 'devstack'], 'Admin commands call services/, as the API does.'),
+        layerValues(['store'], 'Admin commands call services/; only row types come from store/.'),
         {
           ...CONTRACTS_ONLY,
           allowTypeImports: false,
           group: ['../../../workflows/*'],
-          message: 'The admin CLI reaches workflows through services/.',
+          message: 'Admin commands reach workflows through services/.',
         },
       ),
     },
   },
   {
-    // Plain CommonJS that Node runs as is (infra/launch.cjs, before any TypeScript loader).
+    // Plain CommonJS that Node runs as is (main/launch.cjs, before any TypeScript loader).
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: globals.node },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
-  },
-  {
-    // The CLI's composition root: it connects the stores the commands' services are given.
-    files: ['infra/admin/context.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': 'off' },
   },
 );

@@ -1,9 +1,11 @@
 import type { Client } from '@temporalio/client';
-import type { Config } from '../infra/config';
+import type { Config } from '../platform/config';
 import type { Db } from '../store/db';
-import type { LocalWorker } from '../infra/local-worker';
-import type { Logger } from '../infra/logger';
-import type { ObjectStore } from '../infra/object-store';
+import type { LocalWorker } from '../platform/local-worker';
+import type { PlacedAnswer } from '../workflows/order-fulfilment-messages';
+import type { Logger } from '../platform/logger';
+import type { BusinessMetrics } from '../platform/metrics';
+import type { ObjectStore } from '../platform/object-store';
 import type { OrderHooks } from '../store/orders';
 
 /** What activities may touch. Each factory narrows this with Pick<> to what it really uses. */
@@ -13,13 +15,15 @@ export interface ActivityDeps {
   store: ObjectStore;
   temporal: Client;
   log: Logger;
+  /** The business counters this process exposes on /metrics (platform/metrics.ts). */
+  metrics: BusinessMetrics;
   /**
    * Aborted when this process's worker starts shutting down, so long-running activities (the
    * callback outbox pump) return at once instead of holding the shutdown for its grace time.
    */
   stopping?: AbortSignal;
-  /** Where the placing activity tells an API in this same process that an order committed (infra/local-worker.ts). */
-  localWorker?: LocalWorker;
+  /** Where the placing activity tells an API in this same process that an order committed (platform/local-worker.ts). */
+  localWorker?: LocalWorker<PlacedAnswer>;
   /** Test seams only (e.g. pausing an order between its stock and its vouchers); never set in production. */
   orderHooks?: OrderHooks;
 }

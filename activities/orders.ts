@@ -1,4 +1,3 @@
-import { ordersPlaced, ordersRefused, vouchersIssued } from '../infra/metrics';
 import type { ActivityDeps } from './deps';
 import { cancelOrder, placeOrder, type OrderHooks } from '../store/orders';
 import { toOrder } from '../schemas/order';
@@ -12,7 +11,7 @@ import type { CancelOrderInput, PlacedAnswer, PlaceOrderInput } from '../workflo
 const ANSWER_MAX_VOUCHERS = 100;
 
 /** Activities of the order-fulfilment workflow; each is one idempotent transaction. */
-export function createOrderActivities(deps: Pick<ActivityDeps, 'db' | 'localWorker'> & { orderHooks?: OrderHooks }) {
+export function createOrderActivities(deps: Pick<ActivityDeps, 'db' | 'localWorker' | 'metrics'> & { orderHooks?: OrderHooks }) {
   /** The answer, and to an API of this same process waiting for it, at once (an eagerly started order). */
   const answer = (o: PlaceOrderInput, a: PlacedAnswer): PlacedAnswer => {
     deps.localWorker?.placed.notify(o.workflowId, a);
@@ -24,13 +23,10 @@ export function createOrderActivities(deps: Pick<ActivityDeps, 'db' | 'localWork
       // The refusal was decided (and its transaction rolled back) here; a retry of an already
       // placed order (issued 0) counts neither.
       if (!placed.ok) {
-        ordersRefused.inc({ reason: placed.code });
+        deps.metrics.orderRefused(placed.code);
         return answer(o, placed);
       }
-      if (placed.issued > 0) {
-        ordersPlaced.inc();
-        vouchersIssued.inc(placed.issued);
-      }
+      if (placed.issued > 0) deps.metrics.orderPlaced(placed.issued);
       const { order, ...rest } = placed;
       // The site's address is the request's (or PUBLIC_BASE_URL), known to the API only: print_url
       // travels as a path and the API makes it absolute (services/orders.ts).

@@ -83,11 +83,11 @@ export async function buildWorkerProbeApp(deps: ServiceDeps): Promise<FastifyIns
   return app;
 }
 
-/** Builds the whole HTTP API around its dependencies; never listens (infra/start.ts does). */
+/** Builds the whole HTTP API around its dependencies; never listens (main/start.ts does). */
 export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
   const app = createServer(deps);
   // A span per request, before any route exists (it wraps each handler as it is added); off
-  // unless an OTLP endpoint is configured (infra/tracing.ts).
+  // unless an OTLP endpoint is configured (platform/tracing.ts).
   if (deps.config.OTEL_EXPORTER_OTLP_ENDPOINT) await app.register(tracing);
   app.decorate('publicBaseUrl', deps.config.PUBLIC_BASE_URL);
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApiKey } from '../services/api-clients';
 import { setEndpoint } from '../store/callbacks';
 import { changeOfferStatus } from '../store/offers';
-import type { Services } from '../infra/services';
+import type { Services } from '../main/wiring';
 import { approvedOffer, dealInput } from './seed';
 
 /** What the summary reads (bench/run.ts): seconds from one offer change until every endpoint had it. */

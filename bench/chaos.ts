@@ -5,15 +5,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../api/app';
 import { createApiKey } from '../services/api-clients';
-import { loadConfig } from '../infra/config';
-import { migrateToLatest } from '../infra/db/migrate';
-import { freePort } from '../infra/free-port';
-import { createLogger } from '../infra/logger';
-import { startLocalMinio } from '../infra/minio';
-import { ensureBucket } from '../infra/object-store';
-import { startEmbeddedPostgres, type RunningPostgres } from '../infra/postgres';
-import { connectServices } from '../infra/services';
-import { registerSearchAttributes, startTemporalDevServer, type RunningTemporal } from '../infra/temporal';
+import { loadConfig } from '../platform/config';
+import { migrateToLatest } from '../store/migrate';
+import { freePort } from '../platform/free-port';
+import { createLogger } from '../platform/logger';
+import { startLocalMinio } from '../devstack/minio';
+import { ensureBucket } from '../platform/object-store';
+import { startEmbeddedPostgres, type RunningPostgres } from '../devstack/postgres';
+import { connectServices } from '../main/wiring';
+import { registerSearchAttributes, startTemporalDevServer, type RunningTemporal } from '../devstack/temporal';
 import { checkInvariants, type Outcome } from './chaos-invariants';
 import { chaosOfTheWholeStack } from './chaos-stack';
 import { approvedOffer, dealInput } from './seed';
@@ -132,7 +132,7 @@ async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promi
   const startBothProcess = () => {
     const dir = fs.mkdtempSync(path.join(dataDir, 'api-and-worker-'));
     bothOutput = '';
-    both = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'infra', 'start.ts')], {
+    both = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'main', 'start.ts')], {
       cwd: ROOT,
       env: { ...process.env, ...env, DATA_DIR: dir, HOST: '127.0.0.1', PORT: String(ports.both) },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -11,12 +11,12 @@ import { searchDistributionOffers } from '../store/distribution-search';
 import { offerSearch } from '../services/distribution-offers';
 import { DistributionOfferQuery } from '../schemas/distribution-offer';
 import { createApiKey } from '../services/api-clients';
-import { loadConfig } from '../infra/config';
-import { freePort } from '../infra/free-port';
-import type { LocalWorker } from '../infra/local-worker';
-import { createLogger } from '../infra/logger';
-import { connectServices } from '../infra/services';
-import { stackEnv, startStackProcess, stopStackProcess } from '../infra/stack-process';
+import { loadConfig } from '../platform/config';
+import { freePort } from '../platform/free-port';
+import type { LocalWorker } from '../platform/local-worker';
+import { createLogger } from '../platform/logger';
+import { connectServices } from '../main/wiring';
+import { stackEnv, startStackProcess, stopStackProcess } from '../devstack/stack-process';
 import { startWorker } from '../worker/main';
 import { benchCallbacksFanout, type CallbacksFanoutResult } from './callbacks-fanout';
 import { runLoad, runPaired, type LoadResult } from './load';
@@ -217,7 +217,7 @@ async function main() {
 }
 
 /** Runs `work` with this process's orders started through Update-with-Start, as if no worker ran here. */
-async function withoutEagerStart<T>(services: { localWorker?: LocalWorker }, work: () => Promise<T>): Promise<T> {
+async function withoutEagerStart<T, P>(services: { localWorker?: LocalWorker<P> }, work: () => Promise<T>): Promise<T> {
   const link = services.localWorker!;
   const { client, taskQueue } = link;
   link.client = undefined;

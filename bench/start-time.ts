@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { removeDataDir } from '../infra/data-dir';
-import { freePort } from '../infra/free-port';
+import { removeDataDir } from '../devstack/data-dir';
+import { freePort } from '../platform/free-port';
 
 /*
  * `npm run bench:start [-- --runs N]`: how long `npm start` takes until GET /health answers 200,

@@ -24,7 +24,7 @@ import type { ServiceDeps } from './deps';
 /**
  * Streams an upload's bytes into the object store under `key`, at most `maxBytes` of them, handing
  * the first `headBytes` to `inspect` (which returns the Content-Type or throws) before anything is
- * stored. The route builds it over the request's file part (infra/object-upload's putStreamBounded).
+ * stored. The route builds it over the request's file part (platform/object-upload's putStreamBounded).
  */
 export type PutUpload = (
   key: string,

@@ -13,7 +13,7 @@ import {
   type Resealed,
 } from '../store/callbacks';
 import type { ApiClient, CallbackEndpointRow } from '../store/database';
-import { keyId, openSecret, SecretKeyError, storedForm } from '../store/secret-box';
+import { keyId, openSecret, SecretKeyError, storedForm } from '../platform/secret-box';
 import { findOfferEvent } from '../store/offer-events';
 import { wakeCallbackLane } from '../workflows/callback-delivery-messages';
 import { revenueShares } from '../domain/money';
@@ -27,8 +27,8 @@ import type { ServiceDeps } from './deps';
  */
 
 /**
- * The URL check the worker's delivery activities apply too (activities/callbacks/url-safety.ts),
- * handed in by the composition root (infra/admin/context.ts): it resolves hosts, so it lives with
+ * The URL check the worker's delivery activities apply too (platform/url-safety.ts),
+ * handed in by the composition root (main/admin/context.ts): it resolves hosts, so it lives with
  * the HTTP client, not here.
  */
 export interface CallbackUrlCheck {

@@ -211,7 +211,7 @@ type Deps = Pick<ServiceDeps, 'db' | 'temporal' | 'config' | 'log' | 'store'>;
 /**
  * Loads the catalogue: creates the offers it lacks (with their image) and approves those still
  * pending, then waits until the review workflows have approved them (a worker must be running).
- * `putImage` stores an image's bytes the way the upload route stores a file (infra/object-upload).
+ * `putImage` stores an image's bytes the way the upload route stores a file (platform/object-upload).
  */
 export async function seedDemoCatalogue(deps: Deps, putImage: (image: Buffer) => PutUpload): Promise<SeedResult> {
   requireSandbox(deps, 'the demonstration catalogue');

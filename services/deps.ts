@@ -1,22 +1,23 @@
 import type { Client } from '@temporalio/client';
-import type { Config } from '../infra/config';
+import type { Config } from '../platform/config';
 import type { Db } from '../store/db';
-import type { LocalWorker } from '../infra/local-worker';
-import type { Logger } from '../infra/logger';
-import type { BusinessMetrics } from '../infra/metrics';
-import type { ObjectStore } from '../infra/object-store';
+import type { LocalWorker } from '../platform/local-worker';
+import type { PlacedAnswer } from '../workflows/order-fulfilment-messages';
+import type { Logger } from '../platform/logger';
+import type { BusinessMetrics } from '../platform/metrics';
+import type { ObjectStore } from '../platform/object-store';
 
-/** What the API needs from the outside world, built once by infra/services.ts. */
+/** What the API needs from the outside world, built once by main/wiring.ts. */
 export interface ServiceDeps {
   config: Readonly<Config>;
   db: Db;
   temporal: Client;
   store: ObjectStore;
   log: Logger;
-  /** The business counters this process exposes on /metrics (infra/metrics.ts). */
+  /** The business counters this process exposes on /metrics (platform/metrics.ts). */
   metrics: BusinessMetrics;
   /** The Temporal Web UI's base address (TEMPORAL_UI_URL, or the dev server's), for links to workflows. */
   temporalUiUrl?: string;
-  /** What this process shares with a worker running in it (eager order starts; infra/local-worker.ts). */
-  localWorker?: LocalWorker;
+  /** What this process shares with a worker running in it (eager order starts; platform/local-worker.ts). */
+  localWorker?: LocalWorker<PlacedAnswer>;
 }

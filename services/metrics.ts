@@ -1,5 +1,5 @@
 import type { ServiceDeps } from './deps';
-import type { QueueSnapshot } from '../infra/metrics';
+import type { QueueSnapshot } from '../platform/metrics';
 import { callbackLagByEndpoint } from '../store/callbacks';
 import { reviewQueueStats } from '../store/offers';
 

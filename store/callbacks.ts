@@ -5,7 +5,7 @@ import type { Db, Trx } from './db';
 import { derivedId, newId } from './ids';
 import { findOfferEvent, markEventsDispatched, takeUndispatchedEvents } from './offer-events';
 import { findOffersByIds } from './offers';
-import { currentPrefix, isSealed, isUnderCurrentKey, openSecret, sealSecret, storedForm, type SecretKeys } from './secret-box';
+import { currentPrefix, isSealed, isUnderCurrentKey, openSecret, sealSecret, storedForm, type SecretKeys } from '../platform/secret-box';
 
 /*
  * Callback endpoints and deliveries in Postgres: the admin CLI and the callback activities share

@@ -2,11 +2,11 @@ import path from 'node:path';
 import { NativeConnection, Worker, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { ActivityDeps } from '../activities/deps';
-import { freePort } from '../infra/free-port';
-import { attachLocalWorker } from '../infra/local-worker';
-import { setWorkerMetricsUrl } from '../infra/metrics';
-import type { Endpoints } from '../infra/stack';
-import type { Tracing } from '../infra/tracing';
+import { freePort } from '../platform/free-port';
+import { attachLocalWorker } from '../platform/local-worker';
+import { setWorkerMetricsUrl } from '../platform/metrics';
+import type { Endpoints } from '../platform/endpoints';
+import type { Tracing } from '../platform/tracing';
 import { CALLBACK_DISPATCHER_WORKFLOW_TYPE, type CallbackDispatcherWorkflow } from '../workflows/callback-dispatcher-messages';
 import { callbackDispatcherWorkflowId } from '../workflows/shared/ids';
 
@@ -76,7 +76,7 @@ export async function startWorker(opts: {
   workflowBundlePath?: string;
   /** Start the callback dispatcher for this task queue if it is not running (default true). */
   callbackDispatcher?: boolean;
-  /** OpenTelemetry (infra/tracing.ts), when configured: traces workflows and activities. */
+  /** OpenTelemetry (platform/tracing.ts), when configured: traces workflows and activities. */
   tracing?: Tracing;
 }): Promise<RunningWorker> {
   await installRuntime(opts.deps);

@@ -1,5 +1,4 @@
 import { toXml } from '../../schemas/xml';
-import { callbackDeliveries } from '../../infra/metrics';
 import {
   cancelPendingDeliveries,
   findDeliveryForAttempt,
@@ -21,7 +20,7 @@ export type AttemptOutcome =
  * (the next wait from CALLBACK_RETRY_SCHEDULE, or the end). HTTP failures are results, not
  * errors. The lane workflow's activity and the dispatcher's fan-out fast path both attempt so.
  */
-export function createDeliveryAttempt(deps: Pick<ActivityDeps, 'db' | 'config' | 'log'>) {
+export function createDeliveryAttempt(deps: Pick<ActivityDeps, 'db' | 'config' | 'log' | 'metrics'>) {
   const { db, config } = deps;
   const log = deps.log.child({ component: 'callbacks' });
   return async function attemptDelivery(input: { deliveryId: string }): Promise<AttemptOutcome> {
@@ -47,7 +46,7 @@ export function createDeliveryAttempt(deps: Pick<ActivityDeps, 'db' | 'config' |
     const waits = config.CALLBACK_RETRY_SCHEDULE;
     const retryIn = !ok && attempt <= waits.length ? waits[attempt - 1] : null;
     const error = ok ? null : (res.error ?? `HTTP ${res.statusCode}`);
-    callbackDeliveries.inc({ outcome: ok ? 'delivered' : retryIn === null ? 'gave_up' : 'failed_attempt' });
+    deps.metrics.callbackAttempt(ok ? 'delivered' : retryIn === null ? 'gave_up' : 'failed_attempt');
     const recorded = await recordDeliveryAttempt(db, {
       deliveryId: d.id,
       endpointId: d.endpoint_id,
@@ -91,7 +90,7 @@ export interface NextDelivery {
 }
 
 /** The per-lane delivery steps of the callback delivery workflow. */
-export function createCallbackDeliveryActivities(deps: Pick<ActivityDeps, 'db' | 'config' | 'log'>) {
+export function createCallbackDeliveryActivities(deps: Pick<ActivityDeps, 'db' | 'config' | 'log' | 'metrics'>) {
   const { db } = deps;
   const secondsUntil = (t: Date | string) => Math.max(0, Math.ceil((new Date(t).getTime() - Date.now()) / 1000));
 

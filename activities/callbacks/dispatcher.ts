@@ -38,7 +38,9 @@ async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promis
 }
 
 /** The outbox pump: the callback dispatcher workflow's one activity. */
-export function createCallbackDispatcherActivities(deps: Pick<ActivityDeps, 'db' | 'config' | 'temporal' | 'log' | 'stopping'>) {
+export function createCallbackDispatcherActivities(
+  deps: Pick<ActivityDeps, 'db' | 'config' | 'temporal' | 'log' | 'stopping' | 'metrics'>,
+) {
   const { db, config, temporal } = deps;
   const log = deps.log.child({ component: 'callbacks' });
   const attemptDelivery = createDeliveryAttempt(deps);

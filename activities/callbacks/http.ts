@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import type { ServiceEnvironment } from '../../domain/environment';
-import { guardedLookup, isForbiddenAddress, parseCallbackUrl, UnsafeCallbackUrlError } from './url-safety';
+import { guardedLookup, isForbiddenAddress, parseCallbackUrl, UnsafeCallbackUrlError } from '../../platform/url-safety';
 
 export interface PostResult {
   /** The receiver's status code, when it answered at all. */

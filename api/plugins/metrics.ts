@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../errors';
-import { httpRequestDuration, observeQueues, registry, scrape } from '../../infra/metrics';
+import { httpRequestDuration, observeQueues, registry, scrape } from '../../platform/metrics';
 import type { ServiceDeps } from '../../services/deps';
 import { queueSnapshot } from '../../services/metrics';
 

@@ -1,14 +1,14 @@
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import { createDb } from '../../store/db';
-import { resolveEndpoints } from '../../infra/stack';
+import { resolveEndpoints } from '../../platform/endpoints';
 import { createHarness, type Harness } from '../setup/harness';
-import * as m0001 from '../../infra/db/migrations/2026_11_22_0001_api_clients_and_categories';
-import * as m0002 from '../../infra/db/migrations/2026_11_22_0002_offers';
-import * as m0003 from '../../infra/db/migrations/2026_11_22_0003_callbacks';
-import * as m0004 from '../../infra/db/migrations/2026_11_22_0004_distribution_search';
-import * as m0005 from '../../infra/db/migrations/2026_11_22_0005_orders_vouchers';
-import * as m0006 from '../../infra/db/migrations/2026_11_23_0012_advertisers_supplied_vouchers';
+import * as m0001 from '../../store/migrations/2026_11_22_0001_api_clients_and_categories';
+import * as m0002 from '../../store/migrations/2026_11_22_0002_offers';
+import * as m0003 from '../../store/migrations/2026_11_22_0003_callbacks';
+import * as m0004 from '../../store/migrations/2026_11_22_0004_distribution_search';
+import * as m0005 from '../../store/migrations/2026_11_22_0005_orders_vouchers';
+import * as m0006 from '../../store/migrations/2026_11_23_0012_advertisers_supplied_vouchers';
 
 /** The hash-of-(client, name) id offers carried before advertisers had their own table. */
 const legacyId = (clientId: string, name: string) =>

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
-import { ConfigError, loadConfig } from '../../infra/config';
-import { freePort } from '../../infra/free-port';
+import { ConfigError, loadConfig } from '../../platform/config';
+import { freePort } from '../../platform/free-port';
 import { signupOf } from '../../services/developer-signups';
 import { validOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';

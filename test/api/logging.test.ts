@@ -2,9 +2,9 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { buildApp } from '../../api/app';
 import { createApiKey } from '../../services/api-clients';
-import { loadConfig } from '../../infra/config';
-import { connectServices } from '../../infra/services';
-import { resolveEndpoints } from '../../infra/stack';
+import { loadConfig } from '../../platform/config';
+import { connectServices } from '../../main/wiring';
+import { resolveEndpoints } from '../../platform/endpoints';
 
 describe('structured request logs', () => {
   it('carry request id, client id, route, status and latency — and never the key', async () => {

@@ -165,7 +165,7 @@ describe('/metrics', () => {
   });
 
   it('has a Grafana dashboard whose every query names metrics /metrics exposes, covering the business metrics', async () => {
-    const dashboard = JSON.parse(fs.readFileSync(path.join(__dirname, '../../infra/grafana-dashboard.json'), 'utf8')) as {
+    const dashboard = JSON.parse(fs.readFileSync(path.join(__dirname, '../../docs/grafana-dashboard.json'), 'utf8')) as {
       panels: { title: string; targets: { expr: string }[] }[];
     };
     // Every family /metrics declares, with a histogram's series suffixes.

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/app';
-import { hashPassword } from '../../services/operators';
+import { hashPassword } from '../../platform/passwords';
 import { makePdf, makePng, multipart } from '../setup/files';
 import { createHarness, type Harness } from '../setup/harness';
 import { validOffer } from '../setup/fixtures';

@@ -1,9 +1,10 @@
 import { temporal } from '@temporalio/proto';
-import { createLocalWorker } from '../../infra/local-worker';
-import { orderAnswers } from '../../infra/metrics';
-import { resolveEndpoints } from '../../infra/stack';
+import { createLocalWorker } from '../../platform/local-worker';
+import { orderAnswers } from '../../platform/metrics';
+import { resolveEndpoints } from '../../platform/endpoints';
 import { startWorker, type RunningWorker } from '../../worker/main';
 import { orderWorkflowId } from '../../workflows/shared/ids';
+import type { PlacedAnswer } from '../../workflows/order-fulfilment-messages';
 import { seedOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
@@ -106,7 +107,7 @@ describe('orders: eager start in the API process, the placed Update as the fallb
     let worker: RunningWorker;
     beforeAll(async () => {
       api = await createHarness();
-      const elsewhere = createLocalWorker();
+      const elsewhere = createLocalWorker<PlacedAnswer>();
       worker = await startWorker({
         deps: { ...api.services, localWorker: elsewhere },
         endpoints: resolveEndpoints(api.config),

@@ -1,10 +1,10 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { buildApp } from '../../api/app';
-import { loadConfig } from '../../infra/config';
+import { loadConfig } from '../../platform/config';
 import { createApiKey } from '../../services/api-clients';
-import { connectServices } from '../../infra/services';
-import { resolveEndpoints } from '../../infra/stack';
+import { connectServices } from '../../main/wiring';
+import { resolveEndpoints } from '../../platform/endpoints';
 import { makePng, multipart } from '../setup/files';
 import { createHarness, type Harness } from '../setup/harness';
 

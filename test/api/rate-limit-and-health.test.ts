@@ -1,8 +1,8 @@
 import { buildApp } from '../../api/app';
-import { loadConfig } from '../../infra/config';
-import { createLogger } from '../../infra/logger';
-import { connectServices } from '../../infra/services';
-import { resolveEndpoints } from '../../infra/stack';
+import { loadConfig } from '../../platform/config';
+import { createLogger } from '../../platform/logger';
+import { connectServices } from '../../main/wiring';
+import { resolveEndpoints } from '../../platform/endpoints';
 import { createHarness, type Harness } from '../setup/harness';
 
 describe('rate limit', () => {

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { seedOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
-import { startTracing } from '../../infra/tracing';
+import { startTracing } from '../../platform/tracing';
 
 interface ExportedSpan {
   traceId: string;

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { freePort } from '../../infra/free-port';
+import { freePort } from '../../platform/free-port';
 import { sendReviewDecision, waitForStatusChange } from '../../services/review';
 import { validOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
@@ -95,7 +95,7 @@ describe('production layout: two API processes and two workers on one stack, rat
         RUN_API: String(role === 'api'),
         RUN_WORKER: String(role === 'worker'),
       };
-      const p = launch(process.execPath, ['--import', 'tsx', path.join(ROOT, 'infra', 'start.ts')], env);
+      const p = launch(process.execPath, ['--import', 'tsx', path.join(ROOT, 'main', 'start.ts')], env);
       procs.push(p);
       return { p, url: `http://127.0.0.1:${port}` };
     };

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { migrateToLatest } from '../../infra/db/migrate';
+import { migrateToLatest } from '../../store/migrate';
 import { claimEnvironment, EnvironmentMismatchError } from '../../services/deployment';
 import { createDb } from '../../store/db';
 import { admin } from '../setup/admin';
@@ -13,7 +13,7 @@ function start(env: NodeJS.ProcessEnv): Promise<{ code: number; stderr: string }
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', path.join(ROOT, 'infra', 'start.ts')],
+      ['--import', 'tsx', path.join(ROOT, 'main', 'start.ts')],
       { cwd: ROOT, env: { ...env, RUN_API: 'false', RUN_WORKER: 'false', LOG_LEVEL: 'silent' }, encoding: 'utf8', timeout: 120_000 },
       (err, _stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stderr }),
     );

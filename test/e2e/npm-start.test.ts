@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { removeDataDir } from '../../infra/data-dir';
-import { freePort } from '../../infra/free-port';
+import { removeDataDir } from '../../devstack/data-dir';
+import { freePort } from '../../platform/free-port';
 import { admin } from '../setup/admin';
 
 const ROOT = path.resolve(__dirname, '..', '..');

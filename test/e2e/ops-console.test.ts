@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { makePng, multipart } from '../setup/files';
-import { hashPassword } from '../../services/operators';
+import { hashPassword } from '../../platform/passwords';
 import { createHarness, type Harness } from '../setup/harness';
 import { validOffer } from '../setup/fixtures';
 

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { runWorker } from '../../worker/run';
+import { runWorker } from '../../main/worker-only';
 
 /**
  * A worker process for the crash test: every order stops inside its placing transaction, after

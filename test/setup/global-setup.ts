@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { stackEnv, startStackProcess } from '../../infra/stack-process';
-import { workflowBundle } from '../../infra/workflow-bundle';
+import { stackEnv, startStackProcess } from '../../devstack/stack-process';
+import { workflowBundle } from '../../worker/workflow-bundle';
 
 /**
  * Brings up the real stack for the suite exactly as `npm start` does, on its own ports and in a

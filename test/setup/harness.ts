@@ -3,10 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/app';
 import type { ApiInterface } from '../../domain/environment';
 import { createApiKey } from '../../services/api-clients';
-import { loadConfig, type Config } from '../../infra/config';
-import { createLogger } from '../../infra/logger';
-import { connectServices, type Services } from '../../infra/services';
-import { resolveEndpoints } from '../../infra/stack';
+import { loadConfig, type Config } from '../../platform/config';
+import { createLogger } from '../../platform/logger';
+import { connectServices, type Services } from '../../main/wiring';
+import { resolveEndpoints } from '../../platform/endpoints';
 import { startWorker, type RunningWorker } from '../../worker/main';
 
 type KeyOptions = { reservations?: boolean; environment?: 'sandbox' | 'production'; name?: string };

@@ -12,7 +12,7 @@ export function sealV1(secret: string, keyBase64: string): string {
   return `enc:v1:${[iv, data, cipher.getAuthTag()].map((b) => b.toString('base64url')).join('.')}`;
 }
 
-/** A key's id, derived independently of store/secret-box.ts: base64url of the first 8 bytes of SHA-256 of the key bytes. */
+/** A key's id, derived independently of platform/secret-box.ts: base64url of the first 8 bytes of SHA-256 of the key bytes. */
 export function expectedKeyId(keyBase64: string): string {
   return crypto.createHash('sha256').update(Buffer.from(keyBase64, 'base64')).digest().subarray(0, 8).toString('base64url');
 }

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { postOnce } from '../../activities/callbacks/http';
-import { checkCallbackUrl, isForbiddenAddress, UnsafeCallbackUrlError } from '../../activities/callbacks/url-safety';
+import { checkCallbackUrl, isForbiddenAddress, UnsafeCallbackUrlError } from '../../platform/url-safety';
 import { distributionEventType } from '../../schemas/callback-event';
 
 describe('callback URL safety', () => {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../../infra/config';
+import { ConfigError, loadConfig } from '../../platform/config';
 
 describe('configuration', () => {
   it('applies the contract defaults', () => {

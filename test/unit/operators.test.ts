@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { loadConfig } from '../../infra/config';
-import { hashPassword, Operators, parseOperatorUsers, verifyPassword } from '../../services/operators';
+import { loadConfig } from '../../platform/config';
+import { hashPassword, parseOperatorUsers, verifyPassword } from '../../platform/passwords';
+import { Operators } from '../../services/operators';
 
 /*
  * Each operator signs in as themselves: OPS_USERS holds scrypt hashes made by the admin CLI, never

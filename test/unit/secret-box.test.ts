@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
-import { ConfigError, loadConfig } from '../../infra/config';
+import { ConfigError, loadConfig } from '../../platform/config';
 import { signingSecrets } from '../../store/callbacks';
-import { isSealed, isUnderCurrentKey, keyId, openSecret, sealSecret, SecretKeyError, storedForm } from '../../store/secret-box';
+import { isSealed, isUnderCurrentKey, keyId, openSecret, sealSecret, SecretKeyError, storedForm } from '../../platform/secret-box';
 import { expectedKeyId, sealV1 } from '../setup/secret-v1';
 
 const newKey = () => crypto.randomBytes(32).toString('base64');

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { workflowBundle } from '../../infra/workflow-bundle';
+import { workflowBundle } from '../../worker/workflow-bundle';
 
 /*
  * npm start reuses the workflow bundle while every file webpack read is unchanged. The workflows

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
-import { resolveEndpoints } from '../../infra/stack';
+import { resolveEndpoints } from '../../platform/endpoints';
 import { cancelOrderUpdate } from '../../workflows/order-fulfilment-messages';
 import { orderCancellationWorkflowId, orderWorkflowId } from '../../workflows/shared/ids';
 import { seedOffer } from '../setup/fixtures';

@@ -7,7 +7,7 @@ import { signUpDeveloper } from '../../../services/developer-signups';
 import type { ServiceDeps } from '../../../services/deps';
 import { ApiError, fromFailure } from '../../errors';
 import { crossSiteRefusal } from '../ops/auth';
-import type { SignupLimit } from '.';
+import type { SignupLimit } from './signup-limit';
 import { signupDonePage, signupFormPage, signupRefusedPage } from './signup-html';
 import { signupBaseUrls } from './signups';
 

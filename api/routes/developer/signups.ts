@@ -6,7 +6,7 @@ import { signUpDeveloper } from '../../../services/developer-signups';
 import type { ServiceDeps } from '../../../services/deps';
 import { INTERFACE_PREFIX, interfaceBaseUrl } from '../../urls';
 import { operations } from '../operation';
-import type { SignupLimit } from '.';
+import type { SignupLimit } from './signup-limit';
 
 const op = operations('Developers');
 

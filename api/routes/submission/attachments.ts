@@ -3,7 +3,7 @@ import multipart, { type MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { downloadFileName } from '../../../domain/attachment-files';
-import { ObjectTooLargeError, putStreamBounded } from '../../../infra/object-upload';
+import { ObjectTooLargeError, putStreamBounded } from '../../../platform/object-upload';
 import type { ServiceDeps } from '../../../services/deps';
 import { deleteAttachment, getAttachment, readAttachment, storeAttachment, type PutUpload } from '../../../services/attachments';
 import { ApiError, invalidField } from '../../errors';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { hashPassword, MIN_PASSWORD_LENGTH } from '../../../services/operators';
+import { hashPassword, MIN_PASSWORD_LENGTH } from '../../../platform/passwords';
 import { AdminError, output } from '../context';
 
 /** `ops …`: the review console's operators. */

@@ -1,6 +1,5 @@
 import { Client, type ClientInterceptors } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
-import type { PlacedAnswer } from '../workflows/order-fulfilment-messages';
 
 /**
  * Answers handed from this process's activities to this process's API, keyed by workflow id: a
@@ -45,28 +44,28 @@ export class InProcessNotices<T> {
 
 /**
  * What an API shares with a Temporal worker running in the same process (`npm start`'s default,
- * RUN_API and RUN_WORKER both on). Built once per process by infra/services.ts and handed to both:
+ * RUN_API and RUN_WORKER both on). Built once per process by main/wiring.ts and handed to both:
  * - `client`, set while the worker runs: a Temporal client on the worker's own connection, through
  *   which a workflow may start eagerly (its first task runs in this process, no matching round trip);
  * - `placed`: the placing activity's answer for an order's workflow, once its transaction committed.
  */
-export interface LocalWorker {
+export interface LocalWorker<Placed = unknown> {
   client?: Client;
   /** The task queue the worker polls; eager start only helps a workflow started on it. */
   taskQueue?: string;
-  placed: InProcessNotices<PlacedAnswer>;
+  placed: InProcessNotices<Placed>;
 }
 
-export function createLocalWorker(): LocalWorker {
-  return { placed: new InProcessNotices<PlacedAnswer>() };
+export function createLocalWorker<Placed>(): LocalWorker<Placed> {
+  return { placed: new InProcessNotices<Placed>() };
 }
 
 /**
  * A worker now runs in this process on `connection` and `taskQueue`: from now on the API may start
  * workflows eagerly through it. Returns the undo, called as soon as the worker starts to stop.
  */
-export function attachLocalWorker(
-  link: LocalWorker,
+export function attachLocalWorker<Placed>(
+  link: LocalWorker<Placed>,
   opts: { connection: NativeConnection; namespace: string; taskQueue: string; interceptors?: ClientInterceptors },
 ): () => void {
   const client = new Client({ connection: opts.connection, namespace: opts.namespace, interceptors: opts.interceptors });

@@ -1,11 +1,11 @@
 import { Client, Connection } from '@temporalio/client';
-import { checkCallbackUrl, UnsafeCallbackUrlError } from '../../activities/callbacks/url-safety';
+import { checkCallbackUrl, UnsafeCallbackUrlError } from '../../platform/url-safety';
 import type { CallbackUrlCheck } from '../../services/callbacks';
 import { createDb, type Db } from '../../store/db';
-import { loadConfigOrExit, type Config } from '../config';
-import { createLogger, type Logger } from '../logger';
-import { createObjectStore, type ObjectStore } from '../object-store';
-import { resolveEndpoints, type Endpoints } from '../stack';
+import { loadConfigOrExit, type Config } from '../../platform/config';
+import { createLogger, type Logger } from '../../platform/logger';
+import { createObjectStore, type ObjectStore } from '../../platform/object-store';
+import { resolveEndpoints, type Endpoints } from '../../platform/endpoints';
 
 /**
  * What admin commands reach, connected lazily: a command that only touches Postgres never dials

@@ -1,6 +1,6 @@
 import dns from 'node:dns';
 import net from 'node:net';
-import type { ServiceEnvironment } from '../../domain/environment';
+import type { ServiceEnvironment } from '../domain/environment';
 
 /** A callback URL this deployment will not call; the message says why, for the operator. */
 export class UnsafeCallbackUrlError extends Error {}

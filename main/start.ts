@@ -1,17 +1,18 @@
 import closeWithGrace from 'close-with-grace';
 import { buildApp, buildWorkerProbeApp } from '../api/app';
 import { startWorker, WORKFLOWS_PATH, type RunningWorker } from '../worker/main';
-import { loadConfigOrExit, type Config } from './config';
-import { migrateToLatest } from './db/migrate';
+import { loadConfigOrExit, type Config } from '../platform/config';
+import { migrateToLatest } from '../store/migrate';
 import { claimEnvironment } from '../services/deployment';
 import { checkCallbackSecretKey } from '../services/callbacks';
 import { zipcodes } from '../store/geocode';
-import { createLogger, progress } from './logger';
-import { ensureBucket } from './object-store';
-import { connectServices, type Services } from './services';
-import { startStack, writeStackFile, type Stack } from './stack';
-import { registerSearchAttributes } from './temporal';
-import { workflowBundle } from './workflow-bundle';
+import { createLogger, progress } from '../platform/logger';
+import { ensureBucket } from '../platform/object-store';
+import { connectServices, type Services } from './wiring';
+import { writeStackFile } from '../platform/endpoints';
+import { startStack, type Stack } from '../devstack/stack';
+import { registerSearchAttributes } from '../devstack/temporal';
+import { workflowBundle } from '../worker/workflow-bundle';
 
 type App = Awaited<ReturnType<typeof buildApp>>;
 
@@ -56,7 +57,7 @@ async function main() {
   const stack = await startStack(config);
   const running: { services?: Services; worker?: RunningWorker; app?: App } = {};
   // Ctrl-C stops in order, within 10 s: stop accepting and drain requests, shut the worker down,
-  // close the pools, then Temporal, MinIO and Postgres (each bounded; see infra/child-process.ts).
+  // close the pools, then Temporal, MinIO and Postgres (each bounded; see devstack/child-process.ts).
   const stopAll = async () => {
     await within(DRAIN_MS, running.app?.close());
     await within(WORKER_MS, running.worker?.shutdown());
@@ -146,7 +147,7 @@ async function main() {
 }
 
 /**
- * The workflow bundle, reused from the cache while its sources are unchanged (infra/workflow-bundle.ts).
+ * The workflow bundle, reused from the cache while its sources are unchanged (worker/workflow-bundle.ts).
  * Undefined when that fails (a cache folder we may not write, a workflow that does not compile):
  * the worker then bundles at start as it did before the cache, and reports any error itself.
  */

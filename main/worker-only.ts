@@ -1,14 +1,14 @@
 import closeWithGrace from 'close-with-grace';
 import type { ActivityDeps } from '../activities/deps';
-import { loadConfigOrExit } from '../infra/config';
-import { createLogger } from '../infra/logger';
-import { connectServices } from '../infra/services';
-import { resolveEndpoints } from '../infra/stack';
-import { startWorker } from './main';
+import { loadConfigOrExit } from '../platform/config';
+import { createLogger } from '../platform/logger';
+import { connectServices } from './wiring';
+import { resolveEndpoints } from '../platform/endpoints';
+import { startWorker } from '../worker/main';
 
 /**
  * A worker on its own, against a running stack (`npm start` with RUN_WORKER=false, or any
- * DATABASE_URL / TEMPORAL_ADDRESS / S3_ENDPOINT): `tsx worker/run.ts`. `extra` lets a test
+ * DATABASE_URL / TEMPORAL_ADDRESS / S3_ENDPOINT): `tsx main/worker-only.ts`. `extra` lets a test
  * entry add test seams to the activities' dependencies (and reuse a prebuilt workflow bundle);
  * production passes nothing.
  */

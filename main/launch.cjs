@@ -1,9 +1,9 @@
 'use strict';
 /*
- * `npm start` runs this plain-JavaScript file, which runs infra/start.ts compiled. Loading the
+ * `npm start` runs this plain-JavaScript file, which runs main/start.ts compiled. Loading the
  * service through tsx costs about a second of CPU at every start (its hooks see every module,
  * ours and node_modules'), more than half of loading the code. So the first start compiles
- * infra/start.ts and everything it imports (not node_modules) with esbuild — the compiler tsx
+ * main/start.ts and everything it imports (not node_modules) with esbuild — the compiler tsx
  * itself uses, with the same output — into dist/start.cjs, and later starts reuse that file while
  * every source file it was made from is unchanged (their hashes are kept beside it). A changed
  * file is compiled again at the next start (about half a second); nothing to run by hand. Should
@@ -14,7 +14,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
-const ENTRY = path.join(ROOT, 'infra', 'start.ts');
+const ENTRY = path.join(ROOT, 'main', 'start.ts');
 const OUT = path.join(ROOT, 'dist', 'start.cjs');
 const MANIFEST = `${OUT}.json`;
 

@@ -2,8 +2,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { SERVICE_ENVIRONMENTS } from '../domain/environment';
-import { parseOperatorUsers } from '../services/operators';
-import { keyId, parseSecretKey } from '../store/secret-box';
+import { parseOperatorUsers } from './passwords';
+import { keyId, parseSecretKey } from './secret-box';
 
 /** The S3 servers `npm start` can run itself when S3_ENDPOINT is unset (docs/decisions.md). */
 export const EMBEDDED_S3_SERVERS = ['versitygw', 'minio'] as const;

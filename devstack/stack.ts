@@ -1,28 +1,17 @@
 import fs from 'node:fs';
-import path from 'node:path';
-import type { Config, EmbeddedS3Server } from './config';
-import { progress } from './logger';
+import type { Config, EmbeddedS3Server } from '../platform/config';
+import { progress } from '../platform/logger';
+import { removeStackFile, type Endpoints } from '../platform/endpoints';
+import type { S3Settings } from '../platform/object-store';
 import { startLocalMinio, type RunningObjectStore } from './minio';
 import { startLocalVersitygw } from './versitygw';
-import type { S3Settings } from './object-store';
 import { startEmbeddedPostgres } from './postgres';
 import { startTemporalDevServer } from './temporal';
-
-/** Where the three backends answer: given by configuration, or started here. */
-export interface Endpoints {
-  databaseUrl: string;
-  temporalAddress: string;
-  temporalNamespace: string;
-  temporalUiUrl?: string;
-  s3: S3Settings;
-}
 
 export interface Stack {
   endpoints: Endpoints;
   stop(): Promise<void>;
 }
-
-const STACK_FILE = 'stack.json';
 
 /** Starts the chosen local S3 server, keeping its files under dataDir. */
 export function startEmbeddedObjectStore(server: EmbeddedS3Server, opts: { dataDir: string; port: number }): Promise<RunningObjectStore> {
@@ -73,7 +62,7 @@ export async function startStack(config: Config): Promise<Stack> {
 
   // In order: Temporal and the object store first, Postgres (whose clients may still be closing) last.
   const stop = async () => {
-    fs.rmSync(path.join(config.DATA_DIR, STACK_FILE), { force: true });
+    removeStackFile(config.DATA_DIR);
     const { temporal: t, objectStore: m, postgres: p } = stopping;
     for (const s of Object.keys(stopping)) delete stopping[s as keyof typeof stopping];
     await Promise.allSettled([t?.(), m?.()]);
@@ -93,36 +82,4 @@ export async function startStack(config: Config): Promise<Stack> {
     s3: s3.value,
   };
   return { endpoints, stop };
-}
-
-/** Records where a running stack answers, so the admin CLI and the tests can reach it. */
-export function writeStackFile(dataDir: string, endpoints: Endpoints): void {
-  const file = path.join(dataDir, STACK_FILE);
-  fs.writeFileSync(file, JSON.stringify({ ...endpoints, pid: process.pid }, null, 2), { mode: 0o600 });
-}
-
-/**
- * The endpoints for a process that does not start the stack itself (admin CLI): configuration
- * wins; anything not configured is read from the stack file of a running `npm start`.
- */
-export function resolveEndpoints(config: Config): Endpoints {
-  const file = path.join(config.DATA_DIR, STACK_FILE);
-  const running: Partial<Endpoints> = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
-  const databaseUrl = config.DATABASE_URL ?? running.databaseUrl;
-  const temporalAddress = config.TEMPORAL_ADDRESS ?? running.temporalAddress;
-  const s3 = config.S3_ENDPOINT
-    ? {
-        endpoint: config.S3_ENDPOINT,
-        accessKey: config.S3_ACCESS_KEY!,
-        secretKey: config.S3_SECRET_KEY!,
-        region: config.S3_REGION,
-        bucket: config.S3_BUCKET,
-      }
-    : running.s3;
-  if (!databaseUrl || !temporalAddress || !s3) {
-    throw new Error(
-      `No running stack found in ${config.DATA_DIR} (start it with 'npm start'), and DATABASE_URL / TEMPORAL_ADDRESS / S3_ENDPOINT are not all set.`,
-    );
-  }
-  return { databaseUrl, temporalAddress, temporalNamespace: config.TEMPORAL_NAMESPACE, temporalUiUrl: running.temporalUiUrl, s3 };
 }

@@ -51,10 +51,23 @@ const callbackLag = new Gauge({
   registers: [registry],
 });
 
-/** The business counters, as the services see them (they get them passed in, never import this module). */
+const callbackDeliveries = new Counter({
+  name: 'callback_delivery_attempts_total',
+  help: 'callback delivery attempts by outcome (delivered, failed attempt, gave up)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+/** The business counters, as services and activities see them (passed in as a dependency, never imported). */
 export const businessMetrics = {
   voucherRedeemed: () => vouchersRedeemed.inc(),
+  /** An order placed by this call (a retry that found it placed counts nothing). */
+  orderPlaced: (vouchers: number) => {
+    ordersPlaced.inc();
+    vouchersIssued.inc(vouchers);
+  },
   orderRefused: (reason: string) => ordersRefused.inc({ reason }),
+  callbackAttempt: (outcome: 'delivered' | 'failed_attempt' | 'gave_up') => callbackDeliveries.inc({ outcome }),
   orderAnswered: (via: 'eager_notice' | 'notice' | 'eager_update' | 'update' | 'update_with_start') => orderAnswers.inc({ via }),
 };
 export type BusinessMetrics = typeof businessMetrics;
@@ -72,13 +85,6 @@ export function observeQueues(s: QueueSnapshot): void {
   callbackLag.reset();
   for (const e of s.callbackLag) callbackLag.set({ endpoint: e.endpointId }, e.seconds);
 }
-export const callbackDeliveries = new Counter({
-  name: 'callback_delivery_attempts_total',
-  help: 'callback delivery attempts by outcome (delivered, failed attempt, gave up)',
-  labelNames: ['outcome'] as const,
-  registers: [registry],
-});
-
 let workerMetricsUrl: string | undefined;
 
 /** Where the Temporal Core SDK serves this process's worker metrics (set when the worker runtime starts). */

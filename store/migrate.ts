@@ -1,5 +1,5 @@
 import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
-import type { Db } from '../../store/db';
+import type { Db } from './db';
 import * as m0001 from './migrations/2026_11_22_0001_api_clients_and_categories';
 import * as m0002 from './migrations/2026_11_22_0002_offers';
 import * as m0003 from './migrations/2026_11_22_0003_callbacks';

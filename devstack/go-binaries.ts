@@ -1,8 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { progress } from './logger';
+import { cacheDir } from '../platform/cache-dir';
+import { progress } from '../platform/logger';
 
 /** A server we build from its Go module, since no prebuilt download is reachable on our machines. */
 export interface GoBinary {
@@ -36,12 +36,6 @@ export const VERSITYGW: GoBinary = {
   version: 'v1.8.0',
   overrideVar: 'VERSITYGW_BIN',
 };
-
-/** A folder of ours in the user's cache (`~/.cache/offer-marketplace/<name>`), outside any clone. */
-export function cacheDir(name: string): string {
-  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return path.join(base, 'offer-marketplace', name);
-}
 
 const cacheRoot = () => cacheDir('bin');
 

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { Command } from 'commander';
 import { Failure } from '../../../domain/failures';
 import { seedDemoCatalogue } from '../../../services/demo-catalogue';
-import { putStreamBounded } from '../../object-upload';
+import { putStreamBounded } from '../../../platform/object-upload';
 import { AdminError, output, type AdminContext } from '../context';
 
 /** `demo …`: the sandbox's demonstration material (spec 5.4); refused in production. */

@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { removeDataDir } from './data-dir';
-import { freePort } from './free-port';
-import type { Endpoints } from './stack';
+import { freePort } from '../platform/free-port';
+import type { Endpoints } from '../platform/endpoints';
 
 const ROOT = path.resolve(__dirname, '..');
 const STACK_TIMEOUT_MS = 15 * 60_000; // the very first run builds two Go servers
@@ -16,7 +16,7 @@ export interface StackProcess {
 }
 
 /**
- * The real stack in a child process, started exactly as `npm start` starts it (infra/launch.cjs)
+ * The real stack in a child process, started exactly as `npm start` starts it (main/launch.cjs)
  * but on free ports, in a fresh temporary DATA_DIR, without API and worker: for the test suite and
  * the benchmarks, which run their own API and workers so they can restart them.
  */
@@ -36,7 +36,7 @@ export async function startStackProcess(opts: { prefix: string; onProgress?: (li
   };
   const logPath = path.join(dataDir, 'stack-process.log');
   const log = fs.openSync(logPath, 'a');
-  const child = spawn(process.execPath, [path.join(ROOT, 'infra', 'launch.cjs')], {
+  const child = spawn(process.execPath, [path.join(ROOT, 'main', 'launch.cjs')], {
     cwd: ROOT,
     env,
     stdio: ['ignore', log, 'pipe'],

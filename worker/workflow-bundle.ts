@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { cacheDir } from './go-binaries';
+import { cacheDir } from '../platform/cache-dir';
 
 /*
  * A worker given `workflowsPath` bundles the workflows with webpack at every start: 2.5–4 s of CPU
