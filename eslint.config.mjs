@@ -47,7 +47,7 @@ const restrict = (...patterns) => ['error', { patterns }];
 const restrictWithoutNode = (message, ...patterns) => ['error', { paths: NODE_BUILTINS.map((name) => ({ name, message })), patterns }];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.data/**', 'bench/results/**', 'clients/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.data/**', 'bench/results/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
