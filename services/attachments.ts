@@ -10,6 +10,7 @@ import {
   storageFileName,
   type FileType,
 } from '../domain/attachment-files';
+import { ObjectTooLargeError, putStreamBounded } from '../platform/object-upload';
 import { ATTACHMENT_FIELD } from '../schemas/attachment';
 import { deleteClientAttachment, findClientAttachment, insertAttachment } from '../store/attachments';
 import type { AttachmentRow } from '../store/database';
@@ -21,15 +22,11 @@ import type { ServiceDeps } from './deps';
  * `<client>/<id>/<safe name>`, a row in Postgres; the type is decided from the bytes.
  */
 
-/**
- * Streams an upload's bytes into the object store under `key`, at most `maxBytes` of them, handing
- * the first `headBytes` to `inspect` (which returns the Content-Type or throws) before anything is
- * stored. The route builds it over the request's file part (platform/object-upload's putStreamBounded).
- */
-export type PutUpload = (
-  key: string,
-  u: { maxBytes: number; headBytes: number; inspect: (head: Buffer) => string },
-) => Promise<{ size: number }>;
+/** Past ATTACHMENT_MAX_BYTES: the details in the order the API has always answered them (code, message, field). */
+export const attachmentTooLarge = (maxBytes: number) =>
+  Failure.of([
+    { code: 'payload_too_large', message: `the attachment is larger than the maximum of ${maxBytes} bytes`, field: ATTACHMENT_FIELD },
+  ]);
 
 /** The file's type from its first bytes: unsupported_media_type for anything but the allowed types, invalid_field for an empty file. */
 function requireAllowedType(head: Buffer): FileType {
@@ -44,12 +41,14 @@ function requireAllowedType(head: Buffer): FileType {
 
 /**
  * Stores an upload under `<client>/<id>/<safe name>`, then writes its row. Either both exist
- * afterwards or neither does (an object whose row cannot be written is removed).
+ * afterwards or neither does (an object whose row cannot be written is removed). The bytes are
+ * streamed, at most one part held in memory (platform/object-upload); their type is decided from
+ * the first of them before anything is stored, and past ATTACHMENT_MAX_BYTES the upload is refused.
  */
 export async function storeAttachment(
   deps: Pick<ServiceDeps, 'db' | 'store' | 'config'>,
   clientId: string,
-  upload: { fileName: string | undefined; put: PutUpload },
+  upload: { fileName: string | undefined; bytes: AsyncIterable<Buffer> },
 ): Promise<AttachmentRow> {
   const { db, store } = deps;
   const id = newId('att');
@@ -57,7 +56,10 @@ export async function storeAttachment(
   const key = `${clientId}/${id}/${storageFileName(clean)}`;
   let type: FileType | undefined;
   const inspect = (head: Buffer) => (type = requireAllowedType(head)).contentType;
-  const { size } = await upload.put(key, { maxBytes: deps.config.ATTACHMENT_MAX_BYTES, inspect, headBytes: SNIFF_BYTES });
+  const maxBytes = deps.config.ATTACHMENT_MAX_BYTES;
+  const { size } = await putStreamBounded(store, upload.bytes, { key, maxBytes, inspect, headBytes: SNIFF_BYTES }).catch((err) => {
+    throw err instanceof ObjectTooLargeError ? attachmentTooLarge(maxBytes) : err;
+  });
   const dimensions = type!.contentType.startsWith('image/') ? await imageDimensions(deps, key) : null;
   return insertAttachment(db, {
     id,

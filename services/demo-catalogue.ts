@@ -1,11 +1,12 @@
 import crypto from 'node:crypto';
+import { Readable } from 'node:stream';
 import { PNG } from 'pngjs';
 import { Failure } from '../domain/failures';
 import { OfferInput } from '../schemas/offer';
 import { insertApiClientOnce } from '../store/api-clients';
 import { listClientOffers } from '../store/offers';
 import { hashApiKey, generateApiKey } from './api-clients';
-import { storeAttachment, type PutUpload } from './attachments';
+import { storeAttachment } from './attachments';
 import { requireSandbox } from './demo';
 import type { ServiceDeps } from './deps';
 import { createOffer } from './offers';
@@ -211,9 +212,8 @@ type Deps = Pick<ServiceDeps, 'db' | 'temporal' | 'config' | 'log' | 'store'>;
 /**
  * Loads the catalogue: creates the offers it lacks (with their image) and approves those still
  * pending, then waits until the review workflows have approved them (a worker must be running).
- * `putImage` stores an image's bytes the way the upload route stores a file (platform/object-upload).
  */
-export async function seedDemoCatalogue(deps: Deps, putImage: (image: Buffer) => PutUpload): Promise<SeedResult> {
+export async function seedDemoCatalogue(deps: Deps): Promise<SeedResult> {
   requireSandbox(deps, 'the demonstration catalogue');
   const clientId = DEMO_ADVERTISERS_CLIENT_ID;
   // Nobody ever learns this key: the client exists only to own the catalogue.
@@ -245,7 +245,7 @@ export async function seedDemoCatalogue(deps: Deps, putImage: (image: Buffer) =>
         const image = placeholderPng(colour);
         const attachment = await storeAttachment(deps, clientId, {
           fileName: `${offer.advertiser.name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.png`,
-          put: putImage(image),
+          bytes: Readable.from([image]),
         });
         const createdOffer = await createOffer(deps, clientId, {
           ...offer,

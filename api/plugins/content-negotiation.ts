@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { z } from 'zod';
-import { ApiError } from '../errors';
+import { ApiError, type ErrorDetail } from '../errors';
 import { checkFields } from '../../schemas/unknown-fields';
 import { coerceXmlToSchema, parseXml, toXml, XmlInputError } from '../../schemas/xml';
 
@@ -66,6 +66,42 @@ function findNul(root: unknown): string | undefined {
   return undefined;
 }
 
+/** Postgres text cannot hold NUL; refuse it here, naming the field, for bodies and queries alike. */
+function refuseNul(request: FastifyRequest): void {
+  for (const [part, inBody] of [
+    [request.body, true],
+    [request.query, false],
+  ] as const) {
+    // Fields are named inside the resource, as validation errors name them: `title`, not `offer.title`.
+    const found = findNul(part);
+    const field = inBody && found?.includes('.') ? found.slice(found.indexOf('.') + 1) : found;
+    if (field !== undefined)
+      throw new ApiError(422, 'invalid_field', `${field || 'value'}: must not contain NUL characters`, field ? { field } : {});
+  }
+}
+
+/** A field the resource does not have, named inside the resource as validation errors name fields: `titel`, not `offer.titel`. */
+function unknownField(path: string): ErrorDetail {
+  const field = /^[^.[]+\./.test(path) ? path.slice(path.indexOf('.') + 1) : path;
+  return { code: 'unknown_field', message: `${field}: unknown field; the resource has no field of that name`, field };
+}
+
+/**
+ * The body made ready for the route's zod schema: an XML body shaped by it; unknown fields a 422
+ * naming each; fields the answer shows but no client sets dropped. Resources only (routes that
+ * answer with one); the review console's HTML forms are not checked.
+ */
+function shapeBody(request: FastifyRequest): void {
+  const bodySchema = request.routeOptions.schema?.body as z.ZodType | undefined;
+  if (!(bodySchema && typeof bodySchema === 'object' && '_zod' in bodySchema)) return;
+  if (request.bodyIsXml) request.body = coerceXmlToSchema(bodySchema, request.body);
+  const shown = (request.routeOptions.schema?.response as Record<string, z.ZodType> | undefined)?.[200];
+  if (!shown) return;
+  const { unknown, cleaned } = checkFields(bodySchema, shown, request.body);
+  if (unknown.length) throw ApiError.withDetails(422, unknown.map(unknownField));
+  request.body = cleaned;
+}
+
 /**
  * JSON and XML handled once, at the edge: XML bodies are parsed safely and shaped by the route's
  * own zod schema; answers are objects that one serializer turns into JSON or XML.
@@ -91,36 +127,8 @@ export default fp(async function contentNegotiation(app: FastifyInstance) {
   });
 
   app.addHook('preValidation', async (request) => {
-    // Postgres text cannot hold NUL; refuse it here, naming the field, for bodies and queries alike.
-    for (const [part, inBody] of [
-      [request.body, true],
-      [request.query, false],
-    ] as const) {
-      // Fields are named inside the resource, as validation errors name them: `title`, not `offer.title`.
-      const found = findNul(part);
-      const field = inBody && found?.includes('.') ? found.slice(found.indexOf('.') + 1) : found;
-      if (field !== undefined)
-        throw new ApiError(422, 'invalid_field', `${field || 'value'}: must not contain NUL characters`, field ? { field } : {});
-    }
-    const bodySchema = request.routeOptions.schema?.body as z.ZodType | undefined;
-    if (!(bodySchema && typeof bodySchema === 'object' && '_zod' in bodySchema)) return;
-    if (request.bodyIsXml) request.body = coerceXmlToSchema(bodySchema, request.body);
-    // Unknown fields are a 422 naming each; fields the answer shows but no client sets are dropped.
-    // Resources only (routes that answer with one); the review console's HTML forms are not checked.
-    const shown = (request.routeOptions.schema?.response as Record<string, z.ZodType> | undefined)?.[200];
-    if (!shown) return;
-    const { unknown, cleaned } = checkFields(bodySchema, shown, request.body);
-    if (unknown.length) {
-      throw ApiError.withDetails(
-        422,
-        unknown.map((path) => {
-          // Named inside the resource, as validation errors name fields: `titel`, not `offer.titel`.
-          const field = /^[^.[]+\./.test(path) ? path.slice(path.indexOf('.') + 1) : path;
-          return { code: 'unknown_field', message: `${field}: unknown field; the resource has no field of that name`, field };
-        }),
-      );
-    }
-    request.body = cleaned;
+    refuseNul(request);
+    shapeBody(request);
   });
 
   app.addHook('preSerialization', async (request, reply, payload) => {

@@ -28,41 +28,66 @@ const FASTIFY_CODES: Record<string, [number, ErrorCode]> = {
 const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
 const BACKEND_DOWN = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '53300']);
 
-function toApiError(err: FastifyError | Error): ApiError {
-  if (err instanceof ApiError) return err;
-  if (err instanceof Failure) return fromFailure(err);
-  if (hasZodFastifySchemaValidationErrors(err)) {
-    const context = (err as FastifyError).validationContext;
-    // An id that cannot exist names nothing: the same 404 as an id that does not exist.
-    if (context === 'params') return new ApiError(404, 'not_found', 'not found');
-    const details: ErrorDetail[] = err.validation.map((v) => {
-      const field = fieldName(context, v.instancePath, ROOT_KEYS) || undefined;
-      return { code: 'invalid_field', message: field ? `${field}: ${v.message}` : String(v.message), ...(field ? { field } : {}) };
-    });
-    return ApiError.withDetails(422, details);
-  }
+/** A request that failed its route's zod schema: 404 for an impossible id, else 422 naming each field. */
+function fromValidation(err: FastifyError & { validation: NonNullable<FastifyError['validation']> }): ApiError {
+  const context = err.validationContext;
+  // An id that cannot exist names nothing: the same 404 as an id that does not exist.
+  if (context === 'params') return new ApiError(404, 'not_found', 'not found');
+  const details: ErrorDetail[] = err.validation.map((v) => {
+    const field = fieldName(context, v.instancePath, ROOT_KEYS) || undefined;
+    return { code: 'invalid_field', message: field ? `${field}: ${v.message}` : String(v.message), ...(field ? { field } : {}) };
+  });
+  return ApiError.withDetails(422, details);
+}
+
+/** Temporal refusing a start (already running) or an update (the workflow's own refusal): a 409. */
+function fromWorkflow(err: Error): ApiError | undefined {
   if (err instanceof WorkflowExecutionAlreadyStartedError)
     return new ApiError(409, 'duplicate', 'this resource is already being processed');
   if (err instanceof WorkflowUpdateFailedError) {
     const cause = err.cause as { message?: string; type?: string } | undefined;
     return new ApiError(409, 'invalid_state_transition', cause?.message ?? err.message);
   }
-  const fe = err as FastifyError;
-  if (fe.code && FASTIFY_CODES[fe.code]) {
-    const [status, code] = FASTIFY_CODES[fe.code];
-    return new ApiError(status, code, fe.message);
+}
+
+/** Fastify's and the body parsers' refusals of the request itself. */
+function fromParsing(err: FastifyError): ApiError | undefined {
+  if (err.code && FASTIFY_CODES[err.code]) {
+    const [status, code] = FASTIFY_CODES[err.code];
+    return new ApiError(status, code, err.message);
   }
-  if (err instanceof SyntaxError || (fe.statusCode === 400 && /JSON/i.test(fe.message)))
+  if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message)))
     return new ApiError(400, 'malformed_body', `malformed JSON: ${err.message}`);
-  if (UNSTORABLE_TEXT.has(String(fe.code)))
+}
+
+/** Postgres refusing a value (the client's to fix), or a backing service out of reach (503, retry). */
+function fromBackend(err: FastifyError): ApiError | undefined {
+  if (UNSTORABLE_TEXT.has(String(err.code)))
     return new ApiError(422, 'invalid_field', 'a value holds a character that cannot be stored (such as NUL)');
-  if (BACKEND_DOWN.has(String(fe.code))) return new ApiError(503, 'backend_unavailable', 'a backing service is unavailable; retry shortly');
-  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
-    const code: ErrorCode =
-      fe.statusCode === 413 ? 'payload_too_large' : fe.statusCode === 415 ? 'unsupported_media_type' : 'malformed_body';
-    return new ApiError(fe.statusCode, code, fe.message);
-  }
-  return new ApiError(500, 'internal_error', 'internal error; the request id identifies it in our logs');
+  if (BACKEND_DOWN.has(String(err.code)))
+    return new ApiError(503, 'backend_unavailable', 'a backing service is unavailable; retry shortly');
+}
+
+/** Any other 4xx a plugin raised, under the nearest code of ours. */
+function fromClientStatus(err: FastifyError): ApiError | undefined {
+  if (!(err.statusCode && err.statusCode >= 400 && err.statusCode < 500)) return undefined;
+  const code: ErrorCode =
+    err.statusCode === 413 ? 'payload_too_large' : err.statusCode === 415 ? 'unsupported_media_type' : 'malformed_body';
+  return new ApiError(err.statusCode, code, err.message);
+}
+
+function toApiError(err: FastifyError | Error): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof Failure) return fromFailure(err);
+  if (hasZodFastifySchemaValidationErrors(err)) return fromValidation(err);
+  const fe = err as FastifyError;
+  return (
+    fromWorkflow(err) ??
+    fromParsing(fe) ??
+    fromBackend(fe) ??
+    fromClientStatus(fe) ??
+    new ApiError(500, 'internal_error', 'internal error; the request id identifies it in our logs')
+  );
 }
 
 /** The one error path: every failure leaves as `{status:'ERROR', errors:[…]}` in the client's format. */

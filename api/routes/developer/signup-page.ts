@@ -1,4 +1,4 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { Failure } from '../../../domain/failures';
@@ -6,6 +6,7 @@ import { SignupCreate, toSignup } from '../../../schemas/developer-signup';
 import { signUpDeveloper } from '../../../services/developer-signups';
 import type { ServiceDeps } from '../../../services/deps';
 import { ApiError, fromFailure } from '../../errors';
+import { acceptHtmlForms, withSecurityHeaders } from '../../plugins/html-forms';
 import { crossSiteRefusal } from '../ops/auth';
 import type { SignupLimit } from './signup-limit';
 import { signupDonePage, signupFormPage, signupRefusedPage } from './signup-html';
@@ -29,34 +30,40 @@ const FormBody = z.object({ email: z.string().max(1000).optional(), name: z.stri
 
 const send = (reply: FastifyReply, status: number, page: string) => reply.status(status).type('text/html; charset=utf-8').send(page);
 
+/** Refusals as pages: the rate limits (429, Retry-After already set), a bad body, anything else. */
+function refusalAsPage(err: Error & { statusCode?: number }, request: FastifyRequest, reply: FastifyReply) {
+  const refusal = err instanceof Failure ? fromFailure(err) : err instanceof ApiError ? err : undefined;
+  const status = refusal?.statusCode ?? (err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500);
+  if (status >= 500) request.log.error({ err }, 'sign-up page: request failed');
+  const [title, text] =
+    status === 429
+      ? ['Too many requests', `${err.message}.`]
+      : status >= 500
+        ? ['Something went wrong', `Please try again later (request ${request.id}).`]
+        : ['Not signed up', err.message];
+  return send(reply, status, signupRefusedPage(title, text, SIGNUP_PAGE_PATH));
+}
+
+/** A page on another site must not sign its visitors up (and spend their address's budget). */
+async function sameSiteOnly(request: FastifyRequest) {
+  const refused = crossSiteRefusal(request);
+  if (refused) throw new ApiError(403, 'forbidden', `sign-up is accepted from this site's own form only (${refused})`);
+}
+
+/** What is wrong with the form's fields, one line each, as the form shows it. */
+const fieldErrors = (error: z.ZodError) =>
+  error.issues.map((i) => `${i.path.join('.') === 'email' ? 'Email address' : 'Name'}: ${i.message}`);
+
 /** The page and its form post, for people with a browser; the API is `POST /developer/beta/signups`. */
 export const signupPageRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; limit: SignupLimit }> = async (app, { deps, limit }) => {
   const perHour = deps.config.DEVELOPER_SIGNUPS_PER_HOUR;
   const form = (o: { email?: string; name?: string; errors?: string[] } = {}) =>
     signupFormPage({ action: SIGNUP_PAGE_PATH, perHour, ...o });
 
-  // HTML forms, in this scope only: the API keeps refusing form bodies.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_request, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
+  acceptHtmlForms(app);
+  withSecurityHeaders(app, HEADERS);
 
-  app.addHook('onSend', async (_request, reply) => {
-    for (const [name, value] of Object.entries(HEADERS)) if (!reply.hasHeader(name)) reply.header(name, value);
-  });
-
-  // Refusals as pages: the rate limits (429, Retry-After already set), a bad body, anything else.
-  app.setErrorHandler((err: Error & { statusCode?: number }, request, reply) => {
-    const refusal = err instanceof Failure ? fromFailure(err) : err instanceof ApiError ? err : undefined;
-    const status = refusal?.statusCode ?? (err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500);
-    if (status >= 500) request.log.error({ err }, 'sign-up page: request failed');
-    const [title, text] =
-      status === 429
-        ? ['Too many requests', `${err.message}.`]
-        : status >= 500
-          ? ['Something went wrong', `Please try again later (request ${request.id}).`]
-          : ['Not signed up', err.message];
-    return send(reply, status, signupRefusedPage(title, text, SIGNUP_PAGE_PATH));
-  });
+  app.setErrorHandler(refusalAsPage);
 
   app.get(SIGNUP_PAGE_PATH, { schema: { hide: true } }, async (_request, reply) => send(reply, 200, form()));
 
@@ -64,22 +71,12 @@ export const signupPageRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; limit:
     SIGNUP_PAGE_PATH,
     {
       schema: { hide: true, body: FormBody },
-      onRequest: [
-        // A page on another site must not sign its visitors up (and spend their address's budget).
-        async (request) => {
-          const refused = crossSiteRefusal(request);
-          if (refused) throw new ApiError(403, 'forbidden', `sign-up is accepted from this site's own form only (${refused})`);
-        },
-        limit,
-      ],
+      onRequest: [sameSiteOnly, limit],
     },
     async (request, reply) => {
       const typed = { email: request.body.email ?? '', name: request.body.name?.trim() || undefined };
       const parsed = SignupCreate.safeParse(typed);
-      if (!parsed.success) {
-        const errors = parsed.error.issues.map((i) => `${i.path.join('.') === 'email' ? 'Email address' : 'Name'}: ${i.message}`);
-        return send(reply, 422, form({ ...typed, errors }));
-      }
+      if (!parsed.success) return send(reply, 422, form({ ...typed, errors: fieldErrors(parsed.error) }));
       try {
         const { signup, keys } = await signUpDeveloper(deps, parsed.data, request.ip);
         request.log.info({ signup_id: signup.id }, 'developer signed up (page)');

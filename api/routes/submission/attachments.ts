@@ -3,9 +3,8 @@ import multipart, { type MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { downloadFileName } from '../../../domain/attachment-files';
-import { ObjectTooLargeError, putStreamBounded } from '../../../platform/object-upload';
 import type { ServiceDeps } from '../../../services/deps';
-import { deleteAttachment, getAttachment, readAttachment, storeAttachment, type PutUpload } from '../../../services/attachments';
+import { attachmentTooLarge, deleteAttachment, getAttachment, readAttachment, storeAttachment } from '../../../services/attachments';
 import { ApiError, invalidField } from '../../errors';
 import { interfaceBaseUrl } from '../../urls';
 import { ATTACHMENT_FIELD, AttachmentParams, AttachmentResponse, toAttachment } from '../../../schemas/attachment';
@@ -50,9 +49,6 @@ function drainBody(raw: IncomingMessage, maxBytes: number, timeoutMs: number): P
   });
 }
 
-const tooLarge = (max: number) =>
-  new ApiError(413, 'payload_too_large', `the attachment is larger than the maximum of ${max} bytes`, { field: ATTACHMENT_FIELD });
-
 /** The one file part of the upload, or a 4xx saying what is wrong with the request. */
 async function receiveFilePart(request: FastifyRequest, maxBytes: number): Promise<MultipartFile> {
   let part: MultipartFile | undefined;
@@ -75,6 +71,7 @@ async function receiveFilePart(request: FastifyRequest, maxBytes: number): Promi
 /**
  * The file part's bytes, failing as soon as busboy reports the part was cut at its size limit; a
  * body that breaks off mid-part (client gone, bad framing) is the client's fault, not a 500.
+ * (The service counts the bytes too, and refuses past the limit with the same 413.)
  */
 async function* untruncated(part: MultipartFile, maxBytes: number): AsyncGenerator<Buffer> {
   try {
@@ -82,15 +79,7 @@ async function* untruncated(part: MultipartFile, maxBytes: number): AsyncGenerat
   } catch (err) {
     throw new ApiError(400, 'malformed_body', `the upload broke off: ${(err as Error).message}`);
   }
-  if (part.file.truncated) throw new ObjectTooLargeError(maxBytes);
-}
-
-/** The part's bytes streamed into the object store, bounded in memory; too many bytes are a 413. */
-function putPart(deps: ServiceDeps, part: MultipartFile): PutUpload {
-  return (key, u) =>
-    putStreamBounded(deps.store, untruncated(part, u.maxBytes), { key, ...u }).catch((err) => {
-      throw err instanceof ObjectTooLargeError ? tooLarge(u.maxBytes) : err;
-    });
+  if (part.file.truncated) throw attachmentTooLarge(maxBytes);
 }
 
 /**
@@ -118,7 +107,7 @@ export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
     { schema: { ...op('createAttachment', 'Upload an attachment'), response: { 200: AttachmentResponse } } },
     async (request) => {
       const part = await receiveFilePart(request, maxBytes);
-      const row = await storeAttachment(deps, request.client.id, { fileName: part.filename, put: putPart(deps, part) });
+      const row = await storeAttachment(deps, request.client.id, { fileName: part.filename, bytes: untruncated(part, maxBytes) });
       return { status: 'OK' as const, attachment: toAttachment(row, base(request)) };
     },
   );

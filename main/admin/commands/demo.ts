@@ -1,8 +1,6 @@
-import { Readable } from 'node:stream';
 import { Command } from 'commander';
 import { Failure } from '../../../domain/failures';
 import { seedDemoCatalogue } from '../../../services/demo-catalogue';
-import { putStreamBounded } from '../../../platform/object-upload';
 import { AdminError, output, type AdminContext } from '../context';
 
 /** `demo …`: the sandbox's demonstration material (spec 5.4); refused in production. */
@@ -16,10 +14,7 @@ export function demoCommand(ctx: () => AdminContext): Command {
     .action(async () => {
       const c = ctx();
       const deps = { db: c.db, temporal: await c.temporal(), config: c.config, log: c.log, store: c.store };
-      const result = await seedDemoCatalogue(
-        deps,
-        (image) => (key, u) => putStreamBounded(c.store, Readable.from([image]), { key, ...u }),
-      ).catch((err: unknown) => {
+      const result = await seedDemoCatalogue(deps).catch((err: unknown) => {
         throw err instanceof Failure ? new AdminError(err.message) : err;
       });
       output(result);

@@ -1,0 +1,139 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { IdParam } from '../../../schemas/common';
+import { OFFER_TYPES } from '../../../schemas/offer';
+import type { ServiceDeps } from '../../../services/deps';
+import {
+  attachmentUnderReview,
+  offerUnderReview,
+  queueCategories,
+  reviewQueue,
+  sendReviewDecision,
+  waitForStatusChange,
+  type ReviewVerdict,
+} from '../../../services/review';
+import type { AttachmentRow } from '../../../store/database';
+import type { SignedIn } from './gate';
+import { offerPage } from './offer-page';
+import { queuePage, WAIT_CHOICES, type WaitChoice } from './queue-page';
+import { asPageError, OpsPageError, sendHtml } from './reply';
+
+/*
+ * The console's five routes, each registered by its own function: the queue, one offer, its two
+ * decisions, and an attachment. They run behind the gate (gate.ts); errors become pages (reply.ts).
+ */
+
+/** The Fastify scope the console's routes are added to (zod-typed). */
+export type OpsScope = Parameters<FastifyPluginAsyncZod>[0];
+
+/** What the routes work with: the services' dependencies and who signed in. */
+export interface OpsContext {
+  deps: ServiceDeps;
+  signedIn: SignedIn;
+}
+
+const PER_PAGE = 25;
+/** How long a decision waits for the workflow to record the new status before redirecting anyway. */
+const DECISION_WAIT_MS = 5000;
+
+const IdParams = z.object({ id: IdParam });
+/** A filter left at "any" arrives as an empty field. */
+const blankAsUnset = (v: unknown) => (v === '' ? undefined : v);
+const ListQuery = z.object({
+  page: z.coerce.number().int().min(1).max(100_000).default(1),
+  type: z.preprocess(blankAsUnset, z.enum(OFFER_TYPES).optional()),
+  category: z.preprocess(
+    blankAsUnset,
+    z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(2 ** 31 - 1)
+      .optional(),
+  ),
+  waiting: z.preprocess(blankAsUnset, z.enum(Object.keys(WAIT_CHOICES) as [WaitChoice, ...WaitChoice[]]).optional()),
+});
+const OfferQuery = z.object({ sent: z.enum(['approve', 'reject']).optional() });
+const RejectBody = z.object({ reason: z.string().optional() });
+
+/** GET /ops/: the offers waiting for review, filtered by type, category and time waited, a page at a time. */
+export function queueRoute(app: OpsScope, { deps, signedIn }: OpsContext): void {
+  app.get('/', { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
+    const { page: pageNo, type, category, waiting } = request.query;
+    const filter = { type, categoryId: category, minWaitSeconds: waiting ? WAIT_CHOICES[waiting] : undefined };
+    const [queue, categories] = await Promise.all([reviewQueue(deps, { page: pageNo, per_page: PER_PAGE }, filter), queueCategories(deps)]);
+    const body = queuePage(queue, pageNo, PER_PAGE, { type, category, waiting }, { types: OFFER_TYPES, categories });
+    return sendHtml(reply, 200, 'Waiting for review', body, signedIn(request));
+  });
+}
+
+/** GET /ops/offers/:id: one offer with everything a reviewer decides on (`?sent=` after a decision). */
+export function offerRoute(app: OpsScope, { deps, signedIn }: OpsContext): void {
+  app.get('/offers/:id', { schema: { hide: true, params: IdParams, querystring: OfferQuery } }, async (request, reply) => {
+    const review = await offerUnderReview(deps, request.params.id).catch((err: unknown) => {
+      throw asPageError(err);
+    });
+    return sendHtml(reply, 200, review.offer.title, offerPage(review, request.query.sent), signedIn(request));
+  });
+}
+
+/**
+ * Sends the verdict to the offer's review workflow, waits briefly for the status to change, and
+ * redirects to the offer's page (a refused decision, e.g. on an offer no longer pending, is a 409 page).
+ */
+async function decide(
+  { deps, signedIn }: OpsContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  offerId: string,
+  verdict: ReviewVerdict,
+  reason?: string,
+) {
+  const reviewer = signedIn(request) ?? 'operator';
+  const { from } = await sendReviewDecision(deps, offerId, verdict, { reason, reviewer }).catch((err: unknown) => {
+    throw asPageError(err, (f) => new OpsPageError(409, 'Not decided', f.message));
+  });
+  request.log.info({ offer_id: offerId, decision: verdict }, 'review console: decision sent');
+  await waitForStatusChange(deps, offerId, from, DECISION_WAIT_MS);
+  return reply.redirect(`/ops/offers/${encodeURIComponent(offerId)}?sent=${verdict}`, 303);
+}
+
+/** POST /ops/offers/:id/approve. */
+export function approveRoute(app: OpsScope, ctx: OpsContext): void {
+  app.post('/offers/:id/approve', { schema: { hide: true, params: IdParams } }, (request, reply) =>
+    decide(ctx, request, reply, request.params.id, 'approve'),
+  );
+}
+
+/** POST /ops/offers/:id/reject: a reason (at most 2000 characters) is required. */
+export function rejectRoute(app: OpsScope, ctx: OpsContext): void {
+  app.post('/offers/:id/reject', { schema: { hide: true, params: IdParams, body: RejectBody.optional() } }, (request, reply) => {
+    const reason = request.body?.reason?.trim() ?? '';
+    if (!reason) throw new OpsPageError(400, 'Reason required', 'A rejection needs a reason: go back and write one.');
+    if (reason.length > 2000) throw new OpsPageError(400, 'Reason too long', 'The reason may be at most 2000 characters.');
+    return decide(ctx, request, reply, request.params.id, 'reject', reason);
+  });
+}
+
+/** Images (sniffed at upload, never the client's claim) show inline; everything else downloads. */
+function contentDisposition(row: Pick<AttachmentRow, 'content_type' | 'file_name'>): string {
+  const inline = row.content_type === 'image/png' || row.content_type === 'image/jpeg';
+  const ascii = row.file_name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `${inline ? 'inline' : 'attachment'}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(row.file_name)}`;
+}
+
+/** GET /ops/attachments/:id: an attachment of an offer under review, in a sandbox of its own. */
+export function attachmentRoute(app: OpsScope, { deps }: OpsContext): void {
+  app.get('/attachments/:id', { schema: { hide: true, params: IdParams } }, async (request, reply) => {
+    const { row, body } = await attachmentUnderReview(deps, request.params.id).catch((err: unknown) => {
+      throw asPageError(err);
+    });
+    return reply
+      .type(row.content_type)
+      .header('content-length', String(row.size_bytes))
+      .header('content-disposition', contentDisposition(row))
+      .header('content-security-policy', "default-src 'none'; sandbox")
+      .send(body);
+  });
+}
