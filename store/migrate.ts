@@ -1,4 +1,4 @@
-import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { Db } from './db';
 import * as m0001 from './migrations/2026_11_22_0001_api_clients_and_categories';
 import * as m0002 from './migrations/2026_11_22_0002_offers';
@@ -61,7 +61,16 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
   const applied = await appliedMigrations(db);
   const names = Object.keys(MIGRATIONS);
   if (applied && applied.size === names.length && names.every((n) => applied.has(n))) return [];
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  return succeeded(await new Migrator({ db, provider }).migrateToLatest());
+}
+
+/** Applies the migrations up to and including `name`, in order: a test writes rows between two of them. */
+export async function migrateTo(db: Db, name: string): Promise<string[]> {
+  return succeeded(await new Migrator({ db, provider }).migrateTo(name));
+}
+
+/** The names of the migrations a run applied; throws naming the one that failed. */
+function succeeded({ error, results }: MigrationResultSet): string[] {
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -8,8 +8,8 @@ import { API_KEY_HEADER } from './auth';
 /** Statuses the key check answers for a missing, unknown or wrong-environment key: a guess. */
 const BAD_KEY_STATUS = 401;
 
-const limited = (max: number, ttlMs: number, what: string) =>
-  new ApiError(429, 'rate_limited', `rate limit of ${max} ${what} per second exceeded; retry after ${Math.ceil(ttlMs / 1000)} s`);
+const limited = (max: number, ttlMs: number, what: string, per: string) =>
+  new ApiError(429, 'rate_limited', `rate limit of ${max} ${what} per ${per} exceeded; retry after ${Math.ceil(ttlMs / 1000)} s`);
 
 /**
  * The spec's per-key limit (RATE_LIMIT_PER_SECOND requests each second, counted by key hash), and
@@ -19,19 +19,22 @@ const limited = (max: number, ttlMs: number, what: string) =>
  * With `redisUrl` the counts live in Redis and every API process shares them (the limit holds
  * across instances); without it each process counts in memory. A Redis that does not answer lets
  * requests through (skipOnError): the limit protects the service, it must not take it down.
+ * `windowMs` (a second) is shorter only in tests that wait for a window to pass.
  */
-export async function rateLimitPlugin(app: FastifyInstance, opts: { perSecond: number; redisUrl?: string }) {
+export async function rateLimitPlugin(app: FastifyInstance, opts: { perSecond: number; redisUrl?: string; windowMs?: number }) {
+  const windowMs = opts.windowMs ?? 1000;
+  const per = windowMs === 1000 ? 'second' : `${windowMs} ms`;
   const redis = opts.redisUrl ? connectRedis(app, opts.redisUrl) : undefined;
   await app.register(rateLimit, {
     max: opts.perSecond,
-    timeWindow: 1000,
+    timeWindow: windowMs,
     ...(redis ? { redis, nameSpace: 'offer-marketplace:rate:' } : {}),
     skipOnError: true,
     keyGenerator: (request) => {
       const key = request.headers[API_KEY_HEADER];
       return typeof key === 'string' && key ? `key:${hashApiKey(key)}` : `ip:${request.ip}`;
     },
-    errorResponseBuilder: (_request, context) => limited(context.max, context.ttl, 'requests'),
+    errorResponseBuilder: (_request, context) => limited(context.max, context.ttl, 'requests', per),
   });
 
   // Bad keys per address: read (not counted) before the key check, counted when it answers 401.
@@ -41,7 +44,7 @@ export async function rateLimitPlugin(app: FastifyInstance, opts: { perSecond: n
     const state = await badKeys(request, { increment: false });
     if (state.isAllowed || state.remaining > 0) return;
     reply.header('retry-after', String(Math.max(1, state.ttlInSeconds)));
-    throw limited(state.max, state.ttl, 'requests with a bad or missing API key');
+    throw limited(state.max, state.ttl, 'requests with a bad or missing API key', per);
   });
   app.addHook('onSend', async (request, reply) => {
     if (reply.statusCode === BAD_KEY_STATUS) await badKeys(request);

@@ -3,12 +3,7 @@ import { sql } from 'kysely';
 import { createDb } from '../../store/db';
 import { resolveEndpoints } from '../../platform/endpoints';
 import { createHarness, type Harness } from '../setup/harness';
-import * as m0001 from '../../store/migrations/2026_11_22_0001_api_clients_and_categories';
-import * as m0002 from '../../store/migrations/2026_11_22_0002_offers';
-import * as m0003 from '../../store/migrations/2026_11_22_0003_callbacks';
-import * as m0004 from '../../store/migrations/2026_11_22_0004_distribution_search';
-import * as m0005 from '../../store/migrations/2026_11_22_0005_orders_vouchers';
-import * as m0006 from '../../store/migrations/2026_11_23_0012_advertisers_supplied_vouchers';
+import { migrateTo, migrateToLatest } from '../../store/migrate';
 
 /** The hash-of-(client, name) id offers carried before advertisers had their own table. */
 const legacyId = (clientId: string, name: string) =>
@@ -31,7 +26,9 @@ describe('the advertisers migration keeps the advertiser ids integrations alread
     url.pathname = `/${dbName}`;
     const db = createDb(url.toString(), 2);
     try {
-      for (const m of [m0001, m0002, m0003, m0004, m0005]) await m.up(db);
+      // A database as it stood before advertisers had their own table: every migration before 0012, in order.
+      const before = await migrateTo(db, '2026_11_23_0011_nationwide_search_flag');
+      expect(before).toHaveLength(11);
       await db
         .insertInto('api_clients')
         .values({ id: 'cli_a', name: 'Agent', interface: 'submission', environment: 'sandbox', key_hash: 'h', key_prefix: 'p' })
@@ -56,12 +53,16 @@ describe('the advertisers migration keeps the advertiser ids integrations alread
           offer('ofr_3', 'Bakery', '2026-01-01T00:00:00Z'),
         ])
         .execute();
-      await m0006.up(db);
+      expect(await migrateTo(db, '2026_11_23_0012_advertisers_supplied_vouchers')).toEqual([
+        '2026_11_23_0012_advertisers_supplied_vouchers',
+      ]);
       const advertisers = await db.selectFrom('advertisers').select(['id', 'client_id', 'name']).orderBy('name').execute();
       expect(advertisers).toEqual([
         { id: legacyId('cli_a', 'Bakery'), client_id: 'cli_a', name: 'Bakery' },
         { id: legacyId('cli_a', 'Trattoria Roma'), client_id: 'cli_a', name: 'TRATTORIA ROMA' },
       ]);
+      // The migrations after it apply on top of the backfilled rows.
+      expect((await migrateToLatest(db)).length).toBeGreaterThan(0);
     } finally {
       await db.destroy();
     }

@@ -1,4 +1,4 @@
-import { seedOffer, validOffer } from '../setup/fixtures';
+import { seedOffer, validOffer, waitForOfferStatus } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
 const SUB = '/submission/beta';
@@ -47,14 +47,6 @@ describe("advertisers' own voucher codes, stable advertiser ids and customer vou
       .select(['quantity_in_stock', 'initial_quantity', 'advertiser_id'])
       .where('id', '=', id)
       .executeTakeFirstOrThrow();
-  const waitForStatus = async (id: string, expected: string, key = sub.key) => {
-    for (let i = 0; i < 300; i++) {
-      if ((await call('GET', `${SUB}/offers/${id}`, key)).json().offer.status === expected) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`offer ${id} never became ${expected}`);
-  };
-
   describe('supplied codes', () => {
     it('an offer sells exactly its supplied codes: stock is their number, answered with their state', async () => {
       const res = await post({
@@ -170,7 +162,7 @@ describe("advertisers' own voucher codes, stable advertiser ids and customer vou
       const edit = (offer: Record<string, unknown>) => call('PUT', `${SUB}/offers/${created.id}`, sub.key, { offer });
       expect((await edit({ vouchers: [{ redemption_code: 'APP-X' }] })).statusCode).toBe(409); // pending: not editable
       expect((await edit({ status: 'withdrawn' })).statusCode).toBe(200);
-      await waitForStatus(created.id, 'withdrawn');
+      await waitForOfferStatus(h, created.id, 'withdrawn');
       const dup = await edit({ vouchers: [{ redemption_code: 'APP-00001' }] });
       expect(dup.statusCode).toBe(422);
       expect(dup.json().errors[0].field).toBe('vouchers');
@@ -195,7 +187,7 @@ describe("advertisers' own voucher codes, stable advertiser ids and customer vou
       // An offer whose codes the service generates takes none.
       const generated = (await post({ advertiser: { ...(validOffer().advertiser as object), name: 'Append Ltd' } })).json().offer;
       await call('PUT', `${SUB}/offers/${generated.id}`, sub.key, { offer: { status: 'withdrawn' } });
-      await waitForStatus(generated.id, 'withdrawn');
+      await waitForOfferStatus(h, generated.id, 'withdrawn');
       const refused = await call('PUT', `${SUB}/offers/${generated.id}`, sub.key, { offer: { vouchers: [{ redemption_code: 'GEN-1' }] } });
       expect(refused.statusCode).toBe(422);
       expect(refused.json().errors[0].field).toBe('vouchers');
@@ -261,7 +253,7 @@ describe("advertisers' own voucher codes, stable advertiser ids and customer vou
       expect(byName.json().offer.advertiser.id).toBe(advId);
       // Rename through an edit: same id.
       await call('PUT', `${SUB}/offers/${created.id}`, key, { offer: { status: 'withdrawn' } });
-      await waitForStatus(created.id, 'withdrawn', key);
+      await waitForOfferStatus(h, created.id, 'withdrawn');
       const renamed = await call('PUT', `${SUB}/offers/${created.id}`, key, {
         offer: { advertiser: { ...(validOffer().advertiser as object), name: 'New Name' } },
       });

@@ -1,6 +1,6 @@
 import { approveSignal } from '../../workflows/offer-review-messages';
 import { offerReviewWorkflowId } from '../../workflows/shared/ids';
-import { seedOffer, validOffer } from '../setup/fixtures';
+import { seedOffer, validOffer, waitForOfferStatus } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
 const DIST = '/distribution/beta';
@@ -73,12 +73,8 @@ describe('incremental catalogue sync', () => {
     expect(created.statusCode).toBe(200);
     const offerId: string = created.json().offer.id;
     await h.services.temporal.workflow.getHandle(offerReviewWorkflowId(offerId)).signal(approveSignal, { reviewer: 'Ana' });
-    let row = await offerRow(offerId);
-    for (let i = 0; i < 100 && row.status !== 'approved'; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      row = await offerRow(offerId);
-    }
-    expect(row).toMatchObject({ status: 'approved', published_at: null });
+    await waitForOfferStatus(h, offerId, 'approved');
+    expect(await offerRow(offerId)).toMatchObject({ status: 'approved', published_at: null });
     const events = await h.services.db
       .selectFrom('offer_events')
       .select(['type', 'data'])

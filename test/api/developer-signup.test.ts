@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { ConfigError, loadConfig } from '../../platform/config';
 import { freePort } from '../../platform/free-port';
 import { signupOf } from '../../services/developer-signups';
+import { eventually } from '../setup/eventually';
 import { validOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
@@ -334,16 +335,15 @@ describe('developer sign-up budget shared through Redis (REDIS_URL)', () => {
     redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
     url = `redis://127.0.0.1:${port}`;
     const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    for (let i = 0; i < 100; i++) {
-      if (
-        await probe.connect().then(
+    await eventually(
+      'redis-server to accept connections',
+      () =>
+        probe.connect().then(
           () => true,
           () => false,
-        )
-      )
-        break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+        ),
+      { timeoutMs: 10_000, intervalMs: 100 },
+    );
     expect(await probe.ping()).toBe('PONG');
     probe.disconnect();
   });

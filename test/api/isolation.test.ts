@@ -1,7 +1,7 @@
 import { approveSignal } from '../../workflows/offer-review-messages';
 import { offerReviewWorkflowId } from '../../workflows/shared/ids';
 import { multipart, makePng } from '../setup/files';
-import { validOffer } from '../setup/fixtures';
+import { validOffer, waitForOfferStatus } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
 /**
@@ -45,8 +45,7 @@ describe('isolation between clients', () => {
     ids.offer = offer.id;
     ids.advertiser = offer.advertiser.id;
     await h.services.temporal.workflow.getHandle(offerReviewWorkflowId(ids.offer)).signal(approveSignal, {});
-    for (let i = 0; i < 100 && (await call(own.submission, 'GET', `${S}/offers/${ids.offer}`)).json().offer.status !== 'approved'; i++)
-      await new Promise((r) => setTimeout(r, 100));
+    await waitForOfferStatus(h, ids.offer, 'approved');
     ids.comment = (
       await call(own.submission, 'POST', `${S}/offers/${ids.offer}/comments`, { comment: { author_name: 'Ana', content: 'Hello' } })
     ).json().comment.id;

@@ -1,6 +1,7 @@
 import { offerReviewWorkflowId } from '../../workflows/shared/ids';
 import { rejectSignal } from '../../workflows/offer-review-messages';
 import { validOffer } from '../setup/fixtures';
+import { eventually } from '../setup/eventually';
 import { makePng, multipart } from '../setup/files';
 import { createHarness, type Harness } from '../setup/harness';
 
@@ -59,11 +60,12 @@ describe('attachments and comments with real offers under the review workflow', 
     await h.services.temporal.workflow
       .getHandle(offerReviewWorkflowId(offer.id))
       .signal(rejectSignal, { reason: 'the headline is misleading', reviewer: 'Ana' });
-    let comments: { author_role: string; author_name: string; content: string; id: string }[] = [];
-    for (let i = 0; i < 100 && comments.length < 2; i++) {
-      comments = (await call('GET', `/offers/${offer.id}/comments`)).json().comments;
-      if (comments.length < 2) await new Promise((r) => setTimeout(r, 100));
-    }
+    const comments = await eventually("the review team's comment", async () => {
+      const all: { author_role: string; author_name: string; content: string; id: string }[] = (
+        await call('GET', `/offers/${offer.id}/comments`)
+      ).json().comments;
+      return all.length >= 2 && all;
+    });
     expect(comments.map((c) => [c.author_role, c.content])).toEqual([
       ['advertiser', 'Ready for review.'],
       ['review_team', expect.stringContaining('the headline is misleading')],

@@ -1,7 +1,8 @@
 import { offerReviewWorkflowId } from '../../workflows/shared/ids';
 import { approveSignal, rejectSignal } from '../../workflows/offer-review-messages';
 import { createHarness, type Harness } from '../setup/harness';
-import { validOffer } from '../setup/fixtures';
+import { validOffer, waitForOfferStatus } from '../setup/fixtures';
+import { eventually } from '../setup/eventually';
 
 const SUB = '/submission/beta';
 
@@ -29,13 +30,6 @@ describe('submission offers under the review workflow', () => {
     return res.json().offer;
   };
   const status = async (id: string) => (await call('GET', `/offers/${id}`)).json().offer.status;
-  /** Waits for the workflow to record a status; fails (rather than letting the next step race) if it never does. */
-  const waitForStatus = async (id: string, expected: string) => {
-    for (let i = 0; i < 300 && (await status(id)) !== expected; i++) await new Promise((r) => setTimeout(r, 100));
-    const final = await status(id);
-    if (final !== expected) throw new Error(`offer ${id} is ${final}, still not ${expected} after 30 s`);
-    return final;
-  };
   const signal = (id: string, which: 'approve' | 'reject', reason?: string) => {
     const handle = h.services.temporal.workflow.getHandle(offerReviewWorkflowId(id));
     return which === 'approve'
@@ -63,7 +57,7 @@ describe('submission offers under the review workflow', () => {
   it('approves by the `approve` signal', async () => {
     const { id } = await create();
     await signal(id, 'approve');
-    expect(await waitForStatus(id, 'approved')).toBe('approved');
+    await waitForOfferStatus(h, id, 'approved');
     const offer = (await call('GET', `/offers/${id}`)).json().offer;
     expect(offer.published_at).not.toBeNull();
     expect(offer.reviewed_at).not.toBeNull();
@@ -72,7 +66,7 @@ describe('submission offers under the review workflow', () => {
   it('rejects by the `reject` signal, with the reason visible to the advertiser', async () => {
     const { id } = await create();
     await signal(id, 'reject', 'Images are blurry');
-    expect(await waitForStatus(id, 'rejected')).toBe('rejected');
+    await waitForOfferStatus(h, id, 'rejected');
     expect((await call('GET', `/offers/${id}`)).json().offer.rejection_reason).toBe('Images are blurry');
     const comments = await h.services.db.selectFrom('comments').selectAll().where('offer_id', '=', id).execute();
     expect(comments).toMatchObject([{ author_role: 'review_team', content: 'Rejected: Images are blurry' }]);
@@ -86,7 +80,7 @@ describe('submission offers under the review workflow', () => {
       expect(res.json().errors[0].code).toBe('invalid_state_transition');
     }
     await signal(id, 'approve');
-    await waitForStatus(id, 'approved');
+    await waitForOfferStatus(h, id, 'approved');
     for (const [to, code] of [
       ['suspended', 200],
       ['suspended', 409],
@@ -272,19 +266,18 @@ describe('submission offers under the review workflow', () => {
 
   it('raises a reminder when a review waits past its SLA', async () => {
     const { id } = await create();
-    let events: string[] = [];
-    for (let i = 0; i < 80 && !events.includes('offer.review_overdue'); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      events = (await h.services.db.selectFrom('offer_events').select('type').where('offer_id', '=', id).orderBy('sequence').execute()).map(
-        (e) => e.type,
-      );
-    }
+    const events = await eventually('the offer.review_overdue event', async () => {
+      const types = (
+        await h.services.db.selectFrom('offer_events').select('type').where('offer_id', '=', id).orderBy('sequence').execute()
+      ).map((e) => e.type);
+      return types.includes('offer.review_overdue') && types;
+    });
     expect(events).toEqual(['offer.created', 'offer.review_overdue']);
   });
 
   it('closes an offer when its end_date has passed', async () => {
     const { id } = await create({ start_date: '2020-01-01', end_date: '2020-12-31', vouchers_expire: { on: '2021-06-30' } });
-    expect(await waitForStatus(id, 'closed')).toBe('closed');
+    await waitForOfferStatus(h, id, 'closed');
     expect((await call('GET', `/offers/${id}`)).json().offer.closed_at).not.toBeNull();
     expect((await move(id, 'withdrawn')).statusCode).toBe(409);
   });
@@ -295,7 +288,7 @@ describe('submission offers under the review workflow', () => {
     await signal(id, 'approve'); // recorded by Temporal while no worker runs
     expect(await status(id)).toBe('pending');
     await h.startWorker();
-    expect(await waitForStatus(id, 'approved')).toBe('approved');
+    await waitForOfferStatus(h, id, 'approved');
     const events = await h.services.db
       .selectFrom('offer_events')
       .select(['type', 'sequence'])

@@ -4,6 +4,7 @@ import { hashPassword } from '../../platform/passwords';
 import { makePdf, makePng, multipart } from '../setup/files';
 import { createHarness, type Harness } from '../setup/harness';
 import { validOffer } from '../setup/fixtures';
+import { eventually } from '../setup/eventually';
 
 const SUB = '/submission/beta';
 const OPS_USERNAME = 'reviewer-ana';
@@ -313,7 +314,9 @@ describe('review console (/ops)', () => {
     it("shows the offer's review history from its workflow: submitted, reminder, withdrawn, edited, resubmitted, decided by whom", async () => {
       const id = (await offerVia('POST', '/offers', validOffer({ title: 'A reviewed life' }))).id;
       // The reminder comes 2 s after submission (REVIEW_REMINDER_SECONDS above).
-      for (let i = 0; i < 40 && !(await timelineOf(id, ALICE)).some((e) => e.startsWith('reminder')); i++) await sleep(500);
+      await eventually('the reminder in the timeline', async () => (await timelineOf(id, ALICE)).some((e) => e.startsWith('reminder')), {
+        intervalMs: 500,
+      });
       await offerVia('PUT', `/offers/${id}`, { status: 'withdrawn' });
       await offerVia('PUT', `/offers/${id}`, { title: 'A reviewed life, edited' });
       await offerVia('PUT', `/offers/${id}`, { status: 'pending' });
@@ -393,5 +396,3 @@ describe('review console (/ops)', () => {
     });
   });
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

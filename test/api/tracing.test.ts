@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { seedOffer } from '../setup/fixtures';
+import { eventually } from '../setup/eventually';
 import { createHarness, type Harness } from '../setup/harness';
 import { startTracing } from '../../platform/tracing';
 
@@ -73,10 +74,10 @@ describe('OpenTelemetry traces', () => {
       return names.some((n) => n.startsWith('RunActivity:placeOrder')) && names.some((n) => /^(HandleUpdate|StartActivity):/.test(n));
     };
     // Workflow spans leave the worker through a sink after each activation: poll, flushing.
-    for (let i = 0; i < 50 && !complete(); i++) {
+    await eventually('the API, workflow and activity spans of one trace', async () => {
       await h.services.tracing!.flush();
-      if (!complete()) await new Promise((r) => setTimeout(r, 200));
-    }
+      return complete();
+    });
     expect(collector.paths.every((p) => p === '/v1/traces')).toBe(true);
     const api = apiSpan();
     expect(api).toBeDefined();

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { ensureGoBinary, TEMPORAL_CLI } from '../../devstack/go-binaries';
 import { admin } from '../setup/admin';
 import { createHarness, type Harness } from '../setup/harness';
-import { seedOffer, validOffer } from '../setup/fixtures';
+import { seedOffer, validOffer, waitForOfferStatus } from '../setup/fixtures';
 
 describe('admin CLI', () => {
   let h: Harness;
@@ -145,8 +145,7 @@ describe('admin CLI', () => {
       );
       expect(res.stderr).toBe('');
       expect(res.status).toBe(0);
-      for (let i = 0; i < 50 && (await statusOf(id)).status !== 'approved'; i++) await new Promise((r) => setTimeout(r, 100));
-      expect((await statusOf(id)).status).toBe('approved');
+      await waitForOfferStatus(h, id, 'approved');
     });
   });
 });

@@ -1,11 +1,13 @@
 import crypto from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { createDeliveryAttempt } from '../../activities/callbacks/delivery';
 import { checkCallbackSecretKey } from '../../services/callbacks';
 import { setEndpoint } from '../../store/callbacks';
 import { expectedKeyId, sealV1 } from '../setup/secret-v1';
 import { changeOfferStatus } from '../../store/offers';
 import { admin } from '../setup/admin';
-import { CallbackReceiver, eventually } from '../setup/callback-receiver';
+import { CallbackReceiver } from '../setup/callback-receiver';
+import { eventually } from '../setup/eventually';
 import { seedOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
@@ -91,17 +93,17 @@ describe('callback signing secrets encrypted at rest (CALLBACK_SECRET_KEY)', () 
     await setEndpoint(h.services.db, { clientId, url: r.url, format: 'json', secretKeys: [otherKey] });
     const offerId = await seedOffer(h, clientId, {}, 'pending');
     await changeOfferStatus(h.services.db, { key: `test:${offerId}:withdraw`, offerId, to: 'withdrawn', actor: 'advertiser' });
-    // The delivery row exists (dispatched), yet after a few seconds of the worker trying, nothing was received.
-    await eventually(
-      async () =>
-        (await h.services.db
-          .selectFrom('callback_deliveries as d')
-          .innerJoin('callback_endpoints as e', 'e.id', 'd.endpoint_id')
-          .select('d.id')
-          .where('e.client_id', '=', clientId)
-          .executeTakeFirst()) ?? null,
+    // The delivery row exists (dispatched); an attempt of it (the one the worker's dispatcher and
+    // the delivery's lane make) fails before sending anything, and nothing was received.
+    const delivery = await eventually('the delivery dispatched', () =>
+      h.services.db
+        .selectFrom('callback_deliveries as d')
+        .innerJoin('callback_endpoints as e', 'e.id', 'd.endpoint_id')
+        .select('d.id')
+        .where('e.client_id', '=', clientId)
+        .executeTakeFirst(),
     );
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await expect(createDeliveryAttempt(h.services)({ deliveryId: delivery.id })).rejects.toThrow(/encrypted with another key/);
     expect(r.received).toHaveLength(0);
     await expect(checkCallbackSecretKey({ db: h.services.db, config: { ...h.config, CALLBACK_SECRET_KEY: undefined } })).rejects.toThrow(
       /CALLBACK_SECRET_KEY is not set/,

@@ -4,7 +4,8 @@ import { changeOfferStatus } from '../../store/offers';
 import { OFFER_REVIEW_WORKFLOW_TYPE, type OfferReviewWorkflow } from '../../workflows/offer-review-messages';
 import { offerReviewWorkflowId } from '../../workflows/shared/ids';
 import { admin } from '../setup/admin';
-import { CallbackReceiver, eventually } from '../setup/callback-receiver';
+import { CallbackReceiver } from '../setup/callback-receiver';
+import { eventually } from '../setup/eventually';
 import { seedOffer, validOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
@@ -17,6 +18,25 @@ function json(res: { code: number | null; stdout: string; stderr: string }) {
 async function scrapeDelivered(h: Harness): Promise<number> {
   const body = (await h.app.inject({ method: 'GET', url: '/metrics' })).body;
   return Number(/callback_delivery_attempts_total\{outcome="delivered"\} (\d+)/.exec(body)?.[1] ?? 0);
+}
+
+/** This client's deliveries of the offer's events, once every event is dispatched and every delivery recorded as delivered. */
+async function settledDeliveries(h: Harness, clientId: string, offerId: string) {
+  const undispatched = await h.services.db
+    .selectFrom('offer_events')
+    .select('id')
+    .where('offer_id', '=', offerId)
+    .where('dispatched_at', 'is', null)
+    .execute();
+  const rows = await h.services.db
+    .selectFrom('callback_deliveries as d')
+    .innerJoin('callback_endpoints as e', 'e.id', 'd.endpoint_id')
+    .select(['d.type', 'd.status', 'd.leased_until'])
+    .where('e.client_id', '=', clientId)
+    .where('d.offer_id', '=', offerId)
+    .orderBy('d.sequence')
+    .execute();
+  return undispatched.length === 0 && rows.every((d) => d.status === 'delivered' && d.leased_until === null) && rows;
 }
 
 describe('offer-change callbacks', () => {
@@ -79,7 +99,7 @@ describe('offer-change callbacks', () => {
     expect(payload.data.offer).toMatchObject({ id: offerId, status: 'approved', title: 'Two-course dinner for two' });
     expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(got[0].body, got[0].headers)).toThrow();
 
-    const [last] = await eventually(async () => {
+    const [last] = await eventually('the delivery logged as delivered', async () => {
       const log = json(await cli(['callbacks', 'log', '--key', key]));
       return log[0]?.status === 'delivered' ? log : null;
     });
@@ -116,13 +136,14 @@ describe('offer-change callbacks', () => {
       await changeOfferStatus(h.services.db, { key: `test:${offerId}:${i}`, offerId, to, actor: 'advertiser' });
     }
     // The first event is failing against the closed port; the others wait behind it.
-    await eventually(async () => {
+    await eventually('three deliveries, the first failed against the closed port', async () => {
       const log = json(await cli(['callbacks', 'log', '--key', key]));
       return log.length === 3 && log.some((d: { attempts: number; last_error: string | null }) => d.attempts >= 1 && d.last_error);
     });
     await receiver.start();
     const got = await receiver.waitFor(3);
-    await new Promise((r) => setTimeout(r, 500));
+    // Once all three are recorded as delivered nothing goes out again: three requests, each once.
+    expect(await eventually('the three deliveries recorded as delivered', () => settledDeliveries(h, clientId, offerId))).toHaveLength(3);
     expect(got).toHaveLength(3);
     expect(got.map((r) => r.json.data.new_status)).toEqual([...moves]);
     const seq = got.map((r) => r.json.sequence);
@@ -183,7 +204,7 @@ describe('offer-change callbacks', () => {
     receivers.push(receiver);
     json(await cli(['callbacks', 'set', '--key', dist.key, '--url', receiver.url, '--json']));
     await changeOfferStatus(h.services.db, { key: `test:${offerId}:publish`, offerId, to: 'approved', actor: 'review_team' });
-    const got = await eventually(async () => receiver.received.find((r) => r.json?.data?.offer?.id === offerId));
+    const got = await eventually('a callback about the offer', () => receiver.received.find((r) => r.json?.data?.offer?.id === offerId));
     expect(got.json).toMatchObject({
       type: 'offer.published',
       data: { new_status: 'approved', offer: { id: offerId, status: 'approved' } },
@@ -228,12 +249,14 @@ describe('offer-change callbacks', () => {
         },
       ],
     });
-    const got = await eventually(async () => receiver.received.find((r) => r.json?.data?.offer?.id === offerId));
+    const got = await eventually('a callback about the offer', () => receiver.received.find((r) => r.json?.data?.offer?.id === offerId));
     expect(got.json).toMatchObject({ type: 'offer.published', data: { start_date: tomorrow, offer: { id: offerId, status: 'approved' } } });
     expect(Date.parse(got.json.data.offer.published_at)).not.toBeNaN();
     expect((await row()).published_at).not.toBeNull();
-    // The approval itself went to no distributor: the published event is the only one they got.
-    await new Promise((r) => setTimeout(r, 500));
+    // The approval itself went to no distributor: once both events are dispatched, the published
+    // event is the only delivery they have, and the only callback they got.
+    const delivered = await eventually('both events dispatched and delivered', () => settledDeliveries(h, dist.clientId, offerId));
+    expect(delivered.map((d) => d.type)).toEqual(['offer.published']);
     expect(receiver.received.filter((r) => r.json?.data?.offer?.id === offerId).map((r) => r.json.type)).toEqual(['offer.published']);
     await handle.terminate('test over');
     json(await cli(['callbacks', 'disable', '--key', dist.key]));
@@ -262,7 +285,13 @@ describe('offer-change callbacks', () => {
     await changeOfferStatus(h.services.db, { key: `test:${offerId}:fan-resume`, offerId, to: 'resumed', actor: 'advertiser' });
 
     const forOffer = () => receiver.received.filter((r) => r.json?.data?.offer?.id === offerId);
-    await eventually(async () => forOffer().length >= 2 * endpoints, 60_000);
+    await eventually(
+      () => `${2 * endpoints} callbacks (got ${forOffer().length})`,
+      () => forOffer().length >= 2 * endpoints,
+      {
+        timeoutMs: 60_000,
+      },
+    );
     const byEndpoint = new Map<string, string[]>();
     for (const r of forOffer()) byEndpoint.set(r.url, [...(byEndpoint.get(r.url) ?? []), r.json.type]);
     expect(byEndpoint.size).toBe(endpoints);
@@ -275,7 +304,7 @@ describe('offer-change callbacks', () => {
         .where('offer_id', '=', offerId)
         .where('endpoint_id', 'in', endpointIds)
         .execute();
-    const settled = await eventually(async () => {
+    const settled = await eventually('every delivery recorded as delivered', async () => {
       const rows = await statuses();
       return rows.every((d) => d.status === 'delivered' && d.leased_until === null) && rows;
     });
@@ -305,7 +334,7 @@ describe('offer-change callbacks: endpoints that keep failing', () => {
     json(await admin(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
     await changeOfferStatus(h.services.db, { key: `test:${offerId}:approve`, offerId, to: 'approved', actor: 'review_team' });
     await changeOfferStatus(h.services.db, { key: `test:${offerId}:suspend`, offerId, to: 'suspended', actor: 'advertiser' });
-    const shown = await eventually(async () => {
+    const shown = await eventually('the endpoint disabled', async () => {
       const s = json(await admin(['callbacks', 'show', '--key', key]));
       return s.status === 'disabled' ? s : null;
     });
@@ -358,7 +387,14 @@ describe('offer-change callbacks: the outbox is the source of truth', () => {
     json(await admin(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
     await changeOfferStatus(h.services.db, { key: `test:${offerId}:approve`, offerId, to: 'approved', actor: 'review_team' });
     await changeOfferStatus(h.services.db, { key: `test:${offerId}:suspend`, offerId, to: 'suspended', actor: 'advertiser' });
-    await new Promise((r) => setTimeout(r, 1000));
+    // Committed to the outbox, taken by no dispatcher yet.
+    const pending = await h.services.db
+      .selectFrom('offer_events')
+      .select('dispatched_at')
+      .where('offer_id', '=', offerId)
+      .where('type', '=', 'offer.status_changed')
+      .execute();
+    expect(pending).toEqual([{ dispatched_at: null }, { dispatched_at: null }]);
     expect(receiver.received).toHaveLength(0);
     await h.startWorker(); // starts the dispatcher for this task queue, which finds the undispatched events
     const got = await receiver.waitFor(2);

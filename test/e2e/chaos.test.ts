@@ -24,7 +24,10 @@ describe('chaos under load', () => {
     const checks = stdout.split('\n').filter((l) => /\[chaos\] [✓✗]/.test(l));
     expect(checks).toHaveLength(5);
     expect(checks.filter((l) => l.includes('✗'))).toEqual([]);
-    expect(stdout).toMatch(/(\d+) answered 200/);
+    // Orders were answered through the faults, not just sent ("0 answered 200" would hide a dead API).
+    const answered = /(\d+) orders sent: (\d+) answered 200/.exec(stdout);
+    expect(answered).not.toBeNull();
+    expect(Number(answered![2])).toBeGreaterThan(0);
     // On failure, say why: the run's last lines (an error after the checks, say).
     expect({ code, tail: code === 0 ? [] : `${stdout}\n${stderr}`.trim().split('\n').slice(-12) }).toEqual({ code: 0, tail: [] });
   }, 300_000);

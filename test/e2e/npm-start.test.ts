@@ -6,6 +6,7 @@ import path from 'node:path';
 import { removeDataDir } from '../../devstack/data-dir';
 import { freePort } from '../../platform/free-port';
 import { admin } from '../setup/admin';
+import { eventually } from '../setup/eventually';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -60,10 +61,14 @@ describe('npm start', () => {
     let out = '';
     child.stdout!.on('data', (c) => (out += c));
     child.stderr!.on('data', (c) => (out += c));
-    for (let i = 0; i < 1800 && !out.includes('ready; Ctrl-C stops everything'); i++) {
-      if (child.exitCode !== null) throw new Error(`npm start exited: ${out}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await eventually(
+      () => `npm start to be ready:\n${out}`,
+      () => {
+        if (child.exitCode !== null) throw new Error(`npm start exited: ${out}`);
+        return out.includes('ready; Ctrl-C stops everything');
+      },
+      { timeoutMs: 180_000, intervalMs: 100 },
+    );
     return { child, output: () => out };
   };
   /** Ctrl-C; resolves with how long the stop took. */

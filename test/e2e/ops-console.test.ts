@@ -6,6 +6,7 @@ import { makePng, multipart } from '../setup/files';
 import { hashPassword } from '../../platform/passwords';
 import { createHarness, type Harness } from '../setup/harness';
 import { validOffer } from '../setup/fixtures';
+import { eventually } from '../setup/eventually';
 
 /*
  * The review console in a real browser: Debian's Chromium driven by playwright-core (never a
@@ -76,10 +77,15 @@ describe('review console in headless Chromium', () => {
 
   /** The console waits 5 s for the workflow, then asks to reload; on a loaded machine, do as asked. */
   async function reloadWhilePending(page: Page) {
-    for (let i = 0; i < 20 && (await page.textContent('[data-testid=status]')) === 'pending'; i++) {
-      await page.waitForTimeout(500);
-      await page.reload();
-    }
+    await eventually(
+      'the console to show the decision',
+      async () => {
+        if ((await page.textContent('[data-testid=status]')) !== 'pending') return true;
+        await page.reload();
+        return false;
+      },
+      { intervalMs: 500 },
+    );
   }
 
   it('refuses a browser without the operator credential, or with a wrong one', async () => {

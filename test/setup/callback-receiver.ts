@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { eventually } from './eventually';
 
 export interface ReceivedCallback {
   /** The request's path, so one receiver can stand for many endpoints (a path each). */
@@ -57,23 +58,11 @@ export class CallbackReceiver {
   }
 
   /** Resolves once `n` requests arrived (or fails after `timeoutMs`). */
-  async waitFor(n: number, timeoutMs = 30_000): Promise<ReceivedCallback[]> {
-    const until = Date.now() + timeoutMs;
-    while (this.received.length < n) {
-      if (Date.now() > until) throw new Error(`receiver got ${this.received.length} of ${n} callbacks in ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    return this.received;
-  }
-}
-
-/** Polls `fn` until it returns a truthy value. */
-export async function eventually<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 200));
+  waitFor(n: number, timeoutMs = 30_000): Promise<ReceivedCallback[]> {
+    return eventually(
+      () => `${n} callbacks (the receiver got ${this.received.length})`,
+      () => this.received.length >= n && this.received,
+      { timeoutMs, intervalMs: 100 },
+    );
   }
 }

@@ -2,6 +2,7 @@ import { insertOffer, changeOfferStatus } from '../../store/offers';
 import { newId } from '../../store/ids';
 import { OfferInput } from '../../schemas/offer';
 import type { Db } from '../../store/db';
+import { eventually } from './eventually';
 import type { Harness } from './harness';
 
 /** A complete, valid deal as an advertiser would POST it (JSON body of `{offer: …}`). */
@@ -36,6 +37,19 @@ export function validOffer(overrides: Record<string, unknown> = {}): Record<stri
     custom_attributes: [{ name: 'cuisine', value: 'italian' }],
     ...overrides,
   };
+}
+
+/** Waits until the offer's status is `expected` (its review workflow records it in its own time). */
+export async function waitForOfferStatus(h: Harness, offerId: string, expected: string, timeoutMs = 30_000): Promise<void> {
+  let status: string | undefined;
+  await eventually(
+    () => `offer ${offerId} to be ${expected} (it is ${status})`,
+    async () => {
+      status = (await h.services.db.selectFrom('offers').select('status').where('id', '=', offerId).executeTakeFirst())?.status;
+      return status === expected;
+    },
+    { timeoutMs },
+  );
 }
 
 /**

@@ -4,6 +4,7 @@ import { createActivities } from '../../activities';
 import { resolveEndpoints } from '../../platform/endpoints';
 import { cancelOrderUpdate } from '../../workflows/order-fulfilment-messages';
 import { orderCancellationWorkflowId, orderWorkflowId } from '../../workflows/shared/ids';
+import { eventually } from '../setup/eventually';
 import { seedOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
@@ -78,15 +79,15 @@ describe('order cancellation at any age', () => {
     expect(await stock(offerId)).toBe(2);
     // The answer comes as placing commits (with eager start, before the workflow's last task): the
     // workflow completes right after, with no timer left running.
-    const completed = async () => {
-      for (let i = 0; i < 50; i++) {
+    const ended = await eventually(
+      'the order workflow to end',
+      async () => {
         const status = (await describeWorkflow(orderWorkflowId(distClient, 'new-1'))).status.name;
-        if (status !== 'RUNNING') return status;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      return 'RUNNING';
-    };
-    expect(await completed()).toBe('COMPLETED');
+        return status !== 'RUNNING' && status;
+      },
+      { timeoutMs: 5_000, intervalMs: 100 },
+    );
+    expect(ended).toBe('COMPLETED');
 
     const redeemed = await h.app.inject({
       method: 'PUT',

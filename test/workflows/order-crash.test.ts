@@ -5,20 +5,11 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { withinDeadline } from '../../services/workflow-outcomes';
 import { OFFER_REVIEW_WORKFLOW_TYPE, type OfferReviewWorkflow } from '../../workflows/offer-review-messages';
+import { eventually } from '../setup/eventually';
 import { seedOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-
-async function until<T>(what: string, probe: () => T | undefined, ms = 90_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('order fulfilment survives a worker killed between taking stock and issuing vouchers', () => {
   let h: Harness;
@@ -57,8 +48,10 @@ describe('order fulfilment survives a worker killed between taking stock and iss
     const t0 = Date.now();
     const log = (m: string) =>
       process.env.CRASH_TEST_TRACE && process.stderr.write(`[crash] ${((Date.now() - t0) / 1000).toFixed(1)}s ${m}\n`);
-    const orderId = await until('the worker to pause after taking stock', () =>
-      fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : undefined,
+    const orderId = await eventually(
+      'the worker to pause after taking stock',
+      () => (fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : undefined),
+      { timeoutMs: 90_000 },
     );
     // The stock is taken inside the open transaction: nothing is visible outside it yet.
     log('paused');
@@ -126,16 +119,14 @@ describe('an order whose worker is away', () => {
     const orderId = late.json().errors[0].order_id;
     expect(orderId).toMatch(/^ord_/);
     await h.startWorker();
-    let order;
-    for (let i = 0; i < 100 && !order; i++) {
+    const order = await eventually('the order placed by the new worker', async () => {
       const res = await h.app.inject({
         method: 'GET',
         url: `/distribution/beta/orders?order_number=late-1`,
         headers: { 'x-service-api-key': key },
       });
-      order = res.json().orders[0];
-      if (!order) await new Promise((r) => setTimeout(r, 200));
-    }
+      return res.json().orders[0];
+    });
     expect(order).toMatchObject({ id: orderId, status: 'active' });
     expect(order.vouchers).toHaveLength(1);
     const retry = await post();
