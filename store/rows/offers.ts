@@ -57,7 +57,7 @@ export interface OfferTable {
   discount_percent: ColumnType<number | null, never, never>;
   /** Countries the offer is redeemable anywhere in, `{*}` with no location; kept by a trigger on offer_locations (migration 0007), never written. */
   nationwide_countries: ColumnType<string[], never, never>;
-  /** Positions of the redemption locations a radius search cannot find (store/offers.ts writeSearchRows, migration 0014). */
+  /** Positions of the redemption locations a radius search cannot find (store/offer-search-rows.ts writeSearchRows, migration 0014). */
   unplaced_locations: Generated<number[]>;
 }
 
