@@ -3,7 +3,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { seedOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
-import { disableEndpoint, setEndpoint } from '../../store/callbacks';
+import { disableEndpoint, setEndpoint } from '../../store/callback-endpoints';
 
 describe('/metrics', () => {
   let h: Harness;
