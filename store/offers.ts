@@ -99,8 +99,11 @@ export interface StatusChange {
   publishDeferred?: boolean;
 }
 
-/** Moves the offer to a new status, stamping review and publication times; one event. */
-export async function changeOfferStatus(db: Db, c: StatusChange): Promise<void> {
+/**
+ * Moves the offer to a new status, stamping review and publication times; one event, and the
+ * review team's `comment` when the decision leaves one (domain/review-decisions.ts), in the same transaction.
+ */
+export async function changeOfferStatus(db: Db, c: StatusChange, comment?: { authorName: string; content: string }): Promise<void> {
   await db.transaction().execute(async (trx) => {
     if (await alreadyDone(trx, c.key)) return;
     const row = await trx
@@ -131,14 +134,7 @@ export async function changeOfferStatus(db: Db, c: StatusChange): Promise<void> 
       })
       .where('id', '=', c.offerId)
       .execute();
-    if (c.to === 'rejected' && c.reason) {
-      await insertReviewTeamComment(trx, {
-        key: c.key,
-        offerId: c.offerId,
-        authorName: c.reviewer ?? 'Review team',
-        content: `Rejected: ${c.reason}`,
-      });
-    }
+    if (comment) await insertReviewTeamComment(trx, { key: c.key, offerId: c.offerId, ...comment });
     await appendOfferEvent(trx, {
       key: c.key,
       offerId: c.offerId,
