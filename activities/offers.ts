@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { OfferEdit } from '../workflows/offer-review-messages';
 import type { OfferStatus } from '../domain/offer-lifecycle';
 import { Failure } from '../domain/failures';
+import { reviewComment } from '../domain/review-decisions';
 import type { ActivityDeps } from './deps';
 import {
   changeOfferStatus,
@@ -16,7 +17,7 @@ import {
 export function createOfferActivities(deps: Pick<ActivityDeps, 'db' | 'log'>) {
   return {
     async recordOfferStatus(change: StatusChange & { to: OfferStatus }): Promise<void> {
-      await changeOfferStatus(deps.db, change);
+      await changeOfferStatus(deps.db, change, reviewComment(change));
     },
 
     /** The offer's start_date has begun: it goes on sale (published_at, `offer.published`). */

@@ -1,5 +1,6 @@
 import type { ActivityDeps } from './deps';
 import { cancelOrder, placeOrder, type OrderHooks } from '../store/orders';
+import { saleRules } from '../domain/sales';
 import { toOrder } from '../schemas/order';
 import type { CancelOrderInput, PlacedAnswer, PlaceOrderInput } from '../workflows/order-fulfilment-messages';
 
@@ -19,7 +20,7 @@ export function createOrderActivities(deps: Pick<ActivityDeps, 'db' | 'localWork
   };
   return {
     placeOrder: async (o: PlaceOrderInput): Promise<PlacedAnswer> => {
-      const placed = await placeOrder(deps.db, o, deps.orderHooks);
+      const placed = await placeOrder(deps.db, o, saleRules, deps.orderHooks);
       // The refusal was decided (and its transaction rolled back) here; a retry of an already
       // placed order (issued 0) counts neither.
       if (!placed.ok) {

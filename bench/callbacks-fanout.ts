@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApiKey } from '../services/api-clients';
-import { setEndpoint } from '../store/callbacks';
+import { setEndpoint } from '../store/callback-endpoints';
 import { changeOfferStatus } from '../store/offers';
 import type { Services } from '../main/wiring';
 import { approvedOffer, dealInput } from './seed';

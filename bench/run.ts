@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { setEndpoint } from '../store/callbacks';
+import { setEndpoint } from '../store/callback-endpoints';
 import { changeOfferStatus } from '../store/offers';
 import { buildApp } from '../api/app';
 import { categoryTree } from '../store/categories';

@@ -53,3 +53,14 @@ export function editError(status: OfferStatus): string | undefined {
 export function reviewError(status: OfferStatus): string | undefined {
   return REVIEWABLE.includes(status) ? undefined : `only a pending offer can be reviewed; this one is ${status}`;
 }
+
+/** Why publishers may not buy or reserve this offer on `today` (YYYY-MM-DD), or undefined when they may. */
+export function unsellableReason(
+  offer: { status: string; start_date: string; end_date: string } | undefined,
+  today: string,
+): string | undefined {
+  if (!offer || !SELLABLE.includes(offer.status as OfferStatus)) return 'is not available';
+  if (today < offer.start_date) return `is not on sale before ${offer.start_date}`;
+  if (today > offer.end_date) return `ended on ${offer.end_date}`;
+  return undefined;
+}

@@ -2,7 +2,7 @@ import type { RevenueShares } from '../domain/money';
 import { toDistributionOffer } from './distribution-offer-view';
 import { toSubmissionOffer } from './offer-view';
 import type { OfferEventRow, OfferRow } from '../store/database';
-import type { CallbackFor } from '../store/callbacks';
+import type { CallbackFor } from '../store/callback-fanout';
 import { SELLABLE, TERMINAL, type OfferStatus } from '../domain/offer-lifecycle';
 
 /*

@@ -1,17 +1,9 @@
 import type { ServiceEnvironment } from '../domain/environment';
 import { Failure, invalidField } from '../domain/failures';
-import {
-  disableEndpoint,
-  encryptedSecrets,
-  findEndpoint,
-  recentDeliveries,
-  replayEvent,
-  resealSecrets,
-  rotateSecret,
-  setEndpoint,
-  type DeliveryLane,
-  type Resealed,
-} from '../store/callbacks';
+import { disableEndpoint, findEndpoint, setEndpoint } from '../store/callback-endpoints';
+import { encryptedSecrets, resealSecrets, rotateSecret, type Resealed } from '../store/callback-secrets';
+import { recentDeliveries, type DeliveryLane } from '../store/callback-deliveries';
+import { replayEvent } from '../store/callback-fanout';
 import type { ApiClient, CallbackEndpointRow } from '../store/database';
 import { keyId, openSecret, SecretKeyError, storedForm } from '../platform/secret-box';
 import { findOfferEvent } from '../store/offer-events';

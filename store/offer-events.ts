@@ -5,7 +5,7 @@ import { derivedId } from './ids';
 
 /*
  * The offers' outbox: every change to an offer appends one event here, in the same transaction,
- * with the offer's next sequence number. Callbacks deliver these (store/callbacks.ts reads them).
+ * with the offer's next sequence number. Callbacks deliver these (store/callback-fanout.ts reads them).
  */
 
 export type OfferEventType =

@@ -1,4 +1,3 @@
-import { SELLABLE, type OfferStatus } from '../domain/offer-lifecycle';
 import type { Trx } from './db';
 import { appendOfferEvent } from './offer-events';
 
@@ -41,14 +40,6 @@ export async function lockOffers(trx: Trx, ids: string[]): Promise<Map<string, L
     .forUpdate()
     .execute();
   return new Map(rows.map((r) => [r.id, r]));
-}
-
-/** Why publishers may not buy or reserve this offer today, or undefined when they may. */
-export function unsellableReason(offer: LockedOffer | undefined, today: string): string | undefined {
-  if (!offer || !SELLABLE.includes(offer.status as OfferStatus)) return 'is not available';
-  if (today < offer.start_date) return `is not on sale before ${offer.start_date}`;
-  if (today > offer.end_date) return `ended on ${offer.end_date}`;
-  return undefined;
 }
 
 /**

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { OfferRow } from './database';
 import type { Db, Trx } from './db';
 import { alreadyDone, appendOfferEvent } from './offer-events';
@@ -6,15 +5,16 @@ import { insertReviewTeamComment } from './comments';
 import { SELLABLE, type OfferStatus } from '../domain/offer-lifecycle';
 import type { OfferDocument } from '../domain/offer';
 import type { Page, Paged } from '../domain/paging';
-import { geocodeLocation } from './geocode';
+import { writeSearchRows } from './offer-search-rows';
 import { pageOf } from './paging';
 import { ensureAdvertiser, renameAdvertiser } from './advertisers';
 import { hasSuppliedCodes, insertSuppliedCodes, type SuppliedCode } from './supplied-vouchers';
 import { refuse } from '../domain/failures';
 
 /*
- * The offers table and its search rows (offer_locations, offer_categories). Every write to an
+ * The offers table, written with its search rows (store/offer-search-rows.ts). Every write to an
  * offer is one transaction that also appends its offer-change event to the outbox (offer_events).
+ * The review queue's reads are in store/review-queue.ts.
  * The API uses `insertOffer`; the review workflow's activities use the rest, passing an
  * idempotency key derived from the workflow and step, so a retry changes nothing twice.
  */
@@ -49,56 +49,6 @@ function columnsOf(input: OfferDocument) {
     currency_code: input.price?.currency_code ?? null,
     document: JSON.stringify({ ...input, advertiser }),
   };
-}
-
-/**
- * A search row that no radius search can find: no point, and more than a country (a location
- * naming only its country is nationwide, found by `country_code`). Migration 0013 backfills with
- * the same rule in SQL.
- */
-function unplaced(row: {
-  latitude: number | null;
-  country_code: string | null;
-  postal_code: string | null;
-  city: string | null;
-  state_code: string | null;
-}) {
-  const countryOnly = row.country_code !== null && row.postal_code === null && row.city === null && row.state_code === null;
-  return row.latitude === null && !countryOnly;
-}
-
-/**
- * The offer's redemption locations (placed: given coordinates, else geocoded) and categories, as
- * the search reads them, and on the offer row which locations could not be placed.
- */
-async function writeSearchRows(trx: Trx, offerId: string, input: OfferDocument) {
-  await trx.deleteFrom('offer_locations').where('offer_id', '=', offerId).execute();
-  await trx.deleteFrom('offer_categories').where('offer_id', '=', offerId).execute();
-  const locations = input.advertiser.redemption_locations.map((loc, position) => {
-    const geo = geocodeLocation(loc);
-    return {
-      offer_id: offerId,
-      position,
-      city: loc.city?.trim().toLowerCase() ?? null,
-      state_code: loc.state_code?.trim().toUpperCase() ?? null,
-      postal_code: loc.postal_code?.trim().toUpperCase() ?? null,
-      country_code: loc.country_code ?? null,
-      latitude: geo?.latitude ?? null,
-      longitude: geo?.longitude ?? null,
-    };
-  });
-  if (locations.length) await trx.insertInto('offer_locations').values(locations).execute();
-  await trx
-    .updateTable('offers')
-    .set({ unplaced_locations: locations.filter(unplaced).map((l) => l.position) })
-    .where('id', '=', offerId)
-    .execute();
-  const categoryIds = [...new Set(input.advertiser.categories.map((c) => c.id))];
-  if (categoryIds.length)
-    await trx
-      .insertInto('offer_categories')
-      .values(categoryIds.map((category_id) => ({ offer_id: offerId, category_id })))
-      .execute();
 }
 
 /**
@@ -149,8 +99,11 @@ export interface StatusChange {
   publishDeferred?: boolean;
 }
 
-/** Moves the offer to a new status, stamping review and publication times; one event. */
-export async function changeOfferStatus(db: Db, c: StatusChange): Promise<void> {
+/**
+ * Moves the offer to a new status, stamping review and publication times; one event, and the
+ * review team's `comment` when the decision leaves one (domain/review-decisions.ts), in the same transaction.
+ */
+export async function changeOfferStatus(db: Db, c: StatusChange, comment?: { authorName: string; content: string }): Promise<void> {
   await db.transaction().execute(async (trx) => {
     if (await alreadyDone(trx, c.key)) return;
     const row = await trx
@@ -181,14 +134,7 @@ export async function changeOfferStatus(db: Db, c: StatusChange): Promise<void> 
       })
       .where('id', '=', c.offerId)
       .execute();
-    if (c.to === 'rejected' && c.reason) {
-      await insertReviewTeamComment(trx, {
-        key: c.key,
-        offerId: c.offerId,
-        authorName: c.reviewer ?? 'Review team',
-        content: `Rejected: ${c.reason}`,
-      });
-    }
+    if (comment) await insertReviewTeamComment(trx, { key: c.key, offerId: c.offerId, ...comment });
     await appendOfferEvent(trx, {
       key: c.key,
       offerId: c.offerId,
@@ -327,77 +273,4 @@ export function findOffer(db: Db, offerId: string): Promise<OfferRow | undefined
 export async function findOfferStatus(db: Db, offerId: string): Promise<string | undefined> {
   const row = await db.selectFrom('offers').select('status').where('id', '=', offerId).executeTakeFirst();
   return row?.status;
-}
-
-/** One page of the offers waiting for review, oldest submission first (the review console's queue). */
-export function listPendingOffers(db: Db, page: Page, filter: PendingFilter = {}) {
-  let q = db.selectFrom('offers').where('status', '=', 'pending');
-  if (filter.type) q = q.where('type', '=', filter.type);
-  if (filter.categoryId !== undefined) {
-    const categoryId = filter.categoryId;
-    q = q.where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('offer_categories')
-          .select('offer_categories.offer_id')
-          .whereRef('offer_categories.offer_id', '=', 'offers.id')
-          .where('offer_categories.category_id', '=', categoryId),
-      ),
-    );
-  }
-  if (filter.submittedBefore) q = q.where('submitted_at', '<=', filter.submittedBefore);
-  return pageOf(q, page, (rows) => rows.select(['id', 'title', 'type', 'document', 'submitted_at']).orderBy('submitted_at').orderBy('id'));
-}
-
-/** The review queue's filters: an offer type, a category, and a latest submission time (for "waiting at least"). */
-export interface PendingFilter {
-  type?: string;
-  categoryId?: number;
-  submittedBefore?: Date;
-}
-
-/** The first `limit` offers waiting for review, oldest submission first (the admin CLI's list). */
-export function pendingOffers(db: Db, limit: number) {
-  return db
-    .selectFrom('offers')
-    .select(['id', 'title', 'type', 'client_id', 'submitted_at'])
-    .where('status', '=', 'pending')
-    .orderBy('submitted_at')
-    .limit(limit)
-    .execute();
-}
-
-/** An offer's status and review record, for operators; undefined for an unknown id. */
-export function findReviewRecord(db: Db, offerId: string) {
-  return db
-    .selectFrom('offers')
-    .select([
-      'id',
-      'title',
-      'type',
-      'status',
-      'client_id',
-      'advertiser_id',
-      'quantity_in_stock',
-      'submitted_at',
-      'reviewed_at',
-      'reviewed_by',
-      'rejection_reason',
-      'published_at',
-      'closed_at',
-    ])
-    .where('id', '=', offerId)
-    .executeTakeFirst();
-}
-
-/** The review queue at a glance (for /metrics): how many offers wait and how long the oldest has waited, by the database's clock. */
-export async function reviewQueueStats(db: Db): Promise<{ length: number; oldestAgeSeconds: number }> {
-  const row = await db
-    .selectFrom('offers')
-    .select([
-      sql<string>`count(*)`.as('length'),
-      sql<string>`coalesce(extract(epoch from now() - min(submitted_at)), 0)`.as('oldest_age_seconds'),
-    ])
-    .where('status', '=', 'pending')
-    .executeTakeFirstOrThrow();
-  return { length: Number(row.length), oldestAgeSeconds: Math.max(0, Number(row.oldest_age_seconds)) };
 }

@@ -4,12 +4,12 @@ import type { OrderItemRow, OrderRow, VoucherRow } from './database';
 import type { Page, Paged } from '../domain/paging';
 import type { CancelOrderInput, Cancelled, Placed, PlaceOrderInput } from '../domain/orders';
 import type { Refused } from '../domain/failures';
-import { requireActiveAccount } from '../domain/account-lifecycle';
+import type { SaleRules } from '../domain/sales';
 import { refusable, refuse } from '../domain/failures';
 import { utcDay } from '../domain/dates';
 import { findAccount } from './accounts';
 import { derivedId } from './ids';
-import { lockOffers, moveStock, unsellableReason, type LockedOffer } from './offer-stock';
+import { lockOffers, moveStock, type LockedOffer } from './offer-stock';
 import { pageOf } from './paging';
 import { lockUsableReservation, takeReservedUnits } from './reservations';
 import { expirationDate, newRedemptionCode, returnUnits } from './vouchers';
@@ -62,22 +62,23 @@ export type PlacedOrder = Extract<Placed, { ok: true }> & { order: OrderWithDeta
 /**
  * Places the order: its row, the stock of every item and one voucher per unit, in one transaction
  * of few round trips (the order row; the offers locked; one statement per stock move with its
- * event; the items; the vouchers), returning what it wrote so nobody reads it again.
+ * event; the items; the vouchers), returning what it wrote so nobody reads it again. The account
+ * and the offers are checked with `rules` (domain/sales.ts) in that transaction, once locked.
  */
-export async function placeOrder(db: Db, o: PlaceOrderInput, hooks: OrderHooks = {}): Promise<PlacedOrder | Refused> {
+export async function placeOrder(db: Db, o: PlaceOrderInput, rules: SaleRules, hooks: OrderHooks = {}): Promise<PlacedOrder | Refused> {
   return refusable(() =>
     db.transaction().execute(async (trx): Promise<PlacedOrder> => {
       // The order row first: a concurrent retry of this activity waits on its key, then finds it.
       const order = await insertOrderRow(trx, o);
       if (!order) return { ok: true, orderId: o.orderId, issued: 0, order: (await withDetails(trx, [await orderRow(trx, o.orderId)]))[0] };
-      if (o.accountId) requireActiveAccount(o.accountId, await findAccount(trx, o.clientId, o.accountId));
+      if (o.accountId) rules.requireAccount(o.accountId, await findAccount(trx, o.clientId, o.accountId));
       const today = utcDay();
       const offers = await lockOffers(
         trx,
         o.items.map((it) => it.offer_id),
       );
       o.items.forEach((it, i) => {
-        const why = unsellableReason(offers.get(it.offer_id), today);
+        const why = rules.unsellableReason(offers.get(it.offer_id), today);
         if (why) refuse('invalid_field', `offer ${it.offer_id} ${why}`, { field: `items[${i}].offer_id` });
       });
       const taken: TakenUnits[] = [];

@@ -1,10 +1,10 @@
 import type { ReservationRow } from './database';
 import type { Db, Trx } from './db';
 import type { Page, Paged } from '../domain/paging';
-import { requireActiveAccount } from '../domain/account-lifecycle';
+import type { SaleRules } from '../domain/sales';
 import type { HoldReservationInput, ReservationChange, ReservationOutcome, ReservationRelease } from '../domain/reservations';
 import { findAccount } from './accounts';
-import { lockOffers, moveStock, unsellableReason } from './offer-stock';
+import { lockOffers, moveStock } from './offer-stock';
 import { pageOf } from './paging';
 import { refusable, refuse } from '../domain/failures';
 import { utcDay } from '../domain/dates';
@@ -22,15 +22,15 @@ async function lockReservation(trx: Trx, id: string) {
   return { offer, res };
 }
 
-/** Takes the units for the account; idempotent by reservation id. */
-export async function holdReservation(db: Db, r: HoldReservationInput): Promise<ReservationOutcome> {
+/** Takes the units for the account, checked with `rules` (domain/sales.ts) in the transaction; idempotent by reservation id. */
+export async function holdReservation(db: Db, r: HoldReservationInput, rules: SaleRules): Promise<ReservationOutcome> {
   return refusable(() =>
     db.transaction().execute(async (trx): Promise<ReservationOutcome> => {
       const existing = await trx.selectFrom('reservations').select('end_date').where('id', '=', r.reservationId).executeTakeFirst();
       if (existing) return { ok: true, endDate: existing.end_date };
-      requireActiveAccount(r.accountId, await findAccount(trx, r.clientId, r.accountId));
+      rules.requireAccount(r.accountId, await findAccount(trx, r.clientId, r.accountId));
       const offer = (await lockOffers(trx, [r.offerId])).get(r.offerId);
-      const why = unsellableReason(offer, utcDay());
+      const why = rules.unsellableReason(offer, utcDay());
       if (why || !offer) return refuse('invalid_field', `offer ${r.offerId} ${why}`, { field: 'offer_id' });
       if (offer.quantity_in_stock === null)
         refuse('invalid_field', 'this offer has no stock limit; there is nothing to reserve', { field: 'quantity_reserved' });

@@ -1,15 +1,10 @@
 import { toXml } from '../../schemas/xml';
-import {
-  cancelPendingDeliveries,
-  findDeliveryForAttempt,
-  nextPendingDelivery,
-  recordDeliveryAttempt,
-  signingSecrets,
-  type DeliveryLane,
-} from '../../store/callbacks';
+import { cancelPendingDeliveries, findDeliveryForAttempt, nextPendingDelivery, type DeliveryLane } from '../../store/callback-deliveries';
+import { recordDeliveryAttempt } from '../../store/callback-attempts';
+import { disableReason } from '../../domain/callback-failures';
 import type { ActivityDeps } from '../deps';
 import { postOnce } from './http';
-import { signatureHeaders } from './signing';
+import { signatureHeaders, signingSecrets } from './signing';
 
 export type AttemptOutcome =
   | { outcome: 'delivered' | 'failed' | 'cancelled' | 'not_pending'; statusCode?: number | null }
@@ -57,7 +52,7 @@ export function createDeliveryAttempt(deps: Pick<ActivityDeps, 'db' | 'config' |
       error,
       ok,
       retryInSeconds: retryIn,
-      disableAfterSeconds: config.CALLBACK_DISABLE_AFTER_SECONDS,
+      disableWhen: (streak, now) => disableReason(streak, config.CALLBACK_DISABLE_AFTER_SECONDS, now),
     });
     switch (recorded.outcome) {
       case 'delivered':

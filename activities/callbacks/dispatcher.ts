@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { revenueShares } from '../../domain/money';
-import { dispatchEvents, lanesWithPending, renewLease, staleLanes, type DeliveryLane, type LeasedDelivery } from '../../store/callbacks';
+import { dispatchEvents, type LeasedDelivery } from '../../store/callback-fanout';
+import { lanesWithPending, renewLease, staleLanes, type DeliveryLane } from '../../store/callback-deliveries';
 import { listenForOfferEvents } from '../../store/offer-events';
 import type { Listener } from '../../store/db';
 import { wakeCallbackLane } from '../../workflows/callback-delivery-messages';

@@ -1,4 +1,6 @@
 import { Webhook } from 'standardwebhooks';
+import type { CallbackEndpointRow } from '../../store/database';
+import { openSecret, type SecretKeys } from '../../platform/secret-box';
 
 /**
  * The three Standard Webhooks headers for one attempt. `webhook-id` is the event id (the same on
@@ -13,4 +15,18 @@ export function signatureHeaders(secrets: string[], eventId: string, at: Date, b
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
     'webhook-signature': signatures.join(' '),
   };
+}
+
+/**
+ * The secrets that sign right now, in clear: the current one, and the previous one inside its
+ * overlap window. An encrypted one that no key of `secretKeys` opens throws (SecretKeyError): a
+ * callback is never sent unsigned or signed with a wrong secret.
+ */
+export function signingSecrets(
+  e: Pick<CallbackEndpointRow, 'secret' | 'previous_secret' | 'previous_secret_expires_at'>,
+  secretKeys: SecretKeys,
+  now = new Date(),
+): string[] {
+  const prev = e.previous_secret && e.previous_secret_expires_at && new Date(e.previous_secret_expires_at) > now ? [e.previous_secret] : [];
+  return [e.secret, ...prev].map((s) => openSecret(s, secretKeys));
 }

@@ -1,4 +1,4 @@
-import { changeOfferStatus } from '../../store/offers';
+import { createOfferActivities } from '../../activities/offers';
 import { seedOffer } from '../setup/fixtures';
 import { makePng, multipart } from '../setup/files';
 import { createHarness, type Harness } from '../setup/harness';
@@ -150,7 +150,8 @@ describe('comments: the thread between advertiser and review team on an offer', 
 
   it('lists a rejection by the review team but refuses to change or delete it (403)', async () => {
     const rejected = await seedOffer(h, clientId, {}, 'pending');
-    await changeOfferStatus(h.services.db, {
+    // Through the review workflow's activity, as a rejection is recorded.
+    await createOfferActivities(h.services).recordOfferStatus({
       key: `test:${rejected}:reject`,
       offerId: rejected,
       to: 'rejected',

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { eventually } from '../setup/eventually';
 import { seedOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
-import { disableEndpoint, setEndpoint } from '../../store/callbacks';
+import { disableEndpoint, setEndpoint } from '../../store/callback-endpoints';
 
 describe('/metrics', () => {
   let h: Harness;

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { createDeliveryAttempt } from '../../activities/callbacks/delivery';
 import { checkCallbackSecretKey } from '../../services/callbacks';
-import { setEndpoint } from '../../store/callbacks';
+import { setEndpoint } from '../../store/callback-endpoints';
 import { expectedKeyId, sealV1 } from '../setup/secret-v1';
 import { changeOfferStatus } from '../../store/offers';
 import { admin } from '../setup/admin';

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { setEndpoint } from '../../store/callbacks';
+import { setEndpoint } from '../../store/callback-endpoints';
 import { changeOfferStatus } from '../../store/offers';
 import { OFFER_REVIEW_WORKFLOW_TYPE, type OfferReviewWorkflow } from '../../workflows/offer-review-messages';
 import { offerReviewWorkflowId } from '../../workflows/shared/ids';

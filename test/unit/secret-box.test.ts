@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { ConfigError, loadConfig } from '../../platform/config';
-import { signingSecrets } from '../../store/callbacks';
+import { signingSecrets } from '../../activities/callbacks/signing';
 import { isSealed, isUnderCurrentKey, keyId, openSecret, sealSecret, SecretKeyError, storedForm } from '../../platform/secret-box';
 import { expectedKeyId, sealV1 } from '../setup/secret-v1';
 

@@ -1,5 +1,6 @@
 import { expirationDate, newRedemptionCode } from '../../store/vouchers';
-import { unsellableReason, type LockedOffer } from '../../store/offer-stock';
+import type { LockedOffer } from '../../store/offer-stock';
+import { unsellableReason } from '../../domain/offer-lifecycle';
 
 describe('voucher codes and expiry', () => {
   it('makes unguessable codes in an unambiguous alphabet', () => {

@@ -1,0 +1,130 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { Json, Timestamp } from './columns';
+
+/* Offers and what hangs off them: search rows, outbox events, comments, attachments, advertisers, categories, supplied codes. */
+
+export interface CategoryTable {
+  id: number;
+  name: string;
+  parent_id: number | null;
+}
+
+export interface AttachmentTable {
+  id: string;
+  client_id: string;
+  file_name: string;
+  content_type: string;
+  size_bytes: number;
+  object_key: string;
+  /** Pixel size of an image, read from its header at upload; null for other files or an unreadable header. */
+  width: ColumnType<number | null, number | null | undefined, number | null>;
+  height: ColumnType<number | null, number | null | undefined, number | null>;
+  created_at: Timestamp;
+  deleted_at: Timestamp | null;
+}
+
+export interface OfferTable {
+  id: string;
+  client_id: string;
+  advertiser_id: string;
+  status: string;
+  type: string;
+  title: string;
+  start_date: string;
+  end_date: string;
+  price_amount: number | null;
+  currency_code: string | null;
+  initial_quantity: number | null;
+  quantity_in_stock: number | null;
+  reserved_quantity: Generated<number>;
+  /** True once the advertiser supplied this offer's codes (supplied_vouchers): orders hand those out. */
+  sells_supplied_codes: Generated<boolean>;
+  /** The advertiser's fields as validated by the offer schema (JSON text on write). */
+  document: Json;
+  event_sequence: Generated<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  submitted_at: Timestamp;
+  reviewed_at: Timestamp | null;
+  reviewed_by: string | null;
+  rejection_reason: string | null;
+  published_at: Timestamp | null;
+  closed_at: Timestamp | null;
+  /** When the stock last reached zero or came back from it; stock moves leave updated_at alone. */
+  availability_changed_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** Generated from the document (search sort keys); never written. */
+  value_amount: ColumnType<number | null, never, never>;
+  discount_percent: ColumnType<number | null, never, never>;
+  /** Countries the offer is redeemable anywhere in, `{*}` with no location; kept by a trigger on offer_locations (migration 0007), never written. */
+  nationwide_countries: ColumnType<string[], never, never>;
+  /** Positions of the redemption locations a radius search cannot find (store/offer-search-rows.ts writeSearchRows, migration 0014). */
+  unplaced_locations: Generated<number[]>;
+}
+
+export interface OfferLocationTable {
+  offer_id: string;
+  position: number;
+  city: string | null;
+  state_code: string | null;
+  postal_code: string | null;
+  country_code: string | null;
+  latitude: number | null;
+  longitude: number | null;
+}
+
+export interface OfferCategoryTable {
+  offer_id: string;
+  category_id: number;
+}
+
+export interface OfferEventTable {
+  id: string;
+  offer_id: string;
+  sequence: number;
+  type: string;
+  data: Json;
+  created_at: Timestamp;
+  /** Set once the event's callback deliveries exist (the dispatcher's outbox cursor). */
+  dispatched_at: Timestamp | null;
+}
+
+export interface CommentTable {
+  id: string;
+  offer_id: string;
+  author_role: 'advertiser' | 'review_team';
+  author_name: string;
+  content: string;
+  attachment_ids: ColumnType<string[], string | undefined, string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** An advertiser of a submission client: its id is kept across renames. */
+export interface AdvertiserTable {
+  id: string;
+  client_id: string;
+  /** Stored trimmed; unique per client case-insensitively. */
+  name: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A voucher code an advertiser supplied for an offer; issued once, oldest first. */
+export interface SuppliedVoucherTable {
+  id: string;
+  offer_id: string;
+  advertiser_id: string;
+  sequence: ColumnType<string, never, never>;
+  redemption_code: string;
+  barcode: string | null;
+  order_id: string | null;
+  created_at: Timestamp;
+}
+
+export type Category = Selectable<CategoryTable>;
+export type OfferRow = Selectable<OfferTable>;
+export type OfferEventRow = Selectable<OfferEventTable>;
+export type AttachmentRow = Selectable<AttachmentTable>;
+export type CommentRow = Selectable<CommentTable>;
+export type AdvertiserRow = Selectable<AdvertiserTable>;
+export type SuppliedVoucherRow = Selectable<SuppliedVoucherTable>;

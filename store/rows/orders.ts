@@ -1,0 +1,82 @@
+import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { Timestamp } from './columns';
+
+/* Publishers' side: accounts, reservations, orders, their items and the vouchers they issue. */
+
+export interface AccountTable {
+  id: string;
+  client_id: string;
+  name: string;
+  website_url: string | null;
+  status: 'pending' | 'active' | 'cancelled';
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  activated_at: Timestamp | null;
+  cancelled_at: Timestamp | null;
+}
+
+export interface ReservationTable {
+  id: string;
+  client_id: string;
+  offer_id: string;
+  account_id: string;
+  quantity_reserved: number;
+  /** Units still held for the account; 0 once released. */
+  quantity_in_stock: number;
+  start_date: string;
+  end_date: string;
+  status: 'active' | 'cancelled' | 'expired';
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  ended_at: Timestamp | null;
+}
+
+export interface OrderTable {
+  id: string;
+  client_id: string;
+  order_number: string;
+  workflow_id: string;
+  account_id: string | null;
+  application_id: string | null;
+  customer_name: string;
+  shipping_address: ColumnType<unknown, string | null, string | null>;
+  status: 'active' | 'cancelled';
+  purchased_at: Timestamp;
+  cancelled_at: Timestamp | null;
+}
+
+export interface OrderItemTable {
+  order_id: string;
+  position: number;
+  offer_id: string;
+  quantity: number;
+}
+
+export interface VoucherTable {
+  id: string;
+  offer_id: string;
+  order_id: string;
+  client_id: string;
+  account_id: string | null;
+  reservation_id: string | null;
+  counts_stock: boolean;
+  redemption_code: string;
+  barcode: string;
+  customer_name: string;
+  status: 'acquired' | 'redeemed' | 'cancelled';
+  expiration_date: string | null;
+  acquired_at: Timestamp;
+  redeemed_at: Timestamp | null;
+  cancelled_at: Timestamp | null;
+  updated_at: Timestamp;
+  /** Whether the code was supplied by the advertiser (a row of supplied_vouchers with this id). */
+  supplied: Generated<boolean>;
+  /** Secret part of the customer's voucher page address; replaced to revoke it. */
+  page_token: Generated<string>;
+}
+
+export type AccountRow = Selectable<AccountTable>;
+export type ReservationRow = Selectable<ReservationTable>;
+export type OrderRow = Selectable<OrderTable>;
+export type OrderItemRow = Selectable<OrderItemTable>;
+export type VoucherRow = Selectable<VoucherTable>;
