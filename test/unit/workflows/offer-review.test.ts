@@ -83,6 +83,13 @@ describe('offer-review workflow', () => {
       const started = Date.now();
       expect(await calls.nth('recordReviewOverdue')).toMatchObject({ key: `${h.workflowId}:0`, waitingSeconds: 1 });
       expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+      // One reminder per round: the timer after it waits for end_date or publication, days away.
+      const nextTimer = await eventually(async () => {
+        const { events } = await h.fetchHistory();
+        const reminded = events!.findIndex((e) => e.activityTaskCompletedEventAttributes);
+        return reminded >= 0 && events!.slice(reminded).find((e) => e.timerStartedEventAttributes)?.timerStartedEventAttributes;
+      });
+      expect(Number(nextTimer.startToFireTimeout!.seconds)).toBeGreaterThan(3600);
 
       await h.signal(approveSignal, { reviewer: 'rita', reason: 'looks right' });
       expect(await calls.nth('recordOfferStatus')).toEqual({
