@@ -4,7 +4,7 @@
 //     → api/ (routes, plugins, ops console), worker/, devstack/ (local servers)
 //   api/, main/admin/commands → services/ (application rules)
 //     → workflows/*-messages.ts and workflows/shared/ (contracts), store/ (data layer), schemas/
-//   worker/ → activities/ → store/, schemas/, contracts        workflows/ → contracts, types of activities
+//   worker/ → activities/ → store/, schemas/, contracts        workflows/ → contracts, domain/, types of activities
 //   schemas/ → types of store/        store/ → platform/ → domain/        domain/ → nothing of ours
 import { builtinModules } from 'node:module';
 import js from '@eslint/js';
@@ -145,13 +145,10 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': restrictWithoutNode(
         'Workflow code is deterministic and sandboxed: no Node built-ins.',
         layer(
-          ['api', 'services', 'store', 'platform', 'worker', 'devstack', 'main'],
-          'Workflow code imports contracts, domain/ and activity types only.',
+          ['api', 'services', 'store', 'schemas', 'platform', 'worker', 'devstack', 'main'],
+          'Workflow code imports contracts, domain/ and activity types only: payloads are domain types, never API schemas.',
         ),
-        layerValues(
-          ['activities', 'schemas'],
-          'Workflows import activity and schema types only (`import type`): their code runs in the worker.',
-        ),
+        layerValues(['activities'], 'Workflows import activity types only (`import type`): their code runs in the worker.'),
       ),
     },
   },

@@ -1,7 +1,9 @@
 import type { ActivityDeps } from './deps';
-import { cancelOrder, placeOrder, type OrderHooks } from '../store/orders';
+import type { VoucherRow } from '../store/database';
+import { cancelOrder, placeOrder, type OrderHooks, type OrderWithDetails } from '../store/orders';
 import { saleRules } from '../domain/sales';
-import { toOrder } from '../schemas/order';
+import type { OrderSnapshot, VoucherSnapshot } from '../domain/orders';
+import type { Location } from '../domain/location';
 import type { CancelOrderInput, PlacedAnswer, PlaceOrderInput } from '../workflows/order-fulfilment-messages';
 
 /**
@@ -29,10 +31,45 @@ export function createOrderActivities(deps: Pick<ActivityDeps, 'db' | 'localWork
       }
       if (placed.issued > 0) deps.metrics.orderPlaced(placed.issued);
       const { order, ...rest } = placed;
-      // The site's address is the request's (or PUBLIC_BASE_URL), known to the API only: print_url
-      // travels as a path and the API makes it absolute (services/orders.ts).
-      return answer(o, order.vouchers.length <= ANSWER_MAX_VOUCHERS ? { ...rest, order: toOrder(order, '') } : rest);
+      return answer(o, order.vouchers.length <= ANSWER_MAX_VOUCHERS ? { ...rest, orderSnapshot: orderSnapshot(order) } : rest);
     },
     cancelOrder: (c: CancelOrderInput) => cancelOrder(deps.db, c),
+  };
+}
+
+/** The order as placing wrote it, as plain JSON for the workflow's history (the API maps it to its view). */
+function orderSnapshot(o: OrderWithDetails): OrderSnapshot {
+  return {
+    id: o.id,
+    order_number: o.order_number,
+    status: o.status,
+    account_id: o.account_id,
+    application_id: o.application_id,
+    customer_name: o.customer_name,
+    shipping_address: (o.shipping_address as Location | null) ?? null,
+    purchased_at: o.purchased_at.toISOString(),
+    cancelled_at: o.cancelled_at?.toISOString() ?? null,
+    items: o.items.map((i) => ({ offer_id: i.offer_id, quantity: i.quantity })),
+    vouchers: o.vouchers.map(voucherSnapshot),
+    voucher_count: o.voucher_count,
+  };
+}
+
+function voucherSnapshot(v: VoucherRow): VoucherSnapshot {
+  return {
+    id: v.id,
+    offer_id: v.offer_id,
+    order_id: v.order_id,
+    account_id: v.account_id,
+    reservation_id: v.reservation_id,
+    redemption_code: v.redemption_code,
+    barcode: v.barcode,
+    customer_name: v.customer_name,
+    status: v.status,
+    expiration_date: v.expiration_date,
+    acquired_at: v.acquired_at.toISOString(),
+    redeemed_at: v.redeemed_at?.toISOString() ?? null,
+    cancelled_at: v.cancelled_at?.toISOString() ?? null,
+    page_token: v.page_token,
   };
 }

@@ -3,7 +3,8 @@ import type { Location } from './location';
 
 /*
  * What the order-fulfilment workflow hands its activities and gets back: shared by the workflow
- * contract (workflows/order-fulfilment-messages.ts) and the data layer (store/orders.ts).
+ * contract (workflows/order-fulfilment-messages.ts), the data layer (store/orders.ts), and the
+ * API, which maps an OrderSnapshot to its view (schemas/order.ts).
  */
 
 export interface PlaceOrderInput {
@@ -27,3 +28,41 @@ export interface CancelOrderInput {
 /** `issued` counts the vouchers this call wrote: 0 when a retry found the order already placed. */
 export type Placed = { ok: true; orderId: string; issued: number } | Refused;
 export type Cancelled = { ok: true; cancelledVouchers: number } | Refused;
+
+/**
+ * A voucher as placing issued it, in the order's snapshot. Plain JSON (it travels in workflow
+ * history): times are ISO 8601 strings. `page_token` is the secret of the customer's voucher page;
+ * its address is the site's, which only the API knows.
+ */
+export interface VoucherSnapshot {
+  id: string;
+  offer_id: string;
+  order_id: string;
+  account_id: string | null;
+  reservation_id: string | null;
+  redemption_code: string;
+  barcode: string;
+  customer_name: string;
+  status: 'acquired' | 'redeemed' | 'cancelled';
+  expiration_date: string | null;
+  acquired_at: string;
+  redeemed_at: string | null;
+  cancelled_at: string | null;
+  page_token: string;
+}
+
+/** A placed order with its items and vouchers as placing wrote them (plain JSON, as VoucherSnapshot). */
+export interface OrderSnapshot {
+  id: string;
+  order_number: string;
+  status: 'active' | 'cancelled';
+  account_id: string | null;
+  application_id: string | null;
+  customer_name: string;
+  shipping_address: Location | null;
+  purchased_at: string;
+  cancelled_at: string | null;
+  items: { offer_id: string; quantity: number }[];
+  vouchers: VoucherSnapshot[];
+  voucher_count: number;
+}

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { IdParam, Location, Timestamp } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
 import { PageQuery } from './pagination';
-import { toVoucher, Voucher } from './voucher';
+import { isoTime, isoTimeOrNull, toVoucher, Voucher } from './voucher';
+import type { OrderSnapshot } from '../domain/orders';
 import type { OrderWithDetails } from '../store/orders';
 
 export const ORDER_STATUSES = ['active', 'cancelled'] as const;
@@ -96,8 +97,11 @@ export const OrderListQuery = PageQuery.extend({
   account_id: IdParam.optional(),
 });
 
-/** An order with its items and vouchers as the API shows it; `siteBase` is the site's absolute address (print_url). */
-export function toOrder(o: OrderWithDetails, siteBase: string): z.output<typeof Order> {
+/**
+ * An order with its items and vouchers (read from the database, or the snapshot its placing
+ * answered) as the API shows it; `siteBase` is the site's absolute address (print_url).
+ */
+export function toOrder(o: OrderWithDetails | OrderSnapshot, siteBase: string): z.output<typeof Order> {
   return {
     id: o.id,
     order_number: o.order_number,
@@ -106,8 +110,8 @@ export function toOrder(o: OrderWithDetails, siteBase: string): z.output<typeof 
     account_id: o.account_id,
     application_id: o.application_id,
     customer_name: o.customer_name,
-    purchased_at: o.purchased_at.toISOString(),
-    cancelled_at: o.cancelled_at?.toISOString() ?? null,
+    purchased_at: isoTime(o.purchased_at),
+    cancelled_at: isoTimeOrNull(o.cancelled_at),
     shipping_address: (o.shipping_address as Location | null) ?? null,
     shipments: [],
     vouchers: o.vouchers.map((v) => toVoucher(v, siteBase)),

@@ -100,11 +100,9 @@ export async function placeOrder(
       late,
     );
     if (!placed.ok) throw refusalFailure(placed);
-    // The workflow answers with the order as placing wrote it, unless it was too large to carry.
-    if ('order' in placed) {
-      const order = placed.order;
-      return { ...order, vouchers: order.vouchers.map((v) => ({ ...v, print_url: `${siteBase}${v.print_url}` })) };
-    }
+    // The workflow answers with the order as placing wrote it, unless it was too large to carry
+    // (or the answer is from before snapshots: see PlacedAnswer). Otherwise it is read.
+    if ('orderSnapshot' in placed) return toOrder(placed.orderSnapshot, siteBase);
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) {
       throw conflict('duplicate', `order_number ${o.order_number} is already used by order ${orderId}`, {

@@ -1,6 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { OfferDocument } from '../domain/offer';
 import type { ClientStatus, OfferStatus } from '../domain/offer-lifecycle';
-import type { OfferInput } from '../schemas/offer';
 
 /*
  * The offer-review workflow's contract, apart from its code so the API and the admin CLI import
@@ -41,9 +41,12 @@ export interface ReviewDecision {
   reviewer?: string;
 }
 
-/** An edit merged and validated by the API: the whole new offer and the fields the client changed. */
+/**
+ * An edit merged and validated by the API: the whole new offer document (every field of the API's
+ * OfferInput; the workflow reads its dates, the activity stores it) and the fields the client changed.
+ */
 export interface OfferEdit {
-  input: OfferInput;
+  input: OfferDocument;
   changedFields: string[];
 }
 

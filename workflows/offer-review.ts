@@ -4,16 +4,22 @@ import {
   condition,
   continueAsNew,
   log,
-  patched,
   proxyActivities,
-  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { endOfUtcDayMs, startOfUtcDayMs } from '../domain/dates';
-import { clientMoveError, editError, reviewError, SELLABLE, TERMINAL, type OfferStatus } from '../domain/offer-lifecycle';
+import { endOfUtcDayMs } from '../domain/dates';
+import {
+  clientMoveError,
+  editError,
+  reviewError,
+  SELLABLE,
+  TERMINAL,
+  type ClientStatus,
+  type OfferStatus,
+} from '../domain/offer-lifecycle';
 import {
   approveSignal,
   changeStatusUpdate,
@@ -21,12 +27,13 @@ import {
   rejectSignal,
   reviewTimelineQuery,
   statusQuery,
-  TIMELINE_LIMIT,
+  type OfferEdit,
   type OfferReviewInput,
   type OfferReviewResult,
   type ReviewDecision,
-  type ReviewTimelineEntry,
 } from './offer-review-messages';
+import { nowMs, publishDeferredTo } from './offer-review-clock';
+import { ReviewTimeline } from './offer-review-timeline';
 import { OfferStatusKey } from './shared/search-attributes';
 import { WorkQueue } from './shared/work-queue';
 
@@ -34,142 +41,178 @@ const acts = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
-const clock = proxyLocalActivities<Activities>({ startToCloseTimeout: '5 seconds' });
+
+type Actor = 'advertiser' | 'review_team' | 'system';
 
 /**
- * The wall-clock time timers are measured against (calendar dates). In the workflow sandbox
- * Date.now() is deterministic: it is the current workflow task's start time, recorded in history.
- * Workflows started before this change read the time from the `currentTimeMs` local activity; the
- * patch keeps their histories replaying with the activity (which therefore stays registered).
+ * One offer's life: review, client moves, edits, reminders, publication at start_date and closing
+ * at end_date. Set up the handlers, then run the loop (the shape of Temporal's order reference app).
+ *
+ * Offers live for months, so every history recorded earlier must replay: the commands issued, and
+ * the order of the `patched()` and clock reads, are those of the one-closure version this replaced
+ * (test/workflows/offer-review-replay.test.ts replays histories recorded from it).
  */
-async function nowMs(): Promise<number> {
-  return patched('workflow-clock') ? Date.now() : await clock.currentTimeMs();
-}
-
-/**
- * When an offer moving to `to` must wait for its start_date to be published: that day's start, or
- * null (publish now, or nothing to publish). Workflows started before the 'publish-at-start-date'
- * patch have no startDate and keep publishing on approval, as their histories recorded.
- */
-async function publishDeferredTo(to: OfferStatus, startDate: string | undefined): Promise<number | null> {
-  if (startDate === undefined || !SELLABLE.includes(to) || !patched('publish-at-start-date')) return null;
-  const startMs = startOfUtcDayMs(startDate);
-  return startMs > (await nowMs()) ? startMs : null;
-}
-
-/** One offer's life: review, client moves, edits, reminders, publication at start_date and closing at end_date. */
 export async function offerReviewWorkflow(input: OfferReviewInput): Promise<OfferReviewResult> {
-  const { offerId } = input;
-  let { status, endDate, startDate } = input;
-  let step = input.step ?? 0;
-  let reminderDueAtMs = input.reminderDueAtMs ?? null;
-  let publishDueAtMs = input.publishDueAtMs ?? null;
-  const work = new WorkQueue();
-  const key = () => `${workflowInfo().workflowId}:${step++}`;
-  // Operators' view of the review, answered by reviewTimelineQuery. Recording it issues no command,
-  // so histories from before it existed replay unchanged (and rebuild it as they replay).
-  const timeline: ReviewTimelineEntry[] = input.timeline ?? [];
-  const note = (entry: DistributiveOmit<ReviewTimelineEntry, 'at'>) => {
-    timeline.push({ ...entry, at: new Date().toISOString() } as ReviewTimelineEntry);
-    if (timeline.length > TIMELINE_LIMIT) timeline.splice(0, timeline.length - TIMELINE_LIMIT);
-  };
-  if (!input.timeline) note({ kind: 'started', status, resumed: input.step !== undefined });
+  const review = new OfferReview(input);
+  review.setup();
+  return review.run();
+}
 
-  const moveTo = async (to: OfferStatus, actor: 'advertiser' | 'review_team' | 'system', decision: ReviewDecision = {}) => {
-    const deferredTo = await publishDeferredTo(to, startDate);
+class OfferReview {
+  private readonly offerId: string;
+  private status: OfferStatus;
+  private endDate: string;
+  private startDate: string | undefined;
+  private step: number;
+  private reminderDueAtMs: number | null;
+  private publishDueAtMs: number | null;
+  /** Handlers' work, run one piece at a time by the main loop. */
+  private readonly work = new WorkQueue();
+  private readonly timeline: ReviewTimeline;
+
+  constructor(private readonly input: OfferReviewInput) {
+    this.offerId = input.offerId;
+    this.status = input.status;
+    this.endDate = input.endDate;
+    this.startDate = input.startDate;
+    this.step = input.step ?? 0;
+    this.reminderDueAtMs = input.reminderDueAtMs ?? null;
+    this.publishDueAtMs = input.publishDueAtMs ?? null;
+    this.timeline = new ReviewTimeline(input.timeline);
+    if (!input.timeline) this.timeline.note({ kind: 'started', status: this.status, resumed: input.step !== undefined });
+  }
+
+  /** Queries, the review team's signals and the advertiser's updates; their work waits for the main loop. */
+  setup(): void {
+    setHandler(statusQuery, () => this.status);
+    setHandler(reviewTimelineQuery, () => this.timeline.entries);
+    setHandler(approveSignal, (d) => void this.work.run(() => this.decide('approved', d)));
+    setHandler(rejectSignal, (d) => void this.work.run(() => this.decide('rejected', d)));
+    setHandler(changeStatusUpdate, ({ to }) => this.work.run(() => this.changeStatus(to)), {
+      validator: ({ to }) => refuseIf(clientMoveError(this.status, to)),
+    });
+    setHandler(editOfferUpdate, (edit) => this.work.run(() => this.edit(edit)), {
+      validator: (_edit) => refuseIf(editError(this.status)),
+    });
+  }
+
+  /** Until the offer ends: run the handlers' work, or the timer that came due, or continue as new. */
+  async run(): Promise<OfferReviewResult> {
+    if (this.status === 'pending' && this.input.reminderDueAtMs === undefined) this.reminderDueAtMs = await this.reminderDue();
+    while (!TERMINAL.includes(this.status)) {
+      const woken = await this.waitForWorkOrTimer();
+      if (this.work.hasWork()) {
+        await this.work.drain();
+      } else if (woken) {
+        if (await this.quiet()) return continueAsNew<typeof offerReviewWorkflow>(this.carriedOver());
+      } else {
+        await this.onTimer();
+      }
+    }
+    await condition(allHandlersFinished);
+    return this.status;
+  }
+
+  /** Wakes for handlers' work or a suggested continue-as-new (true), or when the next timer is due (false). */
+  private async waitForWorkOrTimer(): Promise<boolean> {
+    const now = await nowMs();
+    const due = Math.min(endOfUtcDayMs(this.endDate), this.reminderDueAtMs ?? Infinity, this.publishDueAtMs ?? Infinity);
+    return condition(() => this.work.hasWork() || workflowInfo().continueAsNewSuggested, Math.max(due - now, 1));
+  }
+
+  /** A timer is due: close at end_date, else publish at start_date, else remind the review team. */
+  private async onTimer(): Promise<void> {
+    if ((await nowMs()) >= endOfUtcDayMs(this.endDate)) {
+      await this.moveTo('closed', 'system');
+    } else if (this.publishDueAtMs !== null && (await nowMs()) >= this.publishDueAtMs) {
+      await this.publish();
+    } else if (this.reminderDueAtMs !== null && this.status === 'pending') {
+      await this.remind();
+    }
+  }
+
+  /** Once every handler has finished: whether no work came meanwhile, so the run may continue as new. */
+  private async quiet(): Promise<boolean> {
+    await condition(allHandlersFinished);
+    return !this.work.hasWork();
+  }
+
+  /** What the next run starts from. */
+  private carriedOver(): OfferReviewInput {
+    const { status, endDate, startDate, step, reminderDueAtMs, publishDueAtMs } = this;
+    return { ...this.input, status, endDate, startDate, step, reminderDueAtMs, publishDueAtMs, timeline: this.timeline.entries };
+  }
+
+  /** The review team's decision. A signal cannot answer; the CLI checks first, so this only catches races and stray signals. */
+  private async decide(to: 'approved' | 'rejected', decision: ReviewDecision = {}): Promise<void> {
+    const refused = reviewError(this.status);
+    if (refused) {
+      this.timeline.note({ kind: 'ignored', decision: to, reviewer: decision.reviewer, refused });
+      return log.warn('review decision ignored', { offerId: this.offerId, decision: to, refused });
+    }
+    await this.moveTo(to, 'review_team', decision);
+  }
+
+  /** The advertiser's move; the validator refused it already unless the status changed since. */
+  private async changeStatus(to: ClientStatus): Promise<OfferStatus> {
+    const refused = clientMoveError(this.status, to);
+    if (refused) throw ApplicationFailure.nonRetryable(refused, 'InvalidTransition');
+    await this.moveTo(to, 'advertiser');
+    return this.status;
+  }
+
+  /** The advertiser's edit, merged and validated by the API; its dates move the timers. */
+  private async edit(edit: OfferEdit): Promise<void> {
+    const refused = editError(this.status);
+    if (refused) throw ApplicationFailure.nonRetryable(refused, 'NotEditable');
+    await acts.recordOfferEdit({ key: this.nextKey(), offerId: this.offerId, input: edit.input, changedFields: edit.changedFields });
+    this.endDate = edit.input.end_date;
+    this.timeline.note({ kind: 'edited', changedFields: edit.changedFields });
+    if (this.startDate !== undefined) this.startDate = edit.input.start_date;
+  }
+
+  private async moveTo(to: OfferStatus, actor: Actor, decision: ReviewDecision = {}): Promise<void> {
+    const deferredTo = await publishDeferredTo(to, this.startDate);
     await acts.recordOfferStatus({
-      key: key(),
-      offerId,
+      key: this.nextKey(),
+      offerId: this.offerId,
       to,
       actor,
       reason: decision.reason,
       reviewer: decision.reviewer,
-      ...(startDate !== undefined && SELLABLE.includes(to) ? { publishDeferred: deferredTo !== null } : {}),
+      ...(this.startDate !== undefined && SELLABLE.includes(to) ? { publishDeferred: deferredTo !== null } : {}),
     });
-    publishDueAtMs = deferredTo;
-    status = to;
-    note({ kind: 'status', to, actor, reviewer: decision.reviewer, reason: decision.reason });
+    this.publishDueAtMs = deferredTo;
+    this.status = to;
+    this.timeline.note({ kind: 'status', to, actor, reviewer: decision.reviewer, reason: decision.reason });
     upsertSearchAttributes([{ key: OfferStatusKey, value: to }]);
-    reminderDueAtMs = to === 'pending' ? (await nowMs()) + input.reviewReminderSeconds * 1000 : null;
-  };
-  const decide = (to: 'approved' | 'rejected', decision: ReviewDecision = {}) =>
-    work.run(async () => {
-      const refused = reviewError(status);
-      // A signal cannot answer; the CLI checks first, so this only catches races and stray signals.
-      if (refused) {
-        note({ kind: 'ignored', decision: to, reviewer: decision.reviewer, refused });
-        return log.warn('review decision ignored', { offerId, decision: to, refused });
-      }
-      await moveTo(to, 'review_team', decision);
-    });
-
-  setHandler(statusQuery, () => status);
-  setHandler(reviewTimelineQuery, () => timeline);
-  setHandler(approveSignal, (d) => void decide('approved', d));
-  setHandler(rejectSignal, (d) => void decide('rejected', d));
-  setHandler(
-    changeStatusUpdate,
-    ({ to }) =>
-      work.run(async () => {
-        const refused = clientMoveError(status, to);
-        if (refused) throw ApplicationFailure.nonRetryable(refused, 'InvalidTransition');
-        await moveTo(to, 'advertiser');
-        return status;
-      }),
-    { validator: ({ to }) => refuseIf(clientMoveError(status, to)) },
-  );
-  setHandler(
-    editOfferUpdate,
-    (edit) =>
-      work.run(async () => {
-        const refused = editError(status);
-        if (refused) throw ApplicationFailure.nonRetryable(refused, 'NotEditable');
-        await acts.recordOfferEdit({ key: key(), offerId, input: edit.input, changedFields: edit.changedFields });
-        endDate = edit.input.end_date;
-        note({ kind: 'edited', changedFields: edit.changedFields });
-        if (startDate !== undefined) startDate = edit.input.start_date;
-      }),
-    { validator: (_edit) => refuseIf(editError(status)) },
-  );
-
-  if (status === 'pending' && input.reminderDueAtMs === undefined) reminderDueAtMs = (await nowMs()) + input.reviewReminderSeconds * 1000;
-  while (!TERMINAL.includes(status)) {
-    const now = await nowMs();
-    const due = Math.min(endOfUtcDayMs(endDate), reminderDueAtMs ?? Infinity, publishDueAtMs ?? Infinity);
-    const woken = await condition(() => work.hasWork() || workflowInfo().continueAsNewSuggested, Math.max(due - now, 1));
-    if (work.hasWork()) {
-      await work.drain();
-    } else if (woken) {
-      await condition(allHandlersFinished);
-      if (!work.hasWork())
-        return continueAsNew<typeof offerReviewWorkflow>({
-          ...input,
-          status,
-          endDate,
-          startDate,
-          step,
-          reminderDueAtMs,
-          publishDueAtMs,
-          timeline,
-        });
-    } else if ((await nowMs()) >= endOfUtcDayMs(endDate)) {
-      await moveTo('closed', 'system');
-    } else if (publishDueAtMs !== null && (await nowMs()) >= publishDueAtMs) {
-      publishDueAtMs = null;
-      await acts.publishOffer({ key: key(), offerId });
-    } else if (reminderDueAtMs !== null && status === 'pending') {
-      await acts.recordReviewOverdue({ key: key(), offerId, waitingSeconds: input.reviewReminderSeconds });
-      note({ kind: 'reminder', waitingSeconds: input.reviewReminderSeconds });
-      reminderDueAtMs = null; // one reminder per review round
-    }
+    this.reminderDueAtMs = to === 'pending' ? await this.reminderDue() : null;
   }
-  await condition(allHandlersFinished);
-  return status;
+
+  private async publish(): Promise<void> {
+    this.publishDueAtMs = null;
+    await acts.publishOffer({ key: this.nextKey(), offerId: this.offerId });
+  }
+
+  /** One reminder per review round. */
+  private async remind(): Promise<void> {
+    const waitingSeconds = this.input.reviewReminderSeconds;
+    await acts.recordReviewOverdue({ key: this.nextKey(), offerId: this.offerId, waitingSeconds });
+    this.timeline.note({ kind: 'reminder', waitingSeconds });
+    this.reminderDueAtMs = null;
+  }
+
+  private async reminderDue(): Promise<number> {
+    return (await nowMs()) + this.input.reviewReminderSeconds * 1000;
+  }
+
+  /** Each activity's idempotency key: the workflow id and a step carried across continue-as-new. */
+  private nextKey(): string {
+    return `${workflowInfo().workflowId}:${this.step++}`;
+  }
 }
 
 /** Update validators refuse before anything is written to history; the API answers invalid_state_transition. */
 function refuseIf(message: string | undefined): void {
   if (message) throw ApplicationFailure.nonRetryable(message, 'InvalidTransition');
 }
-
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

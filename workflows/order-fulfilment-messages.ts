@@ -1,9 +1,7 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { z } from 'zod';
-import type { Cancelled, Placed, PlaceOrderInput } from '../domain/orders';
-import type { Order } from '../schemas/order';
+import type { Cancelled, OrderSnapshot, Placed, PlaceOrderInput } from '../domain/orders';
 
-export type { CancelOrderInput, Cancelled, Placed, PlaceOrderInput } from '../domain/orders';
+export type { CancelOrderInput, Cancelled, OrderSnapshot, Placed, PlaceOrderInput } from '../domain/orders';
 
 /*
  * The order-fulfilment workflow's contract, apart from its code so the API imports only these
@@ -25,10 +23,15 @@ export interface OrderFulfilmentInput {
 export type OrderFulfilmentWorkflow = (input: OrderFulfilmentInput) => Promise<{ orderId: string; status: string }>;
 
 /**
- * What placing answers: the placed order as the API shows it (so the API does not read it
- * again), unless it is too large to carry (then the API reads it), or the refusal.
+ * What placing answers: the placed order (so the API does not read it again), unless it is too
+ * large to carry (then the API reads it), or the refusal.
+ *
+ * Until the snapshot was a domain type, the answer carried the API's view of the order as `order`;
+ * an order in flight at a deploy may still hold that in its history. Each side reads only its own
+ * field and otherwise reads the order from the database, as for a large order: an API of either
+ * version answers the same JSON from an answer of either version.
  */
-export type PlacedAnswer = Placed | (Extract<Placed, { ok: true }> & { order: z.output<typeof Order> });
+export type PlacedAnswer = Placed | (Extract<Placed, { ok: true }> & { orderSnapshot: OrderSnapshot });
 
 /**
  * Answers once the order is placed or refused: sent with the start (Update-with-Start) by an API

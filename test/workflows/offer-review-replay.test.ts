@@ -2,18 +2,36 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
+import { workflowBundle } from '../../worker/workflow-bundle';
 
 /*
- * The review workflow reads the clock with Date.now() behind the `workflow-clock` patch. A history
- * recorded before (the clock was the `currentTimeMs` local activity: approve, withdraw, resubmit)
- * must still replay on today's code, or running offers would fail their next workflow task.
+ * Offers live for months: their review workflows must replay every history recorded by earlier
+ * code, or running offers would fail their next workflow task.
+ * - offer-review-local-activity-clock: the clock was the `currentTimeMs` local activity (before the
+ *   `workflow-clock` patch): approve, withdraw, resubmit.
+ * - offer-review-approved-suspended-resumed, -withdrawn-edited-closed, -publish-at-start-date:
+ *   recorded (test/unit/workflows/offer-review.test.ts with RECORD_HISTORIES set) from the workflow
+ *   as one closure, before it was split into named steps: reminder, decisions, an ignored
+ *   decision, status moves, publication deferred and due, edits, closing at end_date.
  */
-it('replays a history recorded with the local-activity clock', async () => {
-  const recorded = JSON.parse(fs.readFileSync(path.join(__dirname, 'histories', 'offer-review-local-activity-clock.json'), 'utf8'));
-  const history = temporal.api.history.v1.History.fromObject(recorded);
-  await Worker.runReplayHistory(
-    { workflowsPath: path.join(__dirname, '..', '..', 'workflows', 'index.ts') },
-    history,
-    recorded.events[0].workflowExecutionStartedEventAttributes.workflowId,
-  );
+const HISTORIES = path.join(__dirname, 'histories');
+
+// Today's workflows, bundled once (the cached bundle npm start uses).
+let codePath: string;
+beforeAll(async () => {
+  codePath = (await workflowBundle(path.join(__dirname, '..', '..', 'workflows', 'index.ts'))).path;
 }, 60_000);
+
+it.each(fs.readdirSync(HISTORIES).filter((f) => f.startsWith('offer-review-')))(
+  'replays %s',
+  async (file) => {
+    const recorded = JSON.parse(fs.readFileSync(path.join(HISTORIES, file), 'utf8'));
+    const history = temporal.api.history.v1.History.fromObject(recorded);
+    await Worker.runReplayHistory(
+      { workflowBundle: { codePath } },
+      history,
+      recorded.events[0].workflowExecutionStartedEventAttributes.workflowId,
+    );
+  },
+  60_000,
+);

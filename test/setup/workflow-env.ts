@@ -1,0 +1,96 @@
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import type { Activities } from '../../activities';
+import { ensureGoBinary, TEMPORAL_CLI } from '../../devstack/go-binaries';
+import { workflowBundle } from '../../worker/workflow-bundle';
+import { OFFER_SEARCH_ATTRIBUTES } from '../../workflows/shared/search-attributes';
+
+/*
+ * Workflow tests with their activities replaced by test doubles: a real Temporal dev server (the
+ * project's own CLI binary, as npm start finds it; nothing is downloaded), in memory, started once
+ * per test file, and the workflows' cached bundle (worker/workflow-bundle.ts), loaded by a worker
+ * per test on a task queue of its own.
+ */
+
+/** Test doubles of the activities a workflow calls: plain async functions. */
+export type ActivityDoubles = Partial<Activities>;
+
+export interface WorkflowTestEnv {
+  client: Client;
+  /** Runs `test` while a worker with these activities polls a fresh task queue, then stops the worker. */
+  withWorker<T>(activities: ActivityDoubles, test: (taskQueue: string) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+let queues = 0;
+
+export async function startWorkflowTestEnv(): Promise<WorkflowTestEnv> {
+  // Workers' state changes are INFO: keep the test output to what went wrong.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const [executable, bundle] = await Promise.all([
+    ensureGoBinary(TEMPORAL_CLI),
+    workflowBundle(path.join(__dirname, '..', '..', 'workflows', 'index.ts')),
+  ]);
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: executable },
+      ip: '127.0.0.1',
+      searchAttributes: OFFER_SEARCH_ATTRIBUTES,
+      log: { format: 'pretty', level: 'error' },
+    },
+  });
+  return {
+    client: env.client,
+    async withWorker(activities, test) {
+      const taskQueue = `test-${process.pid}-${++queues}`;
+      const worker = await Worker.create({
+        connection: env.nativeConnection,
+        namespace: env.namespace ?? 'default',
+        taskQueue,
+        workflowBundle: { codePath: bundle.path },
+        activities,
+      });
+      return worker.runUntil(test(taskQueue));
+    },
+    close: () => env.teardown(),
+  };
+}
+
+/**
+ * Records every call of the doubles it wraps, and lets a test wait for the nth call of one
+ * activity (resolved when it comes: no polling).
+ */
+export class ActivityCalls {
+  readonly calls: Array<{ name: keyof Activities; arg: unknown; at: number }> = [];
+  private waiters: Array<{ name: keyof Activities; n: number; resolve: (arg: unknown) => void }> = [];
+
+  /** Wraps each double so that its calls are recorded (with their first argument) before it runs. */
+  wrap<T extends ActivityDoubles>(doubles: T): T {
+    const wrapped: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+    for (const [name, fn] of Object.entries(doubles) as Array<[keyof Activities, (...args: unknown[]) => Promise<unknown>]>) {
+      wrapped[name] = async (...args) => {
+        this.calls.push({ name, arg: args[0], at: Date.now() });
+        for (const w of this.waiters.filter((w) => w.name === name && this.of(name).length === w.n)) w.resolve(args[0]);
+        return fn(...args);
+      };
+    }
+    return wrapped as T;
+  }
+
+  /** The first arguments of the calls of `name`, in order. */
+  of(name: keyof Activities): unknown[] {
+    return this.calls.filter((c) => c.name === name).map((c) => c.arg);
+  }
+
+  /** The nth call's (1-based) first argument, now or once it is made. */
+  nth(name: keyof Activities, n = 1, timeoutMs = 20_000): Promise<unknown> {
+    const made = this.of(name);
+    if (made.length >= n) return Promise.resolve(made[n - 1]);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${name} was called ${this.of(name).length} time(s), not ${n}`)), timeoutMs);
+      this.waiters.push({ name, n, resolve: (arg) => (clearTimeout(timer), resolve(arg)) });
+    });
+  }
+}
