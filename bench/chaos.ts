@@ -114,7 +114,7 @@ async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promi
   // The worker runs as its own process, so it can really be killed.
   let worker: ChildProcess | undefined;
   const startWorkerProcess = () => {
-    worker = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'worker', 'run.ts')], {
+    worker = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'main', 'worker-only.ts')], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: 'ignore',

@@ -64,7 +64,7 @@ async function main() {
       const worker = await startWorker({ deps: services, endpoints: stack.endpoints, taskQueue: config.TEMPORAL_TASK_QUEUE });
       stops.push(() => worker.shutdown());
     } else {
-      const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'worker', 'run.ts')], {
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'main', 'worker-only.ts')], {
         env: { ...process.env, ...stackEnv(stack), LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: '20' },
         stdio: ['ignore', 'ignore', 'inherit'],
       });

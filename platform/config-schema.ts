@@ -1,0 +1,278 @@
+import { z } from 'zod';
+import { SERVICE_ENVIRONMENTS } from '../domain/environment';
+import { baseUrl, envBoolean, operatorUsers, port, seconds, secretKeyList, trustProxy } from './config-values';
+
+/** The S3 servers `npm start` can run itself when S3_ENDPOINT is unset (docs/decisions.md). */
+export const EMBEDDED_S3_SERVERS = ['versitygw', 'minio'] as const;
+export type EmbeddedS3Server = (typeof EMBEDDED_S3_SERVERS)[number];
+
+/**
+ * What docs/configuration.md shows for a setting without a default in the schema: what happens
+ * when it is unset (`npm run docs:config` renders the table from this schema).
+ */
+const unset = (description: string, whenUnset: string) => ({ description, unset: whenUnset });
+
+/**
+ * Every setting the service reads, with its default and its description. Nothing else in the code
+ * base reads settings from `process.env` but devstack/go-binaries.ts, which reads the `*_BIN`
+ * overrides itself (listed here so that the table has them): the result of `loadConfig` is passed
+ * into factories.
+ */
+export const EnvSchema = z.object({
+  PORT: port.default(3000).describe('Where the API listens (a worker-only process serves `/metrics` and `/health` on it).'),
+  HOST: z.string().min(1).default('0.0.0.0').describe('The address the API listens on.'),
+  SERVICE_ENVIRONMENT: z
+    .enum(SERVICE_ENVIRONMENTS)
+    .default('sandbox')
+    .describe('`sandbox` or `production`: the environment this deployment serves; keys of the other are refused (401).'),
+  RATE_LIMIT_PER_SECOND: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(3)
+    .describe(
+      'Requests per second per API key, and per client address for requests with a bad or missing key (429 with `Retry-After` beyond).',
+    ),
+  // Spec 5.3: production keys come from the service team, so production cannot turn sign-up on.
+  DEVELOPER_SIGNUP: z
+    .enum(['on', 'off'])
+    .optional()
+    .meta(
+      unset(
+        '`on` or `off`: developer sign-up for sandbox key pairs (`/developer/signup`, `POST /developer/beta/signups`). ' +
+          'Never on in production (`on` there stops start-up), where its addresses answer 404.',
+        '`on` in the sandbox',
+      ),
+    ),
+  DEVELOPER_SIGNUPS_PER_HOUR: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(5)
+    .describe(
+      'Sign-up attempts per client address per hour (an IPv6 address counts by its /64), page and API together; 429 with `Retry-After` beyond. Kept in Redis with `REDIS_URL`.',
+    ),
+  REDIS_URL: z
+    .string()
+    .url()
+    .optional()
+    .meta(
+      unset(
+        'A Redis (`redis://[:password@]host:port[/db]`) where every API process keeps one shared rate-limit count ([deployment.md](deployment.md)).',
+        '(each process counts in memory)',
+      ),
+    ),
+  DATA_DIR: z
+    .string()
+    .min(1)
+    .default('.data')
+    .describe('Files of the embedded Postgres, Temporal dev server and local S3 server, and their logs (`DATA_DIR/logs`).'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+    .default('info')
+    .describe('pino level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.'),
+  DATABASE_URL: z
+    .string()
+    .url()
+    .optional()
+    .meta(unset('Any Postgres (`postgres://…`) instead of the embedded one.', '(embedded Postgres)')),
+  EMBEDDED_POSTGRES_PORT: port.default(54329).describe('Port of the embedded Postgres.'),
+  DATABASE_POOL_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(200)
+    .default(10)
+    .describe('Database connections per process (1–200); size the server for every process’s pool.'),
+  TEMPORAL_ADDRESS: z
+    .string()
+    .min(1)
+    .optional()
+    .meta(unset('Any Temporal cluster (`host:port`) instead of the local dev server.', '(local dev server)')),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default').describe('The Temporal namespace of the workflows.'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('offer-marketplace').describe('Task queue of the workers: the same on every process.'),
+  TEMPORAL_DEV_PORT: port.default(7233).describe('Port of the local Temporal dev server.'),
+  TEMPORAL_UI_PORT: port.default(8233).describe('Port of the local dev server’s Web UI.'),
+  TEMPORAL_UI_URL: z
+    .string()
+    .url()
+    .optional()
+    .meta(unset('The Temporal Web UI’s address, for the review console’s links to each offer’s workflow.', '(the dev server’s UI)')),
+  // Object storage: any S3-compatible store, else a local server (docs/decisions.md, "Embedded object store").
+  S3_ENDPOINT: z
+    .string()
+    .url()
+    .optional()
+    .meta(
+      unset(
+        'Any S3-compatible store (URL) instead of the local S3 server; needs `S3_ACCESS_KEY` and `S3_SECRET_KEY`.',
+        '(local S3 server)',
+      ),
+    ),
+  S3_ACCESS_KEY: z.string().min(1).optional().describe('Access key of `S3_ENDPOINT`.'),
+  S3_SECRET_KEY: z.string().min(1).optional().describe('Secret key of `S3_ENDPOINT`.'),
+  S3_REGION: z.string().min(1).default('us-east-1').describe('Region of the S3 store.'),
+  S3_BUCKET: z
+    .string()
+    .min(3)
+    .max(63)
+    .regex(/^[a-z0-9][a-z0-9.-]+[a-z0-9]$/, 'must be a valid S3 bucket name')
+    .default('attachments')
+    .describe('Bucket of the attachments’ bytes, created at start when missing.'),
+  EMBEDDED_S3: z
+    .enum(EMBEDDED_S3_SERVERS)
+    .default('versitygw')
+    .describe(
+      'The local S3 server `npm start` runs when `S3_ENDPOINT` is unset: `versitygw` (the Versity S3 gateway, under `DATA_DIR/versitygw`) ' +
+        'or `minio` (under `DATA_DIR/minio`). Each keeps its own files, so switching starts with an empty store ([decisions.md](decisions.md)).',
+    ),
+  EMBEDDED_S3_PORT: port.optional().meta(unset('Port of the local S3 server.', '`MINIO_PORT`, else `9000`')),
+  MINIO_PORT: port.optional().describe('The older name of `EMBEDDED_S3_PORT`, still read; `EMBEDDED_S3_PORT` wins.'),
+  TEMPORAL_BIN: z
+    .string()
+    .min(1)
+    .optional()
+    .meta(unset('A `temporal` CLI binary to run instead of building one.', '(on PATH, else built)')),
+  VERSITYGW_BIN: z.string().min(1).optional().meta(unset('A `versitygw` binary to run instead of building one.', '(on PATH, else built)')),
+  MINIO_BIN: z.string().min(1).optional().meta(unset('A `minio` binary to run instead of building one.', '(on PATH, else built)')),
+  RUN_WORKER: envBoolean
+    .default(true)
+    .describe(
+      'Run a Temporal worker in this process. Beside the API, orders start eagerly on it, one Temporal round trip fewer ([orders-and-vouchers.md](orders-and-vouchers.md)).',
+    ),
+  RUN_API: envBoolean.default(true).describe('Run the API in this process; `false` for a worker-only process.'),
+  DISTRIBUTOR_REVENUE_PERCENT: z.coerce
+    .number()
+    .min(0)
+    .max(100)
+    .default(20)
+    .describe('The distributor’s share of an offer’s price, in % ([distribution-search.md](distribution-search.md)).'),
+  ACCOUNT_REVENUE_PERCENT: z.coerce
+    .number()
+    .min(0)
+    .max(100)
+    .default(50)
+    .describe('The part of the distributor’s share passed on to its account (the publisher), in %.'),
+  // Limits and timings the spec leaves to us (docs/decisions.md).
+  ATTACHMENT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20 * 1024 * 1024)
+    .describe('Largest attachment upload, in bytes (20 MiB).'),
+  BODY_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024)
+    .describe('Largest JSON or XML request body, in bytes (1 MiB).'),
+  REVIEW_REMINDER_SECONDS: seconds
+    .default(3 * 24 * 3600)
+    .describe(
+      'A review still pending after this long (3 days) logs a warning and appends an `offer.review_overdue` event, once per round.',
+    ),
+  CALLBACK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, 'must be comma-separated whole seconds, e.g. 5,300,1800')
+    .default('5,300,1800,7200,18000,36000,36000')
+    .describe('Seconds to wait before each callback retry, comma-separated ([callbacks.md](callbacks.md)).'),
+  CALLBACK_TIMEOUT_SECONDS: seconds.default(15).describe('Timeout of one callback attempt.'),
+  // Svix's figure.
+  CALLBACK_DISABLE_AFTER_SECONDS: seconds
+    .default(5 * 24 * 3600)
+    .describe('An endpoint whose attempts have all failed for this long (5 days) is disabled.'),
+  CALLBACK_SECRET_OVERLAP_SECONDS: seconds
+    .default(24 * 3600)
+    .describe('After `callbacks rotate-secret`, the old signing secret also signs for this long (1 day).'),
+  CALLBACK_SECRET_KEY: z
+    .string()
+    .transform(secretKeyList)
+    .optional()
+    .meta(
+      unset(
+        'Keys of 32 bytes in base64 (`openssl rand -base64 32`), comma-separated: callback signing secrets are stored encrypted (AES-256-GCM) ' +
+          'with the first, the current key; the others only read what they encrypted, during a key rotation. A start refuses when a stored ' +
+          'secret’s key is missing, naming its key id ([security.md](security.md#rotating-the-key)).',
+        '(new secrets stored in clear)',
+      ),
+    ),
+  API_KEY_CACHE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(300)
+    .default(5)
+    .describe(
+      'How long an API process trusts a key it has checked (0: check on every request, at most 300). **A revoked key keeps working up to this long** in a process that used it just before.',
+    ),
+  WORKFLOW_ANSWER_TIMEOUT_SECONDS: seconds
+    .default(30)
+    .describe('How long `POST /orders` and reservation POSTs wait for their workflow before answering 503 (the work goes on).'),
+  OPS_USERNAME: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[^:]+$/, 'must not contain ":"')
+    .optional()
+    .meta(unset('One shared review-console credential, with `OPS_PASSWORD` (both or neither); prefer `OPS_USERS`.', '(console closed)')),
+  OPS_PASSWORD: z
+    .string()
+    .min(12, 'must be at least 12 characters')
+    .max(200)
+    .optional()
+    .describe('The password of `OPS_USERNAME`, at least 12 characters.'),
+  TRUST_PROXY: trustProxy
+    .optional()
+    .meta(
+      unset(
+        'The reverse proxies whose `X-Forwarded-*` headers are believed: a hop count (`1`) or addresses/CIDR blocks (`10.0.0.1,10.1.0.0/16`); ' +
+          'off, the client is the socket’s peer ([security.md](security.md)).',
+        '(off)',
+      ),
+    ),
+  PUBLIC_BASE_URL: baseUrl
+    .optional()
+    .meta(
+      unset(
+        'The address clients reach the API at, e.g. `https://offers.example.com`: the base of absolute URLs such as `download_url` and `print_url`.',
+        '(the request’s scheme and Host)',
+      ),
+    ),
+  METRICS_TOKEN: z
+    .string()
+    .min(16, 'must be at least 16 characters')
+    .max(200)
+    .optional()
+    .meta(unset('`/metrics` then needs `Authorization: Bearer <token>` (at least 16 characters).', '(`/metrics` answers loopback only)')),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .string()
+    .url()
+    .optional()
+    .meta(
+      unset(
+        'An OTLP/HTTP collector’s base URL (e.g. `http://127.0.0.1:4318`); spans go to `<url>/v1/traces` as JSON ([operations.md](operations.md#traces)).',
+        '(no tracing)',
+      ),
+    ),
+  OTEL_SERVICE_NAME: z.string().min(1).max(100).default('offer-marketplace').describe('The `service.name` on every span.'),
+  REQUIRE_HTTPS: envBoolean
+    .optional()
+    .meta(
+      unset(
+        'Refuse (403) requests that did not arrive over HTTPS, per the trusted proxy’s `X-Forwarded-Proto`; `/health` is exempt.',
+        '`true` in production, else `false`',
+      ),
+    ),
+  OPS_USERS: operatorUsers
+    .optional()
+    .meta(
+      unset(
+        'The review console’s operators, each signing in as themselves: `name:hash` entries, comma-separated, hashes from ' +
+          '`npm run --silent admin -- ops hash-password` (scrypt; [ops-console.md](ops-console.md)).',
+        '(console closed)',
+      ),
+    ),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
