@@ -117,6 +117,7 @@ describe('order cancellation at any age', () => {
       .select('data')
       .where('offer_id', '=', offerId)
       .where('type', '=', 'offer.stock_changed')
+      .orderBy('sequence') // rows come back in no set order otherwise
       .execute();
     expect(returned.map((e) => (e.data as { change: number }).change)).toEqual([-3, 2]);
   });
