@@ -36,6 +36,8 @@ export const DateString = z
 /** Timestamps leave as ISO 8601 strings in UTC (a Date serializes so in JSON and in XML). */
 /** A stored time as the API writes it: ISO 8601 in UTC. */
 export const iso = (t: Date | string): string => new Date(t).toISOString();
+/** The same for a time that may be unset. */
+export const isoOrNull = (t: Date | string | null | undefined): string | null => (t == null ? null : iso(t));
 
 export const Timestamp = z.union([z.date(), z.string().datetime({ offset: true })]);
 

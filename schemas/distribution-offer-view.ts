@@ -5,7 +5,7 @@ import { SELLABLE, type OfferStatus } from '../domain/offer-lifecycle';
 import { DEFAULT_REVENUE_SHARES, distributionRevenues, type RevenueShares } from '../domain/money';
 import type { DistributionMedium, DistributionOffer } from './distribution-offer';
 import type { OfferInput } from './offer';
-import { iso } from './common';
+import { iso, isoOrNull } from './common';
 
 /*
  * The distribution read model's view: what a publisher sees of an offer. The closing time and the
@@ -99,7 +99,7 @@ export function toDistributionOffer(
     distributor_revenue: revenues.distributor,
     account_revenue: revenues.account,
     ...(row.distance !== undefined && row.distance !== null ? { distance: Math.round(row.distance * 100) / 100 } : {}),
-    published_at: row.published_at ? iso(row.published_at) : null,
+    published_at: isoOrNull(row.published_at),
     updated_at: iso(row.updated_at),
     closed_at: closedAt ? closedAt.toISOString() : null,
   };

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { IdParam, Location, Timestamp } from './common';
+import { IdParam, iso, isoOrNull, Location, Timestamp } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
 import { PageQuery } from './pagination';
-import { isoTime, isoTimeOrNull, toVoucher, Voucher } from './voucher';
+import { toVoucher, Voucher } from './voucher';
 import type { OrderSnapshot } from '../domain/orders';
 import type { OrderWithDetails } from '../store/orders';
 
@@ -110,8 +110,8 @@ export function toOrder(o: OrderWithDetails | OrderSnapshot, siteBase: string): 
     account_id: o.account_id,
     application_id: o.application_id,
     customer_name: o.customer_name,
-    purchased_at: isoTime(o.purchased_at),
-    cancelled_at: isoTimeOrNull(o.cancelled_at),
+    purchased_at: iso(o.purchased_at),
+    cancelled_at: isoOrNull(o.cancelled_at),
     shipping_address: (o.shipping_address as Location | null) ?? null,
     shipments: [],
     vouchers: o.vouchers.map((v) => toVoucher(v, siteBase)),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { VoucherSnapshot } from '../domain/orders';
 import type { VoucherRow } from '../store/database';
-import { Timestamp } from './common';
+import { iso, isoOrNull, Timestamp } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
 import { PageQuery } from './pagination';
 
@@ -50,10 +50,6 @@ export const CUSTOMER_VOUCHER_PATH = '/customer/vouchers';
 /** The customer's voucher page: absolute, unguessable (the voucher's page token), revocable by rotating the token. */
 export const printUrl = (siteBase: string, pageToken: string) => `${siteBase}${CUSTOMER_VOUCHER_PATH}/${pageToken}`;
 
-/** A time as the API writes it: rows hold Dates, snapshots (workflow payloads) ISO strings already. */
-export const isoTime = (t: Date | string): string => (typeof t === 'string' ? t : t.toISOString());
-export const isoTimeOrNull = (t: Date | string | null | undefined): string | null => (t == null ? null : isoTime(t));
-
 /**
  * A voucher (a row, or a placed order's snapshot of it) as the API shows it; `siteBase` is the
  * site's absolute address, for print_url.
@@ -66,9 +62,9 @@ export function toVoucher(v: VoucherRow | VoucherSnapshot, siteBase: string): z.
     redemption_code: v.redemption_code,
     customer_name: v.customer_name,
     status: v.status,
-    acquired_at: isoTime(v.acquired_at),
-    redeemed_at: isoTimeOrNull(v.redeemed_at),
-    cancelled_at: isoTimeOrNull(v.cancelled_at),
+    acquired_at: iso(v.acquired_at),
+    redeemed_at: isoOrNull(v.redeemed_at),
+    cancelled_at: isoOrNull(v.cancelled_at),
     expiration_date: v.expiration_date,
     reservation_id: v.reservation_id,
     account_id: v.account_id,
