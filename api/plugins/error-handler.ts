@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { Failure } from '../../domain/failures';
+import { unstorableValue } from '../../platform/postgres-errors';
 import { ApiError, fromFailure, type ErrorCode, type ErrorDetail } from '../errors';
 
 /** 'offer.advertiser.categories.0.id' → 'advertiser.categories[0].id': the field inside the resource. */
@@ -24,8 +25,6 @@ const FASTIFY_CODES: Record<string, [number, ErrorCode]> = {
   FST_INVALID_MULTIPART_CONTENT_TYPE: [415, 'unsupported_media_type'],
 };
 
-// Postgres refusing a character (NUL, or one its encoding lacks): the value is the client's to fix.
-const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
 const BACKEND_DOWN = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '53300']);
 
 /** A request that failed its route's zod schema: 404 for an impossible id, else 422 naming each field. */
@@ -62,8 +61,8 @@ function fromParsing(err: FastifyError): ApiError | undefined {
 
 /** Postgres refusing a value (the client's to fix), or a backing service out of reach (503, retry). */
 function fromBackend(err: FastifyError): ApiError | undefined {
-  if (UNSTORABLE_TEXT.has(String(err.code)))
-    return new ApiError(422, 'invalid_field', 'a value holds a character that cannot be stored (such as NUL)');
+  const unstorable = unstorableValue(err);
+  if (unstorable) return fromFailure(unstorable);
   if (BACKEND_DOWN.has(String(err.code)))
     return new ApiError(503, 'backend_unavailable', 'a backing service is unavailable; retry shortly');
 }
