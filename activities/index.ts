@@ -3,6 +3,7 @@ import type { ActivityDeps } from './deps';
 import { createOfferActivities } from './offers';
 import { createOrderActivities } from './orders';
 import { createReservationActivities } from './reservations';
+import { createVoucherExpiryActivities } from './voucher-expiry';
 
 /**
  * Every activity, as plain functions closed over their dependencies. Workflows import only the
@@ -14,6 +15,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCallbackActivities(deps),
     ...createOrderActivities(deps),
     ...createReservationActivities(deps),
+    ...createVoucherExpiryActivities(deps),
   };
 }
 

@@ -1,4 +1,3 @@
-import { ApplicationFailure } from '@temporalio/activity';
 import type { OfferEdit } from '../workflows/offer-review-messages';
 import type { OfferStatus } from '../domain/offer-lifecycle';
 import { Failure } from '../domain/failures';
@@ -29,11 +28,10 @@ export function createOfferActivities(deps: Pick<ActivityDeps, 'db' | 'log'>) {
       try {
         await saveOfferFields(deps.db, edit);
       } catch (err) {
-        // Not a passing fault: retrying cannot help, the client must send another quantity.
-        if (err instanceof StockConflictError) throw ApplicationFailure.nonRetryable(err.message, 'StockConflict');
-        // A refusal (an advertiser name taken since the service checked it): the client's to fix.
-        if (err instanceof Failure)
-          throw ApplicationFailure.create({ message: err.message, type: 'Refused', nonRetryable: true, details: [err.toRefused()] });
+        // Not a passing fault: the client must send another quantity. A refusal, like any other
+        // (an advertiser name taken since the service checked it), fails the step for good
+        // (worker/activity-failures.ts) and reaches the client as its code.
+        if (err instanceof StockConflictError) throw new Failure('conflict', err.message, { field: 'initial_quantity' });
         throw err;
       }
     },

@@ -13,11 +13,18 @@ export type FailureCode =
   | 'conflict'
   | 'duplicate'
   | 'insufficient_stock'
+  /** The offer's vouchers would already be expired when bought (its `vouchers_expire.on` is past). */
+  | 'vouchers_expired'
   | 'forbidden'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'malformed_body'
-  | 'backend_unavailable';
+  | 'backend_unavailable'
+  /**
+   * Not a refusal: the workflow admitted the change (an Update accepted, a signal delivered) but
+   * had not applied it by the answer deadline; it will be. The API answers 202 saying where to look.
+   */
+  | 'accepted_pending';
 
 export interface FailureDetail {
   code: FailureCode;

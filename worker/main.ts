@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { NativeConnection, Worker, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { activityFailureInterceptors } from './activity-failures';
 import type { ActivityDeps } from '../activities/deps';
 import { freePort } from '../platform/free-port';
 import { attachLocalWorker } from '../platform/local-worker';
@@ -88,6 +89,8 @@ export async function startWorker(opts: {
     taskQueue: opts.taskQueue,
     activities: createActivities({ ...opts.deps, stopping: stopping.signal }),
     plugins: opts.tracing ? [opts.tracing.workerPlugin] : [],
+    // Refusals fail a step for good instead of being retried forever (worker/activity-failures.ts).
+    interceptors: { activity: [activityFailureInterceptors(opts.deps.log.child({ component: 'activities' }))] },
     // Tracing adds the SDK's workflow interceptors to the bundle, so a prebuilt bundle (without
     // them) is not used then: the workflows are bundled at start instead.
     ...(opts.workflowBundlePath && !opts.tracing

@@ -1,6 +1,7 @@
 import { condition, continueAsNew, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { wakeSignal, type CallbackDeliveryInput } from './callback-delivery-messages';
+import { STEP_RETRY } from './shared/step-policy';
 
 /** A lane with nothing to send waits this long for more before its workflow ends. */
 const IDLE_TIMEOUT = '10 minutes';
@@ -17,7 +18,7 @@ export async function callbackDeliveryWorkflow(input: CallbackDeliveryInput): Pr
   const acts = proxyActivities<Activities>({
     startToCloseTimeout: `${input.attemptTimeoutSeconds + 15}s`,
     // Only our own faults (database down, worker lost) throw; a receiver's failure is a result.
-    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+    retry: STEP_RETRY,
   });
   let woken = false;
   setHandler(wakeSignal, () => {

@@ -15,6 +15,9 @@ export async function callbackDispatcherWorkflow(input: CallbackDispatcherInput 
     startToCloseTimeout: runForMs + 60_000,
     // A lost worker is noticed within the heartbeat timeout and the pump restarts elsewhere.
     heartbeatTimeout: '20s',
+    // The one unbounded retry (issue 19; POLLER_ACTIVITIES in shared/step-policy.ts): the pump is the
+    // outbox's poller, not a step on a request's data, and giving up would stop every callback. Its
+    // failing attempts past the threshold show in activity_attempts_stuck_total and `workflows stuck`.
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
   });
   for (let i = 0; i < PUMPS_PER_RUN; i++) await pumpCallbackOutbox({ runForMs, pollMs: input.pollMs ?? 500 });

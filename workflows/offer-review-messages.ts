@@ -28,6 +28,14 @@ export interface OfferReviewInput {
   /** The review history so far, carried across continue-as-new (absent in older runs). */
   timeline?: ReviewTimelineEntry[];
   publishDueAtMs?: number | null;
+  /**
+   * The offer's `vouchers_expire.on` (YYYY-MM-DD): when that day is over, no voucher may be sold, so
+   * the offer leaves the catalogue like a sold-out one (patch 'close-at-vouchers-expiry'). Absent
+   * in workflows started before; an edit sets it.
+   */
+  vouchersExpireOn?: string | null;
+  /** The `vouchersExpireOn` whose expiry was recorded already (carried across continue-as-new). */
+  vouchersExpiryRecorded?: string | null;
 }
 
 /** The workflow's result: the status the offer ended in (cancelled or closed). */

@@ -4,6 +4,7 @@ import {
   condition,
   continueAsNew,
   log,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -32,15 +33,18 @@ import {
   type OfferReviewResult,
   type ReviewDecision,
 } from './offer-review-messages';
-import { nowMs, publishDeferredTo } from './offer-review-clock';
+import { nowMs, publishDeferredTo, vouchersExpiryDueMs } from './offer-review-clock';
 import { ReviewTimeline } from './offer-review-timeline';
 import { OfferStatusKey } from './shared/search-attributes';
 import { WorkQueue } from './shared/work-queue';
+import { STEP_FAILURES_PATCH, STEP_RETRY } from './shared/step-policy';
 
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+  retry: STEP_RETRY,
 });
+/** After a timer's step failed for good, the timers wait this long before trying again. */
+const TIMER_RETRY_MS = 60 * 60 * 1000;
 
 type Actor = 'advertiser' | 'review_team' | 'system';
 
@@ -66,9 +70,13 @@ class OfferReview {
   private step: number;
   private reminderDueAtMs: number | null;
   private publishDueAtMs: number | null;
+  private vouchersExpireOn: string | null;
+  private vouchersExpiryRecorded: string | null;
   /** Handlers' work, run one piece at a time by the main loop. */
   private readonly work = new WorkQueue();
   private readonly timeline: ReviewTimeline;
+  /** Set when a timer's step failed for good (patch STEP_FAILURES_PATCH): no timer fires before it. */
+  private timersPausedUntilMs = 0;
 
   constructor(private readonly input: OfferReviewInput) {
     this.offerId = input.offerId;
@@ -78,6 +86,8 @@ class OfferReview {
     this.step = input.step ?? 0;
     this.reminderDueAtMs = input.reminderDueAtMs ?? null;
     this.publishDueAtMs = input.publishDueAtMs ?? null;
+    this.vouchersExpireOn = input.vouchersExpireOn ?? null;
+    this.vouchersExpiryRecorded = input.vouchersExpiryRecorded ?? null;
     this.timeline = new ReviewTimeline(input.timeline);
     if (!input.timeline) this.timeline.note({ kind: 'started', status: this.status, resumed: input.step !== undefined });
   }
@@ -86,8 +96,8 @@ class OfferReview {
   setup(): void {
     setHandler(statusQuery, () => this.status);
     setHandler(reviewTimelineQuery, () => this.timeline.entries);
-    setHandler(approveSignal, (d) => void this.work.run(() => this.decide('approved', d)));
-    setHandler(rejectSignal, (d) => void this.work.run(() => this.decide('rejected', d)));
+    setHandler(approveSignal, (d) => void this.work.run(() => this.decide('approved', d)).catch((e) => this.stepFailed(e)));
+    setHandler(rejectSignal, (d) => void this.work.run(() => this.decide('rejected', d)).catch((e) => this.stepFailed(e)));
     setHandler(changeStatusUpdate, ({ to }) => this.work.run(() => this.changeStatus(to)), {
       validator: ({ to }) => refuseIf(clientMoveError(this.status, to)),
     });
@@ -106,7 +116,10 @@ class OfferReview {
       } else if (woken) {
         if (await this.quiet()) return continueAsNew<typeof offerReviewWorkflow>(this.carriedOver());
       } else {
-        await this.onTimer();
+        await this.onTimer().catch((err: unknown) => {
+          this.stepFailed(err);
+          this.timersPausedUntilMs = Date.now() + TIMER_RETRY_MS;
+        });
       }
     }
     await condition(allHandlersFinished);
@@ -116,14 +129,22 @@ class OfferReview {
   /** Wakes for handlers' work or a suggested continue-as-new (true), or when the next timer is due (false). */
   private async waitForWorkOrTimer(): Promise<boolean> {
     const now = await nowMs();
-    const due = Math.min(endOfUtcDayMs(this.endDate), this.reminderDueAtMs ?? Infinity, this.publishDueAtMs ?? Infinity);
-    return condition(() => this.work.hasWork() || workflowInfo().continueAsNewSuggested, Math.max(due - now, 1));
+    const due = Math.min(
+      endOfUtcDayMs(this.endDate),
+      this.reminderDueAtMs ?? Infinity,
+      this.publishDueAtMs ?? Infinity,
+      vouchersExpiryDueMs(this.vouchersExpireOn, this.vouchersExpiryRecorded),
+    );
+    const wait = Math.max(due - now, this.timersPausedUntilMs - now, 1);
+    return condition(() => this.work.hasWork() || workflowInfo().continueAsNewSuggested, wait);
   }
 
-  /** A timer is due: close at end_date, else publish at start_date, else remind the review team. */
+  /** A timer is due: close at end_date, else stop selling at the vouchers' expiry, else publish at start_date, else remind the review team. */
   private async onTimer(): Promise<void> {
     if ((await nowMs()) >= endOfUtcDayMs(this.endDate)) {
       await this.moveTo('closed', 'system');
+    } else if (await this.vouchersExpiryIsDue()) {
+      await this.recordVouchersExpired();
     } else if (this.publishDueAtMs !== null && (await nowMs()) >= this.publishDueAtMs) {
       await this.publish();
     } else if (this.reminderDueAtMs !== null && this.status === 'pending') {
@@ -139,8 +160,20 @@ class OfferReview {
 
   /** What the next run starts from. */
   private carriedOver(): OfferReviewInput {
-    const { status, endDate, startDate, step, reminderDueAtMs, publishDueAtMs } = this;
-    return { ...this.input, status, endDate, startDate, step, reminderDueAtMs, publishDueAtMs, timeline: this.timeline.entries };
+    const { status, endDate, startDate, step, reminderDueAtMs, publishDueAtMs, vouchersExpireOn, vouchersExpiryRecorded } = this;
+    const timeline = this.timeline.entries;
+    return {
+      ...this.input,
+      status,
+      endDate,
+      startDate,
+      step,
+      reminderDueAtMs,
+      publishDueAtMs,
+      vouchersExpireOn,
+      vouchersExpiryRecorded,
+      timeline,
+    };
   }
 
   /** The review team's decision. A signal cannot answer; the CLI checks first, so this only catches races and stray signals. */
@@ -169,6 +202,8 @@ class OfferReview {
     this.endDate = edit.input.end_date;
     this.timeline.note({ kind: 'edited', changedFields: edit.changedFields });
     if (this.startDate !== undefined) this.startDate = edit.input.start_date;
+    // A moved vouchers_expire.on moves its timer (and a new date is closed at again).
+    this.vouchersExpireOn = edit.input.vouchers_expire?.on ?? null;
   }
 
   private async moveTo(to: OfferStatus, actor: Actor, decision: ReviewDecision = {}): Promise<void> {
@@ -189,9 +224,36 @@ class OfferReview {
     this.reminderDueAtMs = to === 'pending' ? await this.reminderDue() : null;
   }
 
+  /** Whether the vouchers' expiry came due; no clock read without one, so older histories replay unchanged. */
+  private async vouchersExpiryIsDue(): Promise<boolean> {
+    const due = vouchersExpiryDueMs(this.vouchersExpireOn, this.vouchersExpiryRecorded);
+    return due !== Infinity && (await nowMs()) >= due;
+  }
+
+  /** No voucher bought from now could be redeemed: the offer stops selling, recorded as selling out is (event, catalogue, callbacks). */
+  private async recordVouchersExpired(): Promise<void> {
+    const on = this.vouchersExpireOn!;
+    await acts.recordVouchersExpired({ key: this.nextKey(), offerId: this.offerId, vouchersExpireOn: on });
+    this.vouchersExpiryRecorded = on;
+  }
+
   private async publish(): Promise<void> {
+    const due = this.publishDueAtMs;
     this.publishDueAtMs = null;
-    await acts.publishOffer({ key: this.nextKey(), offerId: this.offerId });
+    await acts.publishOffer({ key: this.nextKey(), offerId: this.offerId }).catch((err: unknown) => {
+      this.publishDueAtMs = due; // not published: still due
+      throw err;
+    });
+  }
+
+  /**
+   * A step of a signal or a timer failed for good (refused, or out of retries): before the patch
+   * that failed the workflow (or, from a signal, its task, again and again). Now the offer stays as
+   * it was and an operator is told; updates answer their own failures to the client.
+   */
+  private stepFailed(err: unknown): void {
+    if (!patched(STEP_FAILURES_PATCH)) throw err;
+    log.error('offer review step failed for good; the offer stays as it was', { offerId: this.offerId, error: String(err) });
   }
 
   /** One reminder per review round. */

@@ -1,12 +1,23 @@
-import { ApplicationFailure, allHandlersFinished, condition, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  patched,
+  proxyLocalActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { cancelledUpdate, type Cancelled, type OrderCancellationInput } from './order-cancellation-messages';
+import { stepRefusal } from './shared/step-failures';
+import { STEP_FAILURES_PATCH, STEP_RETRY } from './shared/step-policy';
 
 // One idempotent transaction, run by the worker holding the workflow task (no task-queue round
-// trip while the client waits); retried until it commits, as placing is.
+// trip while the client waits); retried as placing is, boundedly: a cancellation that fails for
+// good fails this run, and the client's next request starts a new one.
 const { cancelOrder } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '20s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
+  retry: STEP_RETRY,
 });
 
 /**
@@ -24,7 +35,11 @@ export async function orderCancellationWorkflow(input: OrderCancellationInput): 
     }
     return result!;
   });
-  result = await cancelOrder({ key: workflowInfo().workflowId, orderId: input.orderId });
+  result = await cancelOrder({ key: workflowInfo().workflowId, orderId: input.orderId }).catch((err: unknown) => {
+    // Failed for good: the Update answers why, and the client's next request starts a new run.
+    if (patched(STEP_FAILURES_PATCH)) return stepRefusal(err, 'the cancellation');
+    throw err;
+  });
   await condition(allHandlersFinished);
   return result;
 }

@@ -19,12 +19,16 @@ import {
   type Placed,
   type PlacedAnswer,
 } from './order-fulfilment-messages';
+import { stepRefusal } from './shared/step-failures';
+import { STEP_FAILURES_PATCH, STEP_RETRY } from './shared/step-policy';
 
 type OrderState = 'placing' | 'refused' | 'active' | 'cancelling' | 'cancelled';
 
 // Each activity is one short Postgres transaction. A worker that dies mid-transaction leaves
 // nothing behind (Postgres rolls it back), and the retry after the timeout does the whole step.
-const retry = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' };
+// Bounded (workflows/shared/step-policy.ts): placing that fails for good fails the workflow, which
+// frees the order_number; nothing was placed.
+const retry = STEP_RETRY;
 const { placeOrder: placeOrderRemotely, cancelOrder } = proxyActivities<Activities>({ startToCloseTimeout: '20s', retry });
 // Placing runs as a local activity: the same idempotent transaction, executed by the worker that
 // holds the workflow task, which saves a task-queue round trip on the path the client waits for.
@@ -81,7 +85,11 @@ export async function orderFulfilmentWorkflow(input: OrderFulfilmentInput): Prom
 
   // Workflows started before local placing replay their recorded (remote) activity.
   const placeOrder = patched('place-order-locally') ? placeOrderLocally : placeOrderRemotely;
-  placed = await placeOrder({ ...input.order, workflowId });
+  placed = await placeOrder({ ...input.order, workflowId }).catch((err: unknown) => {
+    // Failed for good (refused by Postgres, or retries spent): refused like any order, nothing placed.
+    if (patched(STEP_FAILURES_PATCH)) return stepRefusal(err, 'the order');
+    throw err;
+  });
   if (!placed.ok) {
     state = 'refused';
     await condition(allHandlersFinished);

@@ -9,6 +9,7 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
+import type { Refused } from '../domain/failures';
 import type { Activities } from '../activities';
 import {
   cancelReservationUpdate,
@@ -20,17 +21,32 @@ import {
   type ReservationWindowInput,
 } from './reservation-window-messages';
 import { endOfUtcDayMs } from '../domain/dates';
+import { stepRefusal } from './shared/step-failures';
+import { STEP_FAILURES_PATCH, STEP_RETRY } from './shared/step-policy';
 
 type ReservationState = 'holding' | 'refused' | 'active' | 'releasing' | 'cancelled' | 'expired';
 
 const { holdReservation, changeReservation, releaseReservation } = proxyActivities<Activities>({
   startToCloseTimeout: '20s',
-  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
+  retry: STEP_RETRY,
 });
+
+/*
+ * A step that failed for good (refused, or out of retries: docs/operations.md) leaves a known state
+ * (issue 19), from this patch on: a hold ends the workflow as refused with nothing held, a change
+ * or cancellation fails its Update and the reservation stays active as it was, and an expiry that
+ * cannot release tries again an hour later. Each step is one transaction: a failed one changed nothing.
+ */
+const RELEASE_RETRY_MS = 60 * 60 * 1000;
+
+/** Fails an Update with the refusal as its details and its code as the type (the API answers the code). */
+function refusedUpdate(r: Refused): ApplicationFailure {
+  return ApplicationFailure.create({ message: r.message, type: r.code, nonRetryable: true, details: [r] });
+}
 
 // Histories recorded before the 'workflow-clock' patch read the time through this local activity;
 // they must replay it. New runs read Date.now() instead (see the loop below).
-const { currentTimeMs } = proxyLocalActivities<Activities>({ startToCloseTimeout: '5 seconds' });
+const { currentTimeMs } = proxyLocalActivities<Activities>({ startToCloseTimeout: '5 seconds', retry: STEP_RETRY });
 
 // Changes are client-driven and unbounded in number: start a fresh history well before it grows large.
 const MAX_HISTORY = 2000;
@@ -47,6 +63,7 @@ export async function reservationWindowWorkflow(input: ReservationWindowInput): 
   let endDate = input.endDate ?? input.hold.endDate;
   let changes = input.changes ?? 0;
   let wake = false;
+  let releaseRetryAtMs = 0; // after an expiry that could not release (patch STEP_FAILURES_PATCH)
   const mustBeActive = () => {
     if (state !== 'active') throw new Error(`the reservation is ${state}`);
   };
@@ -59,9 +76,13 @@ export async function reservationWindowWorkflow(input: ReservationWindowInput): 
   setHandler(
     changeReservationUpdate,
     async (change: ReservationChangeArgs) => {
-      const result = await changeReservation({ key: `${workflowId}:change:${++changes}`, reservationId: id, ...change });
-      if (!result.ok)
-        throw ApplicationFailure.create({ message: result.message, type: result.code, nonRetryable: true, details: [result] });
+      const result = await changeReservation({ key: `${workflowId}:change:${++changes}`, reservationId: id, ...change }).catch(
+        (err: unknown) => {
+          if (patched(STEP_FAILURES_PATCH)) throw refusedUpdate(stepRefusal(err, 'the change'));
+          throw err;
+        },
+      );
+      if (!result.ok) throw refusedUpdate(result);
       endDate = result.endDate;
       wake = true;
       return result;
@@ -72,7 +93,13 @@ export async function reservationWindowWorkflow(input: ReservationWindowInput): 
     cancelReservationUpdate,
     async () => {
       state = 'releasing';
-      await releaseReservation({ key: `${workflowId}:cancel`, reservationId: id, to: 'cancelled' });
+      try {
+        await releaseReservation({ key: `${workflowId}:cancel`, reservationId: id, to: 'cancelled' });
+      } catch (err) {
+        if (!patched(STEP_FAILURES_PATCH)) throw err;
+        state = 'active';
+        throw refusedUpdate(stepRefusal(err, 'the cancellation'));
+      }
       state = 'cancelled';
       return { status: state };
     },
@@ -80,7 +107,10 @@ export async function reservationWindowWorkflow(input: ReservationWindowInput): 
   );
 
   if (!held) {
-    held = await holdReservation(input.hold);
+    held = await holdReservation(input.hold).catch((err: unknown) => {
+      if (patched(STEP_FAILURES_PATCH)) return stepRefusal(err, 'the reservation');
+      throw err;
+    });
     if (!held.ok) {
       state = 'refused';
       await condition(allHandlersFinished);
@@ -97,11 +127,24 @@ export async function reservationWindowWorkflow(input: ReservationWindowInput): 
     // Runs recorded with the currentTimeMs local activity keep replaying it.
     const nowMs = patched('workflow-clock') ? Date.now() : await currentTimeMs();
     // The hold ends when end_date (a whole UTC day, inclusive) is over.
-    const woken = await condition(() => wake || current() !== 'active', Math.max(endOfUtcDayMs(endDate) - nowMs, 1000));
+    const dueMs = Math.max(endOfUtcDayMs(endDate), releaseRetryAtMs);
+    const woken = await condition(() => wake || current() !== 'active', Math.max(dueMs - nowMs, 1000));
     if (!woken && current() === 'active') {
       state = 'releasing';
-      await releaseReservation({ key: `${workflowId}:expire`, reservationId: id, to: 'expired' });
-      state = 'expired';
+      try {
+        await releaseReservation({ key: `${workflowId}:expire`, reservationId: id, to: 'expired' });
+        state = 'expired';
+      } catch (err) {
+        if (!patched(STEP_FAILURES_PATCH)) throw err;
+        // Still held: stay active (cancellable) and try again later; `admin workflows stuck` lists it.
+        state = 'active';
+        releaseRetryAtMs = Date.now() + RELEASE_RETRY_MS;
+      }
+    }
+    if (current() === 'releasing' && patched(STEP_FAILURES_PATCH)) {
+      // A cancellation is releasing: it may fail and leave the reservation active (then wait on).
+      await condition(() => current() !== 'releasing');
+      if (current() === 'active') continue;
     }
     if (current() !== 'active') break;
     if (workflowInfo().historyLength > MAX_HISTORY) {

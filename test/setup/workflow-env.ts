@@ -1,5 +1,7 @@
+import fs from 'node:fs';
 import path from 'node:path';
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
@@ -56,6 +58,14 @@ export async function startWorkflowTestEnv(): Promise<WorkflowTestEnv> {
     },
     close: () => env.teardown(),
   };
+}
+
+/** While RECORD_HISTORIES names a folder, writes this finished workflow's history there as `<name>.json` (for replay tests). */
+export async function recordHistory(handle: WorkflowHandle, name: string): Promise<void> {
+  const dir = process.env.RECORD_HISTORIES;
+  if (!dir) return;
+  const history = temporal.api.history.v1.History.fromObject(await handle.fetchHistory());
+  fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify(history.toJSON()));
 }
 
 /**

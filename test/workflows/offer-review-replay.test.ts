@@ -5,14 +5,24 @@ import { Worker } from '@temporalio/worker';
 import { workflowBundle } from '../../worker/workflow-bundle';
 
 /*
- * Offers live for months: their review workflows must replay every history recorded by earlier
- * code, or running offers would fail their next workflow task.
+ * Offers live for months, reservations until their end_date: their workflows must replay every
+ * history recorded by earlier code, or running ones would fail their next workflow task.
  * - offer-review-local-activity-clock: the clock was the `currentTimeMs` local activity (before the
  *   `workflow-clock` patch): approve, withdraw, resubmit.
  * - offer-review-approved-suspended-resumed, -withdrawn-edited-closed, -publish-at-start-date:
  *   recorded (test/unit/workflows/offer-review.test.ts with RECORD_HISTORIES set) from the workflow
  *   as one closure, before it was split into named steps: reminder, decisions, an ignored
  *   decision, status moves, publication deferred and due, edits, closing at end_date.
+ * - offer-review-vouchers-expiry: recorded (test/unit/workflows/offer-review-expiry.test.ts) with the
+ *   'close-at-vouchers-expiry' patch: the expiry timer moved by edits, the expiry recorded.
+ * - offer-review-timeline-*, offer-review-edit-refused and reservation-window-*: recorded (the unit
+ *   tests with RECORD_HISTORIES set) before the bounded step policy and the 'step-failures-settle'
+ *   patch (issue 19): the same scenarios with the review timeline, an edit and a reservation change
+ *   whose step was refused for good, holds, refusals, changes, cancellation and expiry.
+ * - order-fulfilment-* and order-cancellation-*: recorded from the code before that patch: an
+ *   order placed, an order refused, a cancellation.
+ * - *-settled-*: recorded with the patch taken (a publication, a change and a cancellation, an
+ *   order's placing, each failed for good), so later code keeps replaying the patched path too.
  */
 const HISTORIES = path.join(__dirname, 'histories');
 
@@ -22,7 +32,7 @@ beforeAll(async () => {
   codePath = (await workflowBundle(path.join(__dirname, '..', '..', 'workflows', 'index.ts'))).path;
 }, 60_000);
 
-it.each(fs.readdirSync(HISTORIES).filter((f) => f.startsWith('offer-review-')))(
+it.each(fs.readdirSync(HISTORIES).filter((f) => f.endsWith('.json')))(
   'replays %s',
   async (file) => {
     const recorded = JSON.parse(fs.readFileSync(path.join(HISTORIES, file), 'utf8'));

@@ -1,8 +1,5 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
 import { addDays, utcDay } from '../../../domain/dates';
 import type { ClientStatus } from '../../../domain/offer-lifecycle';
 import {
@@ -18,8 +15,9 @@ import {
 } from '../../../workflows/offer-review-messages';
 import { offerReviewWorkflowId } from '../../../workflows/shared/ids';
 import { OfferStatusKey } from '../../../workflows/shared/search-attributes';
+import { refusalIn } from '../../../workflows/shared/step-failures';
 import { eventually } from '../../setup/eventually';
-import { ActivityCalls, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
+import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
 
 /*
  * The offer-review workflow with its activities replaced by doubles: what it records, when, and
@@ -63,14 +61,6 @@ describe('offer-review workflow', () => {
     return { type: (cause as ApplicationFailure).type, message: (cause as ApplicationFailure).message };
   };
   const kinds = async (h: WorkflowHandle) => (await h.query(reviewTimelineQuery)).map((e) => (e.kind === 'status' ? e.to : e.kind));
-  /** While RECORD_HISTORIES names a folder, each finished scenario's history is written there (for replay tests). */
-  const record = async (h: WorkflowHandle, name: string) => {
-    const dir = process.env.RECORD_HISTORIES;
-    if (!dir) return;
-    const history = temporal.api.history.v1.History.fromObject(await h.fetchHistory());
-    fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify(history.toJSON()));
-  };
-
   it('reminds once, is approved with publication deferred to start_date, ignores a late decision, is suspended and resumed', async () => {
     const calls = new ActivityCalls();
     await env.withWorker(doubles(calls), async (taskQueue) => {
@@ -123,7 +113,7 @@ describe('offer-review workflow', () => {
       expect(await kinds(h)).toEqual(['started', 'reminder', 'approved', 'ignored', 'suspended', 'resumed', 'cancelled']);
       expect(calls.of('recordReviewOverdue')).toHaveLength(1);
       expect(calls.of('publishOffer')).toEqual([]);
-      await record(h, 'offer-review-approved-suspended-resumed');
+      await recordHistory(h, 'offer-review-approved-suspended-resumed');
     });
   });
 
@@ -177,7 +167,7 @@ describe('offer-review workflow', () => {
       expect(await h.result()).toBe('closed');
       expect(calls.of('recordOfferStatus').at(-1)).toMatchObject({ to: 'closed', actor: 'system' });
       expect(await kinds(h)).toEqual(['started', 'withdrawn', 'edited', 'pending', 'approved', 'withdrawn', 'edited', 'closed']);
-      await record(h, 'offer-review-withdrawn-edited-closed');
+      await recordHistory(h, 'offer-review-withdrawn-edited-closed');
     });
   });
 
@@ -210,7 +200,77 @@ describe('offer-review workflow', () => {
       expect(await move(h, 'cancelled')).toBe('cancelled');
       expect(await h.result()).toBe('cancelled');
       expect(calls.of('publishOffer')).toHaveLength(1);
-      await record(h, 'offer-review-publish-at-start-date');
+      await recordHistory(h, 'offer-review-publish-at-start-date');
+    });
+  });
+
+  it('answers an edit whose step was refused for good with the refusal, and the offer stays as it was', async () => {
+    const calls = new ActivityCalls();
+    const refused = {
+      ok: false,
+      code: 'invalid_field',
+      message: 'a value cannot be stored: date/time field value out of range',
+      sqlstate: '22008',
+    };
+    const activities = {
+      ...doubles(calls),
+      // As the worker's interceptor fails a step Postgres refuses (worker/activity-failures.ts).
+      ...calls.wrap({
+        recordOfferEdit: async () => {
+          throw ApplicationFailure.create({ message: refused.message, type: 'Refused', nonRetryable: true, details: [refused] });
+        },
+      }),
+    };
+    await env.withWorker(activities, async (taskQueue) => {
+      const h = await start(taskQueue, { status: 'withdrawn', endDate: addDays(today, 30), reviewReminderSeconds: 3600 });
+      const input = { title: 'Year zero', start_date: '0000-01-01', end_date: addDays(today, 20) } as never;
+      const err = (await h
+        .executeUpdate(editOfferUpdate, { args: [{ input, changedFields: ['start_date'] }] })
+        .catch((e: unknown) => e)) as WorkflowUpdateFailedError;
+      expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+      expect(refusalIn(err.cause)).toEqual(refused);
+      expect(calls.of('recordOfferEdit')).toHaveLength(1);
+      expect(await h.query(statusQuery)).toBe('withdrawn');
+      expect(await move(h, 'cancelled')).toBe('cancelled');
+      expect(await h.result()).toBe('cancelled');
+      expect(await kinds(h)).toEqual(['started', 'cancelled']);
+      await recordHistory(h, 'offer-review-edit-refused');
+    });
+  });
+
+  it('does not retry a step that fails as Refused, even thrown retryable (the step policy), and a failed timer step leaves the offer usable', async () => {
+    const calls = new ActivityCalls();
+    const refused = { ok: false, code: 'invalid_field', message: 'a value cannot be stored' };
+    const activities = {
+      ...doubles(calls),
+      ...calls.wrap({
+        recordOfferStatus: async (c: { to: string }) => {
+          if (c.to === 'withdrawn') throw ApplicationFailure.retryable(refused.message, 'Refused', refused);
+        },
+        publishOffer: async () => {
+          throw ApplicationFailure.create({ message: refused.message, type: 'Refused', nonRetryable: true, details: [refused] });
+        },
+      }),
+    };
+    await env.withWorker(activities, async (taskQueue) => {
+      const h = await start(taskQueue, {
+        status: 'approved',
+        startDate: today,
+        endDate: addDays(today, 30),
+        reviewReminderSeconds: 3600,
+        reminderDueAtMs: null,
+        publishDueAtMs: Date.now() + 500,
+      });
+      // The publication at start_date is refused for good: the workflow goes on, the offer as it was.
+      await calls.nth('publishOffer');
+      const err = await move(h, 'withdrawn').catch((e: unknown) => e);
+      expect(refusalIn((err as WorkflowUpdateFailedError).cause)).toEqual(refused);
+      expect(calls.of('recordOfferStatus')).toHaveLength(1);
+      expect(await h.query(statusQuery)).toBe('approved');
+      expect(await move(h, 'cancelled')).toBe('cancelled');
+      expect(await h.result()).toBe('cancelled');
+      expect(calls.of('publishOffer')).toHaveLength(1);
+      await recordHistory(h, 'offer-review-settled-publish-refused');
     });
   });
 });

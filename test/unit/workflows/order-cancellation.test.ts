@@ -4,7 +4,7 @@ import type { Cancelled } from '../../../domain/orders';
 import { cancelledUpdate, ORDER_CANCELLATION_WORKFLOW_TYPE } from '../../../workflows/order-cancellation-messages';
 import { orderCancellationWorkflowId } from '../../../workflows/shared/ids';
 import { eventually } from '../../setup/eventually';
-import { ActivityCalls, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
+import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
 
 /*
  * The order-cancellation workflow with its activity replaced by a double: the update answers once
@@ -40,6 +40,7 @@ describe('order-cancellation workflow', () => {
       const handle = env.client.workflow.getHandle(orderCancellationWorkflowId('ord_1'));
       expect(await handle.result()).toEqual({ ok: true, cancelledVouchers: 2 });
       expect(calls.of('cancelOrder')).toEqual([{ key: handle.workflowId, orderId: 'ord_1' }]);
+      await recordHistory(handle, 'order-cancellation-cancelled');
     });
   });
 

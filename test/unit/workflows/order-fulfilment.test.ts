@@ -9,7 +9,7 @@ import {
   type PlacedAnswer,
 } from '../../../workflows/order-fulfilment-messages';
 import { orderWorkflowId } from '../../../workflows/shared/ids';
-import { ActivityCalls, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
+import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
 
 /*
  * The order-fulfilment workflow with its placing activity replaced by a double: the `placed`
@@ -79,6 +79,7 @@ describe('order-fulfilment workflow', () => {
       const handle = await startWorkflowOperation.workflowHandle();
       expect(await handle.result()).toEqual({ orderId: order.orderId, status: 'active' });
       expect(calls.of('placeOrder')).toEqual([{ ...order, workflowId: handle.workflowId }]);
+      await recordHistory(handle, 'order-fulfilment-placed');
     });
   });
 
@@ -89,7 +90,9 @@ describe('order-fulfilment workflow', () => {
     await env.withWorker(calls.wrap({ placeOrder: async () => refusal }), async (taskQueue) => {
       const { answer, startWorkflowOperation } = place(taskQueue, order);
       expect(await answer).toEqual(refusal);
-      const failed = await (await startWorkflowOperation.workflowHandle()).result().catch((e: unknown) => e);
+      const handle = await startWorkflowOperation.workflowHandle();
+      const failed = await handle.result().catch((e: unknown) => e);
+      await recordHistory(handle, 'order-fulfilment-refused');
       expect(failed).toBeInstanceOf(WorkflowFailedError);
       const cause = (failed as WorkflowFailedError).cause as ApplicationFailure;
       expect(cause).toBeInstanceOf(ApplicationFailure);
@@ -118,6 +121,28 @@ describe('order-fulfilment workflow', () => {
     await env.withWorker(doubles, async (taskQueue) => {
       expect(await place(taskQueue, order).answer).toEqual({ ok: true, orderId: order.orderId, issued: 2 });
       expect(calls.of('placeOrder')).toHaveLength(2);
+    });
+  });
+
+  it('refuses an order whose placing step failed for good (a value Postgres refuses): one attempt, the refusal answered', async () => {
+    const calls = new ActivityCalls();
+    const order = input();
+    const refused = { ok: false as const, code: 'invalid_field' as const, message: 'a value cannot be stored', sqlstate: '22001' };
+    const doubles = calls.wrap({
+      // Thrown retryable, as another cause might: the step policy alone stops it (nonRetryableErrorTypes).
+      placeOrder: async (): Promise<PlacedAnswer> => {
+        throw ApplicationFailure.retryable(refused.message, 'Refused', refused);
+      },
+    });
+    await env.withWorker(doubles, async (taskQueue) => {
+      const { answer, startWorkflowOperation } = place(taskQueue, order);
+      expect(await answer).toEqual(refused);
+      const handle = await startWorkflowOperation.workflowHandle();
+      const failed = (await handle.result().catch((e: unknown) => e)) as WorkflowFailedError;
+      expect(failed).toBeInstanceOf(WorkflowFailedError);
+      expect((failed.cause as ApplicationFailure).type).toBe('invalid_field');
+      expect(calls.of('placeOrder')).toHaveLength(1);
+      await recordHistory(handle, 'order-fulfilment-settled-refused');
     });
   });
 });

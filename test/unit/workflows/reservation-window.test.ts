@@ -11,7 +11,9 @@ import {
   type ReservationWindowInput,
 } from '../../../workflows/reservation-window-messages';
 import { reservationWorkflowId } from '../../../workflows/shared/ids';
-import { ActivityCalls, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
+import { refusalIn } from '../../../workflows/shared/step-failures';
+import { eventually } from '../../setup/eventually';
+import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
 
 /*
  * The reservation-window workflow with its activities replaced by doubles: the hold, its end at
@@ -75,6 +77,7 @@ describe('reservation-window workflow', () => {
       expect(calls.of('releaseReservation')).toEqual([
         { key: `${handle.workflowId}:cancel`, reservationId: input.hold.reservationId, to: 'cancelled' },
       ]);
+      await recordHistory(handle, 'reservation-window-held-cancelled');
     });
   });
 
@@ -85,6 +88,7 @@ describe('reservation-window workflow', () => {
       const { held, handle } = start(q, { hold: hold(addDays(today, 30)) });
       expect(await held).toEqual(refusal);
       expect(await failure(handle.result())).toEqual({ error: 'WorkflowFailedError', type: 'insufficient_stock', details: [refusal] });
+      await recordHistory(handle, 'reservation-window-hold-refused');
     });
   });
 
@@ -128,6 +132,7 @@ describe('reservation-window workflow', () => {
         [1, 2, 3].map((n) => `${handle.workflowId}:change:${n}`),
       );
       expect(calls.of('releaseReservation')).toHaveLength(1);
+      await recordHistory(handle, 'reservation-window-changed-refused-expired');
     });
   });
 
@@ -168,6 +173,95 @@ describe('reservation-window workflow', () => {
       expect(await held).toEqual({ ok: true, endDate: yesterday });
       expect(await handle.result()).toEqual({ status: 'expired' });
       expect(calls.of('holdReservation')).toEqual([]);
+    });
+  });
+
+  it('fails a change whose step was refused for good with the refusal; the reservation stays active', async () => {
+    const calls = new ActivityCalls();
+    const refused = {
+      ok: false as const,
+      code: 'invalid_field' as const,
+      message: 'a value cannot be stored: date/time field value out of range',
+    };
+    const activities = calls.wrap({
+      holdReservation: async (h: HoldReservationInput): Promise<ReservationOutcome> => ({ ok: true, endDate: h.endDate }),
+      // As the worker's interceptor fails a step Postgres refuses (worker/activity-failures.ts).
+      changeReservation: async (): Promise<ReservationOutcome> => {
+        throw ApplicationFailure.create({ message: refused.message, type: 'Refused', nonRetryable: true, details: [refused] });
+      },
+      releaseReservation: async (r: ReservationRelease) => ({ status: r.to }),
+    });
+    await env.withWorker(activities, async (q) => {
+      const { held, handle } = start(q, { hold: hold(addDays(today, 30)) });
+      expect((await held).ok).toBe(true);
+      const err = await handle.executeUpdate(changeReservationUpdate, { args: [{ start_date: '0000-01-01' }] }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+      expect(refusalIn((err as WorkflowUpdateFailedError).cause)).toEqual(refused);
+      expect(calls.of('changeReservation')).toHaveLength(1);
+      expect(await handle.query(reservationStatusQuery)).toBe('active');
+      expect(await handle.executeUpdate(cancelReservationUpdate)).toEqual({ status: 'cancelled' });
+      expect(await handle.result()).toEqual({ status: 'cancelled' });
+      await recordHistory(handle, 'reservation-window-change-refused-cancelled');
+    });
+  });
+
+  describe('a step failed for good leaves a known state', () => {
+    const refused = { ok: false as const, code: 'invalid_field' as const, message: 'a value cannot be stored' };
+    const refuse = async (): Promise<never> => {
+      // Thrown retryable: the step policy alone stops it (nonRetryableErrorTypes).
+      throw ApplicationFailure.retryable(refused.message, 'Refused', refused);
+    };
+
+    it('a refused hold answers the refusal and the workflow fails with its code', async () => {
+      const calls = new ActivityCalls();
+      await env.withWorker(calls.wrap({ holdReservation: refuse }), async (q) => {
+        const { held, handle } = start(q, { hold: hold(addDays(today, 30)) });
+        expect(await held).toEqual(refused);
+        expect(await failure(handle.result())).toEqual({ error: 'WorkflowFailedError', type: 'invalid_field', details: [refused] });
+        expect(calls.of('holdReservation')).toHaveLength(1);
+      });
+    });
+
+    it('a refused change or cancellation fails its update and the reservation stays active', async () => {
+      const calls = new ActivityCalls();
+      let releases = 0;
+      const activities = calls.wrap({
+        holdReservation: async (h: HoldReservationInput): Promise<ReservationOutcome> => ({ ok: true, endDate: h.endDate }),
+        changeReservation: refuse,
+        releaseReservation: async (r: ReservationRelease) => (++releases === 1 ? refuse() : { status: r.to }),
+      });
+      await env.withWorker(activities, async (q) => {
+        const { held, handle } = start(q, { hold: hold(addDays(today, 30)) });
+        expect((await held).ok).toBe(true);
+        expect(await failure(handle.executeUpdate(changeReservationUpdate, { args: [{ start_date: '0000-01-01' }] }))).toEqual({
+          error: 'WorkflowUpdateFailedError',
+          type: 'invalid_field',
+          details: [refused],
+        });
+        expect(await failure(handle.executeUpdate(cancelReservationUpdate))).toMatchObject({ type: 'invalid_field' });
+        expect(await handle.query(reservationStatusQuery)).toBe('active');
+        expect(await handle.executeUpdate(cancelReservationUpdate)).toEqual({ status: 'cancelled' });
+        expect(await handle.result()).toEqual({ status: 'cancelled' });
+        expect(calls.of('changeReservation')).toHaveLength(1);
+        await recordHistory(handle, 'reservation-window-settled-change-cancel-refused');
+      });
+    });
+
+    it('an expiry that cannot release keeps the reservation active (and cancellable) instead of failing', async () => {
+      const calls = new ActivityCalls();
+      let releases = 0;
+      const activities = calls.wrap({
+        holdReservation: async (h: HoldReservationInput): Promise<ReservationOutcome> => ({ ok: true, endDate: h.endDate }),
+        releaseReservation: async (r: ReservationRelease) => (++releases === 1 ? refuse() : { status: r.to }),
+      });
+      await env.withWorker(activities, async (q) => {
+        const { held, handle } = start(q, { hold: hold(yesterday) });
+        expect((await held).ok).toBe(true);
+        await calls.nth('releaseReservation');
+        await eventually('the failed expiry settled', async () => (await handle.query(reservationStatusQuery)) === 'active');
+        expect(await handle.executeUpdate(cancelReservationUpdate)).toEqual({ status: 'cancelled' });
+        expect(await handle.result()).toEqual({ status: 'cancelled' });
+      });
     });
   });
 });
