@@ -1,5 +1,6 @@
 import type { Location, RedemptionLocation } from './location';
 import type { Money } from './money';
+import type { VouchersExpire } from './voucher-expiry';
 
 export type { Location, RedemptionLocation };
 
@@ -16,6 +17,8 @@ export interface OfferDocument {
   end_date: string;
   price?: Money;
   initial_quantity?: number;
+  /** When vouchers expire; the review workflow closes the offer's sales when a fixed `on` is over. */
+  vouchers_expire?: VouchersExpire;
   advertiser: {
     /** An existing advertiser of the client, named by its id (otherwise found or created by name). */
     id?: string;

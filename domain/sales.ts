@@ -1,5 +1,7 @@
 import { requireActiveAccount, type AccountStatus } from './account-lifecycle';
+import { Failure } from './failures';
 import { unsellableReason } from './offer-lifecycle';
+import { expiredAtPurchase, type VouchersExpire } from './voucher-expiry';
 
 /*
  * Who may buy or reserve what. An order or a hold is checked inside its own transaction, under
@@ -12,7 +14,20 @@ export interface SaleRules {
   requireAccount(accountId: string, account: { status: AccountStatus } | undefined): void;
   /** Why publishers may not buy or reserve this offer on `today`, or undefined when they may. */
   unsellableReason(offer: { status: string; start_date: string; end_date: string } | undefined, today: string): string | undefined;
+  /** Refuses (throws `vouchers_expired` on `field`) when a voucher of this offer bought on `today` would already be expired. */
+  requireUnexpiredVouchers(offer: { id: string; vouchers_expire?: VouchersExpire }, today: string, field: string): void;
 }
 
-/** The rules of spec 3.2: an active account, an approved or resumed offer within its dates. */
-export const saleRules: SaleRules = { requireAccount: requireActiveAccount, unsellableReason };
+/** A sale (or a hold, the promise of one) would hand the customer a voucher they cannot redeem. */
+function requireUnexpiredVouchers(offer: { id: string; vouchers_expire?: VouchersExpire }, today: string, field: string): void {
+  const expired = expiredAtPurchase(offer.vouchers_expire, today);
+  if (!expired) return;
+  throw new Failure(
+    'vouchers_expired',
+    `offer ${offer.id} is not sold any more: its vouchers expired on ${expired} (vouchers_expire.on), so one bought today could not be redeemed`,
+    { field, offer_id: offer.id, vouchers_expire: { on: expired } },
+  );
+}
+
+/** The rules of spec 3.2: an active account, an approved or resumed offer within its dates, vouchers not already expired. */
+export const saleRules: SaleRules = { requireAccount: requireActiveAccount, unsellableReason, requireUnexpiredVouchers };

@@ -1,3 +1,4 @@
+import type { WorkflowUpdateHandle, WorkflowUpdateStage } from '@temporalio/client';
 import { newId } from '../store/ids';
 import { deleteUnstartedOffer, findClientOffer, insertOffer, listClientOffers } from '../store/offers';
 import { unknownCategoryIds } from '../store/categories';
@@ -19,7 +20,7 @@ import type { Page, Paged } from '../domain/paging';
 import { OfferInput, repeatedCodes, type OfferUpdate, type SubmissionOffer, type SuppliedVoucher } from '../schemas/offer';
 import { toSubmissionOffer, toSuppliedVoucher } from '../schemas/offer-view';
 import type { ServiceDeps } from './deps';
-import { updateFailure } from './workflow-outcomes';
+import { updateWithinDeadline } from './workflow-outcomes';
 
 /*
  * The advertiser's offers: writes go to Postgres in one transaction and every later change goes
@@ -94,6 +95,7 @@ export async function createOffer(deps: Deps, clientId: string, sent: OfferInput
           status: 'pending',
           startDate: input.start_date,
           endDate: input.end_date,
+          vouchersExpireOn: input.vouchers_expire?.on ?? null,
           reviewReminderSeconds: deps.config.REVIEW_REMINDER_SECONDS,
         },
       ],
@@ -161,14 +163,34 @@ export async function cancelOffer(deps: Deps, clientId: string, offerId: string)
   if (row.status !== 'cancelled') await moveOffer(deps, row, 'cancelled');
 }
 
-/** Runs an update on the offer's workflow; a finished workflow means the offer no longer changes. */
+/**
+ * Runs an update on the offer's workflow within the answer deadline; a finished workflow means the
+ * offer no longer changes. Past the deadline: accepted (202, it will be applied) or unconfirmed (503).
+ */
 async function updateWorkflow<T>(
   deps: Deps,
   offerId: string,
-  run: (h: ReturnType<ServiceDeps['temporal']['workflow']['getHandle']>) => Promise<T>,
+  start: (
+    h: ReturnType<ServiceDeps['temporal']['workflow']['getHandle']>,
+    waitForStage: typeof WorkflowUpdateStage.ACCEPTED,
+  ) => Promise<WorkflowUpdateHandle<T>>,
 ): Promise<T> {
-  return run(deps.temporal.workflow.getHandle(offerReviewWorkflowId(offerId))).catch((err) =>
-    Promise.reject(updateFailure(err, 'this offer has ended and can no longer change')),
+  const handle = deps.temporal.workflow.getHandle(offerReviewWorkflowId(offerId));
+  return updateWithinDeadline(
+    deps.temporal,
+    (stage) => start(handle, stage),
+    deps.config.WORKFLOW_ANSWER_TIMEOUT_SECONDS,
+    {
+      accepted: {
+        message: `the change to offer ${offerId} was accepted and will be applied; GET /offers/${offerId} shows it once it is`,
+        offer_id: offerId,
+      },
+      unconfirmed: {
+        message: `the change to offer ${offerId} could not be confirmed in time; GET /offers/${offerId}, and send it again if it has not happened`,
+        offer_id: offerId,
+      },
+    },
+    'this offer has ended and can no longer change',
   );
 }
 
@@ -177,7 +199,7 @@ async function moveOffer(deps: Deps, row: OfferRow, to: ClientStatus): Promise<v
   // Checked here for a quick answer; the workflow's update validator checks again, authoritatively.
   const refused = clientMoveError(row.status as OfferStatus, to);
   if (refused) throw conflict('invalid_state_transition', refused, { status: row.status });
-  await updateWorkflow(deps, row.id, (h) => h.executeUpdate(changeStatusUpdate, { args: [{ to }] }));
+  await updateWorkflow(deps, row.id, (h, waitForStage) => h.startUpdate(changeStatusUpdate, { args: [{ to }], waitForStage }));
 }
 
 /**
@@ -207,7 +229,9 @@ async function editOffer(deps: Deps, row: OfferRow, sent: Partial<OfferInput>): 
   const changedFields = Object.keys(changes);
   if (changedFields.length === 0) return;
   if (added && changes.initial_quantity === undefined) merged.data.initial_quantity = (row.initial_quantity ?? 0) + added.length;
-  await updateWorkflow(deps, row.id, (h) => h.executeUpdate(editOfferUpdate, { args: [{ input: merged.data, changedFields }] }));
+  await updateWorkflow(deps, row.id, (h, waitForStage) =>
+    h.startUpdate(editOfferUpdate, { args: [{ input: merged.data, changedFields }], waitForStage }),
+  );
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { ServiceDeps } from './deps';
-import { refusalCarried, updateFailure, withinDeadline } from './workflow-outcomes';
+import { refusalCarried, updateWithinDeadline, withinDeadline } from './workflow-outcomes';
 import type { Page, Paged } from '../domain/paging';
 import { conflict, Failure, notFound, refusalFailure } from '../domain/failures';
 import { requireActiveAccount } from '../domain/account-lifecycle';
@@ -219,12 +219,20 @@ export async function cancelOrder(
     workflowIdConflictPolicy: 'USE_EXISTING',
     workflowIdReusePolicy: 'ALLOW_DUPLICATE',
   });
-  const cancelled = await withinDeadline(
+  const at = `GET /orders/${order.id}`;
+  const cancelled = await updateWithinDeadline(
     temporal,
-    () => temporal.workflow.executeUpdateWithStart(cancelledUpdate, { startWorkflowOperation }),
+    (waitForStage) => temporal.workflow.startUpdateWithStart(cancelledUpdate, { startWorkflowOperation, waitForStage }),
     config.WORKFLOW_ANSWER_TIMEOUT_SECONDS,
-    { message: `order ${order.id} is still being cancelled; GET /orders/${order.id} or retry the same PUT`, order_id: order.id },
-  ).catch((err) => Promise.reject(updateFailure(err, 'the order could not be cancelled; retry')));
+    {
+      accepted: { message: `order ${order.id} is being cancelled; ${at} shows it cancelled once it is`, order_id: order.id },
+      unconfirmed: {
+        message: `the cancellation of order ${order.id} could not be confirmed in time; ${at}, or retry the same PUT`,
+        order_id: order.id,
+      },
+    },
+    'the order could not be cancelled; retry',
+  );
   if (!cancelled.ok) throw refusalFailure(cancelled);
   return getOrder(deps, clientId, order.id, siteBase);
 }

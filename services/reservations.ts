@@ -1,6 +1,6 @@
 import { WithStartWorkflowOperation } from '@temporalio/client';
 import type { ServiceDeps } from './deps';
-import { updateFailure, withinDeadline } from './workflow-outcomes';
+import { updateWithinDeadline } from './workflow-outcomes';
 import type { Page, Paged } from '../domain/paging';
 import { utcDay } from '../domain/dates';
 import { conflict, invalidField, notFound, refusalFailure } from '../domain/failures';
@@ -70,14 +70,24 @@ export async function holdReservation(
     args: [input],
     workflowIdConflictPolicy: 'FAIL',
   });
-  const held = await withinDeadline(
+  const at = `GET /offers/${offerId}/reservations/${reservationId}`;
+  // Accepted means the workflow runs and will hold or refuse: a retried POST would make a second
+  // reservation, so the answer past the deadline names this one.
+  const held = await updateWithinDeadline(
     temporal,
-    () => temporal.workflow.executeUpdateWithStart(heldUpdate, { startWorkflowOperation }),
+    (waitForStage) => temporal.workflow.startUpdateWithStart(heldUpdate, { startWorkflowOperation, waitForStage }),
     config.WORKFLOW_ANSWER_TIMEOUT_SECONDS,
     {
-      message: `reservation ${reservationId} is still being made; GET /offers/${offerId}/reservations/${reservationId} shortly`,
-      reservation_id: reservationId,
+      accepted: {
+        message: `reservation ${reservationId} is being made; ${at} shows it once its units are held`,
+        reservation_id: reservationId,
+      },
+      unconfirmed: {
+        message: `reservation ${reservationId} could not be confirmed in time; ${at} shortly: it shows it if it was made`,
+        reservation_id: reservationId,
+      },
     },
+    'the reservation has ended',
   );
   if (!held.ok) throw refusalFailure(held);
   return getReservation(deps, { clientId, offerId, reservationId });
@@ -99,27 +109,50 @@ export async function listReservations(
   return { rows: rows.map(toReservation), total };
 }
 
+/** What a reservation's change answers past the deadline: accepted (202) or not confirmed (503). */
+function lateChange(r: Ref, what: string) {
+  const at = `GET /offers/${r.offerId}/reservations/${r.reservationId}`;
+  return {
+    accepted: {
+      message: `the ${what} of reservation ${r.reservationId} was accepted and will be applied; ${at} shows it once it is`,
+      reservation_id: r.reservationId,
+    },
+    unconfirmed: {
+      message: `the ${what} of reservation ${r.reservationId} could not be confirmed in time; ${at}, and send it again if it has not happened`,
+      reservation_id: r.reservationId,
+    },
+  };
+}
+
 /** Changes an active reservation's quantity or window through its workflow and returns it. */
 export async function changeReservation(
-  deps: Pick<ServiceDeps, 'db' | 'temporal'>,
+  deps: Pick<ServiceDeps, 'db' | 'temporal' | 'config'>,
   r: Ref,
   change: ReservationChangeArgs,
 ): Promise<ReservationView> {
   await requireActive(deps, r);
   if (change.end_date && change.end_date < utcDay())
     throw invalidField('end_date', 'end_date must not be in the past; DELETE ends a reservation now');
-  await deps.temporal.workflow
-    .getHandle(reservationWorkflowId(r.reservationId))
-    .executeUpdate(changeReservationUpdate, { args: [change] })
-    .catch((err) => Promise.reject(updateFailure(err, 'the reservation has ended')));
+  const handle = deps.temporal.workflow.getHandle(reservationWorkflowId(r.reservationId));
+  await updateWithinDeadline(
+    deps.temporal,
+    (waitForStage) => handle.startUpdate(changeReservationUpdate, { args: [change], waitForStage }),
+    deps.config.WORKFLOW_ANSWER_TIMEOUT_SECONDS,
+    lateChange(r, 'change'),
+    'the reservation has ended',
+  );
   return getReservation(deps, r);
 }
 
 /** Cancels an active reservation: what is left of the hold returns to general stock; the record stays. */
-export async function cancelReservation(deps: Pick<ServiceDeps, 'db' | 'temporal'>, r: Ref): Promise<void> {
+export async function cancelReservation(deps: Pick<ServiceDeps, 'db' | 'temporal' | 'config'>, r: Ref): Promise<void> {
   await requireActive(deps, r);
-  await deps.temporal.workflow
-    .getHandle(reservationWorkflowId(r.reservationId))
-    .executeUpdate(cancelReservationUpdate)
-    .catch((err) => Promise.reject(updateFailure(err, 'the reservation has ended')));
+  const handle = deps.temporal.workflow.getHandle(reservationWorkflowId(r.reservationId));
+  await updateWithinDeadline(
+    deps.temporal,
+    (waitForStage) => handle.startUpdate(cancelReservationUpdate, { waitForStage }),
+    deps.config.WORKFLOW_ANSWER_TIMEOUT_SECONDS,
+    lateChange(r, 'cancellation'),
+    'the reservation has ended',
+  );
 }

@@ -12,6 +12,7 @@ import type { Page, Paged } from '../domain/paging';
 import type { OfferInput, SubmissionOffer } from '../schemas/offer';
 import { toSubmissionOffer } from '../schemas/offer-view';
 import type { ServiceDeps } from './deps';
+import { withinDeadline } from './workflow-outcomes';
 
 /*
  * The review team's work, shared by every operator surface (the admin CLI and the /ops console):
@@ -93,7 +94,7 @@ export interface OfferUnderReview {
 
 /** One offer (any client's) with what its review page shows; refused for an unknown id. */
 export async function offerUnderReview(
-  deps: Pick<ServiceDeps, 'db' | 'temporal' | 'temporalUiUrl' | 'log'>,
+  deps: Pick<ServiceDeps, 'db' | 'temporal' | 'temporalUiUrl' | 'log' | 'config'>,
   offerId: string,
 ): Promise<OfferUnderReview> {
   const row = await findOffer(deps.db, offerId);
@@ -163,6 +164,28 @@ export async function sendReviewDecision(
   return { from: status };
 }
 
+/**
+ * A decision from a route, within the one answer deadline (WORKFLOW_ANSWER_TIMEOUT_SECONDS): the
+ * signal is sent, then the status is awaited with what is left. A delivered signal is durable, so
+ * a decision the workflow has not recorded by then (no worker, a stuck step) still will be:
+ * `recorded` says which. A signal Temporal did not take in time is backend_unavailable.
+ */
+export async function decideWithinDeadline(
+  deps: Pick<ServiceDeps, 'db' | 'temporal' | 'config'>,
+  offerId: string,
+  verdict: ReviewVerdict,
+  opts: { reason?: string; reviewer?: string } = {},
+): Promise<{ status: string; recorded: boolean }> {
+  const seconds = deps.config.WORKFLOW_ANSWER_TIMEOUT_SECONDS;
+  const until = Date.now() + seconds * 1000;
+  const { from } = await withinDeadline(deps.temporal, () => sendReviewDecision(deps, offerId, verdict, opts), seconds, {
+    message: `the ${verdict} decision on offer ${offerId} could not be confirmed in time; reload the offer and decide again if it is still pending`,
+    offer_id: offerId,
+  });
+  const status = await waitForStatusChange(deps, offerId, from, Math.max(0, until - Date.now()));
+  return { status, recorded: status !== from };
+}
+
 /** An offer's review history as its workflow tells it, and where to see that workflow in Temporal's Web UI. */
 export interface ReviewHistory {
   /** Oldest first; undefined when the workflow could not answer (`unavailable` says why). */
@@ -172,7 +195,10 @@ export interface ReviewHistory {
   webUiUrl?: string;
 }
 
-/** How long the console waits for a workflow to answer its timeline query before showing the page without it. */
+/**
+ * How long the console waits for a workflow to answer its timeline query before showing the page
+ * without it (at most the answer deadline too): the page is useful without it, so it waits less.
+ */
 const TIMELINE_QUERY_TIMEOUT_MS = 5000;
 
 /**
@@ -181,14 +207,14 @@ const TIMELINE_QUERY_TIMEOUT_MS = 5000;
  * leaves the timeline out with the reason, so the rest of the page still shows.
  */
 export async function reviewHistory(
-  deps: Pick<ServiceDeps, 'temporal' | 'temporalUiUrl' | 'log'>,
+  deps: Pick<ServiceDeps, 'temporal' | 'temporalUiUrl' | 'log' | 'config'>,
   offerId: string,
 ): Promise<ReviewHistory> {
   const workflowId = offerReviewWorkflowId(offerId);
   const handle = deps.temporal.workflow.getHandle(workflowId);
   const [described, queried] = await Promise.allSettled([
     handle.describe(),
-    withTimeout(handle.query(reviewTimelineQuery), TIMELINE_QUERY_TIMEOUT_MS),
+    withinDeadline(deps.temporal, () => handle.query(reviewTimelineQuery), timelineWaitMs(deps) / 1000, { message: 'timeout' }),
   ]);
   const ui = deps.temporalUiUrl?.replace(/\/+$/, '');
   const runId = described.status === 'fulfilled' ? described.value.runId : undefined;
@@ -198,19 +224,12 @@ export async function reviewHistory(
     : undefined;
   if (queried.status === 'fulfilled') return { timeline: queried.value, webUiUrl };
   const err = queried.reason as Error;
-  if (!(err instanceof TimelineTimeout)) deps.log.warn({ err, offer_id: offerId }, 'review timeline query failed');
-  return {
-    unavailable: err instanceof TimelineTimeout ? 'the workflow did not answer in time (is a worker running?)' : err.message,
-    webUiUrl,
-  };
+  const late = err instanceof Failure && err.code === 'backend_unavailable';
+  if (!late) deps.log.warn({ err, offer_id: offerId }, 'review timeline query failed');
+  return { unavailable: late ? 'the workflow did not answer in time (is a worker running?)' : err.message, webUiUrl };
 }
 
-class TimelineTimeout extends Error {}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TimelineTimeout('timeout')), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+/** The timeline query's wait: its own short budget, never past the one answer deadline. */
+function timelineWaitMs(deps: Pick<ServiceDeps, 'config'>): number {
+  return Math.min(TIMELINE_QUERY_TIMEOUT_MS, deps.config.WORKFLOW_ANSWER_TIMEOUT_SECONDS * 1000);
 }

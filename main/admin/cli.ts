@@ -6,6 +6,7 @@ import { keysCommand } from './commands/keys';
 import { offersCommand } from './commands/offers';
 import { opsCommand } from './commands/ops';
 import { ordersCommand } from './commands/orders';
+import { workflowsCommand } from './commands/workflows';
 import { Failure } from '../../domain/failures';
 import { AdminContext, AdminError } from './context';
 
@@ -25,8 +26,9 @@ async function main(argv: string[]): Promise<number> {
     .addCommand(offersCommand(ctx))
     .addCommand(ordersCommand(ctx))
     .addCommand(callbacksCommand(ctx))
+    .addCommand(workflowsCommand(ctx))
     .addCommand(demoCommand(ctx))
-    .addCommand(opsCommand());
+    .addCommand(opsCommand(ctx));
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
