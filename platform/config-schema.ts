@@ -167,6 +167,14 @@ export const EnvSchema = z.object({
     .min(1024)
     .default(1024 * 1024)
     .describe('Largest JSON or XML request body, in bytes (1 MiB).'),
+  REQUEST_TIMEOUT_SECONDS: seconds
+    .max(3600)
+    .default(60)
+    .describe(
+      'The whole request, headers and body, must arrive within this long, or the connection is closed with 408 `request_timeout` ' +
+        '(a body dripped byte by byte holds no connection for minutes). An upload of `ATTACHMENT_MAX_BYTES` needs ~3 Mbit/s at the default; ' +
+        'raise it for slower clients. Time spent answering does not count.',
+    ),
   REVIEW_REMINDER_SECONDS: seconds
     .default(3 * 24 * 3600)
     .describe(
@@ -208,14 +216,21 @@ export const EnvSchema = z.object({
     ),
   WORKFLOW_ANSWER_TIMEOUT_SECONDS: seconds
     .default(30)
-    .describe('How long `POST /orders` and reservation POSTs wait for their workflow before answering 503 (the work goes on).'),
+    .describe(
+      "How long every route that waits for a workflow (orders, reservations, offer status changes and edits, order cancels, the review console's decisions) waits before answering 202 (accepted, still applying) or 503 (not confirmed); see [errors.md](errors.md#answers-past-the-deadline).",
+    ),
   OPS_USERNAME: z
     .string()
     .min(1)
     .max(100)
     .regex(/^[^:]+$/, 'must not contain ":"')
     .optional()
-    .meta(unset('One shared review-console credential, with `OPS_PASSWORD` (both or neither); prefer `OPS_USERS`.', '(console closed)')),
+    .meta(
+      unset(
+        'One shared review-console credential, with `OPS_PASSWORD` (both or neither); prefer `OPS_USERS` or `admin ops users add`.',
+        '(none)',
+      ),
+    ),
   OPS_PASSWORD: z
     .string()
     .min(12, 'must be at least 12 characters')
@@ -269,8 +284,9 @@ export const EnvSchema = z.object({
     .meta(
       unset(
         'The review console’s operators, each signing in as themselves: `name:hash` entries, comma-separated, hashes from ' +
-          '`npm run --silent admin -- ops hash-password` (scrypt; [ops-console.md](ops-console.md)).',
-        '(console closed)',
+          '`npm run --silent admin -- ops hash-password` (scrypt; [ops-console.md](ops-console.md)). Operators can also be added ' +
+          'while the service runs, with no restart: `npm run --silent admin -- ops users add NAME`.',
+        '(none: only the operators table)',
       ),
     ),
 });

@@ -1,15 +1,18 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
+import { redactLogLine } from './redaction';
 
 export type { Logger };
 
 /**
  * The one logger: JSON lines, shared by the API, the worker and the stack launcher. The admin CLI
- * logs to stderr (fd 2) so its stdout carries only its result.
+ * logs to stderr (fd 2) so its stdout carries only its result. Every line passes through the one
+ * redaction list (platform/redaction.ts) on its way out, whatever logged it; `stream` replaces the
+ * file descriptor (tests read the log from it).
  */
-export function createLogger(level: string, opts: { name?: string; fd?: 1 | 2 } = {}): Logger {
+export function createLogger(level: string, opts: { name?: string; fd?: 1 | 2; stream?: DestinationStream } = {}): Logger {
   return pino(
-    { name: opts.name ?? 'offer-marketplace', level, redact: ['req.headers["x-service-api-key"]', 'headers["x-service-api-key"]'] },
-    pino.destination({ fd: opts.fd ?? 1, sync: false }),
+    { name: opts.name ?? 'offer-marketplace', level, hooks: { streamWrite: redactLogLine } },
+    opts.stream ?? pino.destination({ fd: opts.fd ?? 1, sync: false }),
   );
 }
 

@@ -50,6 +50,12 @@ function parseHash(hash: string): StoredHash | string {
   return { N, r, p, salt, key };
 }
 
+/** The scrypt cost a stored hash was made with, or undefined when it is not a valid hash. */
+export function hashCost(hash: string): { N: number; r: number; p: number } | undefined {
+  const h = parseHash(hash);
+  return typeof h === 'string' ? undefined : { N: h.N, r: h.r, p: h.p };
+}
+
 /** Whether `password` matches `hash` (constant-time comparison of the derived keys). */
 export async function verifyPassword(password: string, hash: string): Promise<boolean> {
   const h = parseHash(hash);

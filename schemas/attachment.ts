@@ -15,7 +15,7 @@ export const ATTACHMENT_FIELD = 'attachment[media]';
 export const Attachment = z.object({
   id: z.string(),
   file_name: z.string(),
-  file_size: z.number().int(),
+  file_size: z.number().int().min(0).describe('Size in kilobytes of 1024 bytes, rounded up: a 1-byte file is 1, a 1025-byte file 2'),
   download_url: z.string(),
   content_type: z.string(),
   created_at: z.string(),

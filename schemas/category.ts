@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queryInt } from './common';
 import { listEnvelope } from './envelope';
 import { PageQuery } from './pagination';
 
@@ -13,6 +14,6 @@ export const Category = z.object({
 });
 
 export const CategoryListQuery = PageQuery.extend({
-  per_page: z.coerce.number().int().min(1).max(500).default(500),
+  per_page: queryInt(1, 500, 500),
 });
 export const CategoryList = listEnvelope('categories', Category);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { Currency, DateString } from './common';
+import { CalendarDate, Currency, queryInt, singleQueryValue } from './common';
 import { listEnvelope, okEnvelope } from './envelope';
-import { Advertiser, BundleItem, Creative, Demographics, Discount, Expiration, OfferStatus, OfferType, Restrictions } from './offer';
+import { Advertiser, BundleItem, Creative, Demographics, Discount, OfferStatus, OfferType, Restrictions, StoredExpiration } from './offer';
 import { PageQuery } from './pagination';
 import { DEFAULT_RADIUS_MILES, MAX_RADIUS_MILES, MAX_RECENT_DAYS, SORT_FIELDS, type SortBy, type SortField } from '../domain/offer-search';
 
@@ -38,12 +38,12 @@ export const DistributionOffer = z.object({
   value: Currency.optional(),
   discount: Discount.optional(),
   fine_print: z.string().optional(),
-  start_date: DateString,
-  end_date: DateString,
+  start_date: CalendarDate,
+  end_date: CalendarDate,
   items: z.array(BundleItem).optional(),
   checkins_required: z.number().int().optional(),
-  vouchers_activation_date: DateString.optional(),
-  vouchers_expire: Expiration.optional(),
+  vouchers_activation_date: CalendarDate.optional(),
+  vouchers_expire: StoredExpiration.optional(),
   /** Units a publisher can still sell; null = unlimited. */
   quantity_in_stock: z.number().int().nullable(),
   creative: Creative.extend({ original_media: z.array(DistributionMedium) }),
@@ -120,18 +120,30 @@ const SortByParam = z
     return { field: field as SortField, direction: dir };
   });
 
-/** A number in the query string; an empty value is an error, not zero. */
-const num = <T extends z.ZodType<unknown, number>>(schema: T) =>
-  z.string().trim().min(1, 'must be a number').pipe(z.coerce.number<string>().pipe(schema));
-const latitude = num(z.number().min(-90).max(90));
-const longitude = num(z.number().min(-180).max(180));
-const days = num(z.number().int().min(1).max(MAX_RECENT_DAYS));
-const text = (max: number) => z.string().trim().min(1).max(max);
+/**
+ * A decimal number in the query string, given once: plain digits with an optional fraction
+ * (`2.5`, `-73.98`); an empty value, `0x10` or `1e2` is an error, not a number. Only plain decimals
+ * are turned into numbers before the schema sees them (as queryInt does for integers), so the
+ * OpenAPI documents a number with its bounds and typed clients pass one.
+ */
+const num = (bounds: (n: z.ZodNumber) => z.ZodNumber) =>
+  z.preprocess(
+    singleQueryValue(plainDecimal),
+    bounds(z.number({ error: (i) => (i.code === 'invalid_type' ? 'must be a number in decimal digits, such as 2.5' : undefined) })),
+  );
+const plainDecimal = (v: unknown) =>
+  typeof v === 'string' && /^-?(\d{1,12}(\.\d{0,15})?|\.\d{1,15})$/.test(v.trim()) ? Number(v.trim()) : v;
+const latitude = num((n) => n.min(-90).max(90));
+const longitude = num((n) => n.min(-180).max(180));
+const days = queryInt(1, MAX_RECENT_DAYS);
+/** A text parameter, given once (repeated, it is "must be given once", not a list). */
+const once = <T extends z.ZodType>(schema: T) => z.preprocess(singleQueryValue(), schema);
+const text = (max: number) => once(z.string().trim().min(1).max(max));
 
 /** GET /offers on the distribution interface: every filter is optional; see docs/distribution-search.md. */
 export const DistributionOfferQuery = PageQuery.extend({
   postal_code: text(20).describe('Centre of a radius search: a US ZIP or Canadian postal code; unknown → 422').optional(),
-  radius: num(z.number().gt(0).max(MAX_RADIUS_MILES))
+  radius: num((n) => n.gt(0).max(MAX_RADIUS_MILES))
     .describe(`Miles around the centre, > 0, ≤ ${MAX_RADIUS_MILES}; default ${DEFAULT_RADIUS_MILES}`)
     .optional(),
   lat: latitude.describe('Centre latitude (with lng)').optional(),
@@ -140,17 +152,21 @@ export const DistributionOfferQuery = PageQuery.extend({
   longitude: longitude.describe('Centre longitude (with latitude); alias of lng').optional(),
   city: text(100).describe('Offers with a redemption location in this city (case-insensitive)').optional(),
   state_code: text(10).describe('Offers with a redemption location in this state (case-insensitive)').optional(),
-  country_code: z
-    .string()
-    .trim()
-    .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 code such as US')
-    .transform((c) => c.toUpperCase())
+  country_code: once(
+    z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 code such as US')
+      .transform((c) => c.toUpperCase()),
+  )
     .describe('ISO 3166-1 alpha-2; alone: nationwide offers (docs/distribution-search.md)')
     .optional(),
   types: csv(OfferType).describe('Comma-separated offer types: deal, coupon, gift_card').optional(),
   categories: categoryIds.describe('Comma-separated category ids; a parent matches its sub-categories').optional(),
   category_ids: categoryIds.describe('Alias of categories; the ids of both are merged').optional(),
-  sort_by: SortByParam.describe(`"<field> <direction>", field one of ${SORT_FIELDS.join(', ')}; direction asc or desc`).optional(),
+  sort_by: once(SortByParam)
+    .describe(`"<field> <direction>", field one of ${SORT_FIELDS.join(', ')}; direction asc or desc`)
+    .optional(),
   recently_published: days.describe(`Visible offers first published in the last N days (1–${MAX_RECENT_DAYS})`).optional(),
   recently_updated: days.describe('Visible offers changed in the last N days').optional(),
   recently_closed: days.describe('Offers that left the catalogue in the last N days (the only non-visible results)').optional(),

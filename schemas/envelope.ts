@@ -39,3 +39,38 @@ export const ErrorBody = z.object({
   errors: z.array(z.object({ code: z.string(), message: z.string(), field: z.string().optional() }).passthrough()),
   request_id: z.string().optional(),
 });
+
+/**
+ * 202 from a route that waits for a workflow: the change was accepted (its workflow admitted it)
+ * but not applied by the answer deadline; it will be. `message` says where the result shows.
+ */
+export const AcceptedBody = z.object({
+  status: z.literal('ACCEPTED'),
+  code: z.literal('accepted_pending'),
+  message: z.string(),
+  offer_id: z.string().optional(),
+  reservation_id: z.string().optional(),
+  order_id: z.string().optional(),
+  request_id: z.string().optional(),
+});
+
+/**
+ * The answers past the one answer deadline (WORKFLOW_ANSWER_TIMEOUT_SECONDS) of a route that waits
+ * for a workflow, for its OpenAPI responses: 202 when the change was accepted (`accepted` false for
+ * routes that answer only 503: placing an order, which is retried by order_number), 503 when nothing
+ * was confirmed. Both carry Retry-After.
+ */
+export function deadlineResponses(accepted = true) {
+  const unconfirmed = ErrorBody.describe(
+    'backend_unavailable: the workflow did not confirm the change by the answer deadline (or a backing service is down); ' +
+      'the error names the resource: GET it, and send the request again if the change did not happen. See Retry-After.',
+  );
+  if (!accepted) return { 503: unconfirmed };
+  return {
+    202: AcceptedBody.describe(
+      'accepted_pending: the workflow accepted the change but had not applied it by the answer deadline; it will be. ' +
+        '`message` says where it shows (GET the resource); see Retry-After.',
+    ),
+    503: unconfirmed,
+  };
+}

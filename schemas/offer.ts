@@ -1,8 +1,10 @@
 import { z } from 'zod';
-import { boundedInt, Currency, DateString, HttpUrl, IdParam, PG_INTEGER_MAX, RedemptionLocation, Timestamp } from './common';
+import { boundedInt, CalendarDate, Currency, DateString, HttpUrl, IdParam, PG_INTEGER_MAX, RedemptionLocation, Timestamp } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
 import { PageQuery } from './pagination';
 import { CLIENT_STATUSES, OFFER_STATUSES } from '../domain/offer-lifecycle';
+import { utcDay } from '../domain/dates';
+import { vouchersExpireProblem } from '../domain/voucher-expiry';
 
 /*
  * The Offer resource (spec §2.1–2.2). Types the spec leaves "not shown" (Discount, Exclusivity,
@@ -27,12 +29,21 @@ export const Discount = z
     message: 'a percentage discount needs `percentage`; a fixed_amount discount needs `amount`',
   });
 
-export const Exclusivity = z.object({
-  exclusive: z.boolean(),
-  /** Distribution client ids or channel names the exclusivity is granted to. */
-  channels: z.array(z.string().max(100)).max(50).optional(),
-  until: DateString.optional(),
-});
+/*
+ * Date-bearing parts are built over a day schema: clients send DateString (bounded to what the
+ * database stores and the business means); answers show stored days with CalendarDate, so an
+ * offer written before the bound still reads.
+ */
+type Day = typeof DateString | typeof CalendarDate;
+
+const exclusivity = (day: Day) =>
+  z.object({
+    exclusive: z.boolean(),
+    /** Distribution client ids or channel names the exclusivity is granted to. */
+    channels: z.array(z.string().max(100)).max(50).optional(),
+    until: day.optional(),
+  });
+export const Exclusivity = exclusivity(DateString);
 
 export const Demographics = z.object({
   gender: z.enum(['any', 'female', 'male']).optional(),
@@ -62,11 +73,15 @@ export const BundleItem = z.object({
 });
 
 /** When vouchers expire: on a fixed date (the spec's `on`) or a number of days after purchase. */
-export const Expiration = z
-  .object({ on: DateString.optional(), days_after_purchase: z.number().int().min(1).max(3650).optional() })
-  .refine((e) => (e.on === undefined) !== (e.days_after_purchase === undefined), {
-    message: 'give exactly one of `on` or `days_after_purchase`',
-  });
+const expiration = (day: Day) =>
+  z
+    .object({ on: day.optional(), days_after_purchase: z.number().int().min(1).max(3650).optional() })
+    .refine((e) => (e.on === undefined) !== (e.days_after_purchase === undefined), {
+      message: 'give exactly one of `on` or `days_after_purchase`',
+    });
+export const Expiration = expiration(DateString);
+/** The same as an answer shows a stored one. */
+export const StoredExpiration = expiration(CalendarDate);
 
 export const Creative = z.object({
   requires_editorial_support: z.boolean().default(false),
@@ -169,8 +184,9 @@ function offerRules(o: OfferDraft, ctx: z.RefinementCtx) {
   if (o.price && o.value && o.price.currency_code !== o.value.currency_code)
     issue(['value', 'currency_code'], 'value must be in the same currency as price');
   if (o.price && o.value && o.value.amount < o.price.amount) issue(['value', 'amount'], 'value must not be below price');
-  if (o.vouchers_expire?.on && o.vouchers_expire.on < o.start_date)
-    issue(['vouchers_expire', 'on'], 'vouchers must not expire before the offer starts');
+  // Judged on the day of the request: an offer (created, or edited while withdrawn) never sells expired vouchers.
+  const expiry = vouchersExpireProblem(o, utcDay());
+  if (expiry) issue(['vouchers_expire', 'on'], expiry);
   if (o.demographics?.min_age !== undefined && o.demographics.max_age !== undefined && o.demographics.min_age > o.demographics.max_age) {
     issue(['demographics', 'max_age'], 'max_age must not be below min_age');
   }
@@ -233,10 +249,20 @@ const readOnly = {
   closed_at: Timestamp.nullable(),
 };
 
+/** The date fields as an answer shows them (stored days, unbounded: see `Day`). */
+const storedDays = {
+  start_date: CalendarDate,
+  end_date: CalendarDate,
+  vouchers_activation_date: CalendarDate.optional(),
+  vouchers_expire: StoredExpiration.optional(),
+  exclusivity: exclusivity(CalendarDate).optional(),
+};
+
 /** The offer as the submission interface shows it to the advertiser who owns it. */
 export const SubmissionOffer = z.object({
   ...readOnly,
   ...offerFields,
+  ...storedDays,
   creative: Creative,
   advertiser: Advertiser.extend({ id: z.string() }),
   /** For an offer with supplied codes: the first of them in upload order (all: GET /offers/:id/supplied_vouchers). */

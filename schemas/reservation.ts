@@ -7,7 +7,11 @@ import { utcDay } from '../domain/dates';
 
 /** `active` while held; `cancelled` by the client; `expired` when end_date passed (units returned). */
 export const RESERVATION_STATUSES = ['active', 'cancelled', 'expired'] as const;
-export const ReservationStatus = z.enum(RESERVATION_STATUSES);
+export const ReservationStatus = z
+  .enum(RESERVATION_STATUSES)
+  .describe(
+    '`active` while held; `cancelled` by the client; `expired` once its end_date is over, the unsold units back in general stock (`expired` is not in the spec: strict clients must accept it)',
+  );
 
 const window = (r: { start_date?: string; end_date?: string }, ctx: z.RefinementCtx) => {
   if (r.start_date && r.end_date && r.end_date < r.start_date)
@@ -52,7 +56,10 @@ export const Reservation = z.object({
 
 export const ReservationResponse = okEnvelope('reservation', Reservation);
 export const ReservationList = listEnvelope('reservations', Reservation);
-export const ReservationListQuery = PageQuery.extend({ status: ReservationStatus.optional(), account_id: z.string().max(64).optional() });
+export const ReservationListQuery = PageQuery.extend({
+  status: ReservationStatus.describe('Only reservations in this status: active, cancelled or expired').optional(),
+  account_id: z.string().max(64).optional(),
+});
 
 /** A reservation row as the API shows it. */
 export function toReservation(r: ReservationRow): z.output<typeof Reservation> {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { VoucherSnapshot } from '../domain/orders';
 import type { VoucherRow } from '../store/database';
-import { iso, isoOrNull, Timestamp } from './common';
+import { iso, isoOrNull, queryInt, Timestamp } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
 import { PageQuery } from './pagination';
 
@@ -40,7 +40,7 @@ export const VoucherList = listEnvelope('vouchers', Voucher);
 export const VoucherListQuery = PageQuery.extend({
   status: VoucherStatus.optional(),
   /** Vouchers changed (issued, redeemed, cancelled) in the last N days. */
-  recently_changed: z.coerce.number().int().min(1).max(3650).optional(),
+  recently_changed: queryInt(1, 3650).optional(),
 });
 export type VoucherListQuery = z.infer<typeof VoucherListQuery>;
 

@@ -11,6 +11,7 @@ import type {
   OfferTable,
   SuppliedVoucherTable,
 } from './rows/offers';
+import type { OperatorTable } from './rows/operators';
 import type { AccountTable, OrderItemTable, OrderTable, ReservationTable, VoucherTable } from './rows/orders';
 
 /*
@@ -39,9 +40,11 @@ export interface Database {
   vouchers: VoucherTable;
   advertisers: AdvertiserTable;
   supplied_vouchers: SuppliedVoucherTable;
+  operators: OperatorTable;
 }
 
 export type * from './rows/clients';
 export type * from './rows/offers';
 export type * from './rows/callbacks';
 export type * from './rows/orders';
+export type * from './rows/operators';

@@ -59,7 +59,18 @@ interface Place {
   city?: string;
 }
 
-/** On sale now: sellable status, today within its dates, not closed, in stock (null stock = unlimited). */
+/** The offer's fixed `vouchers_expire.on` (text `YYYY-MM-DD`), or null. */
+const VOUCHERS_EXPIRE_ON = sql<string | null>`(o.document #>> '{vouchers_expire,on}')`;
+
+/**
+ * A voucher bought on `today` would not be expired yet: `expiredAtPurchase` (domain/voucher-expiry.ts)
+ * in SQL. Only a fixed `on` can be past; `YYYY-MM-DD` text compares as dates do.
+ */
+function vouchersUnexpiredSql(today: string) {
+  return sql<SqlBool>`coalesce(${VOUCHERS_EXPIRE_ON} >= ${today}, true)`;
+}
+
+/** On sale now: sellable status, today within its dates, not closed, in stock (null stock = unlimited), vouchers not expired. */
 function visible(eb: Eb, today: string): Expression<SqlBool> {
   return eb.and([
     eb('o.status', 'in', [...SELLABLE]),
@@ -67,6 +78,7 @@ function visible(eb: Eb, today: string): Expression<SqlBool> {
     eb('o.end_date', '>=', today),
     eb('o.closed_at', 'is', null),
     eb.or([eb('o.quantity_in_stock', 'is', null), eb('o.quantity_in_stock', '>', 0)]),
+    vouchersUnexpiredSql(today),
   ]);
 }
 
@@ -75,6 +87,7 @@ function closedAtSql(today: string) {
   return sql<Date | null>`coalesce(o.closed_at, case
     when o.status not in ('approved', 'resumed') then o.updated_at
     when o.end_date < ${today}::date then (o.end_date + 1)::timestamp at time zone 'UTC'
+    when ${VOUCHERS_EXPIRE_ON} < ${today} then greatest((${VOUCHERS_EXPIRE_ON}::date + 1)::timestamp at time zone 'UTC', o.availability_changed_at)
     when o.quantity_in_stock = 0 then coalesce(o.availability_changed_at, o.updated_at)
   end)`;
 }
@@ -90,6 +103,8 @@ function closedSince(eb: Eb, since: Date, today: string): Expression<SqlBool> {
     eb('o.closed_at', '>=', since),
     // Off sale by status (its last change), or sold out (when the stock reached zero, else its last change).
     eb('o.updated_at', '>=', since),
+    // Sold out, or its vouchers expired: the review workflow records that instant as a change of
+    // availability (an offer whose workflow has not recorded it yet is found by the next poll).
     eb.and([sellable, eb('o.availability_changed_at', '>=', since)]),
     // Ended: the day after end_date began at or after `since`, and end_date is before today.
     eb.and([sellable, eb('o.end_date', '>=', addDays(utcDay(since), -1)), eb('o.end_date', '<', today)]),

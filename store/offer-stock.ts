@@ -1,5 +1,6 @@
-import type { Trx } from './db';
-import { appendOfferEvent } from './offer-events';
+import type { Db, Trx } from './db';
+import { alreadyDone, appendOfferEvent } from './offer-events';
+import { TERMINAL, type OfferStatus } from '../domain/offer-lifecycle';
 
 /*
  * Stock moves shared by orders, vouchers and reservations. Every caller runs inside one
@@ -75,4 +76,30 @@ export async function moveStock(
   });
   offer.quantity_in_stock = after.quantity_in_stock;
   offer.reserved_quantity = after.reserved_quantity;
+}
+
+/**
+ * The offer's vouchers expired (its `vouchers_expire.on` is over), so it sells no more: recorded as
+ * selling out is, with `offer.sold_out` (the same callbacks) and its availability change dated now
+ * (what catalogue syncs' recently_closed reads). Its stock stays; the sale rules and the search
+ * refuse it from now (domain/voucher-expiry.ts). Idempotent by `key`.
+ */
+export async function recordVouchersExpired(db: Db, e: { key: string; offerId: string; vouchersExpireOn: string }): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    if (await alreadyDone(trx, e.key)) return;
+    const offer = (await lockOffers(trx, [e.offerId])).get(e.offerId);
+    if (!offer || TERMINAL.includes(offer.status as OfferStatus)) return;
+    await appendOfferEvent(trx, {
+      key: e.key,
+      offerId: offer.id,
+      type: 'offer.sold_out',
+      data: {
+        quantity_in_stock: offer.quantity_in_stock,
+        reserved_quantity: offer.reserved_quantity,
+        vouchers_expire: { on: e.vouchersExpireOn },
+        reason: 'vouchers_expired',
+      },
+      offerChange: { quantity_in_stock: 0, reserved_quantity: 0, availabilityChanged: true },
+    });
+  });
 }

@@ -13,6 +13,7 @@ import { lockOffers, moveStock, type LockedOffer } from './offer-stock';
 import { pageOf } from './paging';
 import { lockUsableReservation, takeReservedUnits } from './reservations';
 import { expirationDate, newRedemptionCode, returnUnits } from './vouchers';
+import { vouchersExpireOf } from '../domain/voucher-expiry';
 import { useSuppliedCodes } from './supplied-vouchers';
 
 /*
@@ -80,6 +81,8 @@ export async function placeOrder(db: Db, o: PlaceOrderInput, rules: SaleRules, h
       o.items.forEach((it, i) => {
         const why = rules.unsellableReason(offers.get(it.offer_id), today);
         if (why) refuse('invalid_field', `offer ${it.offer_id} ${why}`, { field: `items[${i}].offer_id` });
+        const offer = offers.get(it.offer_id)!;
+        rules.requireUnexpiredVouchers({ id: offer.id, vouchers_expire: vouchersExpireOf(offer.document) }, today, `items[${i}].offer_id`);
       });
       const taken: TakenUnits[] = [];
       for (let i = 0; i < o.items.length; i++) taken.push(await takeUnits(trx, o, i, offers.get(o.items[i].offer_id)!, today));

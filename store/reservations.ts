@@ -6,6 +6,7 @@ import type { HoldReservationInput, ReservationChange, ReservationOutcome, Reser
 import { findAccount } from './accounts';
 import { lockOffers, moveStock } from './offer-stock';
 import { pageOf } from './paging';
+import { vouchersExpireOf } from '../domain/voucher-expiry';
 import { refusable, refuse } from '../domain/failures';
 import { utcDay } from '../domain/dates';
 
@@ -32,6 +33,8 @@ export async function holdReservation(db: Db, r: HoldReservationInput, rules: Sa
       const offer = (await lockOffers(trx, [r.offerId])).get(r.offerId);
       const why = rules.unsellableReason(offer, utcDay());
       if (why || !offer) return refuse('invalid_field', `offer ${r.offerId} ${why}`, { field: 'offer_id' });
+      // A hold promises a sale: none of vouchers that would already be expired.
+      rules.requireUnexpiredVouchers({ id: offer.id, vouchers_expire: vouchersExpireOf(offer.document) }, utcDay(), 'offer_id');
       if (offer.quantity_in_stock === null)
         refuse('invalid_field', 'this offer has no stock limit; there is nothing to reserve', { field: 'quantity_reserved' });
       if (offer.quantity_in_stock! < r.quantity) {
@@ -185,4 +188,21 @@ export function listReservations(
   if (q.status) query = query.where('status', '=', q.status);
   if (q.account_id) query = query.where('account_id', '=', q.account_id);
   return pageOf(query, q, (f) => f.selectAll().orderBy('created_at', 'desc').orderBy('id'));
+}
+
+/** The window of each of these reservations (any client): what `admin workflows stuck` measures a window's age against. */
+export function reservationWindows(db: Db, ids: string[]): Promise<Array<Pick<ReservationRow, 'id' | 'end_date' | 'status'>>> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('reservations').select(['id', 'end_date', 'status']).where('id', 'in', ids).execute();
+}
+
+/** How many reservations are still active although their end_date ended before `day` (their window did not close). */
+export async function countActiveReservationsEndedBefore(db: Db, day: string): Promise<number> {
+  const row = await db
+    .selectFrom('reservations')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('status', '=', 'active')
+    .where('end_date', '<', day)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }

@@ -7,7 +7,8 @@ import { lockOffers, moveStock } from './offer-stock';
 import { pageOf } from './paging';
 import { returnReservedUnits } from './reservations';
 import { refusable, refuse, type Refused } from '../domain/failures';
-import { addDays, DAY_MS, utcDay } from '../domain/dates';
+import { DAY_MS, utcDay } from '../domain/dates';
+import { isVoucherExpired, voucherExpirationDate, vouchersExpireOf } from '../domain/voucher-expiry';
 
 // Crockford base32 without I, L, O, U: codes read aloud or typed at a till are not misread.
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -19,12 +20,9 @@ export function newRedemptionCode(): string {
   return chars.match(/.{4}/g)!.join('-');
 }
 
-/** The voucher's expiry from the offer's `vouchers_expire`: a fixed date, or N days after purchase. */
+/** The voucher's expiry from the offer's `vouchers_expire` (domain/voucher-expiry.ts). */
 export function expirationDate(doc: unknown, purchasedOn: string): string | null {
-  const exp = (doc as { vouchers_expire?: { on?: string; days_after_purchase?: number } }).vouchers_expire;
-  if (exp?.on) return exp.on;
-  if (exp?.days_after_purchase) return addDays(purchasedOn, exp.days_after_purchase);
-  return null;
+  return voucherExpirationDate(vouchersExpireOf(doc), purchasedOn);
 }
 
 /**
@@ -67,6 +65,7 @@ export async function redeemVoucher(db: Db, voucherId: string): Promise<VoucherR
     .set({ status: 'redeemed', redeemed_at: new Date(), updated_at: new Date() })
     .where('id', '=', voucherId)
     .where('status', '=', 'acquired')
+    // Not expired: isVoucherExpired (domain/voucher-expiry.ts) in SQL.
     .where((eb) => eb.or([eb('expiration_date', 'is', null), eb('expiration_date', '>=', utcDay())]))
     // Not before the offer's vouchers_activation_date.
     .where(
@@ -88,7 +87,7 @@ export async function redeemVoucher(db: Db, voucherId: string): Promise<VoucherR
   const why =
     current.status !== 'acquired'
       ? `the voucher is already ${current.status}`
-      : current.expiration_date !== null && current.expiration_date < utcDay()
+      : isVoucherExpired(current.expiration_date, utcDay())
         ? `the voucher expired on ${current.expiration_date}`
         : `the voucher cannot be redeemed before ${current.activation}`;
   return { ok: false, code: 'conflict', message: why };

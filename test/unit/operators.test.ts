@@ -32,7 +32,9 @@ describe('operator passwords', () => {
     await expect(ops.check('carol', 'alice password 1')).resolves.toBeUndefined();
     // A remembered sign-in is keyed by the password too: a wrong one right after a right one still fails.
     await expect(ops.check('alice', 'alice password 1x')).resolves.toBeUndefined();
-    expect(Operators.fromConfig({})).toBeUndefined();
+    // Nothing configured and no table: the console stays closed.
+    await expect(Operators.fromConfig({}).open()).resolves.toBe(false);
+    await expect(ops.open()).resolves.toBe(true);
   });
 
   it('refuses a malformed OPS_USERS at start, naming the variable', async () => {
