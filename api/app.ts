@@ -1,10 +1,11 @@
 import crypto from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { ServiceDeps } from '../services/deps';
 import { createApiKeyCache } from '../services/api-clients';
 import { authPlugin } from './plugins/auth';
 import contentNegotiation, { rewriteFormatSuffix } from './plugins/content-negotiation';
+import { makeClientErrorHandler } from './plugins/client-errors';
 import errorHandler from './plugins/error-handler';
 import metrics from './plugins/metrics';
 import tracing from './plugins/tracing';
@@ -18,7 +19,10 @@ import { submissionRoutes } from './routes/submission';
 import { distributionRoutes } from './routes/distribution';
 import { customerVoucherRoutes } from './routes/customer/voucher-page';
 import { DEVELOPER_PREFIX, developerRoutes, developerSignupOff } from './routes/developer';
-import { INTERFACE_PREFIX } from './urls';
+import { demoKeyNotice } from './routes/developer/signup-html';
+import { demoKeyShown } from './routes/developer/signup-page';
+import { INTERFACE_PREFIX, withCurrentVersion } from './urls';
+import { obsoleteUserRoutes } from './routes/shared/obsolete-users';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -35,13 +39,35 @@ function trustProxyOption(setting: number | string[] | false | undefined): boole
   return setting ?? false;
 }
 
-/** The Fastify instance every server of ours starts from: logging, request ids, proxies, zod. */
+const newRequestId = () => `req_${crypto.randomBytes(9).toString('base64url')}`;
+
+/**
+ * How long a request may take to arrive, headers and body (REQUEST_TIMEOUT_SECONDS), as Node's
+ * server options: the headers within the same bound (Node's own 60 s at most), and the check for
+ * late requests run often enough that the bound holds (Node checks every 30 s by default).
+ */
+function requestTimeouts(seconds: number) {
+  const requestTimeout = seconds * 1000;
+  return {
+    requestTimeout,
+    http: {
+      headersTimeout: Math.min(requestTimeout, 60_000),
+      connectionsCheckingInterval: Math.min(Math.max(Math.floor(requestTimeout / 4), 250), 5_000),
+    },
+  };
+}
+
+/** The Fastify instance every server of ours starts from: logging, request ids, proxies, zod, timeouts. */
 function createServer(deps: ServiceDeps) {
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
     bodyLimit: deps.config.BODY_MAX_BYTES,
-    rewriteUrl: rewriteFormatSuffix,
-    genReqId: () => `req_${crypto.randomBytes(9).toString('base64url')}`,
+    ...requestTimeouts(deps.config.REQUEST_TIMEOUT_SECONDS),
+    // Requests Node refuses itself (malformed, headers too large, too slow) get the error envelope too.
+    clientErrorHandler: makeClientErrorHandler(newRequestId),
+    // `.xml`/`.json` suffixes, then version-less interface paths as the current version (api/urls.ts).
+    rewriteUrl: (req) => withCurrentVersion(rewriteFormatSuffix(req)),
+    genReqId: newRequestId,
     // One line per request, written by the metrics plugin with route, client and latency.
     logController: new LogController({ disableRequestLogging: true }),
     // Errors the router raises before any hook runs still leave in the error envelope.
@@ -66,6 +92,8 @@ function createServer(deps: ServiceDeps) {
   app.setSerializerCompiler(serializerCompiler);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Every answer (JSON, XML, HTML, downloads) is read as the type it declares, never sniffed.
+    reply.header('x-content-type-options', 'nosniff');
   });
   return app;
 }
@@ -108,10 +136,18 @@ export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
   const documents = signup
     ? [...interfaces, { prefix: DEVELOPER_PREFIX, title: 'Offer marketplace: sandbox developer sign-up' }]
     : interfaces;
-  await app.register(openapi, { interfaces: documents });
+  // The sandbox's reference shows the shared demonstration key (never in production: none is shown there).
+  const notice =
+    deps.config.SERVICE_ENVIRONMENT === 'sandbox'
+      ? async (request: FastifyRequest) => {
+          const demo = await demoKeyShown(deps, request);
+          return demo && demoKeyNotice(demo, signup);
+        }
+      : undefined;
+  await app.register(openapi, { interfaces: documents, notice });
   await app.register(metrics, { token: deps.config.METRICS_TOKEN, deps });
   await app.register(healthRoutes, { deps });
-  // The operators' review console: its own login (HTTP Basic, OPS_USERNAME/OPS_PASSWORD), no API key.
+  // The operators' review console: its own login (HTTP Basic: OPS_USERS, the operators table, OPS_USERNAME/OPS_PASSWORD), no API key.
   await app.register(opsRoutes, { deps, prefix: OPS_PREFIX });
   // Customers' voucher pages (print_url): no API key, the token in the address is the key.
   await app.register(customerVoucherRoutes, { deps });
@@ -127,6 +163,7 @@ export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
         await authPlugin(scope, { db: deps.db, iface, environment: deps.config.SERVICE_ENVIRONMENT, cache: keyCache });
         await scope.register(categoryRoutes, { deps });
         await scope.register(routes, { deps });
+        await scope.register(obsoleteUserRoutes);
       },
       { prefix },
     );

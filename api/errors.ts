@@ -4,6 +4,8 @@ import { Failure, type FailureCode } from '../domain/failures';
 export type ErrorCode =
   | FailureCode
   | 'malformed_request'
+  | 'request_timeout'
+  | 'headers_too_large'
   | 'uri_too_long'
   | 'invalid_parameter'
   | 'unknown_field'
@@ -11,6 +13,8 @@ export type ErrorCode =
   | 'wrong_environment'
   | 'wrong_interface'
   | 'method_not_allowed'
+  /** A retired endpoint (the obsolete User resource): 410, naming what replaced it. */
+  | 'gone'
   | 'rate_limited'
   | 'internal_error';
 
@@ -22,11 +26,14 @@ export const FAILURE_STATUS: Readonly<Record<FailureCode, number>> = {
   conflict: 409,
   duplicate: 409,
   insufficient_stock: 409,
+  vouchers_expired: 409,
   invalid_state_transition: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   invalid_field: 422,
   backend_unavailable: 503,
+  // Accepted, still applying: not an error (the error handler answers it as such, with Retry-After).
+  accepted_pending: 202,
 };
 
 export interface ErrorDetail {

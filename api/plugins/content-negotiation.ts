@@ -4,7 +4,7 @@ import fp from 'fastify-plugin';
 import type { z } from 'zod';
 import { ApiError, type ErrorDetail } from '../errors';
 import { checkFields } from '../../schemas/unknown-fields';
-import { coerceXmlToSchema, parseXml, toXml, XmlInputError } from '../../schemas/xml';
+import { coerceXmlToSchema, parseXml, RepeatedXmlElement, toXml, XmlInputError } from '../../schemas/xml';
 
 export type Format = 'json' | 'xml';
 
@@ -44,29 +44,32 @@ function negotiate(request: FastifyRequest): Format {
 /** Deepest nesting accepted in a JSON body, as for XML; real resources need under ten. */
 const MAX_JSON_DEPTH = 32;
 
+/** Text Postgres cannot store: a NUL character, or a lone UTF-16 surrogate (`"\ud800"` is valid JSON, but no UTF-8). */
+const unstorableText = (s: string) => s.includes('\u0000') || /\p{Cs}/u.test(s);
+
 /**
  * Walks a parsed body or query without recursion (a hostile body may nest 100,000 deep): fails on
- * nesting past MAX_JSON_DEPTH, and returns the path of the first string holding a NUL character.
+ * nesting past MAX_JSON_DEPTH, and returns the path of the first string Postgres cannot store.
  */
 function findNul(root: unknown): string | undefined {
   const stack: Array<[unknown, string, number]> = [[root, '', 0]];
   while (stack.length) {
     const [value, path, depth] = stack.pop()!;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return path;
+      if (unstorableText(value)) return path;
       continue;
     }
     if (!value || typeof value !== 'object') continue;
     if (depth > MAX_JSON_DEPTH) throw new ApiError(400, 'malformed_body', `body nested deeper than ${MAX_JSON_DEPTH} levels`);
     for (const [k, v] of Object.entries(value)) {
-      if (k.includes('\u0000')) return path;
+      if (unstorableText(k)) return path;
       stack.push([v, Array.isArray(value) ? `${path}[${k}]` : path ? `${path}.${k}` : k, depth + 1]);
     }
   }
   return undefined;
 }
 
-/** Postgres text cannot hold NUL; refuse it here, naming the field, for bodies and queries alike. */
+/** Postgres text cannot hold NUL or lone surrogates; refuse them here, naming the field, for bodies and queries alike. */
 function refuseNul(request: FastifyRequest): void {
   for (const [part, inBody] of [
     [request.body, true],
@@ -76,8 +79,46 @@ function refuseNul(request: FastifyRequest): void {
     const found = findNul(part);
     const field = inBody && found?.includes('.') ? found.slice(found.indexOf('.') + 1) : found;
     if (field !== undefined)
-      throw new ApiError(422, 'invalid_field', `${field || 'value'}: must not contain NUL characters`, field ? { field } : {});
+      throw new ApiError(
+        422,
+        'invalid_field',
+        `${field || 'value'}: must not contain NUL characters or lone surrogates (text must be valid Unicode)`,
+        field ? { field } : {},
+      );
   }
+}
+
+/**
+ * The keys a JSON body may not use: `__proto__` (and `constructor.prototype`) would reach an
+ * object's prototype if any code copied the body naively. Fastify's own parser refuses them too,
+ * but as "not valid JSON"; this says which key.
+ */
+function forbiddenKey(root: unknown): string | undefined {
+  const stack: unknown[] = [root];
+  while (stack.length) {
+    const value = stack.pop();
+    if (!value || typeof value !== 'object') continue;
+    if (Object.hasOwn(value, '__proto__')) return '__proto__';
+    const ctor = (value as Record<string, unknown>).constructor;
+    if (Object.hasOwn(value, 'constructor') && ctor && typeof ctor === 'object' && Object.hasOwn(ctor, 'prototype'))
+      return 'constructor.prototype';
+    for (const v of Object.values(value)) stack.push(v); // not push(...): a long list would overflow the call
+  }
+  return undefined;
+}
+
+/** A JSON body: JSON.parse (own properties only, never a prototype), refusing the keys above by name. */
+export function parseJsonBody(text: string): unknown {
+  if (text.length === 0) throw new ApiError(400, 'malformed_body', 'the body is empty, but Content-Type says JSON');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new ApiError(400, 'malformed_body', `malformed JSON: ${(err as Error).message}`);
+  }
+  const key = forbiddenKey(value);
+  if (key) throw new ApiError(400, 'malformed_body', `JSON key ${key} is not allowed`);
+  return value;
 }
 
 /** A field the resource does not have, named inside the resource as validation errors name fields: `titel`, not `offer.titel`. */
@@ -94,7 +135,16 @@ function unknownField(path: string): ErrorDetail {
 function shapeBody(request: FastifyRequest): void {
   const bodySchema = request.routeOptions.schema?.body as z.ZodType | undefined;
   if (!(bodySchema && typeof bodySchema === 'object' && '_zod' in bodySchema)) return;
-  if (request.bodyIsXml) request.body = coerceXmlToSchema(bodySchema, request.body);
+  if (request.bodyIsXml) {
+    try {
+      request.body = coerceXmlToSchema(bodySchema, request.body);
+    } catch (err) {
+      if (!(err instanceof RepeatedXmlElement)) throw err;
+      // Named inside the resource, as validation errors name fields: `title`, not `offer.title`.
+      const field = err.path.includes('.') ? err.path.slice(err.path.indexOf('.') + 1) : err.path;
+      throw new ApiError(422, 'invalid_field', `${field}: ${err.message}`, { field });
+    }
+  }
   const shown = (request.routeOptions.schema?.response as Record<string, z.ZodType> | undefined)?.[200];
   if (!shown) return;
   const { unknown, cleaned } = checkFields(bodySchema, shown, request.body);
@@ -112,6 +162,14 @@ export default fp(async function contentNegotiation(app: FastifyInstance) {
 
   // Bodies are JSON or XML (multipart only where a route registers it); plain text is refused with 415.
   app.removeContentTypeParser('text/plain');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
   app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string' }, (request, body, done) => {
     try {
       request.bodyIsXml = true;

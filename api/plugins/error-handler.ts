@@ -89,13 +89,33 @@ function toApiError(err: FastifyError | Error): ApiError {
   );
 }
 
+/** How long a client should wait before looking again at a change still applying, or retrying. */
+const RETRY_AFTER_SECONDS = '5';
+
+/**
+ * A change a workflow accepted but had not applied by the answer deadline (accepted_pending): not
+ * an error. `{status:"ACCEPTED", code, message, <the resource's id>, request_id}` with Retry-After:
+ * the message says where the result shows (docs/errors.md#answers-past-the-deadline).
+ */
+function acceptedPending(apiError: ApiError, request: FastifyRequest, reply: FastifyReply) {
+  const { code, message, ...facts } = apiError.errors[0];
+  request.log.info({ code, message }, 'request accepted, still applying');
+  return reply
+    .status(202)
+    .header('retry-after', RETRY_AFTER_SECONDS)
+    .send({ status: 'ACCEPTED', code, message, ...facts, request_id: request.id });
+}
+
 /** The one error path: every failure leaves as `{status:'ERROR', errors:[…]}` in the client's format. */
 export default fp(async function errorHandler(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(err);
+    if (apiError.statusCode === 202) return acceptedPending(apiError, request, reply);
     if (apiError.statusCode >= 500) request.log.error({ err }, 'request failed');
     else request.log.info({ code: apiError.errors[0].code, message: apiError.message }, 'request refused');
     if (apiError.statusCode === 429 && !reply.hasHeader('retry-after')) reply.header('retry-after', '1');
+    // Past a workflow's answer deadline nothing is confirmed: look the resource up, then retry.
+    if (apiError.statusCode === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', RETRY_AFTER_SECONDS);
     return reply.status(apiError.statusCode).send({ status: 'ERROR', errors: apiError.errors, request_id: request.id });
   });
   app.setNotFoundHandler((request, reply) =>

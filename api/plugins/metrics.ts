@@ -1,24 +1,14 @@
 import crypto from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../errors';
+import { redactUrl } from '../../platform/redaction';
 import { httpRequestDuration, observeQueues, registry, scrape } from '../../platform/metrics';
 import type { ServiceDeps } from '../../services/deps';
 import { queueSnapshot } from '../../services/metrics';
-
-/** Route parameters that may hold a redemption code or barcode (`/advertisers/:id/vouchers/:ref`). */
-const SECRET_PARAMS = new Set(['ref']);
-
-/** The URL as logged: a voucher's code or barcode in the path is replaced, so logs never hold one. */
-export function redactedUrl(request: FastifyRequest): string {
-  let url = request.url;
-  const params = (request.params ?? {}) as Record<string, unknown>;
-  for (const [name, value] of Object.entries(params)) {
-    if (!SECRET_PARAMS.has(name) || typeof value !== 'string' || !value) continue;
-    for (const form of new Set([value, encodeURIComponent(value)])) url = url.split(`/${form}`).join('/[redacted]');
-  }
-  return url;
-}
+import { countStuckWorkflows } from '../../services/stuck-workflows';
+import { withinDeadline } from '../../services/workflow-outcomes';
+import { observeStuckWorkflows } from '../../platform/stuck-work-metrics';
 
 const sameSecret = (given: string, expected: string) =>
   crypto.timingSafeEqual(crypto.createHash('sha256').update(given).digest(), crypto.createHash('sha256').update(expected).digest());
@@ -30,7 +20,7 @@ const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
  * not explode the labels); the log line carries the request id and, once authenticated, the client
  * id (never the key). Serves GET /metrics.
  */
-export default fp(async function metrics(app: FastifyInstance, opts: { token?: string; deps: Pick<ServiceDeps, 'db'> }) {
+export default fp(async function metrics(app: FastifyInstance, opts: { token?: string; deps: Pick<ServiceDeps, 'db' | 'temporal'> }) {
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const status = reply.statusCode;
@@ -39,7 +29,8 @@ export default fp(async function metrics(app: FastifyInstance, opts: { token?: s
       client_id: request.client?.id,
       method: request.method,
       route,
-      url: redactedUrl(request),
+      // Redacted here too, so the line is clean whatever logger the app was given.
+      url: redactUrl(request.url),
       status,
       latency_ms: Math.round(reply.elapsedTime * 10) / 10,
     };
@@ -57,6 +48,11 @@ export default fp(async function metrics(app: FastifyInstance, opts: { token?: s
       throw new ApiError(403, 'forbidden', '/metrics answers the local machine only unless METRICS_TOKEN is set');
     }
     observeQueues(await queueSnapshot(opts.deps));
+    // Stuck workflows are counted through Temporal: a scrape still answers (without them) while it is away.
+    await withinDeadline(opts.deps.temporal, () => countStuckWorkflows(opts.deps), 2, { message: 'Temporal did not answer' }).then(
+      observeStuckWorkflows,
+      (err: unknown) => request.log.warn({ err }, 'stuck workflows not counted'),
+    );
     reply.type(registry.contentType);
     return scrape();
   });

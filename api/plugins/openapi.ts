@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -83,7 +83,14 @@ export function interfaceDocument(full: Doc, prefix: string, title: string): Doc
  * OpenAPI 3.1 generated from the routes' own zod schemas (no second copy of any schema), served
  * per interface at `<base>/openapi.json`, and a browsable reference at `/docs` that needs no network.
  */
-export default fp(async function openapi(app: FastifyInstance, opts: { interfaces: Array<{ prefix: string; title: string }> }) {
+export default fp(async function openapi(
+  app: FastifyInstance,
+  opts: {
+    interfaces: Array<{ prefix: string; title: string }>;
+    /** HTML shown above the reference (the sandbox's demonstration key), or undefined for none. */
+    notice?: (request: FastifyRequest) => Promise<string | undefined>;
+  },
+) {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -101,11 +108,28 @@ export default fp(async function openapi(app: FastifyInstance, opts: { interface
       return documents.get(prefix);
     });
   }
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    uiConfig: { urls: opts.interfaces.map(({ prefix, title }) => ({ url: `${prefix}/openapi.json`, name: title })) } as Record<
-      string,
-      unknown
-    >,
+  await app.register(async (scope) => {
+    // Swagger UI's index page is a fixed string; the notice goes in above the element it renders into.
+    const notice = opts.notice;
+    if (notice)
+      scope.addHook('onSend', async (request, reply, payload) => {
+        if (typeof payload !== 'string' || !payload.includes(SWAGGER_ROOT)) return payload;
+        const shown = await notice(request).catch((err: unknown) => {
+          // The reference stays readable without its notice when the database is away.
+          request.log.warn({ err }, 'API reference: notice unavailable');
+          return undefined;
+        });
+        if (shown) reply.header('cache-control', 'no-store');
+        return shown ? payload.replace(SWAGGER_ROOT, `${shown}${SWAGGER_ROOT}`) : payload;
+      });
+    await scope.register(swaggerUi, {
+      routePrefix: '/docs',
+      uiConfig: { urls: opts.interfaces.map(({ prefix, title }) => ({ url: `${prefix}/openapi.json`, name: title })) } as Record<
+        string,
+        unknown
+      >,
+    });
   });
 });
+
+const SWAGGER_ROOT = '<div id="swagger-ui"></div>';

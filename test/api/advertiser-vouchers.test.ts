@@ -1,5 +1,5 @@
 import { seedOffer, validOffer, waitForOfferStatus } from '../setup/fixtures';
-import { createHarness, type Harness } from '../setup/harness';
+import { type Harness, harnessWithKeys } from '../setup/harness';
 
 const SUB = '/submission/beta';
 const DIST = '/distribution/beta';
@@ -15,11 +15,7 @@ describe("advertisers' own voucher codes, stable advertiser ids and customer vou
   let h: Harness;
   let dist: string;
   let sub: { key: string; clientId: string };
-  beforeAll(async () => {
-    h = await createHarness({ worker: true });
-    dist = await h.key('distribution');
-    sub = await h.client('submission');
-  });
+  beforeAll(async () => ({ h, dist, sub } = await harnessWithKeys()));
   afterAll(() => h.close());
 
   const call = (method: 'GET' | 'POST' | 'PUT', url: string, key?: string, payload?: unknown) =>

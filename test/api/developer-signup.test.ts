@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { ConfigError, loadConfig } from '../../platform/config';
 import { freePort } from '../../platform/free-port';
+import { revokeApiKey } from '../../services/api-clients';
+import { DEMO_CLIENT_ID, demoKey } from '../../services/demo';
 import { signupOf } from '../../services/developer-signups';
 import { eventually } from '../setup/eventually';
 import { validOffer } from '../setup/fixtures';
@@ -31,7 +33,7 @@ const postForm = (h: Harness, fields: Record<string, string>, remoteAddress = fr
   });
 
 /** The text of the element marked data-testid=`id` in a page. */
-const testId = (html: string, id: string) => new RegExp(`data-testid="${id}">([^<]*)<`).exec(html)?.[1];
+const testId = (html: string, id: string) => new RegExp(`data-testid="${id}"\\s*>([^<]*)<`).exec(html)?.[1];
 
 describe('developer sign-up (sandbox)', () => {
   let h: Harness;
@@ -232,12 +234,35 @@ describe('developer sign-up (sandbox)', () => {
       expect(res.body).not.toMatch(/<script/i);
     });
 
+    it('shows the shared demonstration key and what it may do, on the page and above the API reference; never a revoked one', async () => {
+      const key = await demoKey(h.services);
+      const page = await h.app.inject({ method: 'GET', url: PAGE });
+      expect(testId(page.body, 'demo-key')).toBe(key);
+      expect(page.body).toContain('search and read offers and categories');
+      const docs = await h.app.inject({ method: 'GET', url: '/docs/' });
+      expect(docs.statusCode).toBe(200);
+      expect(testId(docs.body, 'demo-key')).toBe(key);
+      expect(docs.headers['cache-control']).toBe('no-store');
+
+      // An operator revoked it: the pages stop showing it, and showing them does not revive it.
+      await revokeApiKey(h.services, DEMO_CLIENT_ID);
+      try {
+        for (const url of [PAGE, '/docs/'])
+          expect((await h.app.inject({ method: 'GET', url })).body).not.toContain('data-testid="demo-key"');
+        const search = await h.app.inject({ method: 'GET', url: '/distribution/beta/offers', headers: { 'x-service-api-key': key } });
+        expect(search.statusCode).toBe(401);
+      } finally {
+        await demoKey(h.services); // `admin keys demo` brings it back, for the other tests
+      }
+    });
+
     it('posts the form and shows the keys, which work', async () => {
       const given = email('page');
       const res = await postForm(h, { email: given, name: '<b>Café & Co</b>' });
       expect(res.statusCode).toBe(200);
       expect(res.headers['cache-control']).toBe('no-store');
-      expect(res.headers['referrer-policy']).toBe('no-referrer');
+      // Not `no-referrer`: with it browsers send the form's own post with `Origin: null`, refused.
+      expect(res.headers['referrer-policy']).toBe('same-origin');
       expect(res.body).toContain('&lt;b&gt;Café &amp; Co&lt;/b&gt;');
       expect(res.body).not.toContain('<b>Café');
       const sub = testId(res.body, 'submission-key')!;
@@ -299,6 +324,11 @@ describe('developer sign-up where it is off', () => {
       });
       expect(form.statusCode).toBe(404);
       expect((await h.app.inject({ method: 'GET', url: '/developer/beta/openapi.json' })).statusCode).toBe(404);
+      // No demonstration key in production: the API reference shows none.
+      const docs = await h.app.inject({ method: 'GET', url: '/docs/' });
+      expect(docs.statusCode).toBe(200);
+      expect(docs.body).toContain('<div id="swagger-ui"></div>');
+      expect(docs.body).not.toMatch(/demo-key|om_test_dist_demo_/);
       expect(await h.services.db.selectFrom('developer_signups').selectAll().where('email', 'like', 'prod-%').execute()).toEqual([]);
       await expect(signupOf(h.services, 'nobody@example.com')).rejects.toMatchObject({ code: 'not_found' });
     } finally {

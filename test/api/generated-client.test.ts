@@ -90,6 +90,7 @@ describe('generated TypeScript clients', () => {
       created: 200,
       decided: 'approved',
       found: true,
+      foundNear: true,
       vouchers: 2,
       redeemed: 'redeemed',
       again: [409, 'ERROR'],

@@ -1,3 +1,4 @@
+import { OBSOLETE_USER_ROUTES } from '../../api/routes/shared/obsolete-users';
 import { approveSignal } from '../../workflows/offer-review-messages';
 import { offerReviewWorkflowId } from '../../workflows/shared/ids';
 import { multipart, makePng } from '../setup/files';
@@ -150,7 +151,11 @@ describe('isolation between clients', () => {
 
   it('covers every route with an id, and a second client gets 404 on each, changing nothing', async () => {
     const before = await snapshot();
-    const routes = h.app.registeredRoutes.filter((r) => /^\/(submission|distribution)\/beta\/.*:/.test(r.url) && r.method !== 'HEAD');
+    // The obsolete User endpoints hold no resource: they answer 410 to everyone (test/api/paths-and-gone.test.ts).
+    const gone = new Set(OBSOLETE_USER_ROUTES.map((r) => r.url));
+    const routes = h.app.registeredRoutes.filter(
+      (r) => /^\/(submission|distribution)\/beta\/.*:/.test(r.url) && r.method !== 'HEAD' && !gone.has(r.url.replace(/^\/\w+\/beta/, '')),
+    );
     const untested = routes.map((r) => `${r.method} ${r.url}`).filter((k) => !TABLE[k] && !PUBLIC.has(k));
     expect(untested).toEqual([]);
     for (const [route, { params, body }] of Object.entries(TABLE)) {

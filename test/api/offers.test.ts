@@ -3,6 +3,8 @@ import { approveSignal, rejectSignal } from '../../workflows/offer-review-messag
 import { createHarness, type Harness } from '../setup/harness';
 import { validOffer, waitForOfferStatus } from '../setup/fixtures';
 import { eventually } from '../setup/eventually';
+import { SubmissionOfferResponse } from '../../schemas/offer';
+import { coerceXmlToSchema, parseXml } from '../../schemas/xml';
 
 const SUB = '/submission/beta';
 
@@ -261,7 +263,21 @@ describe('submission offers under the review workflow', () => {
     expect(strip(fromXml)).toEqual(strip(fromJson));
     const asXml = await call('GET', `/offers/${id}.xml`);
     expect(asXml.body).toMatch(/^<\?xml[^>]*><response><status>OK<\/status><offer>/);
+    // The answer's XML is its JSON twin field for field: what JSON leaves out (no restrictions, no
+    // bundle items) has no element, an empty list is an empty wrapper, null an empty element.
+    const asJson = (await call('GET', `/offers/${id}`)).json();
+    expect(asJson.offer).not.toHaveProperty('restrictions');
+    expect(asJson.offer).not.toHaveProperty('items');
+    expect(asJson.offer.creative.original_media).toEqual([]);
+    expect(asJson.offer.closed_at).toBeNull();
+    expect(asXml.body).not.toMatch(/<restrictions|<items|<demographics|<exclusivity/);
     expect(asXml.body).toContain('<original_media/>');
+    expect(asXml.body).toContain('<closed_at/>');
+    // Read back by the answer's own schema, the XML is the JSON answer; a null text field (the
+    // rejection reason) reads as its empty element's text, as docs/resources.md says.
+    const fromXmlAnswer = coerceXmlToSchema(SubmissionOfferResponse, parseXml(asXml.body).response) as typeof asJson;
+    expect(fromXmlAnswer.offer.rejection_reason).toBe('');
+    expect({ ...fromXmlAnswer, offer: { ...fromXmlAnswer.offer, rejection_reason: null } }).toEqual(asJson);
   });
 
   it('raises a reminder when a review waits past its SLA', async () => {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/app';
 import { hashPassword } from '../../platform/passwords';
+import { addOperator, removeOperator } from '../../services/operators';
 import { makePdf, makePng, multipart } from '../setup/files';
 import { createHarness, type Harness } from '../setup/harness';
 import { validOffer } from '../setup/fixtures';
@@ -96,6 +97,27 @@ describe('review console (/ops)', () => {
       }
     } finally {
       await closed.close();
+    }
+  });
+
+  it('opens as soon as an operator is added to the table, and closes when the last one is removed, with no restart', async () => {
+    const config = { ...h.config, OPS_USERNAME: undefined, OPS_PASSWORD: undefined };
+    const app = await buildApp({ ...h.services, config });
+    const deps = { db: h.services.db, config };
+    const cy = basic('cy-api-test', 'cy console password 1');
+    try {
+      const res = await app.inject({ method: 'GET', url: '/ops', headers: { authorization: cy } });
+      expect([res.statusCode, res.body]).toEqual([503, expect.stringContaining('ops users add')]);
+      await addOperator(deps, 'cy-api-test', 'cy console password 1');
+      // The same app, not rebuilt: the first operator opens it.
+      const open = await app.inject({ method: 'GET', url: '/ops', headers: { authorization: cy } });
+      expect([open.statusCode, open.body]).toEqual([200, expect.stringContaining('cy-api-test')]);
+      expect((await app.inject({ method: 'GET', url: '/ops' })).statusCode).toBe(401);
+      await removeOperator(deps, 'cy-api-test');
+      expect((await app.inject({ method: 'GET', url: '/ops', headers: { authorization: cy } })).statusCode).toBe(503);
+    } finally {
+      await h.services.db.deleteFrom('operators').where('name', '=', 'cy-api-test').execute();
+      await app.close();
     }
   });
 

@@ -1,5 +1,5 @@
 import { seedOffer } from '../setup/fixtures';
-import { createHarness, type Harness } from '../setup/harness';
+import { type Harness, harnessWithKeys } from '../setup/harness';
 
 const SUB = '/submission/beta';
 const DIST = '/distribution/beta';
@@ -8,11 +8,7 @@ describe('vouchers: the same codes on both interfaces', () => {
   let h: Harness;
   let dist: string;
   let sub: { key: string; clientId: string };
-  beforeAll(async () => {
-    h = await createHarness({ worker: true });
-    dist = await h.key('distribution');
-    sub = await h.client('submission');
-  });
+  beforeAll(async () => ({ h, dist, sub } = await harnessWithKeys()));
   afterAll(() => h.close());
 
   const call = (method: 'GET' | 'PUT', url: string, key: string, payload?: unknown) =>

@@ -1,8 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { ensureGoBinary, TEMPORAL_CLI } from '../../devstack/go-binaries';
+import { hashPassword, verifyPassword } from '../../platform/passwords';
 import { admin } from '../setup/admin';
 import { createHarness, type Harness } from '../setup/harness';
 import { seedOffer, validOffer, waitForOfferStatus } from '../setup/fixtures';
+import { eventually } from '../setup/eventually';
+import { OFFER_REVIEW_WORKFLOW_TYPE, type OfferReviewWorkflow } from '../../workflows/offer-review-messages';
+import { offerReviewWorkflowId } from '../../workflows/shared/ids';
 
 describe('admin CLI', () => {
   let h: Harness;
@@ -65,7 +69,7 @@ describe('admin CLI', () => {
 
   it('--help describes every command', async () => {
     const help = await admin(['--help']);
-    for (const group of ['keys', 'clients', 'offers', 'orders', 'callbacks']) expect(help.stdout).toContain(group);
+    for (const group of ['keys', 'clients', 'offers', 'orders', 'callbacks', 'workflows']) expect(help.stdout).toContain(group);
     expect((await admin(['offers', 'reject', '--help'])).stdout).toMatch(/--reason <text>/);
   });
 
@@ -147,5 +151,112 @@ describe('admin CLI', () => {
       expect(res.status).toBe(0);
       await waitForOfferStatus(h, id, 'approved');
     });
+  });
+
+  it('workflows stuck lists a workflow whose activity keeps failing, with its attempt and last failure, until it is terminated', async () => {
+    // A review for an offer that is not in the database: closing it fails (no such row) on every
+    // attempt, a fault retrying cannot fix but no refusal either: genuinely stuck.
+    const offerId = `ofr_ghost${process.pid}${Date.now()}`;
+    const workflowId = offerReviewWorkflowId(offerId);
+    const handle = await h.services.temporal.workflow.start<OfferReviewWorkflow>(OFFER_REVIEW_WORKFLOW_TYPE, {
+      workflowId,
+      taskQueue: h.config.TEMPORAL_TASK_QUEUE,
+      args: [{ offerId, status: 'approved', endDate: '2020-01-01', reviewReminderSeconds: 3600 }],
+    });
+    const attempt = async () => (await handle.describe()).raw.pendingActivities?.[0]?.attempt ?? 0;
+    await eventually('the closing step to fail twice', async () => (await attempt()) > 2, { timeoutMs: 30_000 });
+
+    const listed = await admin(['workflows', 'stuck', '--attempts', '2', '--json']);
+    expect(listed.code).toBe(0);
+    const stuck = JSON.parse(listed.stdout).workflows.find((w: { workflow_id: string }) => w.workflow_id === workflowId);
+    expect(stuck).toMatchObject({
+      type: OFFER_REVIEW_WORKFLOW_TYPE,
+      reasons: ['activity_retrying'],
+      due_by: null, // an offer's review has no age limit
+      pending_activity: 'recordOfferStatus',
+      attempt: expect.any(Number),
+      last_failure: expect.stringMatching(/no result/i),
+    });
+    expect(stuck.attempt).toBeGreaterThan(2);
+    const table = await admin(['workflows', 'stuck', '--attempts', '2']);
+    expect(table.stdout).toMatch(
+      new RegExp(`^${workflowId}\\s+offerReviewWorkflow\\s+\\S+\\s+activity_retrying\\s+recordOfferStatus`, 'm'),
+    );
+    // Above the default threshold it is not (yet) stuck.
+    expect((await admin(['workflows', 'stuck', '--attempts', '50', '--json'])).stdout).not.toContain(workflowId);
+
+    const metrics = await h.app.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.body).toMatch(/^workflows_stuck\{type="orderFulfilmentWorkflow"\} \d+$/m);
+
+    // What docs/operations.md tells an operator to do with one that cannot be repaired.
+    await handle.terminate('stuck: its offer does not exist');
+    expect((await admin(['workflows', 'stuck', '--attempts', '2', '--json'])).stdout).not.toContain(workflowId);
+  }, 90_000);
+
+  describe('ops users: review-console operators without a restart', () => {
+    const [ana, bo] = [`ana-${process.pid}`, `bo-${process.pid}`];
+    const [anaPassword, boPassword] = ['ana console password 1', 'bo console password 22'];
+    const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;
+    // The harness's app has no OPS_USERS nor OPS_USERNAME: only the table can open its console.
+    const consoleAs = async (user?: string, pass?: string) =>
+      (await h.app.inject({ method: 'GET', url: '/ops', headers: user ? { authorization: basic(user, pass!) } : {} })).statusCode;
+    afterAll(() => h.services.db.deleteFrom('operators').where('name', 'in', [ana, bo]).execute());
+
+    it('add (password piped, printed nowhere), list, sign in to /ops at once, remove, refused at once', async () => {
+      expect(await consoleAs(ana, anaPassword)).toBe(503);
+      const added = await admin(['ops', 'users', 'add', ana], process.env, `${anaPassword}\n`);
+      expect([added.code, JSON.parse(added.stdout)]).toEqual([0, { added: ana, source: 'database' }]);
+      expect(added.stdout + added.stderr).not.toContain(anaPassword);
+      const row = await h.services.db.selectFrom('operators').selectAll().where('name', '=', ana).executeTakeFirstOrThrow();
+      expect(row.password_hash).toMatch(/^scrypt:32768:8:1:/);
+      await expect(verifyPassword(anaPassword, row.password_hash)).resolves.toBe(true);
+      expect((await admin(['ops', 'users', 'add', bo, '--password-stdin'], process.env, boPassword)).code).toBe(0);
+
+      // The same running app: no restart between the CLI and the console.
+      expect([await consoleAs(ana, anaPassword), await consoleAs(bo, boPassword)]).toEqual([200, 200]);
+      expect([await consoleAs(), await consoleAs(ana, boPassword), await consoleAs('nobody', anaPassword)]).toEqual([401, 401, 401]);
+
+      const list = await admin(['ops', 'users', 'list']);
+      expect(JSON.parse(list.stdout)).toEqual(
+        expect.arrayContaining([
+          { name: ana, source: 'database', created_at: expect.any(String) },
+          { name: bo, source: 'database', created_at: expect.any(String) },
+        ]),
+      );
+      expect(list.stdout).not.toContain('scrypt');
+
+      const again = await admin(['ops', 'users', 'add', ana], process.env, 'another password 333\n');
+      expect([again.code, again.stderr]).toEqual([1, expect.stringMatching(/exists already/)]);
+      const short = await admin(['ops', 'users', 'add', `cy-${process.pid}`], process.env, 'short\n');
+      expect([short.code, short.stderr]).toEqual([1, expect.stringMatching(/12 characters/)]);
+
+      expect(JSON.parse((await admin(['ops', 'users', 'remove', ana])).stdout)).toEqual({ removed: ana });
+      // Refused at once, though the console remembered ana's sign-in a moment ago; bo still signs in.
+      expect([await consoleAs(ana, anaPassword), await consoleAs(bo, boPassword)]).toEqual([401, 200]);
+      const gone = await admin(['ops', 'users', 'remove', ana]);
+      expect([gone.code, gone.stderr.trim()]).toEqual([1, `error: operator ${ana} not found`]);
+      expect((await admin(['ops', 'users', 'remove', bo])).code).toBe(0);
+      expect(await consoleAs(bo, boPassword)).toBe(503); // the last one gone: closed again
+    }, 180_000);
+
+    it('lists configured operators as such and will not add or remove them', async () => {
+      const env = {
+        ...process.env,
+        OPS_USERS: `cfg:${await hashPassword('configured password 1')}`,
+        OPS_USERNAME: 'shared',
+        OPS_PASSWORD: 'shared password 12',
+      };
+      const list = JSON.parse((await admin(['ops', 'users', 'list'], env)).stdout);
+      expect(list).toEqual(
+        expect.arrayContaining([
+          { name: 'cfg', source: 'OPS_USERS', created_at: null },
+          { name: 'shared', source: 'OPS_USERNAME', created_at: null },
+        ]),
+      );
+      const removed = await admin(['ops', 'users', 'remove', 'cfg'], env);
+      expect([removed.code, removed.stderr]).toEqual([1, expect.stringMatching(/configured in OPS_USERS/)]);
+      const added = await admin(['ops', 'users', 'add', 'shared'], env, 'some password 1234\n');
+      expect([added.code, added.stderr]).toEqual([1, expect.stringMatching(/configured in OPS_USERNAME/)]);
+    }, 120_000);
   });
 });

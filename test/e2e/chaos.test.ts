@@ -22,7 +22,7 @@ describe('chaos under load', () => {
     // The killed process had been starting its orders eagerly (its first task running in it).
     expect(Number(/answered through eager start before the kill: (\d+)/.exec(stdout)?.[1] ?? 0)).toBeGreaterThan(0);
     const checks = stdout.split('\n').filter((l) => /\[chaos\] [✓✗]/.test(l));
-    expect(checks).toHaveLength(5);
+    expect(checks).toHaveLength(7);
     expect(checks.filter((l) => l.includes('✗'))).toEqual([]);
     // Orders were answered through the faults, not just sent ("0 answered 200" would hide a dead API).
     const answered = /(\d+) orders sent: (\d+) answered 200/.exec(stdout);

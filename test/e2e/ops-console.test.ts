@@ -1,29 +1,15 @@
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../setup/chromium';
 import { makePng, multipart } from '../setup/files';
 import { hashPassword } from '../../platform/passwords';
 import { createHarness, type Harness } from '../setup/harness';
 import { validOffer } from '../setup/fixtures';
 import { eventually } from '../setup/eventually';
 
-/*
- * The review console in a real browser: Debian's Chromium driven by playwright-core (never a
- * downloaded browser). CI installs the `chromium` package (.ci/run); without it this test fails
- * and says so, it is never skipped.
- */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+/* The review console in a real browser: Debian's Chromium driven by playwright-core (test/setup/chromium.ts). */
 // Two operators, each signing in as themselves (OPS_USERS holds their scrypt hashes).
 const BO = { username: 'reviewer-bo', password: 'e2e operator password 42' };
 const CY = { username: 'reviewer-cy', password: 'another operator pass 7' };
@@ -39,18 +25,13 @@ describe('review console in headless Chromium', () => {
   let key: string;
 
   beforeAll(async () => {
-    if (!fs.existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH. This browser test is required, not optional.`,
-      );
-    }
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     const OPS_USERS = `${BO.username}:${await hashPassword(BO.password)},${CY.username}:${await hashPassword(CY.password)}`;
     h = await createHarness({ worker: true, env: { OPS_USERS } });
     await h.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
     key = await h.key('submission');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

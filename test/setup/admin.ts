@@ -5,15 +5,21 @@ const ROOT = path.resolve(__dirname, '..', '..');
 
 /**
  * Runs the operators' CLI exactly as documented: `npm run --silent admin -- …`. Asynchronously:
- * the worker that carries out its signals runs in this very process. `env` is its whole environment.
+ * the worker that carries out its signals runs in this very process. `env` is its whole environment;
+ * `input`, when given, is written to its stdin (a pipe, as `echo … | npm run admin …` would).
  */
-export function admin(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; stdout: string; stderr: string }> {
+export function admin(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  input?: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       'npm',
       ['run', '--silent', 'admin', '--', ...args],
       { cwd: ROOT, env: { ...env, LOG_LEVEL: 'silent' }, encoding: 'utf8', timeout: 60_000 },
       (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
+    if (input !== undefined) child.stdin?.end(input);
   });
 }

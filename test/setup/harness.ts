@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
 import { buildApp } from '../../api/app';
 import type { ApiInterface } from '../../domain/environment';
 import { createApiKey } from '../../services/api-clients';
@@ -26,11 +27,15 @@ export interface Harness {
 
 /**
  * The API (and optionally a worker) wired to the suite's real stack, on a task queue of this
- * test file's own. `env` overrides settings, e.g. SERVICE_ENVIRONMENT=production.
+ * test file's own. `env` overrides settings, e.g. SERVICE_ENVIRONMENT=production; `logStream` receives
+ * the log (the one logger, at LOG_LEVEL) instead of stdout.
  */
-export async function createHarness(opts: { worker?: boolean; env?: Record<string, string> } = {}): Promise<Harness> {
+export async function createHarness(
+  opts: { worker?: boolean; env?: Record<string, string>; logStream?: DestinationStream } = {},
+): Promise<Harness> {
   const config = loadConfig({ ...process.env, TEMPORAL_TASK_QUEUE: `test-${crypto.randomUUID()}`, ...opts.env });
-  const services = await connectServices(config, resolveEndpoints(config), createLogger(config.LOG_LEVEL));
+  const log = createLogger(config.LOG_LEVEL, { stream: opts.logStream });
+  const services = await connectServices(config, resolveEndpoints(config), log);
   const app = await buildApp(services);
   await app.ready();
   const h: Harness = {
@@ -61,4 +66,10 @@ export async function createHarness(opts: { worker?: boolean; env?: Record<strin
   };
   if (opts.worker) await h.startWorker();
   return h;
+}
+
+/** What most journey tests start from: a harness with a worker, a distribution key and a submission client. */
+export async function harnessWithKeys(): Promise<{ h: Harness; dist: string; sub: { key: string; clientId: string } }> {
+  const h = await createHarness({ worker: true });
+  return { h, dist: await h.key('distribution'), sub: await h.client('submission') };
 }

@@ -75,6 +75,16 @@ describe('distribution read model', () => {
       at('2026-11-21T08:00:00Z'),
     );
     expect(distributionClosedAt(row({ quantity_in_stock: null }), TODAY)).toBeNull();
+    // Vouchers expired: when the review workflow recorded it, never before the day after vouchers_expire.on.
+    const expired = (over: Partial<OfferRow>) =>
+      row({ ...over, document: { ...(row().document as object), vouchers_expire: { on: '2026-11-20' } } });
+    expect(distributionClosedAt(expired({}), TODAY)).toEqual(at('2026-11-21T00:00:00Z'));
+    expect(distributionClosedAt(expired({ availability_changed_at: at('2026-11-21T00:00:03Z') }), TODAY)).toEqual(
+      at('2026-11-21T00:00:03Z'),
+    );
+    expect(distributionClosedAt(expired({ availability_changed_at: at('2026-11-01T00:00:00Z') }), TODAY)).toEqual(
+      at('2026-11-21T00:00:00Z'),
+    );
   });
 
   it('draws a bounding box that contains the circle', () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { coerceXmlToSchema, parseXml, singular, toXml } from '../../schemas/xml';
+import { coerceXmlToSchema, parseXml, RepeatedXmlElement, singular, toXml } from '../../schemas/xml';
 
 describe('XML', () => {
   it('names list items in the singular', () => {
@@ -20,6 +20,21 @@ describe('XML', () => {
     expect(xml).toContain('<original_media><medium><id>x</id></medium></original_media>');
     expect(xml).toContain('<amount>100</amount>');
     expect(xml).toContain('<closed_at/>');
+  });
+
+  it('writes a field as JSON shows it: absent is no element, null an empty element, an empty list an empty wrapper', () => {
+    const offer = {
+      title: 'T',
+      discount: undefined,
+      items: [],
+      restrictions: undefined,
+      closed_at: null,
+      price: { amount: 1, note: undefined },
+    };
+    expect(JSON.parse(JSON.stringify(offer))).toEqual({ title: 'T', items: [], closed_at: null, price: { amount: 1 } });
+    expect(toXml({ offer })).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><response><offer><title>T</title><items/><closed_at/><price><amount>1</amount></price></offer></response>',
+    );
   });
 
   it('escapes text so markup in values cannot inject elements', () => {
@@ -65,6 +80,39 @@ describe('XML', () => {
   it('leaves values that do not fit for the schema to refuse', () => {
     const value = coerceXmlToSchema(Body.shape.offer, parseXml('<offer><price><amount>12abc</amount></price></offer>').offer);
     expect((value as { price: { amount: unknown } }).price.amount).toBe('12abc');
+  });
+
+  it('refuses an element repeated where the resource holds one value, naming it', () => {
+    const twice = () =>
+      coerceXmlToSchema(
+        Body,
+        parseXml('<offer><title>a</title><price><amount>1</amount><amount>2</amount></price><title>b</title></offer>'),
+      );
+    expect(twice).toThrow(RepeatedXmlElement);
+    expect(twice).toThrow('element <title> appears 2 times; it may appear once');
+    const wrappers = () => coerceXmlToSchema(Body, parseXml('<offer><headlines><headline>a</headline></headlines><headlines/></offer>'));
+    expect(wrappers).toThrow(expect.objectContaining({ path: 'offer.headlines', count: 2 }));
+    const inItem = () =>
+      coerceXmlToSchema(Body, parseXml('<offer><custom_attributes><c><name>a</name><name>b</name></c></custom_attributes></offer>'));
+    expect(inItem).toThrow(expect.objectContaining({ path: 'offer.custom_attributes.0.name' }));
+  });
+
+  it.each([
+    ['elements left open', '<offer><title>x', 'malformed XML: elements <offer> and <title> are never closed'],
+    ['one element left open', '<offer><title>x</title>', 'malformed XML: line 1: element <offer> is never closed'],
+    [
+      'a wrong closing tag',
+      '<offer>\n<title>x</offer>',
+      'malformed XML: line 2: </offer> found where <title> (opened on line 2) should be closed',
+    ],
+    ['a closing tag never opened', '</offer>', 'malformed XML: line 1: </offer> closes an element that was never opened'],
+    ['a bare ampersand', '<offer>A & B</offer>', "malformed XML: line 1: a bare '&' (write it as &amp;)"],
+    ['text outside any element', 'offer', "malformed XML: line 1: 'o' outside any element"],
+    ['nothing', '', 'malformed XML: line 1: no element found'],
+    ['an invalid element name', '<offer><1st/></offer>', 'malformed XML: line 1: <1st> is not a valid element name'],
+  ])('says what is wrong with %s in plain words', (_name, xml, message) => {
+    expect(() => parseXml(xml)).toThrow(message);
+    expect(() => parseXml(xml)).not.toThrow(/Invalid|\[|found\.|tag '/);
   });
 
   it.each([

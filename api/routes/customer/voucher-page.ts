@@ -1,4 +1,5 @@
 import bwipjs from 'bwip-js';
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ServiceDeps } from '../../../services/deps';
@@ -103,21 +104,32 @@ export function customerVoucherPage(v: CustomerVoucher): string {
 
 const Params = z.object({ token: IdParam });
 
+/*
+ * A voucher page holds a redeemable code, and its address may be the credential: never cached,
+ * never sent on as a referrer, never framed (clickjacking), no script, nothing loaded from
+ * elsewhere. The customer's page and the distributor's print page send the same headers.
+ */
+const PAGE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+/** Sends a voucher page with the headers every voucher page carries. */
+export function sendVoucherPage(reply: FastifyReply, page: string): FastifyReply {
+  return reply
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'private, no-store')
+    .header('referrer-policy', 'no-referrer')
+    .header('x-robots-tag', 'noindex')
+    .header('x-content-type-options', 'nosniff')
+    .header('x-frame-options', 'DENY')
+    .header('content-security-policy', PAGE_CSP)
+    .send(page);
+}
+
 /** `GET /customer/vouchers/:token`: the page print_url points to. */
 export const customerVoucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   // Limited per address like keyless requests elsewhere: tokens are unguessable, but not worth guessing at speed either.
   await rateLimitPlugin(app, { perSecond: deps.config.RATE_LIMIT_PER_SECOND });
-  app.get(`${CUSTOMER_VOUCHER_PATH}/:token`, { schema: { params: Params, hide: true } }, async (request, reply) => {
-    const page = customerVoucherPage(await customerVoucher(deps, request.params.token));
-    return (
-      reply
-        .type('text/html; charset=utf-8')
-        // The status changes (redeemed, cancelled), and the address is the credential: neither cached nor sent on as a referrer.
-        .header('cache-control', 'private, no-store')
-        .header('referrer-policy', 'no-referrer')
-        .header('x-robots-tag', 'noindex')
-        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:")
-        .send(page)
-    );
-  });
+  app.get(`${CUSTOMER_VOUCHER_PATH}/:token`, { schema: { params: Params, hide: true } }, async (request, reply) =>
+    sendVoucherPage(reply, customerVoucherPage(await customerVoucher(deps, request.params.token))),
+  );
 };

@@ -25,7 +25,14 @@ function frame(title: string, body: SafeHtml): string {
 }
 
 /** The sign-up form, with what was typed and why it was refused when it was. */
-export function signupFormPage(o: { action: string; perHour: number; email?: string; name?: string; errors?: string[] }): string {
+export function signupFormPage(o: {
+  action: string;
+  perHour: number;
+  email?: string;
+  name?: string;
+  errors?: string[];
+  demo?: DemoKeyShown;
+}): string {
   return frame(
     'Get a sandbox key pair',
     html`<h1>Get a sandbox key pair</h1>
@@ -52,8 +59,27 @@ export function signupFormPage(o: { action: string; perHour: number; email?: str
         No email is sent and the address is not verified; it is recorded with your keys. One sign-up per address, at most ${o.perHour}
         sign-ups per hour from one network address. Production keys are issued by the service team on application.
       </p>
+      ${o.demo ? demoKeyBox(o.demo) : ''}
       <p><a href="/docs">API reference</a></p>`,
   );
+}
+
+/** The sandbox's shared demonstration key, what it may do, and a first search with it. */
+export interface DemoKeyShown {
+  key: string;
+  /** The distribution interface's base address. */
+  baseUrl: string;
+  may: string;
+}
+
+/** The demonstration key as a box (the sign-up page and the API reference show it, in the sandbox only). */
+export function demoKeyBox(d: DemoKeyShown): SafeHtml {
+  return html`<section data-testid="demo-key-box">
+    <h2>Just trying? Use the shared demonstration key</h2>
+    <code class="key" data-testid="demo-key">${d.key}</code>
+    <p class="muted">Shared by everyone trying the sandbox; it may ${d.may}.</p>
+    <pre>curl -H "X-SERVICE-API-KEY: ${d.key}" "${d.baseUrl}/offers?postal_code=98101&amp;radius=10"</pre>
+  </section>`;
 }
 
 /** The keys, shown this once, and how to try them. */
@@ -105,4 +131,19 @@ export function signupNotOfferedPage(environment: ServiceEnvironment): string {
         }
       </p>`,
   );
+}
+
+/** The demonstration key above the API reference (Swagger UI's page, not ours: its own inline styles). */
+export function demoKeyNotice(d: DemoKeyShown, signupOpen: boolean): string {
+  return html`<aside
+    data-testid="demo-key-notice"
+    style="font: 15px/1.5 system-ui, sans-serif; max-width: 1400px; margin: 1rem auto 0; padding: .8rem 1.2rem; background: #fff1c2; border-radius: 6px; box-sizing: border-box"
+  >
+    <strong>Sandbox: try it with the shared demonstration key</strong>
+    <code style="display: block; font: 600 .95rem ui-monospace, monospace; margin: .3rem 0; overflow-wrap: anywhere; user-select: all" data-testid="demo-key"
+      >${d.key}</code
+    >
+    It may ${d.may}. Choose the distribution interface, press Authorize and paste it.
+    ${signupOpen ? html`For keys of your own, <a href="/developer/signup">sign up</a>.` : ''}
+  </aside>`.value;
 }

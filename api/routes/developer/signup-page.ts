@@ -3,14 +3,16 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { Failure } from '../../../domain/failures';
 import { SignupCreate, toSignup } from '../../../schemas/developer-signup';
+import { DEMO_KEY_MAY, publishedDemoKey } from '../../../services/demo';
 import { signUpDeveloper } from '../../../services/developer-signups';
 import type { ServiceDeps } from '../../../services/deps';
 import { ApiError, fromFailure } from '../../errors';
 import { acceptHtmlForms, withSecurityHeaders } from '../../plugins/html-forms';
 import { crossSiteRefusal } from '../ops/auth';
 import type { SignupLimit } from './signup-limit';
-import { signupDonePage, signupFormPage, signupRefusedPage } from './signup-html';
+import { type DemoKeyShown, signupDonePage, signupFormPage, signupRefusedPage } from './signup-html';
 import { signupBaseUrls } from './signups';
+import { INTERFACE_PREFIX, interfaceBaseUrl } from '../../urls';
 
 /** The sign-up page: GET shows the form, the form posts back here and the answer shows the keys. */
 export const SIGNUP_PAGE_PATH = '/developer/signup';
@@ -20,9 +22,13 @@ const HEADERS = {
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
-  // The answer holds the keys: neither cached nor sent on as a referrer.
+  // The answer holds the keys: never cached.
   'cache-control': 'no-store',
-  'referrer-policy': 'no-referrer',
+  // Nothing is sent to other sites as a referrer, but this site's own form post carries its real
+  // Origin, which the cross-site check needs: with `no-referrer` browsers send `Origin: null`
+  // (Fetch standard, "serializing a request origin") and the site's own form was refused. The keys
+  // are in the page's body, never in its address, so the same-origin Referer carries no secret.
+  'referrer-policy': 'same-origin',
 };
 
 /** What the form sends: strings (an untouched field arrives empty), checked with the API's own schema after. */
@@ -50,6 +56,12 @@ async function sameSiteOnly(request: FastifyRequest) {
   if (refused) throw new ApiError(403, 'forbidden', `sign-up is accepted from this site's own form only (${refused})`);
 }
 
+/** The shared demonstration key the sandbox shows beside the form (none in production or while revoked). */
+export async function demoKeyShown(deps: ServiceDeps, request: FastifyRequest) {
+  const key = await publishedDemoKey(deps);
+  return key ? { key, baseUrl: interfaceBaseUrl(request, INTERFACE_PREFIX.distribution), may: DEMO_KEY_MAY } : undefined;
+}
+
 /** What is wrong with the form's fields, one line each, as the form shows it. */
 const fieldErrors = (error: z.ZodError) =>
   error.issues.map((i) => `${i.path.join('.') === 'email' ? 'Email address' : 'Name'}: ${i.message}`);
@@ -57,7 +69,7 @@ const fieldErrors = (error: z.ZodError) =>
 /** The page and its form post, for people with a browser; the API is `POST /developer/beta/signups`. */
 export const signupPageRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; limit: SignupLimit }> = async (app, { deps, limit }) => {
   const perHour = deps.config.DEVELOPER_SIGNUPS_PER_HOUR;
-  const form = (o: { email?: string; name?: string; errors?: string[] } = {}) =>
+  const form = (o: { email?: string; name?: string; errors?: string[]; demo?: DemoKeyShown } = {}) =>
     signupFormPage({ action: SIGNUP_PAGE_PATH, perHour, ...o });
 
   acceptHtmlForms(app);
@@ -65,7 +77,10 @@ export const signupPageRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; limit:
 
   app.setErrorHandler(refusalAsPage);
 
-  app.get(SIGNUP_PAGE_PATH, { schema: { hide: true } }, async (_request, reply) => send(reply, 200, form()));
+  app.get(SIGNUP_PAGE_PATH, { schema: { hide: true } }, async (request, reply) =>
+    // The demonstration key with the fresh form only: a refused post shows the form and why.
+    send(reply, 200, form({ demo: await demoKeyShown(deps, request) })),
+  );
 
   app.post(
     SIGNUP_PAGE_PATH,

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ServiceDeps } from '../../../services/deps';
 import { cancelOrder, getOrder, listOrders, placeOrder } from '../../../services/orders';
 import { IdParam } from '../../../schemas/common';
-import { listReply } from '../../../schemas/envelope';
+import { deadlineResponses, listReply } from '../../../schemas/envelope';
 import { siteBaseUrl } from '../../urls';
 import { OrderCreateBody, OrderList, OrderListQuery, OrderResponse, OrderUpdateBody } from '../../../schemas/order';
 import { operations } from '../operation';
@@ -19,7 +19,13 @@ const op = operations('Orders');
 export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   app.post(
     '/orders',
-    { schema: { ...op('createOrder', 'Place an order (issues its vouchers)'), body: OrderCreateBody, response: { 200: OrderResponse } } },
+    {
+      schema: {
+        ...op('createOrder', 'Place an order (issues its vouchers)'),
+        body: OrderCreateBody,
+        response: { 200: OrderResponse, ...deadlineResponses(false) },
+      },
+    },
     async (request) => ({
       status: 'OK' as const,
       order: await placeOrder(deps, request.client.id, request.body.order, siteBaseUrl(request)),
@@ -44,7 +50,14 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (
   // The only change an order takes is its cancellation, through its cancellation workflow.
   app.put(
     '/orders/:id',
-    { schema: { ...op('updateOrder', 'Cancel an order'), params: Params, body: OrderUpdateBody, response: { 200: OrderResponse } } },
+    {
+      schema: {
+        ...op('updateOrder', 'Cancel an order'),
+        params: Params,
+        body: OrderUpdateBody,
+        response: { 200: OrderResponse, ...deadlineResponses() },
+      },
+    },
     async (request) => ({
       status: 'OK' as const,
       order: await cancelOrder(deps, request.client.id, request.params.id, siteBaseUrl(request)),

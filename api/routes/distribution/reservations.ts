@@ -5,7 +5,7 @@ import { reservationsEnabled } from '../../../services/api-clients';
 import { cancelReservation, changeReservation, getReservation, holdReservation, listReservations } from '../../../services/reservations';
 import { ApiError } from '../../errors';
 import { IdParam } from '../../../schemas/common';
-import { listReply, OkOnly } from '../../../schemas/envelope';
+import { deadlineResponses, listReply, OkOnly } from '../../../schemas/envelope';
 import {
   ReservationCreateBody,
   ReservationList,
@@ -41,7 +41,7 @@ export const reservationRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
         ...op('createReservation', 'Reserve units of an offer for an account'),
         params: OfferParams,
         body: ReservationCreateBody,
-        response: { 200: ReservationResponse },
+        response: { 200: ReservationResponse, ...deadlineResponses() },
       },
     },
     async (request) => ({
@@ -80,7 +80,7 @@ export const reservationRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
         ...op('updateReservation', 'Change or extend a reservation'),
         params: Params,
         body: ReservationUpdateBody,
-        response: { 200: ReservationResponse },
+        response: { 200: ReservationResponse, ...deadlineResponses() },
       },
     },
     async (request) => ({
@@ -92,7 +92,9 @@ export const reservationRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
   // DELETE cancels: what is left of the hold returns to general stock; the record stays readable.
   app.delete(
     '/offers/:id/reservations/:reservation_id',
-    { schema: { ...op('cancelReservation', 'Cancel a reservation'), params: Params, response: { 200: OkOnly } } },
+    {
+      schema: { ...op('cancelReservation', 'Cancel a reservation'), params: Params, response: { 200: OkOnly, ...deadlineResponses() } },
+    },
     async (request) => {
       await cancelReservation(deps, ref(request.client.id, request.params));
       return { status: 'OK' as const };

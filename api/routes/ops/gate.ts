@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { redactUrl } from '../../../platform/redaction';
 import type { Operators } from '../../../services/operators';
 import { basicCredentials, crossSiteRefusal, type FailedLoginLimiter } from './auth';
 import { closedPage, crossSiteRefusedPage, signInPage, tooManyAttemptsPage, type MessagePage } from './message-pages';
@@ -31,7 +32,7 @@ async function signIn(operators: Operators, limiter: FailedLoginLimiter, request
   if (user) return user;
   if (request.headers.authorization) {
     limiter.fail(request.ip);
-    request.log.warn({ path: request.url }, 'review console: wrong operator credential');
+    request.log.warn({ path: redactUrl(request.url) }, 'review console: wrong operator credential');
   }
 }
 
@@ -40,19 +41,20 @@ function crossSiteWrite(request: FastifyRequest): Refusal | undefined {
   if (request.method === 'GET' || request.method === 'HEAD') return undefined;
   const refused = crossSiteRefusal(request);
   if (!refused) return undefined;
-  request.log.warn({ path: request.url, refused }, 'review console: cross-site request refused');
+  request.log.warn({ path: redactUrl(request.url), refused }, 'review console: cross-site request refused');
   return { status: 403, page: crossSiteRefusedPage(refused) };
 }
 
 /**
  * The console's gate, before every request of its scope (the 404 page included): closed (503)
- * with no operator configured, 429 for an address past its wrong sign-ins, 401 asking for the
+ * while no operator is configured or added (asked on each request, so the first `admin ops users
+ * add` opens it), 429 for an address past its wrong sign-ins, 401 asking for the
  * operator's credential, 403 for a cross-site write. Returns who signed in for each request let through.
  */
-export function signInGate(scope: FastifyInstance, operators: Operators | undefined, limiter: FailedLoginLimiter): SignedIn {
+export function signInGate(scope: FastifyInstance, operators: Operators, limiter: FailedLoginLimiter): SignedIn {
   const signedIn = new WeakMap<FastifyRequest, string>();
   scope.addHook('onRequest', async (request, reply) => {
-    if (!operators) return refuse(reply, { status: 503, page: closedPage() });
+    if (!(await operators.open())) return refuse(reply, { status: 503, page: closedPage() });
     const blocked = blockedAddress(limiter, request);
     if (blocked) return refuse(reply, blocked);
     const user = await signIn(operators, limiter, request);

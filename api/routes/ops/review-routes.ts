@@ -1,16 +1,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { IdParam } from '../../../schemas/common';
+import { IdParam, PG_INTEGER_MAX, queryInt } from '../../../schemas/common';
+import { MAX_PAGE } from '../../../schemas/pagination';
 import { OFFER_TYPES } from '../../../schemas/offer';
 import type { ServiceDeps } from '../../../services/deps';
 import {
   attachmentUnderReview,
+  decideWithinDeadline,
   offerUnderReview,
   queueCategories,
   reviewQueue,
-  sendReviewDecision,
-  waitForStatusChange,
   type ReviewVerdict,
 } from '../../../services/review';
 import type { AttachmentRow } from '../../../store/database';
@@ -34,24 +34,14 @@ export interface OpsContext {
 }
 
 const PER_PAGE = 25;
-/** How long a decision waits for the workflow to record the new status before redirecting anyway. */
-const DECISION_WAIT_MS = 5000;
 
 const IdParams = z.object({ id: IdParam });
 /** A filter left at "any" arrives as an empty field. */
 const blankAsUnset = (v: unknown) => (v === '' ? undefined : v);
 const ListQuery = z.object({
-  page: z.coerce.number().int().min(1).max(100_000).default(1),
+  page: queryInt(1, MAX_PAGE, 1),
   type: z.preprocess(blankAsUnset, z.enum(OFFER_TYPES).optional()),
-  category: z.preprocess(
-    blankAsUnset,
-    z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(2 ** 31 - 1)
-      .optional(),
-  ),
+  category: z.preprocess(blankAsUnset, queryInt(1, PG_INTEGER_MAX).optional()),
   waiting: z.preprocess(blankAsUnset, z.enum(Object.keys(WAIT_CHOICES) as [WaitChoice, ...WaitChoice[]]).optional()),
 });
 const OfferQuery = z.object({ sent: z.enum(['approve', 'reject']).optional() });
@@ -79,8 +69,10 @@ export function offerRoute(app: OpsScope, { deps, signedIn }: OpsContext): void 
 }
 
 /**
- * Sends the verdict to the offer's review workflow, waits briefly for the status to change, and
- * redirects to the offer's page (a refused decision, e.g. on an offer no longer pending, is a 409 page).
+ * Sends the verdict to the offer's review workflow, waits for the status to change within the one
+ * answer deadline (WORKFLOW_ANSWER_TIMEOUT_SECONDS), and redirects to the offer's page, which says
+ * whether the workflow has recorded it yet (a sent decision always will be). A refused decision,
+ * e.g. on an offer no longer pending, is a 409 page; one Temporal did not take in time a 503 page.
  */
 async function decide(
   { deps, signedIn }: OpsContext,
@@ -91,11 +83,14 @@ async function decide(
   reason?: string,
 ) {
   const reviewer = signedIn(request) ?? 'operator';
-  const { from } = await sendReviewDecision(deps, offerId, verdict, { reason, reviewer }).catch((err: unknown) => {
-    throw asPageError(err, (f) => new OpsPageError(409, 'Not decided', f.message));
+  const { recorded } = await decideWithinDeadline(deps, offerId, verdict, { reason, reviewer }).catch((err: unknown) => {
+    throw asPageError(err, (f) =>
+      f.code === 'backend_unavailable'
+        ? new OpsPageError(503, 'Not confirmed', f.message)
+        : new OpsPageError(409, 'Not decided', f.message),
+    );
   });
-  request.log.info({ offer_id: offerId, decision: verdict }, 'review console: decision sent');
-  await waitForStatusChange(deps, offerId, from, DECISION_WAIT_MS);
+  request.log.info({ offer_id: offerId, decision: verdict, recorded }, 'review console: decision sent');
   return reply.redirect(`/ops/offers/${encodeURIComponent(offerId)}?sent=${verdict}`, 303);
 }
 

@@ -15,7 +15,7 @@ import { IdParam } from '../../../schemas/common';
 import { listReply } from '../../../schemas/envelope';
 import { VoucherList, VoucherListQuery, VoucherResponse, VoucherUpdateBody } from '../../../schemas/voucher';
 import { siteBaseUrl } from '../../urls';
-import { customerVoucherPage } from '../customer/voucher-page';
+import { customerVoucherPage, sendVoucherPage } from '../customer/voucher-page';
 import { operations } from '../operation';
 
 const OfferParams = z.object({ id: IdParam });
@@ -133,7 +133,7 @@ export const voucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: Vo
       { schema: { ...op('printVoucher', "The customer's voucher page (HTML), as print_url shows it"), params: OfferParams } },
       async (request, reply) => {
         const v = await printableVoucher(deps, scope(request.client.id), request.params.id);
-        return reply.type('text/html; charset=utf-8').send(customerVoucherPage(await customerVoucher(deps, v.page_token)));
+        return sendVoucherPage(reply, customerVoucherPage(await customerVoucher(deps, v.page_token)));
       },
     );
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ServiceDeps } from '../../../services/deps';
 import { IdParam } from '../../../schemas/common';
-import { listReply, OkOnly } from '../../../schemas/envelope';
+import { deadlineResponses, listReply, OkOnly } from '../../../schemas/envelope';
 import {
   OfferCreateBody,
   OfferUpdateBody,
@@ -59,7 +59,7 @@ export const offerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (
         ...op('updateOffer', 'Edit an offer or move its status'),
         params: Params,
         body: OfferUpdateBody,
-        response: { 200: SubmissionOfferResponse },
+        response: { 200: SubmissionOfferResponse, ...deadlineResponses() },
       },
     },
     async (request) => ({
@@ -86,7 +86,7 @@ export const offerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (
   // DELETE cancels: the offer stays readable (its vouchers refer to it) with status `cancelled`.
   app.delete(
     '/offers/:id',
-    { schema: { ...op('cancelOffer', 'Cancel an offer'), params: Params, response: { 200: OkOnly } } },
+    { schema: { ...op('cancelOffer', 'Cancel an offer'), params: Params, response: { 200: OkOnly, ...deadlineResponses() } } },
     async (request) => {
       await cancelOffer(deps, request.client.id, request.params.id);
       return { status: 'OK' as const };

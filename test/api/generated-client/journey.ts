@@ -19,6 +19,7 @@ export interface Seen {
   created: number;
   decided: string;
   found: boolean;
+  foundNear: boolean;
   vouchers: number;
   redeemed: string;
   again: [number, string];
@@ -48,8 +49,10 @@ export async function journey(opts: { baseUrl: string; offer: NewOffer; approve:
   const offerId = created.data!.offer.id;
   const decided = await opts.approve(offerId);
 
-  // The publisher searches near a postal code, and orders two vouchers.
-  const found = await distribution.GET('/offers', { params: { query: { postal_code: '10001', radius: '5', per_page: 100 } } });
+  // The publisher searches near a postal code and near coordinates (numbers, as the documents type
+  // them), and orders two vouchers.
+  const found = await distribution.GET('/offers', { params: { query: { postal_code: '10001', radius: 5, per_page: 100 } } });
+  const near = await distribution.GET('/offers', { params: { query: { lat: 40.7484, lng: -73.9857, radius: 2.5, per_page: 100 } } });
   const placed = await distribution.POST('/orders', {
     body: { order: { order_number: `gen-${offerId}`, customer_name: 'Ada Lovelace', items: [{ offer_id: offerId, quantity: 2 }] } },
   });
@@ -68,6 +71,7 @@ export async function journey(opts: { baseUrl: string; offer: NewOffer; approve:
     created: created.response.status,
     decided,
     found: found.data!.offers.some((o) => o.id === offerId),
+    foundNear: near.data!.offers.some((o) => o.id === offerId),
     vouchers: order.vouchers.length,
     redeemed: redeemed.data!.voucher.status,
     again: [again.response.status, again.error!.status],
