@@ -10,13 +10,16 @@ export interface Outcome {
   codes?: string[];
 }
 
+/** Prints one check as ✓ or ✗ (with its first problems); returns its name when broken. */
+export function printCheck(say: (line: string) => void, name: string, problems: string[]): string[] {
+  say(`${problems.length ? '✗' : '✓'} ${name}${problems.length ? `: ${problems.slice(0, 5).join('; ')}` : ''}`);
+  return problems.length ? [name] : [];
+}
+
 /** The invariants a buyer relies on, each printed as ✓ or ✗; returns the names of the broken ones. */
 export async function checkInvariants(db: Db, outcomes: Outcome[], say: (line: string) => void): Promise<string[]> {
   const broken: string[] = [];
-  const check = (name: string, problems: string[]) => {
-    say(`${problems.length ? '✗' : '✓'} ${name}${problems.length ? `: ${problems.slice(0, 5).join('; ')}` : ''}`);
-    if (problems.length) broken.push(name);
-  };
+  const check = (name: string, problems: string[]) => broken.push(...printCheck(say, name, problems));
   const orders = await db
     .selectFrom('orders')
     .select(['id', 'order_number', 'client_id', 'status'])

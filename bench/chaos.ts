@@ -9,14 +9,17 @@ import { loadConfig } from '../platform/config';
 import { migrateToLatest } from '../store/migrate';
 import { freePort } from '../platform/free-port';
 import { createLogger } from '../platform/logger';
-import { startLocalMinio } from '../devstack/minio';
+import { startEmbeddedObjectStore } from '../devstack/stack';
 import { ensureBucket } from '../platform/object-store';
 import { startEmbeddedPostgres, type RunningPostgres } from '../devstack/postgres';
 import { connectServices } from '../main/wiring';
 import { registerSearchAttributes, startTemporalDevServer, type RunningTemporal } from '../devstack/temporal';
-import { checkInvariants, type Outcome } from './chaos-invariants';
+import { checkInvariants, printCheck, type Outcome } from './chaos-invariants';
+import { listStuckWorkflows, STUCK_AFTER_ATTEMPTS } from '../services/stuck-workflows';
 import { chaosOfTheWholeStack } from './chaos-stack';
 import { approvedOffer, dealInput } from './seed';
+import { poisonedRequest, poisonProblems, sendPoison, type PoisonOutcome, type PoisonTargets } from './chaos-poison';
+import { validOffer } from '../test/setup/fixtures';
 
 /*
  * `npm run chaos` (`-- --short` for the version `npm test` runs): orders arrive at a steady rate
@@ -62,7 +65,7 @@ async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promi
     pg: await freePort(),
     temporal: await freePort(),
     ui: await freePort(),
-    minio: await freePort(),
+    s3: await freePort(),
     api: await freePort(),
     both: await freePort(),
   };
@@ -76,24 +79,25 @@ async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promi
     (servers.temporal = await startTemporalDevServer({ dataDir, port: ports.temporal, uiPort: ports.ui, namespace: 'default' }));
   const pg = await startPostgres();
   const temporal = await startTemporal();
-  const minio = await startLocalMinio({ dataDir, port: ports.minio });
-  stops.push(minio.stop);
+  // The S3 server `npm start` runs (EMBEDDED_S3: versitygw unless set otherwise).
+  const objectStore = await startEmbeddedObjectStore(loadConfig(process.env).EMBEDDED_S3, { dataDir, port: ports.s3 });
+  stops.push(objectStore.stop);
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
     DATABASE_URL: pg.url,
     TEMPORAL_ADDRESS: temporal.address,
-    S3_ENDPOINT: minio.endpoint,
-    S3_ACCESS_KEY: minio.accessKey,
-    S3_SECRET_KEY: minio.secretKey,
+    S3_ENDPOINT: objectStore.endpoint,
+    S3_ACCESS_KEY: objectStore.accessKey,
+    S3_SECRET_KEY: objectStore.secretKey,
     RATE_LIMIT_PER_SECOND: '100000',
     LOG_LEVEL: 'silent',
     WORKFLOW_ANSWER_TIMEOUT_SECONDS: '10',
   };
   const config = loadConfig({ ...process.env, ...env });
   const s3 = {
-    endpoint: minio.endpoint,
-    accessKey: minio.accessKey,
-    secretKey: minio.secretKey,
+    endpoint: objectStore.endpoint,
+    accessKey: objectStore.accessKey,
+    secretKey: objectStore.secretKey,
     region: config.S3_REGION,
     bucket: config.S3_BUCKET,
   };
@@ -155,13 +159,16 @@ async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promi
   const sub = await createApiKey(services, { iface: 'submission', environment: config.SERVICE_ENVIRONMENT });
   const dist = await createApiKey(services, { iface: 'distribution', environment: config.SERVICE_ENVIRONMENT, reservations: true });
   const offers = await Promise.all([0, 1, 2].map(() => approvedOffer(services.db, sub.clientId, dealInput({ initial_quantity: 100_000 }))));
-  const call = (method: string, url: string, body: unknown, at = base) =>
-    fetch(`${at}${url}`, {
-      method,
-      headers: { 'content-type': 'application/json', 'x-service-api-key': dist.key },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(15_000),
-    });
+  const send =
+    (key: string) =>
+    (method: string, url: string, body: unknown, at = base) =>
+      fetch(`${at}${url}`, {
+        method,
+        headers: { 'content-type': 'application/json', 'x-service-api-key': key },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(15_000),
+      });
+  const call = send(dist.key);
   const account = (
     (await (
       await call('POST', '/distribution/beta/accounts', { account: { name: 'Chaos Blog', website_url: 'https://chaos.example' } })
@@ -173,15 +180,21 @@ async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promi
     reservation: { account_id: account, quantity_reserved: 50, start_date: today, end_date: '2099-01-01' },
   });
   // The worker process bundles its workflows at start, which on a loaded machine can outlast the
-  // 10 s answer deadline: a 503 names the reservation, which is then made as soon as it runs.
+  // 10 s answer deadline: a 503 (error detail) or 202 (accepted, top level) names the reservation,
+  // which is then made as soon as it runs.
   let reservedOk = reserved.status === 200;
-  const reservedBody = (await reserved.json()) as { errors?: Array<{ reservation_id?: string }> };
-  const reservationId = reservedBody.errors?.[0]?.reservation_id;
-  for (let i = 0; !reservedOk && reserved.status === 503 && reservationId && i < 120; i++) {
+  const reservedBody = (await reserved.json()) as {
+    reservation?: { id: string };
+    reservation_id?: string;
+    errors?: Array<{ reservation_id?: string }>;
+  };
+  const reservationId = reservedBody.reservation?.id ?? reservedBody.reservation_id ?? reservedBody.errors?.[0]?.reservation_id;
+  for (let i = 0; !reservedOk && [202, 503].includes(reserved.status) && reservationId && i < 120; i++) {
     await sleep(500);
     reservedOk = (await call('GET', `/distribution/beta/offers/${offers[0]}/reservations/${reservationId}`, undefined)).status === 200;
   }
   if (!reservedOk) throw new Error(`could not reserve: ${JSON.stringify(reservedBody)}`);
+  const poisonTargets = await preparePoison(send(sub.key), call, offers[0], account, reservationId!);
   await bothReady();
 
   const outcomes: Outcome[] = [];
@@ -266,8 +279,11 @@ async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promi
       say(`recovered: ${name}`);
     }),
   );
+  // Every 2 s a poisoned request joins the load (chaos-poison.ts).
+  const poisons: Promise<PoisonOutcome>[] = [];
   for (let i = 0; Date.now() - started < DURATION_MS; i++) {
     place(i);
+    if (i % (2 * ORDERS_PER_SECOND) === 0) poisons.push(sendPoison(poisonedRequest(poisons.length, poisonTargets)));
     await sleep(1000 / ORDERS_PER_SECOND);
   }
   await Promise.all(faultRuns);
@@ -286,7 +302,92 @@ async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promi
     last = n;
     await sleep(3000);
   }
-  return checkInvariants(services.db, outcomes, say);
+  const broken = await checkInvariants(services.db, outcomes, say);
+  const poisoned = await Promise.all(poisons);
+  say(`${poisoned.length} poisoned requests sent`);
+  // The offer whose edit was poisoned is still usable: it can be resubmitted for review. Right after
+  // the faults its workflow may wait for a worker (a killed worker's sticky queue times out first), so
+  // the resubmission does what docs/errors.md tells a client: a 503 is sent again after Retry-After.
+  const resubmitted = await resubmitWithinMinute(send(sub.key), poisonTargets.withdrawnOfferId);
+  broken.push(
+    ...printCheck(say, 'every poisoned request was refused (4xx) or deferred (503), and the poisoned offer still moves', [
+      ...poisonProblems(poisoned),
+      ...(resubmitted === 'pending' ? [] : [`resubmit the offer whose edits were poisoned: ${resubmitted}`]),
+    ]),
+  );
+  // What `npm run admin -- workflows stuck` lists: an activity past its stuck attempt, or a workflow past its process's age.
+  const { workflows: stuck } = await listStuckWorkflows(services, { attempts: STUCK_AFTER_ATTEMPTS, scanLimit: 10_000 });
+  broken.push(
+    ...printCheck(
+      say,
+      'no workflow is stuck',
+      stuck.map(
+        (w) => `${w.type} ${w.workflow_id}: ${w.reasons.join(', ')} ${w.pending_activity ?? ''} ${w.attempt ?? ''} ${w.last_failure ?? ''}`,
+      ),
+    ),
+  );
+  return broken;
+}
+
+/**
+ * Resubmits the withdrawn offer for review as a client following docs/errors.md would, for at most
+ * a minute: 503s are sent again after their Retry-After, a 202 (accepted, applied when a worker runs)
+ * is followed by reading the offer. Answers 'pending' once the offer is pending, else what was seen.
+ */
+async function resubmitWithinMinute(
+  submission: (method: string, url: string, body: unknown) => Promise<Response>,
+  offerId: string,
+): Promise<string> {
+  const deadline = Date.now() + 60_000;
+  let seen = 'no answer';
+  while (Date.now() < deadline) {
+    const res = await submission('PUT', `/submission/beta/offers/${offerId}`, { offer: { status: 'pending' } }).catch(() => null);
+    if (!res) return 'no answer'; // within the request's own 15 s: silence is a failure, not a retry
+    await res.arrayBuffer();
+    seen = String(res.status);
+    if (res.status === 200) return 'pending';
+    if (res.status === 202) break;
+    if (res.status !== 503) return seen;
+    await sleep(Number(res.headers.get('retry-after') ?? 1) * 1000);
+  }
+  while (Date.now() < deadline) {
+    const res = await submission('GET', `/submission/beta/offers/${offerId}`, undefined);
+    const status = res.status === 200 ? ((await res.json()) as { offer: { status: string } }).offer.status : `read ${res.status}`;
+    if (status === 'pending') return 'pending';
+    seen = `202, then ${status}`;
+    await sleep(1000);
+  }
+  return `${seen} after a minute`;
+}
+
+/** An offer created through the API (so a review workflow is behind it) and withdrawn, and the call shapes the poison needs. */
+async function preparePoison(
+  submission: (method: string, url: string, body: unknown) => Promise<Response>,
+  distribution: (method: string, url: string, body: unknown) => Promise<Response>,
+  offerId: string,
+  accountId: string,
+  reservationId: string,
+): Promise<PoisonTargets> {
+  const offer = validOffer();
+  const created = await submission('POST', '/submission/beta/offers', { offer });
+  if (created.status !== 200) throw new Error(`could not create the offer to poison: ${created.status} ${await created.text()}`);
+  const withdrawnOfferId = ((await created.json()) as { offer: { id: string } }).offer.id;
+  // The worker process may still be bundling its workflows: a 503 (nothing confirmed) is sent again.
+  for (let i = 0; ; i++) {
+    const res = await submission('PUT', `/submission/beta/offers/${withdrawnOfferId}`, { offer: { status: 'withdrawn' } });
+    if (res.status === 200 || res.status === 202) break; // 202: accepted, applied as soon as the worker runs
+    if (res.status !== 503 || i >= 60) throw new Error(`could not withdraw the offer to poison: ${res.status} ${await res.text()}`);
+    await sleep(1000);
+  }
+  return {
+    submission: (method, url, body) => submission(method, `/submission/beta${url}`, body),
+    distribution: (method, url, body) => distribution(method, `/distribution/beta${url}`, body),
+    withdrawnOfferId,
+    offerId,
+    accountId,
+    reservationId,
+    offer,
+  };
 }
 
 main().catch((err) => {

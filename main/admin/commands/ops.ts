@@ -1,19 +1,59 @@
 import { Command } from 'commander';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../../../platform/passwords';
-import { AdminError, output } from '../context';
+import { addOperator, allOperators, removeOperator } from '../../../services/operators';
+import { AdminError, output, type AdminContext } from '../context';
 
 /** `ops …`: the review console's operators. */
-export function opsCommand(): Command {
+export function opsCommand(ctx: () => AdminContext): Command {
   const ops = new Command('ops').description('review console operators');
   ops
     .command('hash-password')
     .description(`read a password from stdin (typed hidden on a terminal, or piped) and print its scrypt hash for OPS_USERS as name:<hash>`)
     .action(async () => {
-      const password = process.stdin.isTTY ? await readHidden('Password: ') : (await readAll()).replace(/\r?\n$/, '');
+      const password = await readPassword(false);
       if (password.length < MIN_PASSWORD_LENGTH) throw new AdminError(`a password needs at least ${MIN_PASSWORD_LENGTH} characters`);
       output(await hashPassword(password));
     });
+  ops.addCommand(usersCommand(ctx));
   return ops;
+}
+
+/** `ops users …`: operators kept in the database, who may sign in at once (no restart). */
+function usersCommand(ctx: () => AdminContext): Command {
+  const users = new Command('users').description('operators who may sign in to the review console, added and removed without a restart');
+  users
+    .command('add')
+    .description('add an operator; the password is asked for without echo (twice), or read from stdin when piped; prints no secret')
+    .argument('<name>', 'the name they sign in with, recorded as the reviewer of their decisions')
+    .option('--password-stdin', 'read the password from stdin (its first line) even on a terminal', false)
+    .action(async (name: string, o: { passwordStdin: boolean }) => {
+      const added = await addOperator(ctx(), name, await readPassword(o.passwordStdin, true));
+      output({ added: added.name, source: 'database' });
+    });
+  users
+    .command('remove')
+    .description('remove an operator added with `ops users add`; their next request is refused (configured ones: change OPS_USERS)')
+    .argument('<name>')
+    .action(async (name: string) => {
+      await removeOperator(ctx(), name);
+      output({ removed: name });
+    });
+  users
+    .command('list')
+    .description('every operator who may sign in and where each comes from (database, OPS_USERS, OPS_USERNAME); never a hash')
+    .action(async () => output(await allOperators(ctx())));
+  return users;
+}
+
+/**
+ * A password from the terminal (hidden; asked twice when `confirm`) or from stdin (its first line,
+ * when piped or with --password-stdin). Never from an argument: arguments show in `ps` and shell history.
+ */
+async function readPassword(fromStdin: boolean, confirm = false): Promise<string> {
+  if (fromStdin || !process.stdin.isTTY) return (await readAll()).split(/\r?\n/)[0];
+  const password = await readHidden('Password: ');
+  if (confirm && (await readHidden('Again: ')) !== password) throw new AdminError('the two passwords differ');
+  return password;
 }
 
 async function readAll(): Promise<string> {
