@@ -7,7 +7,7 @@ import type { HoldReservationInput, ReservationChange, ReservationRelease } from
 export function createReservationActivities(deps: Pick<ActivityDeps, 'db'>) {
   return {
     holdReservation: (r: HoldReservationInput) => holdReservation(deps.db, r, saleRules),
-    changeReservation: (c: ReservationChange) => changeReservation(deps.db, c),
+    changeReservation: (c: ReservationChange) => changeReservation(deps.db, c, saleRules),
     releaseReservation: async (r: ReservationRelease) => {
       const row = await releaseReservation(deps.db, r);
       return { status: row.status };

@@ -68,8 +68,12 @@ export async function holdReservation(db: Db, r: HoldReservationInput, rules: Sa
   );
 }
 
-/** Changes the quantity or the window. Values are absolute, so a retry finds nothing left to move. */
-export async function changeReservation(db: Db, c: ReservationChange): Promise<ReservationOutcome> {
+/**
+ * Changes the quantity or the window. Values are absolute, so a retry finds nothing left to move.
+ * Raising the quantity is a new hold, so `rules` refuse it once the offer's vouchers would be
+ * expired when bought; lowering it or moving the window is always allowed.
+ */
+export async function changeReservation(db: Db, c: ReservationChange, rules: SaleRules): Promise<ReservationOutcome> {
   return refusable(() =>
     db.transaction().execute(async (trx): Promise<ReservationOutcome> => {
       const { offer, res } = await lockReservation(trx, c.reservationId);
@@ -83,6 +87,8 @@ export async function changeReservation(db: Db, c: ReservationChange): Promise<R
         refuse('invalid_state_transition', `${sold} unit(s) of this reservation are already sold; quantity_reserved cannot go below that`, {
           field: 'quantity_reserved',
         });
+      if (delta > 0)
+        rules.requireUnexpiredVouchers({ id: offer.id, vouchers_expire: vouchersExpireOf(offer.document) }, utcDay(), 'quantity_reserved');
       if (delta > (offer.quantity_in_stock ?? 0))
         refuse('insufficient_stock', `offer ${offer.id} has ${offer.quantity_in_stock} more unit(s) in stock, ${delta} asked`, {
           field: 'quantity_reserved',

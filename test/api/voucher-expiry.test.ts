@@ -104,6 +104,30 @@ describe('expired vouchers are not sold', () => {
     expect(await offerRow(expired)).toMatchObject({ quantity_in_stock: 5, reserved_quantity: 0 });
   });
 
+  it('refuses to raise a reservation held before the expiry passed, and still lets it shrink', async () => {
+    const offer = await seedOffer(h, subClient, { initial_quantity: 5 });
+    const account = (await call('POST', `${DIST}/accounts`, { account: { name: 'Late Blog' } })).json().account.id;
+    expect((await call('PUT', `${DIST}/accounts/${account}`, { account: { status: 'active' } })).statusCode).toBe(200);
+    const held = await call('POST', `${DIST}/offers/${offer}/reservations`, {
+      reservation: { account_id: account, quantity_reserved: 2, start_date: today, end_date: addDays(today, 30) },
+    });
+    expect(held.statusCode).toBe(200);
+    const reservation = held.json().reservation.id;
+    await h.services.db
+      .updateTable('offers')
+      .set({ document: sql`jsonb_set(document, '{vouchers_expire}', ${JSON.stringify({ on: yesterday })}::jsonb)` })
+      .where('id', '=', offer)
+      .execute();
+    const url = `${DIST}/offers/${offer}/reservations/${reservation}`;
+    const raised = await call('PUT', url, { reservation: { quantity_reserved: 3 } });
+    expect(raised.statusCode).toBe(409);
+    expect(raised.json().errors[0]).toMatchObject({ code: 'vouchers_expired', field: 'quantity_reserved' });
+    expect(await offerRow(offer)).toMatchObject({ quantity_in_stock: 3, reserved_quantity: 2 });
+    const lowered = await call('PUT', url, { reservation: { quantity_reserved: 1 } });
+    expect(lowered.statusCode).toBe(200);
+    expect(await offerRow(offer)).toMatchObject({ quantity_in_stock: 4, reserved_quantity: 1 });
+  });
+
   it('does not list or show it to publishers; once its expiry is recorded it closes like a sold-out offer', async () => {
     const city = `Expiry ${crypto.randomUUID().slice(0, 8)}`;
     const query = `${DIST}/offers?country_code=US&state_code=NY&city=${encodeURIComponent(city)}`;

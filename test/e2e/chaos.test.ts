@@ -20,7 +20,8 @@ describe('chaos under load', () => {
     ])
       expect(stdout).toContain(`recovered: ${fault}`);
     // The killed process had been starting its orders eagerly (its first task running in it).
-    expect(Number(/answered through eager start before the kill: (\d+)/.exec(stdout)?.[1] ?? 0)).toBeGreaterThan(0);
+    // (Matched against the whole output, so a failure prints it: the answers by route, the faults' timing.)
+    expect(stdout).toMatch(/answered through eager start before the kill: [1-9]/);
     const checks = stdout.split('\n').filter((l) => /\[chaos\] [✓✗]/.test(l));
     expect(checks).toHaveLength(7);
     expect(checks.filter((l) => l.includes('✗'))).toEqual([]);

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { ServiceDeps } from '../../../services/deps';
 import { customerVoucher, type CustomerVoucher } from '../../../services/vouchers';
 import { utcDay } from '../../../domain/dates';
+import { isVoucherExpired } from '../../../domain/voucher-expiry';
 import type { Location } from '../../../domain/location';
 import { IdParam } from '../../../schemas/common';
 import { CUSTOMER_VOUCHER_PATH } from '../../../schemas/voucher';
@@ -57,7 +58,7 @@ function standing(v: CustomerVoucher): { key: string; text: string } {
   if (v.status === 'redeemed') return { key: 'redeemed', text: `Redeemed${v.redeemed_at ? ` on ${utcDay(v.redeemed_at)}` : ''}` };
   if (v.status === 'cancelled')
     return { key: 'cancelled', text: `Cancelled${v.cancelled_at ? ` on ${utcDay(v.cancelled_at)}` : ''}: no longer valid` };
-  if (v.expiration_date && v.expiration_date < utcDay()) return { key: 'expired', text: `Expired on ${v.expiration_date}` };
+  if (isVoucherExpired(v.expiration_date ?? null, utcDay())) return { key: 'expired', text: `Expired on ${v.expiration_date}` };
   return { key: 'acquired', text: 'Valid' };
 }
 
