@@ -8,6 +8,7 @@ import { signupOf } from '../../services/developer-signups';
 import { eventually } from '../setup/eventually';
 import { validOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
+import { redisArgs, redisServer } from '../setup/redis';
 
 const API = '/developer/beta/signups';
 const PAGE = '/developer/signup';
@@ -362,7 +363,7 @@ describe('developer sign-up budget shared through Redis (REDIS_URL)', () => {
   let url: string;
   beforeAll(async () => {
     const port = await freePort();
-    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    redis = spawn(redisServer(), redisArgs(port), { stdio: 'ignore' });
     url = `redis://127.0.0.1:${port}`;
     const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
     await eventually(
@@ -378,7 +379,7 @@ describe('developer sign-up budget shared through Redis (REDIS_URL)', () => {
     probe.disconnect();
   });
   afterAll(() => {
-    redis.kill('SIGTERM');
+    redis?.kill('SIGTERM');
   });
 
   it('two API processes count one address together', async () => {

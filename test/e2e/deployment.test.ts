@@ -9,6 +9,7 @@ import { sendReviewDecision, waitForStatusChange } from '../../services/review';
 import { eventually } from '../setup/eventually';
 import { validOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
+import { redisArgs, redisServer } from '../setup/redis';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const LIMIT = 3;
@@ -64,7 +65,7 @@ describe('production layout: two API processes and two workers on one stack, rat
 
   beforeAll(async () => {
     const redisPort = await freePort();
-    redis = launch('redis-server', ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], process.env);
+    redis = launch(redisServer(), redisArgs(redisPort), process.env);
     procs.push(redis);
     const ping = new Redis(redisPort, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
     ping.on('error', () => undefined);

@@ -9,7 +9,7 @@ import { createHarness, type Harness } from '../setup/harness';
 import { validOffer } from '../setup/fixtures';
 import { eventually } from '../setup/eventually';
 
-/* The review console in a real browser: Debian's Chromium driven by playwright-core (test/setup/chromium.ts). */
+/* The review console in a real browser: the registry package's headless Chromium driven by playwright-core (test/setup/chromium.ts). */
 // Two operators, each signing in as themselves (OPS_USERS holds their scrypt hashes).
 const BO = { username: 'reviewer-bo', password: 'e2e operator password 42' };
 const CY = { username: 'reviewer-cy', password: 'another operator pass 7' };

@@ -1,12 +1,21 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
+import { cacheDir } from '../../platform/cache-dir';
 
 /*
- * Debian's Chromium driven by playwright-core (never a downloaded browser), as the browser tests
- * launch it. CI installs the `chromium` package (.ci/run); without it a browser test fails and says
- * so, it is never skipped.
+ * The browser tests' Chromium is the headless Chromium that the `@sparticuz/chromium` devDependency
+ * ships inside its npm package (linux-x64, brotli-compressed), driven by playwright-core: `npm
+ * install` brings it and nothing is downloaded, at install or at run time, so `npm test` needs no
+ * system browser (docs/decisions.md, "The browser tests' Chromium"). It is unpacked once per
+ * package version into ~/.cache/offer-marketplace. CHROMIUM_PATH names another Chromium instead,
+ * e.g. on a platform the package has no build for.
  */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const PACKAGE = '@sparticuz/chromium';
+
+/** Flags for this closed network: no sandbox (tests run as root) and no calls home. */
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -18,12 +27,58 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-/** Chromium, headless, with `extraArgs`; throws with the fix when the browser is not installed. */
-export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
-  if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(
-      `Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH. This browser test is required, not optional.`,
+/** The package's only export is its ESM entry (build/index.js); its folder is one level up. */
+const entry = () => require.resolve(PACKAGE);
+
+/**
+ * The unpacked browser, unpacking it first if needed. The package unpacks into `os.tmpdir()`, so a
+ * child process does it with TMPDIR set to a private folder, which is then renamed into place:
+ * two test runs at once never see a half-written binary. (A child also keeps the package's ESM
+ * entry out of jest's CommonJS module system.)
+ */
+export function registryChromium(): string {
+  const dir = path.resolve(path.dirname(entry()), '..');
+  const { version } = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string };
+  const target = path.join(cacheDir('chromium'), version);
+  const binary = path.join(target, 'chromium');
+  if (fs.existsSync(binary)) return binary;
+
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  const tmp = fs.mkdtempSync(path.join(path.dirname(target), `.unpack-${version}-`));
+  try {
+    const unpacked = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { default: c } = await import(${JSON.stringify(pathToFileURL(entry()).href)}); process.stdout.write(await c.executablePath());`,
+      ],
+      { env: { ...process.env, TMPDIR: tmp }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    if (unpacked !== path.join(tmp, 'chromium')) throw new Error(`${PACKAGE} unpacked to ${unpacked}, expected ${tmp}/chromium`);
+    try {
+      fs.renameSync(tmp, target);
+    } catch (err) {
+      // Another run unpacked the same version first: use its copy.
+      if (!fs.existsSync(binary)) throw err;
+    }
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
   }
-  return chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...extraArgs] });
+  return binary;
+}
+
+/** The Chromium the browser tests launch: CHROMIUM_PATH if set, else the registry package's. */
+export function chromiumPath(): string {
+  const override = process.env.CHROMIUM_PATH;
+  if (override) {
+    if (!fs.existsSync(override)) throw new Error(`CHROMIUM_PATH=${override}: no such file`);
+    return override;
+  }
+  return registryChromium();
+}
+
+/** Chromium, headless, with `extraArgs`. */
+export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath(), args: [...CHROMIUM_ARGS, ...extraArgs] });
 }
