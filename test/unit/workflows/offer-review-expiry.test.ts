@@ -1,15 +1,8 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { addDays, endOfUtcDayMs, utcDay } from '../../../domain/dates';
-import {
-  changeStatusUpdate,
-  editOfferUpdate,
-  OFFER_REVIEW_WORKFLOW_TYPE,
-  statusQuery,
-  type OfferReviewInput,
-  type OfferReviewWorkflow,
-} from '../../../workflows/offer-review-messages';
-import { offerReviewWorkflowId } from '../../../workflows/shared/ids';
+import { changeStatusUpdate, editOfferUpdate, statusQuery } from '../../../workflows/offer-review-messages';
 import { eventually } from '../../setup/eventually';
+import { offerReviewDoubles, offerReviewStarter } from '../../setup/offer-review-env';
 import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
 
 /*
@@ -19,29 +12,15 @@ import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEn
  */
 describe('offer-review workflow at vouchers_expire.on', () => {
   let env: WorkflowTestEnv;
+  let start: ReturnType<typeof offerReviewStarter>;
   beforeAll(async () => {
     env = await startWorkflowTestEnv();
+    start = offerReviewStarter(env, 'exp');
   });
   afterAll(() => env?.close());
 
   const today = utcDay();
-  let offers = 0;
-  const doubles = (calls: ActivityCalls) =>
-    calls.wrap({
-      recordOfferStatus: async () => {},
-      publishOffer: async () => {},
-      recordOfferEdit: async () => {},
-      recordReviewOverdue: async () => {},
-      recordVouchersExpired: async () => {},
-    });
-  const start = (taskQueue: string, input: Omit<OfferReviewInput, 'offerId'>) => {
-    const offerId = `ofr_exp${process.pid}x${++offers}`;
-    return env.client.workflow.start<OfferReviewWorkflow>(OFFER_REVIEW_WORKFLOW_TYPE, {
-      workflowId: offerReviewWorkflowId(offerId),
-      taskQueue,
-      args: [{ offerId, ...input }],
-    });
-  };
+  const doubles = (calls: ActivityCalls) => offerReviewDoubles(calls);
   const move = (h: WorkflowHandle, to: 'withdrawn' | 'cancelled') => h.executeUpdate(changeStatusUpdate, { args: [{ to }] });
   const edit = (h: WorkflowHandle, on: string) =>
     h.executeUpdate(editOfferUpdate, {

@@ -6,17 +6,14 @@ import {
   approveSignal,
   changeStatusUpdate,
   editOfferUpdate,
-  OFFER_REVIEW_WORKFLOW_TYPE,
   rejectSignal,
   reviewTimelineQuery,
   statusQuery,
-  type OfferReviewInput,
-  type OfferReviewWorkflow,
 } from '../../../workflows/offer-review-messages';
-import { offerReviewWorkflowId } from '../../../workflows/shared/ids';
 import { OfferStatusKey } from '../../../workflows/shared/search-attributes';
 import { refusalIn } from '../../../workflows/shared/step-failures';
 import { eventually } from '../../setup/eventually';
+import { offerReviewDoubles, offerReviewStarter } from '../../setup/offer-review-env';
 import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
 
 /*
@@ -26,29 +23,15 @@ import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEn
  */
 describe('offer-review workflow', () => {
   let env: WorkflowTestEnv;
+  let start: ReturnType<typeof offerReviewStarter>;
   beforeAll(async () => {
     env = await startWorkflowTestEnv();
+    start = offerReviewStarter(env, 'test');
   });
   afterAll(() => env?.close());
 
   const today = utcDay();
-  let offers = 0;
-  const doubles = (calls: ActivityCalls) =>
-    calls.wrap({
-      recordOfferStatus: async () => {},
-      publishOffer: async () => {},
-      recordOfferEdit: async () => {},
-      recordReviewOverdue: async () => {},
-      currentTimeMs: async () => Date.now(),
-    });
-  const start = (taskQueue: string, input: Omit<OfferReviewInput, 'offerId'>) => {
-    const offerId = `ofr_test${process.pid}x${++offers}`;
-    return env.client.workflow.start<OfferReviewWorkflow>(OFFER_REVIEW_WORKFLOW_TYPE, {
-      workflowId: offerReviewWorkflowId(offerId),
-      taskQueue,
-      args: [{ offerId, ...input }],
-    });
-  };
+  const doubles = (calls: ActivityCalls) => offerReviewDoubles(calls);
   const move = (h: WorkflowHandle, to: ClientStatus) => h.executeUpdate(changeStatusUpdate, { args: [{ to }] });
   const refusal = async (p: Promise<unknown>) => {
     const err = await p.then(
