@@ -72,6 +72,11 @@ interface Columns {
 
 let columns: Columns | undefined;
 
+/** Loads the gazetteer now (`npm start` does, a little after it is ready; main/start.ts). */
+export function loadGazetteer(): void {
+  gazetteer();
+}
+
 /**
  * The gazetteer, built on first use: decoding it costs about half a second of CPU, which no request
  * without a city centre should pay (as store/geocode.ts does for `zipcodes`).
