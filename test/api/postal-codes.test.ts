@@ -65,6 +65,17 @@ describe('imported postal codes', () => {
   const storedRows = (country: string, code: string) =>
     h.services.db.selectFrom('postal_codes').selectAll().where('country_code', '=', country).where('postal_code', '=', code).execute();
 
+  it('a Canadian postal code from the packaged data is a centre, of Canada only', async () => {
+    const city = uniqueCity();
+    const toronto = await seedAt({ city, state_code: 'ON', country_code: 'CA', latitude: 43.6426, longitude: -79.3871 });
+    expect(await ids(`postal_code=M5V%203L9&country_code=CA&radius=3&city=${encodeURIComponent(city)}`)).toEqual([toronto]);
+    // Montreal's H2X is about 315 miles away.
+    expect(await ids(`postal_code=H2X%201Y4&radius=25&city=${encodeURIComponent(city)}`)).toEqual([]);
+    const notUs = await get('postal_code=M5V&country_code=US&radius=3');
+    expect(notUs.statusCode).toBe(422);
+    expect(notUs.json().errors[0].message).toContain('is not a known postal code of US');
+  });
+
   it('searches around an imported code, and places offers at imported codes', async () => {
     const file = geonamesFile('de.txt', [
       row('DE', '14467', 'Potsdam', '52.3989', '13.0657'),
