@@ -8,7 +8,7 @@ import { changeOfferStatus } from '../store/offers';
 import { buildApp } from '../api/app';
 import { categoryTree } from '../store/categories';
 import { searchDistributionOffers } from '../store/distribution-search';
-import { offerSearch } from '../services/distribution-offers';
+import { offerSearch, searchCentre } from '../services/distribution-offers';
 import { DistributionOfferQuery } from '../schemas/distribution-offer';
 import { createApiKey } from '../services/api-clients';
 import { loadConfig } from '../platform/config';
@@ -182,8 +182,9 @@ async function main() {
       await bulkApprovedOffers(services.db, sub.clientId, size - seeded);
       seeded = size;
       const categories = await categoryTree(services.db);
+      const { centre } = await searchCentre(services, query);
       const directOnce = async () => {
-        await searchDistributionOffers(services.db, offerSearch(query, categories, new Date()));
+        await searchDistributionOffers(services.db, offerSearch(query, categories, new Date(), centre));
         return true;
       };
       await runLoad(40, 4, searchOnce);

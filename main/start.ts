@@ -5,6 +5,7 @@ import { loadConfigOrExit, type Config } from '../platform/config';
 import { migrateToLatest } from '../store/migrate';
 import { claimEnvironment } from '../services/deployment';
 import { checkCallbackSecretKey } from '../services/callbacks';
+import { loadGazetteer } from '../store/gazetteer';
 import { zipcodes } from '../store/geocode';
 import { createLogger, progress } from '../platform/logger';
 import { ensureBucket } from '../platform/object-store';
@@ -94,9 +95,11 @@ async function main() {
   }
   if (stack.endpoints.temporalUiUrl) progress(`temporal web UI: ${stack.endpoints.temporalUiUrl}`);
   progress('ready; Ctrl-C stops everything');
-  // The postal-code data (store/geocode.ts) loads a little after the start rather than in the first
-  // request that geocodes; not at once, where it would hold up the first requests, /health too.
+  // The postal-code data (store/geocode.ts) and the city gazetteer (store/gazetteer.ts) load a little
+  // after the start rather than in the first request that needs them; not at once, where they would
+  // hold up the first requests, /health too; one after the other, each about half a second of CPU.
   setTimeout(() => zipcodes(), GEODATA_DELAY_MS).unref();
+  setTimeout(() => loadGazetteer(), 2 * GEODATA_DELAY_MS).unref();
 
   async function bringUp(cfg: Readonly<Config>, s: Stack, r: typeof running) {
     const services = (r.services = await connectServices(cfg, s.endpoints, log));

@@ -142,7 +142,11 @@ const text = (max: number) => once(z.string().trim().min(1).max(max));
 
 /** GET /offers on the distribution interface: every filter is optional; see docs/distribution-search.md. */
 export const DistributionOfferQuery = PageQuery.extend({
-  postal_code: text(20).describe('Centre of a radius search: a US ZIP or Canadian postal code; unknown → 422').optional(),
+  postal_code: text(20)
+    .describe(
+      'Centre of a radius search: a US ZIP or Canadian postal code, or one imported from GeoNames; unknown → 422 listing the countries known',
+    )
+    .optional(),
   radius: num((n) => n.gt(0).max(MAX_RADIUS_MILES))
     .describe(`Miles around the centre, > 0, ≤ ${MAX_RADIUS_MILES}; default ${DEFAULT_RADIUS_MILES}`)
     .optional(),
@@ -150,8 +154,14 @@ export const DistributionOfferQuery = PageQuery.extend({
   lng: longitude.describe('Centre longitude (with lat)').optional(),
   latitude: latitude.describe('Centre latitude (with longitude); alias of lat').optional(),
   longitude: longitude.describe('Centre longitude (with latitude); alias of lng').optional(),
-  city: text(100).describe('Offers with a redemption location in this city (case-insensitive)').optional(),
-  state_code: text(10).describe('Offers with a redemption location in this state (case-insensitive)').optional(),
+  city: text(100)
+    .describe(
+      'Offers with a redemption location in this city (case-insensitive); with radius and no other centre, the centre (with state_code, country_code); unknown → 422',
+    )
+    .optional(),
+  state_code: text(10)
+    .describe('Offers with a redemption location in this state (case-insensitive); with a city centre, the state of that city')
+    .optional(),
   country_code: once(
     z
       .string()
@@ -180,9 +190,18 @@ export const DistributionOfferQuery = PageQuery.extend({
     issue(q.latitude === undefined ? 'latitude' : 'longitude', 'latitude and longitude go together');
   const coordinates = short || long;
   if (coordinates && q.postal_code !== undefined) issue('postal_code', 'give one centre: postal_code or coordinates, not both');
-  const centre = coordinates || q.postal_code !== undefined;
-  if (q.radius !== undefined && !centre) issue('radius', 'radius needs a centre: postal_code, lat/lng or latitude/longitude');
+  const centre = coordinates || q.postal_code !== undefined || q.city !== undefined;
+  if (q.radius !== undefined && !centre) issue('radius', 'radius needs a centre: postal_code, lat/lng, latitude/longitude or city');
   if (q.sort_by?.field === 'distance' && !centre)
-    issue('sort_by', 'sorting by distance needs a centre: postal_code, lat/lng or latitude/longitude');
+    issue('sort_by', 'sorting by distance needs a centre: postal_code, lat/lng, latitude/longitude or city');
 });
 export type DistributionOfferQuery = z.infer<typeof DistributionOfferQuery>;
+
+/**
+ * Whether `city` is the search's centre rather than a filter: the query asks for a radius search
+ * (`radius` or `sort_by=distance`) and names no postal code or coordinates.
+ */
+export function wantsCityCentre(q: DistributionOfferQuery): q is DistributionOfferQuery & { city: string } {
+  const otherCentre = q.postal_code !== undefined || q.lat !== undefined || q.latitude !== undefined;
+  return q.city !== undefined && !otherCentre && (q.radius !== undefined || q.sort_by?.field === 'distance');
+}

@@ -3,13 +3,15 @@ import { findLiveAttachments } from '../store/attachments';
 import { categoryTree } from '../store/categories';
 import type { AttachmentRow, OfferRow } from '../store/database';
 import { findReadableOffer, searchDistributionOffers, type OfferSearch } from '../store/distribution-search';
-import { geocodePostalCode } from '../store/geocode';
+import { findCityCentre } from '../store/gazetteer';
+import { locatePostalCode, PACKAGED_POSTAL_COUNTRIES } from '../store/geocode';
+import { importedPostalCountries } from '../store/postal-codes';
 import { utcDay } from '../domain/dates';
 import { invalidField, notFound } from '../domain/failures';
 import { revenueShares } from '../domain/money';
 import { DEFAULT_RADIUS_MILES, defaultSort, withDescendants, type CategoryNode, type Coordinates } from '../domain/offer-search';
 import type { Paged } from '../domain/paging';
-import type { DistributionOffer, DistributionOfferQuery } from '../schemas/distribution-offer';
+import { wantsCityCentre, type DistributionOffer, type DistributionOfferQuery } from '../schemas/distribution-offer';
 import { toDistributionOffer, type MediaLinks } from '../schemas/distribution-offer-view';
 import type { OfferInput } from '../schemas/offer';
 import type { ServiceDeps } from './deps';
@@ -29,16 +31,48 @@ async function mediaLinks(deps: Deps, rows: readonly Pick<OfferRow, 'document'>[
   return { base, attachments: new Map(attachments.map((a) => [a.id, a])) };
 }
 
-/** The search centre, if any: a postal code (of `country_code` when given; refused when unknown) or coordinates. */
-export function searchCentre(q: DistributionOfferQuery): Coordinates | undefined {
-  if (q.postal_code !== undefined) {
-    const c = geocodePostalCode(q.postal_code, q.country_code);
-    if (!c) throw invalidField('postal_code', `postal_code ${JSON.stringify(q.postal_code)} is not a known postal code`);
-    return c;
-  }
-  if (q.lat !== undefined && q.lng !== undefined) return { latitude: q.lat, longitude: q.lng };
-  if (q.latitude !== undefined && q.longitude !== undefined) return { latitude: q.latitude, longitude: q.longitude };
-  return undefined;
+/** What a postal code as a centre refers to; unknown → 422 naming the countries whose codes are known. */
+async function postalCentre(deps: Deps, postalCode: string, countryCode?: string): Promise<Coordinates> {
+  const { centre, countries } = await locatePostalCode(deps.db, postalCode, countryCode);
+  if (centre) return centre;
+  if (countries)
+    throw invalidField(
+      'postal_code',
+      `postal_code ${JSON.stringify(postalCode)} exists in ${countries.join(', ')}: give country_code to say which`,
+    );
+  const known = [...PACKAGED_POSTAL_COUNTRIES, ...(await importedPostalCountries(deps.db))];
+  const where = countryCode ? ` of ${countryCode}` : '';
+  throw invalidField(
+    'postal_code',
+    `postal_code ${JSON.stringify(postalCode)} is not a known postal code${where}; postal codes are known for ${[...new Set(known)].join(', ')} (elsewhere, search by lat/lng)`,
+  );
+}
+
+/** The city named as a centre (docs/distribution-search.md "City as the centre"); unknown → 422 naming it. */
+function cityCentre(q: DistributionOfferQuery & { city: string }): Coordinates {
+  const hit = findCityCentre(q.city, q.state_code, q.country_code);
+  if (hit) return { latitude: hit.latitude, longitude: hit.longitude };
+  const within = [q.state_code && `state_code ${q.state_code}`, q.country_code && `country_code ${q.country_code}`]
+    .filter(Boolean)
+    .join(', ');
+  throw invalidField(
+    'city',
+    `city ${JSON.stringify(q.city)}${within ? ` (${within})` : ''} is not a known city (GeoNames cities of 1000 people or more)`,
+  );
+}
+
+/**
+ * The search centre, if any: a postal code (of `country_code` when given; refused when unknown),
+ * coordinates, or, when the query asks for a radius search (`radius` or `sort_by=distance`) and
+ * gives neither, the city named by `city`, `state_code` and `country_code`.
+ */
+export async function searchCentre(deps: Deps, q: DistributionOfferQuery): Promise<{ centre?: Coordinates; byCity: boolean }> {
+  if (q.postal_code !== undefined) return { centre: await postalCentre(deps, q.postal_code, q.country_code), byCity: false };
+  if (q.lat !== undefined && q.lng !== undefined) return { centre: { latitude: q.lat, longitude: q.lng }, byCity: false };
+  if (q.latitude !== undefined && q.longitude !== undefined)
+    return { centre: { latitude: q.latitude, longitude: q.longitude }, byCity: false };
+  if (wantsCityCentre(q)) return { centre: cityCentre(q), byCity: true };
+  return { byCity: false };
 }
 
 /** The asked ids (`categories` and `category_ids` merged) and all their descendants; an unknown id is refused naming its parameter. */
@@ -52,17 +86,26 @@ export function expandCategories(q: DistributionOfferQuery, tree: readonly Categ
   return withDescendants([...(q.categories ?? []), ...(q.category_ids ?? [])], tree);
 }
 
-/** The query as the data layer runs it; `tree` is the category tree when the query names categories. */
-export function offerSearch(q: DistributionOfferQuery, tree: readonly CategoryNode[], now: Date): OfferSearch {
-  const centre = searchCentre(q);
+/**
+ * The query as the data layer runs it; `tree` is the category tree when the query names categories.
+ * A city centre's `city` and `state_code` name the centre, not a filter: the radius decides (an
+ * offer across a state line within the radius is found).
+ */
+export function offerSearch(
+  q: DistributionOfferQuery,
+  tree: readonly CategoryNode[],
+  now: Date,
+  centre?: Coordinates,
+  byCity = false,
+): OfferSearch {
   return {
     page: q.page,
     per_page: q.per_page,
     centre,
     radius: q.radius ?? DEFAULT_RADIUS_MILES,
     country_code: q.country_code,
-    state_code: q.state_code,
-    city: q.city,
+    state_code: byCity ? undefined : q.state_code,
+    city: byCity ? undefined : q.city,
     types: q.types,
     categoryIds: expandCategories(q, tree),
     recently_published: q.recently_published,
@@ -81,7 +124,8 @@ export function offerSearch(q: DistributionOfferQuery, tree: readonly CategoryNo
 export async function searchOffers(deps: Deps, q: DistributionOfferQuery, base: string): Promise<Paged<DistributionOffer>> {
   const now = new Date();
   const tree = q.categories || q.category_ids ? await categoryTree(deps.db) : [];
-  const search = offerSearch(q, tree, now);
+  const { centre, byCity } = await searchCentre(deps, q);
+  const search = offerSearch(q, tree, now, centre, byCity);
   const { rows, total } = await searchDistributionOffers(deps.db, search);
   const shares = revenueShares(deps.config);
   const media = await mediaLinks(deps, rows, base);

@@ -12,6 +12,7 @@ import type {
   SuppliedVoucherTable,
 } from './rows/offers';
 import type { OperatorTable } from './rows/operators';
+import type { PostalCodeTable } from './rows/postal-codes';
 import type { AccountTable, OrderItemTable, OrderTable, ReservationTable, VoucherTable } from './rows/orders';
 
 /*
@@ -41,6 +42,7 @@ export interface Database {
   advertisers: AdvertiserTable;
   supplied_vouchers: SuppliedVoucherTable;
   operators: OperatorTable;
+  postal_codes: PostalCodeTable;
 }
 
 export type * from './rows/clients';
@@ -48,3 +50,4 @@ export type * from './rows/offers';
 export type * from './rows/callbacks';
 export type * from './rows/orders';
 export type * from './rows/operators';
+export type * from './rows/postal-codes';

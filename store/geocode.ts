@@ -1,6 +1,9 @@
 import type Zipcodes from 'zipcodes';
 import type { RedemptionLocation } from '../domain/offer';
 import type { Coordinates } from '../domain/offer-search';
+import { normalizePostalCode } from '../domain/postal-codes';
+import type { Db, Trx } from './db';
+import { findImportedPostalCode } from './postal-codes';
 
 let data: typeof Zipcodes | undefined;
 /**
@@ -44,4 +47,24 @@ export function geocodeLocation(loc: RedemptionLocation): Coordinates | undefine
     if (byName) return { latitude: byName.latitude, longitude: byName.longitude };
   }
   return undefined;
+}
+
+/** The countries whose postal codes the packaged data knows. */
+export const PACKAGED_POSTAL_COUNTRIES = Object.keys(DATA_COUNTRY);
+
+/**
+ * Where a postal code lies: the packaged `zipcodes` data first (US and Canada), then the codes
+ * imported from GeoNames files (store/postal-codes.ts). `countries` lists the imported countries
+ * that have the code when, without `countryCode`, more than one does (the caller asks which).
+ */
+export async function locatePostalCode(
+  db: Db | Trx,
+  postalCode: string,
+  countryCode?: string,
+): Promise<{ centre?: Coordinates; countries?: string[] }> {
+  const packaged = geocodePostalCode(postalCode, countryCode);
+  if (packaged) return { centre: packaged };
+  const imported = await findImportedPostalCode(db, normalizePostalCode(postalCode), countryCode);
+  if (imported.length === 1) return { centre: { latitude: imported[0].latitude, longitude: imported[0].longitude } };
+  return imported.length ? { countries: imported.map((r) => r.country_code) } : {};
 }

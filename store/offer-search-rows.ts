@@ -1,6 +1,6 @@
 import type { Trx } from './db';
 import type { OfferDocument } from '../domain/offer';
-import { geocodeLocation } from './geocode';
+import { geocodeLocation, locatePostalCode } from './geocode';
 
 /*
  * An offer's search rows: its redemption locations (offer_locations) and categories
@@ -31,9 +31,12 @@ function unplaced(row: {
 export async function writeSearchRows(trx: Trx, offerId: string, input: OfferDocument) {
   await trx.deleteFrom('offer_locations').where('offer_id', '=', offerId).execute();
   await trx.deleteFrom('offer_categories').where('offer_id', '=', offerId).execute();
-  const locations = input.advertiser.redemption_locations.map((loc, position) => {
-    const geo = geocodeLocation(loc);
-    return {
+  const locations = [];
+  for (const [position, loc] of input.advertiser.redemption_locations.entries()) {
+    // After the packaged data, a postal code imported from a GeoNames file (admin postal-codes import).
+    const geo =
+      geocodeLocation(loc) ?? (loc.postal_code ? (await locatePostalCode(trx, loc.postal_code, loc.country_code)).centre : undefined);
+    locations.push({
       offer_id: offerId,
       position,
       city: loc.city?.trim().toLowerCase() ?? null,
@@ -42,8 +45,8 @@ export async function writeSearchRows(trx: Trx, offerId: string, input: OfferDoc
       country_code: loc.country_code ?? null,
       latitude: geo?.latitude ?? null,
       longitude: geo?.longitude ?? null,
-    };
-  });
+    });
+  }
   if (locations.length) await trx.insertInto('offer_locations').values(locations).execute();
   await trx
     .updateTable('offers')

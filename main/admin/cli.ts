@@ -6,6 +6,7 @@ import { keysCommand } from './commands/keys';
 import { offersCommand } from './commands/offers';
 import { opsCommand } from './commands/ops';
 import { ordersCommand } from './commands/orders';
+import { postalCodesCommand } from './commands/postal-codes';
 import { workflowsCommand } from './commands/workflows';
 import { Failure } from '../../domain/failures';
 import { AdminContext, AdminError } from './context';
@@ -28,7 +29,8 @@ async function main(argv: string[]): Promise<number> {
     .addCommand(callbacksCommand(ctx))
     .addCommand(workflowsCommand(ctx))
     .addCommand(demoCommand(ctx))
-    .addCommand(opsCommand(ctx));
+    .addCommand(opsCommand(ctx))
+    .addCommand(postalCodesCommand(ctx));
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
