@@ -191,5 +191,12 @@ describe('GET /events: the change feed on both interfaces', () => {
     expect(res.body).toContain('<status>OK</status>');
     expect(res.body).toContain(`<events><event><id>${json.events[0].id}</id>`);
     expect(res.body).toContain(`<next_cursor>${json.next_cursor}</next_cursor><has_more>true</has_more>`);
+    const suffixed = await h.app.inject({
+      method: 'GET',
+      url: `${PREFIX.submission}/events.xml?limit=2`,
+      headers: { 'x-service-api-key': a.key },
+    });
+    expect(suffixed.statusCode).toBe(200);
+    expect(suffixed.body).toBe(res.body);
   });
 });
