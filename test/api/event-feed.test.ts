@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { revenueShares } from '../../domain/money';
 import { callbackBuilder } from '../../schemas/callback-event';
 import { encodeCursor } from '../../schemas/event-feed';
@@ -136,6 +137,50 @@ describe('GET /events: the change feed on both interfaces', () => {
     expect(after.has_more).toBe(false);
     // Up to date: the same cursor gives nothing, and nothing twice.
     expect((await page('submission', a.key, `?after=${after.next_cursor}`)).events).toEqual([]);
+  });
+
+  it('pages through events written by parallel transactions while it reads: every one once, each offer in order', async () => {
+    const { cursor: start } = await readAll('submission', b.key, 1000);
+    const offers = [await seedOffer(h, b.clientId), await seedOffer(h, b.clientId), await seedOffer(h, b.clientId)];
+    const written: string[] = [];
+    // Two writers per offer (they queue on its row lock), each transaction held open a moment so commits interleave.
+    const writers = offers.flatMap((offerId, o) =>
+      [0, 1].map(async (w) => {
+        for (let i = 0; i < 8; i++)
+          await h.services.db.transaction().execute(async (trx) => {
+            const id = await appendOfferEvent(trx, {
+              key: `parallel:${o}:${w}:${i}`,
+              offerId,
+              type: 'offer.updated',
+              data: { changed_fields: ['title'] },
+            });
+            await sql`select pg_sleep(${(i % 3) * 0.005})`.execute(trx);
+            written.push(id);
+          });
+      }),
+    );
+    let done = false;
+    const all = Promise.all(writers).then(() => (done = true));
+    const read: FeedEvent[] = [];
+    let cursor = start;
+    let readsWhileWriting = 0;
+    for (let finalRead = false; !finalRead;) {
+      finalRead = done; // one more read after the last commit
+      if (!done) readsWhileWriting++;
+      const p = await page('submission', b.key, `?limit=5&after=${cursor}`);
+      read.push(...p.events);
+      cursor = p.next_cursor;
+      if (p.has_more) finalRead = false;
+    }
+    await all;
+    expect(readsWhileWriting).toBeGreaterThan(1);
+    const ours = read.filter((e) => e.type === 'offer.updated').map((e) => e.id);
+    expect(ours).toHaveLength(written.length);
+    expect(new Set(ours)).toEqual(new Set(written));
+    for (const offerId of offers) {
+      const seqs = read.filter((e) => e.offer_id === offerId).map((e) => e.sequence);
+      expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+    }
   });
 
   it('starts at since, and an empty page still hands out a cursor that continues', async () => {
