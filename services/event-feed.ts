@@ -46,6 +46,8 @@ export async function readEventFeed(
   if (cursor && cursor.since < windowStart) throw gone('after', `this cursor is more than ${FEED_RETENTION_DAYS} days old`);
   const since = cursor ? undefined : q.since ? new Date(q.since) : windowStart;
   if (since && since < windowStart) throw gone('since', `since is more than ${FEED_RETENTION_DAYS} days ago`);
+  // A page from a time to come would hand out a cursor that then continues with events before it.
+  if (since && since > startedAt) throw new Failure('invalid_field', 'since: is in the future', { field: 'since' });
 
   // Events committed by now get their positions first; any committing later get higher ones.
   await numberCommittedEvents(deps.db);

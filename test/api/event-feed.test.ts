@@ -216,6 +216,9 @@ describe('GET /events: the change feed on both interfaces', () => {
       expect(res.json().errors[0]).toMatchObject({ code: 'invalid_field', field: 'after' });
     }
     expect((await get('submission', a.key, '?since=yesterday')).statusCode).toBe(422);
+    const future = await get('submission', a.key, `?since=${new Date(Date.now() + 3_600_000).toISOString()}`);
+    expect(future.statusCode).toBe(422);
+    expect(future.json().errors[0]).toMatchObject({ code: 'invalid_field', field: 'since' });
   });
 
   it('answers 410 gone for a cursor or since older than the 30 days kept', async () => {
