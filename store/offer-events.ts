@@ -177,7 +177,7 @@ export function readFeedEvents(
     .selectFrom('offer_events as e')
     .innerJoin('offers as o', 'o.id', 'e.offer_id')
     .selectAll('e')
-    .where('e.feed_position', '>', String(q.after) as never)
+    .where('e.feed_position', '>', String(q.after))
     .orderBy('e.feed_position')
     .limit(q.limit);
   if (q.since) query = query.where('e.created_at', '>=', q.since);
