@@ -13,8 +13,6 @@ export type ErrorCode =
   | 'wrong_environment'
   | 'wrong_interface'
   | 'method_not_allowed'
-  /** A retired endpoint (the obsolete User resource): 410, naming what replaced it. */
-  | 'gone'
   | 'rate_limited'
   | 'internal_error';
 
@@ -31,6 +29,8 @@ export const FAILURE_STATUS: Readonly<Record<FailureCode, number>> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   invalid_field: 422,
+  // A change-feed cursor or `since` past the feed's retention; also the retired User endpoints.
+  gone: 410,
   backend_unavailable: 503,
   // Accepted, still applying: not an error (the error handler answers it as such, with Retry-After).
   accepted_pending: 202,

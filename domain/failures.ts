@@ -20,6 +20,8 @@ export type FailureCode =
   | 'unsupported_media_type'
   | 'malformed_body'
   | 'backend_unavailable'
+  /** What was asked for is no longer kept: a change-feed cursor or `since` older than the feed's 30 days (and the obsolete User endpoints). */
+  | 'gone'
   /**
    * Not a refusal: the workflow admitted the change (an Update accepted, a signal delivered) but
    * had not applied it by the answer deadline; it will be. The API answers 202 saying where to look.

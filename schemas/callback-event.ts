@@ -3,6 +3,7 @@ import { toDistributionOffer } from './distribution-offer-view';
 import { toSubmissionOffer } from './offer-view';
 import type { OfferEventRow, OfferRow } from '../store/database';
 import type { CallbackFor } from '../store/callback-fanout';
+import type { EndpointAudience } from '../store/callback-endpoints';
 import { SELLABLE, TERMINAL, type OfferStatus } from '../domain/offer-lifecycle';
 
 /*
@@ -61,6 +62,24 @@ export function distributionEventType(
   return null;
 }
 
+/** Who looks at an event: a client of one interface (a callback endpoint's owner, or a change-feed reader). */
+export type EventViewer = Pick<EndpointAudience, 'interface' | 'client_id'>;
+
+/**
+ * The one visibility rule of offer events, for callbacks and the change feed alike: the type under
+ * which this client sees the event, or null when it does not see it. A submission client sees its
+ * own offers' events; a distribution client those of offers it can sell, in its own vocabulary.
+ * The offer is its row as it is now (at dispatch for a callback, at reading for the feed).
+ */
+export function eventTypeFor(
+  event: Pick<OfferEventRow, 'type' | 'data'>,
+  offer: Pick<OfferRow, 'client_id' | 'status' | 'published_at'>,
+  viewer: EventViewer,
+): string | null {
+  if (viewer.interface === 'submission') return viewer.client_id === offer.client_id ? submissionEventType(event) : null;
+  return distributionEventType(event, offer);
+}
+
 /** Change details every event carries beside the offer; internal bookkeeping stays out. */
 function changeDetails(event: Pick<OfferEventRow, 'type' | 'data'>, audience: 'submission' | 'distribution'): Record<string, unknown> {
   const { actor, ...rest } = (event.data ?? {}) as Record<string, unknown>;
@@ -105,12 +124,7 @@ export function callbackPayload(
  */
 export function callbackBuilder(shares: RevenueShares): CallbackFor {
   return (event, offer, endpoint) => {
-    const type =
-      endpoint.interface === 'submission'
-        ? endpoint.client_id === offer.client_id
-          ? submissionEventType(event)
-          : null
-        : distributionEventType(event, offer);
+    const type = eventTypeFor(event, offer, endpoint);
     if (!type) return null;
     return { type, payload: callbackPayload(event, type, offer, endpoint.interface, shares) };
   };

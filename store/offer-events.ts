@@ -103,3 +103,84 @@ const OFFER_EVENTS_CHANNEL = 'offer_events';
 export function listenForOfferEvents(db: Db, onEvents: () => void): Promise<Listener> {
   return listen(db, OFFER_EVENTS_CHANNEL, onEvents);
 }
+
+/*
+ * The change feed (docs/change-feed.md): the outbox read by `feed_position`, a number given to an
+ * event only after its transaction committed, by one numbering transaction at a time. Why not the
+ * order of writing: see docs/decisions.md, "The change feed pages by a commit-ordered position".
+ */
+
+/** The advisory lock that makes the numbering a single writer. */
+const FEED_NUMBERING_LOCK = sql`hashtext('offer_events.feed_position')`;
+
+/**
+ * Gives every committed event without a feed position the next positions, after all positions
+ * given before (one numbering at a time: the advisory lock). Its statement sees exactly the events
+ * committed before it began; an event committing later gets a higher position from a later
+ * numbering, so a reader that saw position N never misses an event placed below N. One offer's
+ * events are numbered in their `sequence` order: its event n+1 was written under the offer's row
+ * lock after event n committed, so a snapshot that sees n+1 sees n (numbered then or earlier).
+ * Across offers, in the order they happened (the running latest `created_at` of the offer's events,
+ * so that order never breaks an offer's own).
+ */
+export async function numberCommittedEvents(db: Db): Promise<void> {
+  try {
+    await numberInOneTransaction(db);
+  } catch (err) {
+    // Deleting a pending offer deletes its events (cascade) and may deadlock with this update; the
+    // next read numbers them (readers read numbered events only, so nothing is lost meanwhile).
+    if ((err as { code?: string }).code !== DEADLOCK) throw err;
+  }
+}
+
+const DEADLOCK = '40P01';
+
+async function numberInOneTransaction(db: Db): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${FEED_NUMBERING_LOCK})`.execute(trx);
+    await sql`
+      with head as (select coalesce(max(feed_position), 0) as n from offer_events),
+      fresh as (
+        select id, offer_id, sequence,
+               max(created_at) over (partition by offer_id order by sequence) as settled
+        from offer_events where feed_position is null
+      ),
+      ranked as (select id, row_number() over (order by settled, offer_id, sequence) as r from fresh)
+      update offer_events e
+         set feed_position = head.n + ranked.r, fed_at = clock_timestamp()
+        from ranked, head
+       where e.id = ranked.id`.execute(trx);
+  });
+}
+
+/** The highest feed position given so far (0 when none). */
+export async function feedHead(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('offer_events')
+    .select((eb) => eb.fn.max('feed_position').as('head'))
+    .executeTakeFirst();
+  return Number(row?.head ?? 0);
+}
+
+/** Whose events a feed page reads: one submission client's offers, or offers ever published. */
+export type FeedScope = { clientId: string } | { publishedOffers: true };
+
+/**
+ * Up to `limit` numbered events after position `after` (and, when given, created at or after
+ * `since`), in feed order, of the offers in `scope`. The caller applies the finer visibility rule.
+ */
+export function readFeedEvents(
+  db: Db,
+  q: { after: number; since?: Date; scope: FeedScope; limit: number },
+): Promise<(OfferEventRow & { feed_position: string; fed_at: Date })[]> {
+  let query = db
+    .selectFrom('offer_events as e')
+    .innerJoin('offers as o', 'o.id', 'e.offer_id')
+    .selectAll('e')
+    .where('e.feed_position', '>', String(q.after))
+    .orderBy('e.feed_position')
+    .limit(q.limit);
+  if (q.since) query = query.where('e.created_at', '>=', q.since);
+  query = 'clientId' in q.scope ? query.where('o.client_id', '=', q.scope.clientId) : query.where('o.published_at', 'is not', null);
+  return query.execute() as Promise<(OfferEventRow & { feed_position: string; fed_at: Date })[]>;
+}

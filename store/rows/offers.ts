@@ -86,6 +86,10 @@ export interface OfferEventTable {
   created_at: Timestamp;
   /** Set once the event's callback deliveries exist (the dispatcher's outbox cursor). */
   dispatched_at: Timestamp | null;
+  /** Its place in the change feed, given after its transaction committed (numberCommittedEvents); bigint, read as text. */
+  feed_position: ColumnType<string | null, never, never>;
+  /** When it got that place. */
+  fed_at: ColumnType<Date | null, never, never>;
 }
 
 export interface CommentTable {

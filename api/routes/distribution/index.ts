@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ServiceDeps } from '../../../services/deps';
+import { eventFeedRoutes } from '../shared/events';
 import { voucherRoutes } from '../shared/vouchers';
 import { accountRoutes } from './accounts';
 import { distributionOfferRoutes } from './offers';
@@ -13,4 +14,5 @@ export const distributionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = 
   await app.register(orderRoutes, { deps });
   await app.register(reservationRoutes, { deps });
   await app.register(voucherRoutes, { deps, iface: 'distribution' });
+  await app.register(eventFeedRoutes, { deps, iface: 'distribution' });
 };

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ServiceDeps } from '../../../services/deps';
+import { eventFeedRoutes } from '../shared/events';
 import { voucherRoutes } from '../shared/vouchers';
 import { advertiserRoutes } from './advertisers';
 import { attachmentRoutes } from './attachments';
@@ -13,4 +14,5 @@ export const submissionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
   await app.register(attachmentRoutes, { deps });
   await app.register(commentRoutes, { deps });
   await app.register(voucherRoutes, { deps, iface: 'submission' });
+  await app.register(eventFeedRoutes, { deps, iface: 'submission' });
 };

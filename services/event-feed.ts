@@ -1,0 +1,100 @@
+import { FEED_RETENTION_DAYS, feedWindowStart } from '../domain/event-feed';
+import { Failure } from '../domain/failures';
+import { revenueShares } from '../domain/money';
+import { callbackPayload, eventTypeFor, type EventViewer } from '../schemas/callback-event';
+import {
+  decodeCursor,
+  encodeCursor,
+  type EventFeedPage,
+  type EventFeedQuery,
+  type FeedCursor,
+  type FeedEvent,
+} from '../schemas/event-feed';
+import { feedHead, numberCommittedEvents, readFeedEvents, type FeedScope } from '../store/offer-events';
+import { findOffersByIds } from '../store/offers';
+import type { ServiceDeps } from './deps';
+
+/*
+ * GET /events (docs/change-feed.md): the outbox in commit order, filtered by the same rule the
+ * callbacks use (schemas/callback-event.ts `eventTypeFor`), shaped as the callbacks' bodies.
+ */
+
+/** At most this many reads of `max(limit, 100)` events per page, so a client that sees few events still gets an answer soon (has_more). */
+const SCAN_BATCHES = 10;
+
+const notOurs = () =>
+  new Failure('invalid_field', 'after: is not a cursor of this feed: send a next_cursor as it was given', { field: 'after' });
+
+const gone = (field: 'after' | 'since', what: string) =>
+  new Failure(
+    'gone',
+    `${what}; the feed keeps ${FEED_RETENTION_DAYS} days. Start again with neither since nor after (the oldest events kept) ` +
+      'or with a more recent since, and bring your copy up to date from GET /offers',
+    { field },
+  );
+
+/** One page of the change feed for this client: events after the cursor (or from `since`, or from the oldest kept), oldest first. */
+export async function readEventFeed(
+  deps: Pick<ServiceDeps, 'db' | 'config'>,
+  viewer: EventViewer,
+  q: EventFeedQuery,
+): Promise<EventFeedPage> {
+  const startedAt = new Date();
+  const windowStart = feedWindowStart(startedAt);
+  const cursor = q.after === undefined ? undefined : decodeCursor(q.after);
+  if (cursor === null) throw notOurs();
+  if (cursor && cursor.since < windowStart) throw gone('after', `this cursor is more than ${FEED_RETENTION_DAYS} days old`);
+  const since = cursor ? undefined : q.since ? new Date(q.since) : windowStart;
+  if (since && since < windowStart) throw gone('since', `since is more than ${FEED_RETENTION_DAYS} days ago`);
+  // A page from a time to come would hand out a cursor that then continues with events before it.
+  if (since && since > startedAt) throw new Failure('invalid_field', 'since: is in the future', { field: 'since' });
+
+  // Events committed by now get their positions first; any committing later get higher ones.
+  await numberCommittedEvents(deps.db);
+  // Read before the events: what this page skips as before `since` lies at or below it.
+  const head = await feedHead(deps.db);
+  if (cursor && cursor.position > head) throw notOurs();
+
+  const scope: FeedScope = viewer.interface === 'submission' ? { clientId: viewer.client_id } : { publishedOffers: true };
+  const shares = revenueShares(deps.config);
+  const batch = Math.max(q.limit, 100);
+  const events: FeedEvent[] = [];
+  let last: { position: number; fedAt: Date } | undefined;
+  let more = false;
+  for (let i = 0; i < SCAN_BATCHES && events.length < q.limit; i++) {
+    const rows = await readFeedEvents(deps.db, { after: last?.position ?? cursor?.position ?? 0, since, scope, limit: batch + 1 });
+    const offers = new Map((await findOffersByIds(deps.db, [...new Set(rows.map((r) => r.offer_id))])).map((o) => [o.id, o]));
+    more = rows.length > batch;
+    for (const row of rows.slice(0, batch)) {
+      if (events.length === q.limit) {
+        more = true;
+        break;
+      }
+      last = { position: Number(row.feed_position), fedAt: row.fed_at };
+      const offer = offers.get(row.offer_id);
+      const type = offer && eventTypeFor(row, offer, viewer);
+      if (!offer || !type) continue;
+      const body = callbackPayload(row, type, offer, viewer.interface, shares);
+      events.push({ id: body.id, type, offer_id: row.offer_id, sequence: body.sequence, created_at: body.created_at, data: body.data });
+    }
+    if (!more) break;
+  }
+  return { status: 'OK', events, next_cursor: encodeCursor(nextCursor(cursor, head, last, more, startedAt)), has_more: more };
+}
+
+/**
+ * Where the next page starts, and from when its events are the reader's to read: up to date (no
+ * more), every event after the position gets its place after this request began; behind, after the
+ * last event read (positions are given in time order, so every later one was placed no earlier).
+ */
+function nextCursor(
+  cursor: FeedCursor | undefined,
+  head: number,
+  last: { position: number; fedAt: Date } | undefined,
+  more: boolean,
+  startedAt: Date,
+): FeedCursor {
+  if (last) return { position: last.position, since: more ? last.fedAt : startedAt };
+  // Nothing read: after the same position, or, from `since` or the oldest kept, after all placed so far.
+  return { position: cursor?.position ?? head, since: startedAt };
+}
