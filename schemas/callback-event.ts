@@ -20,7 +20,12 @@ const SUBMISSION_TYPES = new Set([
   'offer.stock_changed',
   'offer.sold_out',
   'offer.closed',
+  'voucher.redeemed',
+  'voucher.redemption_rolled_back',
 ]);
+
+/** Events about one voucher: for the offer's submission client and the distribution client that sold it, nobody else. */
+const VOUCHER_TYPES = new Set(['voucher.redeemed', 'voucher.redemption_rolled_back']);
 
 export type DistributionEventType = 'offer.published' | 'offer.changed' | 'offer.suspended' | 'offer.closed' | 'offer.sold_out';
 
@@ -63,7 +68,8 @@ export function distributionEventType(
 
 /** Change details every event carries beside the offer; internal bookkeeping stays out. */
 function changeDetails(event: Pick<OfferEventRow, 'type' | 'data'>, audience: 'submission' | 'distribution'): Record<string, unknown> {
-  const { actor, ...rest } = (event.data ?? {}) as Record<string, unknown>;
+  // distribution_client_id routes voucher events (callbackBuilder); it is not news to anyone.
+  const { actor, distribution_client_id: _seller, ...rest } = (event.data ?? {}) as Record<string, unknown>;
   const details: Record<string, unknown> = audience === 'submission' ? { ...rest, ...(actor ? { changed_by: actor } : {}) } : rest;
   if (audience === 'distribution') {
     delete details.reason; // reviewers' and advertisers' reasons are between them and the service
@@ -99,6 +105,9 @@ export function callbackPayload(
   };
 }
 
+/** The distribution client that sold the voucher a voucher event is about. */
+const sellerOf = (event: Pick<OfferEventRow, 'data'>) => (event.data as { distribution_client_id?: string } | null)?.distribution_client_id;
+
 /**
  * What each endpoint hears of an event (the store's `CallbackFor`): a submission client only of its
  * own offers, a distribution client in its own vocabulary; the body as `callbackPayload` builds it.
@@ -110,7 +119,11 @@ export function callbackBuilder(shares: RevenueShares): CallbackFor {
         ? endpoint.client_id === offer.client_id
           ? submissionEventType(event)
           : null
-        : distributionEventType(event, offer);
+        : VOUCHER_TYPES.has(event.type)
+          ? sellerOf(event) === endpoint.client_id
+            ? event.type
+            : null
+          : distributionEventType(event, offer);
     if (!type) return null;
     return { type, payload: callbackPayload(event, type, offer, endpoint.interface, shares) };
   };
