@@ -75,12 +75,20 @@ function decide(v: RedemptionSubject, amount: Money | undefined, now: Date): Red
   if (!v.balance) return { amount: null, balanceAfter: null, status: 'redeemed' };
   const take = amount?.amount ?? v.balance.amount;
   if (take > v.balance.amount)
-    throw new Failure('insufficient_balance', `the gift card has ${v.balance.amount} left (minor units of ${v.balance.currency_code}); ${take} asked`, {
-      field: 'amount.amount',
-      balance: v.balance,
-    });
+    throw new Failure(
+      'insufficient_balance',
+      `the gift card has ${v.balance.amount} left (minor units of ${v.balance.currency_code}); ${take} asked`,
+      {
+        field: 'amount.amount',
+        balance: v.balance,
+      },
+    );
   const balanceAfter = v.balance.amount - take;
-  return { amount: { currency_code: v.balance.currency_code, amount: take }, balanceAfter, status: balanceAfter === 0 ? 'redeemed' : 'acquired' };
+  return {
+    amount: { currency_code: v.balance.currency_code, amount: take },
+    balanceAfter,
+    status: balanceAfter === 0 ? 'redeemed' : 'acquired',
+  };
 }
 
 function requireRollbackable(r: RedemptionRecord, now: Date, windowHours: number): void {

@@ -57,7 +57,10 @@ export const VoucherUpdateBody = wrappedBody(
   'voucher',
   z
     .object({ status: z.enum(['redeemed', 'cancelled']), amount: RedeemAmount.optional() })
-    .refine((v) => v.status === 'redeemed' || v.amount === undefined, { message: 'amount goes with status redeemed only', path: ['amount'] }),
+    .refine((v) => v.status === 'redeemed' || v.amount === undefined, {
+      message: 'amount goes with status redeemed only',
+      path: ['amount'],
+    }),
 ).meta({
   examples: [{ voucher: { status: 'redeemed' } }, { voucher: { status: 'redeemed', amount: { currency_code: 'USD', amount: 1250 } } }],
 });

@@ -11,7 +11,12 @@ import {
   rotatePageToken,
   type VoucherScope,
 } from '../store/vouchers';
-import { redeemVoucher, rollbackRedemption as rollbackRedemptionRow, type RedeemAsk, type VoucherWithRedemptions } from '../store/redemptions';
+import {
+  redeemVoucher,
+  rollbackRedemption as rollbackRedemptionRow,
+  type RedeemAsk,
+  type VoucherWithRedemptions,
+} from '../store/redemptions';
 import { redemptionRules } from '../domain/redemptions';
 import type { Money } from '../domain/money';
 import { toVoucher } from '../schemas/voucher';

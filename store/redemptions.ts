@@ -134,7 +134,12 @@ export async function redeemVoucher(
       }
       const now = new Date();
       const d = rules.decide(
-        { status: voucher.status, expiration_date: voucher.expiration_date, balance: balanceOf(voucher), offer: { type: offer_type, document: offer_document } },
+        {
+          status: voucher.status,
+          expiration_date: voucher.expiration_date,
+          balance: balanceOf(voucher),
+          offer: { type: offer_type, document: offer_document },
+        },
         ask.amount,
         now,
       );

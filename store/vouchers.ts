@@ -128,7 +128,9 @@ export async function listVouchers(
   if (q.offerId) query = query.where('vouchers.offer_id', '=', q.offerId);
   if (q.status) query = query.where('vouchers.status', '=', q.status);
   if (q.recently_changed) query = query.where('vouchers.updated_at', '>=', new Date(Date.now() - q.recently_changed * DAY_MS));
-  const { rows, total } = await pageOf(query, q, (f) => f.selectAll('vouchers').orderBy('vouchers.updated_at', 'desc').orderBy('vouchers.id'));
+  const { rows, total } = await pageOf(query, q, (f) =>
+    f.selectAll('vouchers').orderBy('vouchers.updated_at', 'desc').orderBy('vouchers.id'),
+  );
   return { rows: await withRedemptions(db, rows), total };
 }
 

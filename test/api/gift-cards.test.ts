@@ -6,7 +6,12 @@ const SUB = '/submission/beta';
 const DIST = '/distribution/beta';
 const USD = (amount: number) => ({ currency_code: 'USD', amount });
 
-type Redemption = { id: string; amount: { currency_code: string; amount: number } | null; redeemed_at: string; rolled_back_at: string | null };
+type Redemption = {
+  id: string;
+  amount: { currency_code: string; amount: number } | null;
+  redeemed_at: string;
+  rolled_back_at: string | null;
+};
 type VoucherView = {
   id: string;
   status: string;
@@ -29,10 +34,21 @@ describe('gift cards keep a balance and take partial amounts', () => {
   const call = (method: 'GET' | 'PUT' | 'POST', url: string, key: string, payload?: unknown, headers: Record<string, string> = {}) =>
     h.app.inject({ method, url, headers: { 'x-service-api-key': key, ...headers }, ...(payload ? { payload: payload as object } : {}) });
   const giftCard = (overrides: Record<string, unknown> = {}) =>
-    seedOffer(h, sub.clientId, { type: 'gift_card', price: USD(8000), value: USD(10000), discount: undefined, initial_quantity: 50, ...overrides });
+    seedOffer(h, sub.clientId, {
+      type: 'gift_card',
+      price: USD(8000),
+      value: USD(10000),
+      discount: undefined,
+      initial_quantity: 50,
+      ...overrides,
+    });
   const buy = async (offerId: string, quantity = 1) => {
     const res = await call('POST', `${DIST}/orders`, dist, {
-      order: { order_number: `g-${Math.random().toString(36).slice(2)}`, customer_name: 'Grace Hopper', items: [{ offer_id: offerId, quantity }] },
+      order: {
+        order_number: `g-${Math.random().toString(36).slice(2)}`,
+        customer_name: 'Grace Hopper',
+        items: [{ offer_id: offerId, quantity }],
+      },
     });
     expect(res.statusCode).toBe(200);
     return res.json().order as { id: string; vouchers: VoucherView[] };
@@ -40,7 +56,13 @@ describe('gift cards keep a balance and take partial amounts', () => {
   const advertiserOf = async (offerId: string) =>
     (await h.services.db.selectFrom('offers').select('advertiser_id').where('id', '=', offerId).executeTakeFirstOrThrow()).advertiser_id;
   const redeem = (offerId: string, voucherId: string, amount?: unknown, headers?: Record<string, string>) =>
-    call('PUT', `${SUB}/offers/${offerId}/vouchers/${voucherId}`, sub.key, { voucher: { status: 'redeemed', ...(amount ? { amount } : {}) } }, headers);
+    call(
+      'PUT',
+      `${SUB}/offers/${offerId}/vouchers/${voucherId}`,
+      sub.key,
+      { voucher: { status: 'redeemed', ...(amount ? { amount } : {}) } },
+      headers,
+    );
   const liveSum = async (voucherId: string) =>
     Number(
       (
@@ -76,7 +98,9 @@ describe('gift cards keep a balance and take partial amounts', () => {
     });
     expect(xml.statusCode).toBe(200);
     expect(xml.body).toContain('<balance><currency_code>USD</currency_code><amount>6000</amount></balance>');
-    expect(xml.body).toMatch(/<redemptions><redemption><id>rdm_[^<]+<\/id><amount><currency_code>USD<\/currency_code><amount>2500<\/amount>/);
+    expect(xml.body).toMatch(
+      /<redemptions><redemption><id>rdm_[^<]+<\/id><amount><currency_code>USD<\/currency_code><amount>2500<\/amount>/,
+    );
     expect(xml.body).toContain('<rolled_back_at/>');
 
     // The customer's page shows the balance.
@@ -86,7 +110,12 @@ describe('gift cards keep a balance and take partial amounts', () => {
     // By barcode without an amount: the whole balance; the voucher is then redeemed.
     const rest = await call('PUT', `${SUB}/advertisers/${adv}/vouchers/${v.barcode}`, sub.key, { voucher: { status: 'redeemed' } });
     expect(rest.statusCode).toBe(200);
-    expect(rest.json().voucher).toMatchObject({ status: 'redeemed', redeemed_at: expect.any(String), balance: USD(0), redemption_count: 3 });
+    expect(rest.json().voucher).toMatchObject({
+      status: 'redeemed',
+      redeemed_at: expect.any(String),
+      balance: USD(0),
+      redemption_count: 3,
+    });
     expect(rest.json().voucher.redemptions[2].amount).toEqual(USD(6000));
     const again = await redeem(offerId, v.id, USD(1));
     expect(again.statusCode).toBe(409);

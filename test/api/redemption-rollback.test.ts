@@ -24,7 +24,11 @@ describe('redemption rollback', () => {
     h.app.inject({ method, url, headers: { 'x-service-api-key': key }, ...(payload ? { payload: payload as object } : {}) });
   const buy = async (offerId: string) => {
     const res = await call('POST', `${DIST}/orders`, dist, {
-      order: { order_number: `r-${Math.random().toString(36).slice(2)}`, customer_name: 'Ada Lovelace', items: [{ offer_id: offerId, quantity: 1 }] },
+      order: {
+        order_number: `r-${Math.random().toString(36).slice(2)}`,
+        customer_name: 'Ada Lovelace',
+        items: [{ offer_id: offerId, quantity: 1 }],
+      },
     });
     expect(res.statusCode).toBe(200);
     return res.json().order.vouchers[0] as { id: string; redemption_code: string };
@@ -65,7 +69,11 @@ describe('redemption rollback', () => {
     await redeem(offerId, v.id, USD(1000));
     const all = await redeem(offerId, v.id);
     expect(all.amount).toEqual(USD(4000));
-    const { advertiser_id } = await h.services.db.selectFrom('offers').select('advertiser_id').where('id', '=', offerId).executeTakeFirstOrThrow();
+    const { advertiser_id } = await h.services.db
+      .selectFrom('offers')
+      .select('advertiser_id')
+      .where('id', '=', offerId)
+      .executeTakeFirstOrThrow();
     const xml = await h.app.inject({
       method: 'POST',
       url: `${SUB}/advertisers/${advertiser_id}/vouchers/${v.redemption_code}/redemptions/${all.id}/rollback`,
@@ -74,7 +82,11 @@ describe('redemption rollback', () => {
     expect(xml.statusCode).toBe(200);
     expect(xml.body).toContain('<status>acquired</status>');
     expect(xml.body).toContain('<balance><currency_code>USD</currency_code><amount>4000</amount></balance>');
-    expect(xml.body).toMatch(new RegExp(`<id>${all.id}</id><amount><currency_code>USD</currency_code><amount>4000</amount></amount><redeemed_at>[^<]+</redeemed_at><rolled_back_at>[^<]+</rolled_back_at>`));
+    expect(xml.body).toMatch(
+      new RegExp(
+        `<id>${all.id}</id><amount><currency_code>USD</currency_code><amount>4000</amount></amount><redeemed_at>[^<]+</redeemed_at><rolled_back_at>[^<]+</rolled_back_at>`,
+      ),
+    );
     const [first] = (await call('GET', `${SUB}/offers/${offerId}/vouchers/${v.id}`, sub.key)).json().voucher.redemptions as Redemption[];
     const racing = await Promise.all(Array.from({ length: 6 }, () => rollback(offerId, v.id, first.id)));
     expect(racing.filter((r) => r.statusCode === 200)).toHaveLength(1);

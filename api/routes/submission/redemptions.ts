@@ -33,7 +33,13 @@ export const redemptionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
       const ref = { offerId: p.id, voucherId: p.voucher_id };
       return {
         status: 'OK' as const,
-        voucher: await rollbackRedemption(deps, { iface: 'submission', clientId: request.client.id }, ref, p.redemption_id, siteBaseUrl(request)),
+        voucher: await rollbackRedemption(
+          deps,
+          { iface: 'submission', clientId: request.client.id },
+          ref,
+          p.redemption_id,
+          siteBaseUrl(request),
+        ),
       };
     },
   );
@@ -52,7 +58,13 @@ export const redemptionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
       const ref = { advertiserId: p.advertiser_id, ref: p.ref };
       return {
         status: 'OK' as const,
-        voucher: await rollbackRedemption(deps, { iface: 'submission', clientId: request.client.id }, ref, p.redemption_id, siteBaseUrl(request)),
+        voucher: await rollbackRedemption(
+          deps,
+          { iface: 'submission', clientId: request.client.id },
+          ref,
+          p.redemption_id,
+          siteBaseUrl(request),
+        ),
       };
     },
   );
