@@ -2,6 +2,9 @@ import { seedOffer } from '../setup/fixtures';
 import { type Harness, harnessWithKeys } from '../setup/harness';
 import { callbackBuilder } from '../../schemas/callback-event';
 import { DEFAULT_REVENUE_SHARES } from '../../domain/money';
+import { setEndpoint } from '../../store/callback-endpoints';
+import { CallbackReceiver, type ReceivedCallback } from '../setup/callback-receiver';
+import { eventually } from '../setup/eventually';
 
 const SUB = '/submission/beta';
 const DIST = '/distribution/beta';
@@ -139,5 +142,49 @@ describe('redemption rollback', () => {
     expect(build(events[0], offer, { client_id: sub.clientId, interface: 'submission' })?.type).toBe('voucher.redeemed');
     expect(build(events[0], offer, { client_id: 'cli_other', interface: 'distribution' })).toBeNull();
     expect(build(events[0], offer, { client_id: 'cli_other', interface: 'submission' })).toBeNull();
+  });
+
+  it('delivers both as callbacks to the advertiser and the seller; another publisher gets none', async () => {
+    const receivers = await Promise.all([new CallbackReceiver().start(), new CallbackReceiver().start(), new CallbackReceiver().start()]);
+    const [forSub, forSeller, forOther] = receivers;
+    try {
+      const other = await h.client('distribution');
+      for (const [clientId, r] of [
+        [sub.clientId, forSub],
+        [distClientId, forSeller],
+        [other.clientId, forOther],
+      ] as const)
+        await setEndpoint(h.services.db, { clientId, url: r.url, format: 'json', secretKeys: undefined });
+      const offerId = await seedOffer(h, sub.clientId, { type: 'gift_card', value: USD(2000), price: USD(2000), initial_quantity: 5 });
+      const v = await buy(offerId);
+      const r = await redeem(offerId, v.id, USD(700));
+      expect((await rollback(offerId, v.id, r.id)).statusCode).toBe(200);
+      const voucherEvents = (rs: CallbackReceiver) => rs.received.filter((c: ReceivedCallback) => c.json?.data?.voucher_id === v.id);
+      for (const rs of [forSub, forSeller]) {
+        const got = await eventually('both voucher callbacks', () => voucherEvents(rs).length >= 2 && voucherEvents(rs));
+        expect(got.map((c) => c.json.type)).toEqual(['voucher.redeemed', 'voucher.redemption_rolled_back']);
+        expect(got[0].json.data).toMatchObject({
+          voucher_status: 'acquired',
+          balance: USD(1300),
+          redemption: { id: r.id, rolled_back_at: null },
+        });
+        expect(got[1].json.data).toMatchObject({ balance: USD(2000), redemption: { id: r.id, rolled_back_at: expect.any(String) } });
+        expect(got[1].json.sequence).toBeGreaterThan(got[0].json.sequence);
+      }
+      // Deliveries are written for every endpoint in the dispatching transaction: none exists for the other publisher.
+      const toOther = await h.services.db
+        .selectFrom('callback_deliveries as d')
+        .innerJoin('callback_endpoints as e', 'e.id', 'd.endpoint_id')
+        .innerJoin('offer_events as ev', 'ev.id', 'd.event_id')
+        .select('d.id')
+        .where('e.client_id', '=', other.clientId)
+        .where('ev.offer_id', '=', offerId)
+        .where('ev.type', 'like', 'voucher.%')
+        .execute();
+      expect(toOther).toEqual([]);
+      expect(voucherEvents(forOther)).toEqual([]);
+    } finally {
+      await Promise.all(receivers.map((rs) => rs.stop()));
+    }
   });
 });
