@@ -82,7 +82,8 @@ export async function changeVoucherStatus(
   const { id } = await requireVoucher(deps, scope, ref);
   const result = status === 'redeemed' ? await redeemVoucher(deps.db, id, ask, redemptionRules) : await cancelVoucher(deps.db, id);
   if ('ok' in result) throw refusalFailure(result);
-  if (status === 'redeemed') deps.metrics.voucherRedeemed();
+  // A retry answered from its Idempotency-Key redeemed nothing.
+  if (status === 'redeemed' && !('replayed' in result)) deps.metrics.voucherRedeemed();
   return toVoucher(result, siteBase);
 }
 

@@ -113,9 +113,9 @@ export async function redeemVoucher(
   voucherId: string,
   ask: RedeemAsk,
   rules: RedemptionRules,
-): Promise<VoucherWithRedemptions | Refused> {
+): Promise<(VoucherWithRedemptions & { replayed?: true }) | Refused> {
   return refusable(() =>
-    db.transaction().execute(async (trx) => {
+    db.transaction().execute(async (trx): Promise<VoucherWithRedemptions & { replayed?: true }> => {
       const { offer_type, offer_document, ...voucher } = await lockVoucher(trx, voucherId);
       if (ask.idempotencyKey !== undefined) {
         const before = await trx
@@ -129,7 +129,7 @@ export async function redeemVoucher(
             refuse('idempotency_key_reused', `Idempotency-Key was used for redemption ${before.id} with another amount`, {
               redemption_id: before.id,
             });
-          return (await withRedemptions(trx, [voucher]))[0];
+          return { ...(await withRedemptions(trx, [voucher]))[0], replayed: true };
         }
       }
       const now = new Date();
