@@ -170,6 +170,9 @@ describe('gift cards keep a balance and take partial amounts', () => {
     const other = await redeem(offerId, v.id, USD(2000), key);
     expect(other.statusCode).toBe(422);
     expect(other.json().errors[0].code).toBe('idempotency_key_reused');
+    const badKey = await redeem(offerId, v.id, USD(1000), { 'idempotency-key': 'two words' });
+    expect(badKey.statusCode).toBe(422);
+    expect(badKey.json().errors[0].field).toBe('idempotency-key');
     // Without a key, each request is a redemption of its own.
     await redeem(offerId, v.id, USD(1000));
     await redeem(offerId, v.id, USD(1000));
