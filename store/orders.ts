@@ -16,7 +16,7 @@ import { expirationDate, newRedemptionCode, returnUnits } from './vouchers';
 import { vouchersExpireOf } from '../domain/voucher-expiry';
 import { useSuppliedCodes } from './supplied-vouchers';
 import { giftCardValue } from '../domain/redemptions';
-import { hasLiveRedemption, withRedemptions, type VoucherWithRedemptions } from './redemptions';
+import { withLiveRedemptions, withRedemptions, type VoucherWithRedemptions } from './redemptions';
 
 /*
  * Orders, their items and the vouchers they issue. An order's two writes are each ONE transaction
@@ -186,8 +186,12 @@ export async function cancelOrder(db: Db, c: CancelOrderInput): Promise<Cancelle
       const order = await trx.selectFrom('orders').select('status').where('id', '=', c.orderId).forUpdate().executeTakeFirstOrThrow();
       if (order.status === 'cancelled') return { ok: true, cancelledVouchers: 0 };
       const vouchers = await trx.selectFrom('vouchers').selectAll().where('order_id', '=', c.orderId).orderBy('id').forUpdate().execute();
-      const live = [];
-      for (const v of vouchers) if (v.status === 'acquired' && !(await hasLiveRedemption(trx, v.id))) live.push(v);
+      const acquired = vouchers.filter((v) => v.status === 'acquired');
+      const used = await withLiveRedemptions(
+        trx,
+        acquired.map((v) => v.id),
+      );
+      const live = acquired.filter((v) => !used.has(v.id));
       const now = new Date();
       if (live.length) {
         await trx

@@ -226,12 +226,15 @@ export async function rollbackRedemption(
   );
 }
 
-/** Whether the voucher has a redemption not rolled back (such a gift card is used: not cancelled). */
-export async function hasLiveRedemption(trx: Trx, voucherId: string): Promise<boolean> {
-  return !!(await trx
+/** Those of these vouchers with a redemption not rolled back (such a gift card is used: not cancelled). */
+export async function withLiveRedemptions(trx: Trx, voucherIds: string[]): Promise<Set<string>> {
+  if (voucherIds.length === 0) return new Set();
+  const rows = await trx
     .selectFrom('voucher_redemptions')
-    .select('id')
-    .where('voucher_id', '=', voucherId)
+    .select('voucher_id')
+    .distinct()
+    .where('voucher_id', 'in', voucherIds)
     .where('rolled_back_at', 'is', null)
-    .executeTakeFirst());
+    .execute();
+  return new Set(rows.map((r) => r.voucher_id));
 }

@@ -9,7 +9,7 @@ import { returnReservedUnits } from './reservations';
 import { refusable, refuse, type Refused } from '../domain/failures';
 import { DAY_MS } from '../domain/dates';
 import { voucherExpirationDate, vouchersExpireOf } from '../domain/voucher-expiry';
-import { hasLiveRedemption, withRedemptions, type VoucherWithRedemptions } from './redemptions';
+import { withLiveRedemptions, withRedemptions, type VoucherWithRedemptions } from './redemptions';
 
 // Crockford base32 without I, L, O, U: codes read aloud or typed at a till are not misread.
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -64,7 +64,7 @@ export async function cancelVoucher(db: Db, voucherId: string): Promise<VoucherW
     db.transaction().execute(async (trx) => {
       const current = await trx.selectFrom('vouchers').selectAll().where('id', '=', voucherId).forUpdate().executeTakeFirstOrThrow();
       if (current.status !== 'acquired') return refuse('conflict', `the voucher is already ${current.status}`);
-      if (await hasLiveRedemption(trx, voucherId))
+      if ((await withLiveRedemptions(trx, [voucherId])).size)
         return refuse('conflict', 'the gift card has been partly redeemed: roll its redemptions back before cancelling it');
       const row = await trx
         .updateTable('vouchers')
