@@ -40,6 +40,17 @@ function lockVoucher(trx: Trx, voucherId: string) {
     .executeTakeFirstOrThrow();
 }
 
+/** The status of the voucher's order, read fresh (a statement of its own). */
+async function orderStatusOf(trx: Trx, voucherId: string): Promise<string> {
+  const row = await trx
+    .selectFrom('vouchers')
+    .innerJoin('orders', 'orders.id', 'vouchers.order_id')
+    .select('orders.status')
+    .where('vouchers.id', '=', voucherId)
+    .executeTakeFirstOrThrow();
+  return row.status;
+}
+
 /** The redemptions of these vouchers, as answers show them (REDEMPTIONS_SHOWN latest each). */
 export async function redemptionsOf(db: Db | Trx, voucherIds: string[]): Promise<Map<string, VoucherRedemptions>> {
   const out = new Map<string, VoucherRedemptions>(voucherIds.map((id) => [id, { redemptions: [], redemption_count: 0 }]));
@@ -198,6 +209,11 @@ export async function rollbackRedemption(
       rules.requireRollbackable(redemption, now, windowHours);
       // A voucher with a live redemption is never cancelled (store/vouchers.ts, store/orders.ts); kept as a guard.
       if (voucher.status === 'cancelled') refuse('conflict', 'the voucher is cancelled');
+      // Its order's cancellation left it redeemed because it was used; undoing that use would leave a
+      // usable voucher on a cancelled order. Read after the voucher's lock: a cancellation that held
+      // it has committed by now (and one that comes later sees the voucher acquired and cancels it).
+      if ((await orderStatusOf(trx, voucherId)) === 'cancelled')
+        refuse('conflict', "the voucher's order is cancelled: its redemptions are settled and cannot be rolled back");
       const rolledBack = await trx
         .updateTable('voucher_redemptions')
         .set({ rolled_back_at: now })

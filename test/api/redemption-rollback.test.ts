@@ -112,6 +112,20 @@ describe('redemption rollback', () => {
     expect((await rollback(offerId, v.id, 'rdm_nothing')).statusCode).toBe(404);
     const onDist = await call('POST', `${DIST}/offers/${offerId}/vouchers/${v.id}/redemptions/${r.id}/rollback`, dist);
     expect(onDist.statusCode).toBe(404);
+    // A redeemed voucher of a cancelled order stays redeemed: its redemption is settled.
+    const res = await call('POST', `${DIST}/orders`, dist, {
+      order: {
+        order_number: `c-${Math.random().toString(36).slice(2)}`,
+        customer_name: 'Ada',
+        items: [{ offer_id: offerId, quantity: 1 }],
+      },
+    });
+    const w = res.json().order.vouchers[0];
+    const rw = await redeem(offerId, w.id);
+    expect((await call('PUT', `${DIST}/orders/${res.json().order.id}`, dist, { order: { status: 'cancelled' } })).statusCode).toBe(200);
+    const settled = await rollback(offerId, w.id, rw.id);
+    expect(settled.statusCode).toBe(409);
+    expect(settled.json().errors[0]).toMatchObject({ code: 'conflict', message: expect.stringMatching(/order is cancelled/) });
   });
 
   it('redemptions and rollbacks are outbox events for the advertiser and the distributor that sold the voucher only', async () => {
