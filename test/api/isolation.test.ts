@@ -64,7 +64,9 @@ describe('isolation between clients', () => {
     // A redemption of the other voucher, for the rollback routes.
     ids.redeemed = order.vouchers[1].id;
     ids.redemption = (
-      await call(own.submission, 'PUT', `/submission/beta/offers/${ids.offer}/vouchers/${ids.redeemed}`, { voucher: { status: 'redeemed' } })
+      await call(own.submission, 'PUT', `/submission/beta/offers/${ids.offer}/vouchers/${ids.redeemed}`, {
+        voucher: { status: 'redeemed' },
+      })
     ).json().voucher.redemptions[0].id;
     const today = new Date().toISOString().slice(0, 10);
     ids.reservation = (
