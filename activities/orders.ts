@@ -1,5 +1,5 @@
 import type { ActivityDeps } from './deps';
-import type { VoucherRow } from '../store/database';
+import type { VoucherWithRedemptions } from '../store/redemptions';
 import { cancelOrder, placeOrder, type OrderHooks, type OrderWithDetails } from '../store/orders';
 import { saleRules } from '../domain/sales';
 import type { OrderSnapshot, VoucherSnapshot } from '../domain/orders';
@@ -55,7 +55,7 @@ function orderSnapshot(o: OrderWithDetails): OrderSnapshot {
   };
 }
 
-function voucherSnapshot(v: VoucherRow): VoucherSnapshot {
+function voucherSnapshot(v: VoucherWithRedemptions): VoucherSnapshot {
   return {
     id: v.id,
     offer_id: v.offer_id,
@@ -71,5 +71,14 @@ function voucherSnapshot(v: VoucherRow): VoucherSnapshot {
     redeemed_at: v.redeemed_at?.toISOString() ?? null,
     cancelled_at: v.cancelled_at?.toISOString() ?? null,
     page_token: v.page_token,
+    balance: v.value_currency !== null && v.balance_amount !== null ? { currency_code: v.value_currency, amount: v.balance_amount } : null,
+    redemptions: v.redemptions.map((r) => ({
+      id: r.id,
+      amount: r.amount,
+      currency_code: r.currency_code,
+      redeemed_at: r.redeemed_at.toISOString(),
+      rolled_back_at: r.rolled_back_at?.toISOString() ?? null,
+    })),
+    redemption_count: v.redemption_count,
   };
 }

@@ -15,6 +15,14 @@ export type FailureCode =
   | 'insufficient_stock'
   /** The offer's vouchers would already be expired when bought (its `vouchers_expire.on` is past). */
   | 'vouchers_expired'
+  /** A gift-card redemption of more than its balance; nothing was taken. */
+  | 'insufficient_balance'
+  /** A redemption rolled back before. */
+  | 'already_rolled_back'
+  /** A redemption older than REDEMPTION_ROLLBACK_HOURS. */
+  | 'rollback_window_closed'
+  /** An Idempotency-Key used before on this voucher with another amount. */
+  | 'idempotency_key_reused'
   | 'forbidden'
   | 'payload_too_large'
   | 'unsupported_media_type'

@@ -1,3 +1,4 @@
+import type { Money } from './money';
 import type { Refused } from './failures';
 import type { Location } from './location';
 
@@ -49,6 +50,22 @@ export interface VoucherSnapshot {
   redeemed_at: string | null;
   cancelled_at: string | null;
   page_token: string;
+  /**
+   * A gift card's balance and the voucher's redemptions (`{id, amount, currency_code, redeemed_at,
+   * rolled_back_at}`). Absent from snapshots made before gift-card balances: the API then reads the order.
+   */
+  balance?: Money | null;
+  redemptions?: RedemptionSnapshot[];
+  redemption_count?: number;
+}
+
+/** A voucher's redemption in a snapshot (plain JSON). */
+export interface RedemptionSnapshot {
+  id: string;
+  amount: number | null;
+  currency_code: string | null;
+  redeemed_at: string;
+  rolled_back_at: string | null;
 }
 
 /** A placed order with its items and vouchers as placing wrote them (plain JSON, as VoucherSnapshot). */

@@ -180,6 +180,15 @@ export const EnvSchema = z.object({
     .describe(
       'A review still pending after this long (3 days) logs a warning and appends an `offer.review_overdue` event, once per round.',
     ),
+  REDEMPTION_ROLLBACK_HOURS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(24 * 366)
+    .default(24)
+    .describe(
+      'How long after a voucher redemption the advertiser may roll it back (`POST …/redemptions/:id/rollback`), in hours; 0: never ([orders-and-vouchers.md](orders-and-vouchers.md#redemptions)).',
+    ),
   CALLBACK_RETRY_SCHEDULE: z
     .string()
     .regex(/^\d+(,\d+)*$/, 'must be comma-separated whole seconds, e.g. 5,300,1800')

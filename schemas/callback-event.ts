@@ -21,7 +21,12 @@ const SUBMISSION_TYPES = new Set([
   'offer.stock_changed',
   'offer.sold_out',
   'offer.closed',
+  'voucher.redeemed',
+  'voucher.redemption_rolled_back',
 ]);
+
+/** Events about one voucher: for the offer's submission client and the distribution client that sold it, nobody else. */
+const VOUCHER_TYPES = new Set(['voucher.redeemed', 'voucher.redemption_rolled_back']);
 
 export type DistributionEventType = 'offer.published' | 'offer.changed' | 'offer.suspended' | 'offer.closed' | 'offer.sold_out';
 
@@ -65,10 +70,14 @@ export function distributionEventType(
 /** Who looks at an event: a client of one interface (a callback endpoint's owner, or a change-feed reader). */
 export type EventViewer = Pick<EndpointAudience, 'interface' | 'client_id'>;
 
+/** The distribution client that sold the voucher a voucher event is about. */
+const sellerOf = (event: Pick<OfferEventRow, 'data'>) => (event.data as { distribution_client_id?: string } | null)?.distribution_client_id;
+
 /**
  * The one visibility rule of offer events, for callbacks and the change feed alike: the type under
  * which this client sees the event, or null when it does not see it. A submission client sees its
- * own offers' events; a distribution client those of offers it can sell, in its own vocabulary.
+ * own offers' events; a distribution client those of offers it can sell, in its own vocabulary, and
+ * the redemptions of vouchers it sold.
  * The offer is its row as it is now (at dispatch for a callback, at reading for the feed).
  */
 export function eventTypeFor(
@@ -77,12 +86,15 @@ export function eventTypeFor(
   viewer: EventViewer,
 ): string | null {
   if (viewer.interface === 'submission') return viewer.client_id === offer.client_id ? submissionEventType(event) : null;
+  // A voucher's redemption is news only to the distribution client that sold it.
+  if (VOUCHER_TYPES.has(event.type)) return sellerOf(event) === viewer.client_id ? event.type : null;
   return distributionEventType(event, offer);
 }
 
 /** Change details every event carries beside the offer; internal bookkeeping stays out. */
 function changeDetails(event: Pick<OfferEventRow, 'type' | 'data'>, audience: 'submission' | 'distribution'): Record<string, unknown> {
-  const { actor, ...rest } = (event.data ?? {}) as Record<string, unknown>;
+  // distribution_client_id routes voucher events (callbackBuilder); it is not news to anyone.
+  const { actor, distribution_client_id: _seller, ...rest } = (event.data ?? {}) as Record<string, unknown>;
   const details: Record<string, unknown> = audience === 'submission' ? { ...rest, ...(actor ? { changed_by: actor } : {}) } : rest;
   if (audience === 'distribution') {
     delete details.reason; // reviewers' and advertisers' reasons are between them and the service
@@ -117,6 +129,7 @@ export function callbackPayload(
     data: JSON.parse(JSON.stringify({ offer: shown, ...changeDetails(event, audience) })),
   };
 }
+
 
 /**
  * What each endpoint hears of an event (the store's `CallbackFor`): a submission client only of its

@@ -1,13 +1,22 @@
 import { z } from 'zod';
 import type { VoucherSnapshot } from '../domain/orders';
-import type { VoucherRow } from '../store/database';
-import { iso, isoOrNull, queryInt, Timestamp } from './common';
+import type { VoucherRedemptionRow } from '../store/database';
+import type { VoucherWithRedemptions } from '../store/redemptions';
+import { Currency, iso, isoOrNull, MAX_MONEY_AMOUNT, queryInt, Timestamp } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
 import { PageQuery } from './pagination';
 
 /** Voucher statuses (the values this API family has published); expiry is read from expiration_date. */
 export const VOUCHER_STATUSES = ['acquired', 'redeemed', 'cancelled'] as const;
 export const VoucherStatus = z.enum(VOUCHER_STATUSES);
+
+/** One redemption of a voucher: the amount taken from a gift card (null for a deal or coupon), and when it was rolled back. */
+export const Redemption = z.object({
+  id: z.string(),
+  amount: Currency.nullable(),
+  redeemed_at: Timestamp,
+  rolled_back_at: Timestamp.nullable(),
+});
 
 /** A redemption code issued per unit of an order (spec §2.6). */
 export const Voucher = z.object({
@@ -26,12 +35,46 @@ export const Voucher = z.object({
   barcode: z.string(),
   /** The customer's voucher page (docs/orders-and-vouchers.md): open it without a key, print it, scan it. */
   print_url: z.string(),
+  /** What is left of a gift card (its offer's `value` when sold); null for deals and coupons. */
+  balance: Currency.nullable(),
+  /** The latest redemptions (at most 100), oldest first; rolled-back ones carry rolled_back_at. */
+  redemptions: z.array(Redemption),
+  /** How many redemptions the voucher has in all. */
+  redemption_count: z.number().int(),
 });
 export type Voucher = z.input<typeof Voucher>;
 
-/** Redeem is `{voucher:{status:"redeemed"}}`, cancel is `{voucher:{status:"cancelled"}}`. */
-export const VoucherUpdateBody = wrappedBody('voucher', z.object({ status: z.enum(['redeemed', 'cancelled']) })).meta({
-  examples: [{ voucher: { status: 'redeemed' } }],
+/** An amount to take from a gift card: at least one minor unit. */
+const RedeemAmount = Currency.extend({
+  amount: z.number().int('must be an integer number of minor units (cents)').min(1, 'must be at least 1').max(MAX_MONEY_AMOUNT),
+});
+
+/**
+ * Redeem is `{voucher:{status:"redeemed"}}`, with `amount` for part of a gift card's balance
+ * (without it, the whole balance); cancel is `{voucher:{status:"cancelled"}}`.
+ */
+export const VoucherUpdateBody = wrappedBody(
+  'voucher',
+  z
+    .object({ status: z.enum(['redeemed', 'cancelled']), amount: RedeemAmount.optional() })
+    .refine((v) => v.status === 'redeemed' || v.amount === undefined, {
+      message: 'amount goes with status redeemed only',
+      path: ['amount'],
+    }),
+).meta({
+  examples: [{ voucher: { status: 'redeemed' } }, { voucher: { status: 'redeemed', amount: { currency_code: 'USD', amount: 1250 } } }],
+});
+
+/**
+ * The optional `Idempotency-Key` of a redeem: a retry with the same key on the same voucher answers
+ * the redemption the first request made instead of taking again (docs/orders-and-vouchers.md).
+ */
+export const RedeemHeaders = z.object({
+  'idempotency-key': z
+    .string()
+    .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 printable ASCII characters without spaces')
+    .optional()
+    .describe('Makes a redeem safe to retry: the same key on the same voucher redeems once.'),
 });
 
 export const VoucherResponse = okEnvelope('voucher', Voucher);
@@ -54,7 +97,7 @@ export const printUrl = (siteBase: string, pageToken: string) => `${siteBase}${C
  * A voucher (a row, or a placed order's snapshot of it) as the API shows it; `siteBase` is the
  * site's absolute address, for print_url.
  */
-export function toVoucher(v: VoucherRow | VoucherSnapshot, siteBase: string): z.output<typeof Voucher> {
+export function toVoucher(v: VoucherWithRedemptions | VoucherSnapshot, siteBase: string): z.output<typeof Voucher> {
   return {
     id: v.id,
     offer_id: v.offer_id,
@@ -70,5 +113,28 @@ export function toVoucher(v: VoucherRow | VoucherSnapshot, siteBase: string): z.
     account_id: v.account_id,
     barcode: v.barcode,
     print_url: printUrl(siteBase, v.page_token),
+    balance: balanceOf(v),
+    redemptions: (v.redemptions ?? []).map(toRedemption),
+    redemption_count: v.redemption_count ?? 0,
+  };
+}
+
+function balanceOf(v: VoucherWithRedemptions | VoucherSnapshot): z.output<typeof Currency> | null {
+  if ('balance' in v) return v.balance ?? null;
+  if (!('balance_amount' in v)) return null;
+  return v.value_currency !== null && v.balance_amount !== null ? { currency_code: v.value_currency, amount: v.balance_amount } : null;
+}
+
+type RedemptionLike = Pick<VoucherRedemptionRow, 'id' | 'amount' | 'currency_code'> & {
+  redeemed_at: Date | string;
+  rolled_back_at: Date | string | null;
+};
+
+function toRedemption(r: RedemptionLike): z.output<typeof Redemption> {
+  return {
+    id: r.id,
+    amount: r.amount === null || r.currency_code === null ? null : { currency_code: r.currency_code, amount: r.amount },
+    redeemed_at: iso(r.redeemed_at),
+    rolled_back_at: isoOrNull(r.rolled_back_at),
   };
 }

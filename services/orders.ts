@@ -102,7 +102,9 @@ export async function placeOrder(
     if (!placed.ok) throw refusalFailure(placed);
     // The workflow answers with the order as placing wrote it, unless it was too large to carry
     // (or the answer is from before snapshots: see PlacedAnswer). Otherwise it is read.
-    if ('orderSnapshot' in placed) return toOrder(placed.orderSnapshot, siteBase);
+    // A snapshot from a worker older than gift-card balances lacks them: then the order is read.
+    if ('orderSnapshot' in placed && placed.orderSnapshot.vouchers.every((v) => v.redemptions))
+      return toOrder(placed.orderSnapshot, siteBase);
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) {
       throw conflict('duplicate', `order_number ${o.order_number} is already used by order ${orderId}`, {

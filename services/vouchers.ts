@@ -8,10 +8,17 @@ import {
   findVoucher,
   findVoucherByPageToken,
   listVouchers as listVoucherRows,
-  redeemVoucher,
   rotatePageToken,
   type VoucherScope,
 } from '../store/vouchers';
+import {
+  redeemVoucher,
+  rollbackRedemption as rollbackRedemptionRow,
+  type RedeemAsk,
+  type VoucherWithRedemptions,
+} from '../store/redemptions';
+import { redemptionRules } from '../domain/redemptions';
+import type { Money } from '../domain/money';
 import { toVoucher } from '../schemas/voucher';
 import type { OfferInput } from '../schemas/offer';
 import type { Location } from '../domain/location';
@@ -28,7 +35,7 @@ type VoucherView = ReturnType<typeof toVoucher>;
 export type VoucherRef = { offerId: string; voucherId: string } | { advertiserId: string; ref: string };
 export type VoucherQuery = Page & { status?: VoucherRow['status']; recently_changed?: number };
 
-async function requireVoucher(deps: Deps, scope: VoucherScope, ref: VoucherRef): Promise<VoucherRow & { title: string }> {
+async function requireVoucher(deps: Deps, scope: VoucherScope, ref: VoucherRef): Promise<VoucherWithRedemptions & { title: string }> {
   const found =
     'offerId' in ref
       ? await findVoucher(deps.db, scope, { offerId: ref.offerId, idOrCode: ref.voucherId })
@@ -60,18 +67,41 @@ export async function getVoucher(deps: Deps, scope: VoucherScope, ref: VoucherRe
   return toVoucher(await requireVoucher(deps, scope, ref), siteBase);
 }
 
-/** Redeems or cancels the voucher; a voucher no longer acquired (or not yet valid) is refused. */
+/**
+ * Redeems (with `ask.amount`, part of a gift card's balance; `ask.idempotencyKey` makes a retry
+ * safe) or cancels the voucher; a voucher no longer acquired (or not yet valid) is refused.
+ */
 export async function changeVoucherStatus(
   deps: Pick<ServiceDeps, 'db' | 'metrics'>,
   scope: VoucherScope,
   ref: VoucherRef,
   status: 'redeemed' | 'cancelled',
   siteBase: string,
+  ask: RedeemAsk = {},
 ): Promise<VoucherView> {
   const { id } = await requireVoucher(deps, scope, ref);
-  const result = status === 'redeemed' ? await redeemVoucher(deps.db, id) : await cancelVoucher(deps.db, id);
+  const result = status === 'redeemed' ? await redeemVoucher(deps.db, id, ask, redemptionRules) : await cancelVoucher(deps.db, id);
   if ('ok' in result) throw refusalFailure(result);
-  if (status === 'redeemed') deps.metrics.voucherRedeemed();
+  // A retry answered from its Idempotency-Key redeemed nothing.
+  if (status === 'redeemed' && !('replayed' in result)) deps.metrics.voucherRedeemed();
+  return toVoucher(result, siteBase);
+}
+
+/**
+ * Rolls one redemption of the voucher back within REDEMPTION_ROLLBACK_HOURS (submission interface:
+ * the advertiser's till made a mistake): a gift card gets the amount back, a deal or coupon is
+ * acquired again. Answers the voucher as a redeem does.
+ */
+export async function rollbackRedemption(
+  deps: Pick<ServiceDeps, 'db' | 'config'>,
+  scope: VoucherScope,
+  ref: VoucherRef,
+  redemptionId: string,
+  siteBase: string,
+): Promise<VoucherView> {
+  const { id } = await requireVoucher(deps, scope, ref);
+  const result = await rollbackRedemptionRow(deps.db, id, redemptionId, deps.config.REDEMPTION_ROLLBACK_HOURS, redemptionRules);
+  if ('ok' in result) throw refusalFailure(result);
   return toVoucher(result, siteBase);
 }
 
@@ -82,7 +112,7 @@ export async function changeVoucherStatus(
 export async function rotatePrintUrl(deps: Deps, scope: VoucherScope, voucherId: string, siteBase: string): Promise<VoucherView> {
   const { id } = await printableVoucher(deps, scope, voucherId);
   await rotatePageToken(deps.db, id);
-  return toVoucher((await printableVoucher(deps, scope, id)) as VoucherRow, siteBase);
+  return toVoucher(await printableVoucher(deps, scope, id), siteBase);
 }
 
 /** What the customer's voucher page shows. */
@@ -99,6 +129,9 @@ export interface CustomerVoucher {
   redeemed_at: Date | null;
   cancelled_at: Date | null;
   redemption_locations: Location[];
+  /** A gift card's balance and face value; null for deals and coupons. */
+  balance: Money | null;
+  value: Money | null;
 }
 
 /** The voucher behind a customer page token (no API key: the unguessable token is the key); not_found otherwise. */
@@ -119,10 +152,16 @@ export async function customerVoucher(deps: Deps, token: string): Promise<Custom
     redeemed_at: v.redeemed_at,
     cancelled_at: v.cancelled_at,
     redemption_locations: doc.advertiser.redemption_locations,
+    balance: v.value_currency !== null && v.balance_amount !== null ? { currency_code: v.value_currency, amount: v.balance_amount } : null,
+    value: v.value_currency !== null && v.value_amount !== null ? { currency_code: v.value_currency, amount: v.value_amount } : null,
   };
 }
 
 /** The voucher with its offer's title, for the customer's printable page (not_found otherwise). */
-export async function printableVoucher(deps: Deps, scope: VoucherScope, voucherId: string): Promise<VoucherRow & { title: string }> {
+export async function printableVoucher(
+  deps: Deps,
+  scope: VoucherScope,
+  voucherId: string,
+): Promise<VoucherWithRedemptions & { title: string }> {
   return (await findVoucher(deps.db, scope, { idOrCode: voucherId, byId: true })) ?? Promise.reject(notFound('voucher'));
 }

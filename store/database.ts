@@ -13,7 +13,7 @@ import type {
 } from './rows/offers';
 import type { OperatorTable } from './rows/operators';
 import type { PostalCodeTable } from './rows/postal-codes';
-import type { AccountTable, OrderItemTable, OrderTable, ReservationTable, VoucherTable } from './rows/orders';
+import type { AccountTable, OrderItemTable, OrderTable, ReservationTable, VoucherRedemptionTable, VoucherTable } from './rows/orders';
 
 /*
  * The database as Kysely sees it: one entry per table. The tables' row types live by aggregate in
@@ -39,6 +39,7 @@ export interface Database {
   orders: OrderTable;
   order_items: OrderItemTable;
   vouchers: VoucherTable;
+  voucher_redemptions: VoucherRedemptionTable;
   advertisers: AdvertiserTable;
   supplied_vouchers: SuppliedVoucherTable;
   operators: OperatorTable;

@@ -18,6 +18,7 @@ import * as m0015 from './migrations/2026_11_23_0015_developer_signups';
 import * as m0016 from './migrations/2026_11_23_0016_search_indexes';
 import * as m0017 from './migrations/2026_11_24_0017_operators';
 import * as m0018 from './migrations/2026_11_24_0018_postal_codes';
+import * as m0019 from './migrations/2026_11_24_0019_voucher_redemptions';
 import * as m0030 from './migrations/2026_11_25_0030_event_feed';
 
 /**
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_23_0016_search_indexes': m0016,
   '2026_11_24_0017_operators': m0017,
   '2026_11_24_0018_postal_codes': m0018,
+  '2026_11_24_0019_voucher_redemptions': m0019,
   '2026_11_25_0030_event_feed': m0030,
 };
 

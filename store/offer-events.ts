@@ -16,7 +16,10 @@ export type OfferEventType =
   | 'offer.review_overdue'
   | 'offer.stock_changed'
   | 'offer.sold_out'
-  | 'offer.closed';
+  | 'offer.closed'
+  /** A voucher of the offer was redeemed (a gift card: partly or wholly); docs/callbacks.md. */
+  | 'voucher.redeemed'
+  | 'voucher.redemption_rolled_back';
 
 /** Columns of the offer row that change together with its event (stock moves). */
 export type OfferRowChange = { quantity_in_stock: number; reserved_quantity: number; availabilityChanged: boolean };

@@ -15,6 +15,8 @@ import { lockUsableReservation, takeReservedUnits } from './reservations';
 import { expirationDate, newRedemptionCode, returnUnits } from './vouchers';
 import { vouchersExpireOf } from '../domain/voucher-expiry';
 import { useSuppliedCodes } from './supplied-vouchers';
+import { giftCardValue } from '../domain/redemptions';
+import { withLiveRedemptions, withRedemptions, type VoucherWithRedemptions } from './redemptions';
 
 /*
  * Orders, their items and the vouchers they issue. An order's two writes are each ONE transaction
@@ -137,9 +139,11 @@ async function issueVouchers(
   offers: Map<string, LockedOffer>,
   taken: TakenUnits[],
   today: string,
-): Promise<VoucherRow[]> {
+): Promise<VoucherWithRedemptions[]> {
   const rows = o.items.flatMap((it, i) => {
     const offer = offers.get(it.offer_id)!;
+    // A gift card's value is fixed when it is sold: a later edit of the offer does not change it.
+    const value = giftCardValue(offer);
     return Array.from({ length: it.quantity }, (_, unit) => {
       const code = newRedemptionCode();
       return {
@@ -155,20 +159,25 @@ async function issueVouchers(
         customer_name: o.customerName,
         status: 'acquired' as const,
         expiration_date: expirationDate(offer.document, today),
+        value_amount: value?.amount ?? null,
+        value_currency: value?.currency_code ?? null,
+        balance_amount: value?.amount ?? null,
       };
     });
   });
-  return trx
+  const vouchers = await trx
     .insertInto('vouchers')
     .values(await useSuppliedCodes(trx, rows, offers))
     .returningAll()
     .execute();
+  return vouchers.map((v) => ({ ...v, redemptions: [], redemption_count: 0 }));
 }
 
 /**
  * Cancels the order (spec 3.2) at any age: its acquired vouchers are cancelled and their units
  * return to stock (or to the reservation they came from); a redeemed voucher stays redeemed, since
- * it was used, and one cancelled before stays as it is. One transaction; a second call finds the
+ * it was used, as does a gift card partly spent (acquired, with its balance), and one cancelled
+ * before stays as it is. One transaction; a second call finds the
  * order cancelled and changes nothing.
  */
 export async function cancelOrder(db: Db, c: CancelOrderInput): Promise<Cancelled> {
@@ -177,7 +186,12 @@ export async function cancelOrder(db: Db, c: CancelOrderInput): Promise<Cancelle
       const order = await trx.selectFrom('orders').select('status').where('id', '=', c.orderId).forUpdate().executeTakeFirstOrThrow();
       if (order.status === 'cancelled') return { ok: true, cancelledVouchers: 0 };
       const vouchers = await trx.selectFrom('vouchers').selectAll().where('order_id', '=', c.orderId).orderBy('id').forUpdate().execute();
-      const live = vouchers.filter((v) => v.status === 'acquired');
+      const acquired = vouchers.filter((v) => v.status === 'acquired');
+      const used = await withLiveRedemptions(
+        trx,
+        acquired.map((v) => v.id),
+      );
+      const live = acquired.filter((v) => !used.has(v.id));
       const now = new Date();
       if (live.length) {
         await trx
@@ -198,10 +212,10 @@ export async function cancelOrder(db: Db, c: CancelOrderInput): Promise<Cancelle
 }
 
 /** An order with its items (in their order), its vouchers (maybe only the first ones) and how many it has. */
-export type OrderWithDetails = OrderRow & { items: OrderItemRow[]; vouchers: VoucherRow[]; voucher_count: number };
+export type OrderWithDetails = OrderRow & { items: OrderItemRow[]; vouchers: VoucherWithRedemptions[]; voucher_count: number };
 
 /** Vouchers in the order every read answers them: by offer, then purchase time, then id. */
-function sortVouchers(vouchers: VoucherRow[]): VoucherRow[] {
+function sortVouchers<V extends VoucherRow>(vouchers: V[]): V[] {
   const key = (v: VoucherRow) => [v.offer_id, v.acquired_at.toISOString(), v.id];
   return [...vouchers].sort((a, b) => {
     const [x, y] = [key(a), key(b)];
@@ -233,12 +247,16 @@ async function withDetails(db: Db, rows: OrderRow[], vouchersPerOrder?: number):
       .orderBy('rank_in_order')
       .execute(),
   ]);
+  const vouchers = await withRedemptions(
+    db,
+    ranks.map(({ rank_in_order: _rank, count_in_order: _count, ...v }) => v as VoucherRow),
+  );
   return rows.map((r) => {
     const mine = ranks.filter((v) => v.order_id === r.id);
     return {
       ...r,
       items: items.filter((i) => i.order_id === r.id),
-      vouchers: mine.map(({ rank_in_order: _rank, count_in_order: _count, ...v }) => v as VoucherRow),
+      vouchers: vouchers.filter((v) => v.order_id === r.id),
       voucher_count: mine.length ? Number(mine[0].count_in_order) : 0,
     };
   });

@@ -7,8 +7,9 @@ import { lockOffers, moveStock } from './offer-stock';
 import { pageOf } from './paging';
 import { returnReservedUnits } from './reservations';
 import { refusable, refuse, type Refused } from '../domain/failures';
-import { DAY_MS, utcDay } from '../domain/dates';
-import { isVoucherExpired, voucherExpirationDate, vouchersExpireOf } from '../domain/voucher-expiry';
+import { DAY_MS } from '../domain/dates';
+import { voucherExpirationDate, vouchersExpireOf } from '../domain/voucher-expiry';
+import { withLiveRedemptions, withRedemptions, type VoucherWithRedemptions } from './redemptions';
 
 // Crockford base32 without I, L, O, U: codes read aloud or typed at a till are not misread.
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -55,61 +56,24 @@ export async function returnUnits(
 }
 
 /**
- * Redeems an acquired voucher that is neither expired nor before its offer's activation date. One
- * conditional UPDATE: of two racing redemptions exactly one changes the row; the other is refused
- * (conflict).
+ * Cancels one acquired voucher and returns its unit, in one transaction. A gift card partly spent
+ * (a live redemption) is used, like a redeemed voucher: it is not cancelled.
  */
-export async function redeemVoucher(db: Db, voucherId: string): Promise<VoucherRow | Refused> {
-  const row = await db
-    .updateTable('vouchers')
-    .set({ status: 'redeemed', redeemed_at: new Date(), updated_at: new Date() })
-    .where('id', '=', voucherId)
-    .where('status', '=', 'acquired')
-    // Not expired: isVoucherExpired (domain/voucher-expiry.ts) in SQL.
-    .where((eb) => eb.or([eb('expiration_date', 'is', null), eb('expiration_date', '>=', utcDay())]))
-    // Not before the offer's vouchers_activation_date.
-    .where(
-      sql<boolean>`coalesce((select (o.document->>'vouchers_activation_date') <= ${utcDay()} from offers o where o.id = vouchers.offer_id), true)`,
-    )
-    .returningAll()
-    .executeTakeFirst();
-  if (row) return row;
-  const current = await db
-    .selectFrom('vouchers')
-    .innerJoin('offers', 'offers.id', 'vouchers.offer_id')
-    .select([
-      'vouchers.status',
-      'vouchers.expiration_date',
-      sql<string | null>`offers.document->>'vouchers_activation_date'`.as('activation'),
-    ])
-    .where('vouchers.id', '=', voucherId)
-    .executeTakeFirstOrThrow();
-  const why =
-    current.status !== 'acquired'
-      ? `the voucher is already ${current.status}`
-      : isVoucherExpired(current.expiration_date, utcDay())
-        ? `the voucher expired on ${current.expiration_date}`
-        : `the voucher cannot be redeemed before ${current.activation}`;
-  return { ok: false, code: 'conflict', message: why };
-}
-
-/** Cancels one acquired voucher and returns its unit, in one transaction. */
-export async function cancelVoucher(db: Db, voucherId: string): Promise<VoucherRow | Refused> {
+export async function cancelVoucher(db: Db, voucherId: string): Promise<VoucherWithRedemptions | Refused> {
   return refusable(() =>
     db.transaction().execute(async (trx) => {
+      const current = await trx.selectFrom('vouchers').selectAll().where('id', '=', voucherId).forUpdate().executeTakeFirstOrThrow();
+      if (current.status !== 'acquired') return refuse('conflict', `the voucher is already ${current.status}`);
+      if ((await withLiveRedemptions(trx, [voucherId])).size)
+        return refuse('conflict', 'the gift card has been partly redeemed: roll its redemptions back before cancelling it');
       const row = await trx
         .updateTable('vouchers')
         .set({ status: 'cancelled', cancelled_at: new Date(), updated_at: new Date() })
         .where('id', '=', voucherId)
-        .where('status', '=', 'acquired')
         .returningAll()
-        .executeTakeFirst();
-      if (!row) {
-        const current = await trx.selectFrom('vouchers').select('status').where('id', '=', voucherId).executeTakeFirstOrThrow();
-        return refuse('conflict', `the voucher is already ${current.status}`);
-      }
+        .executeTakeFirstOrThrow();
       await returnUnits(trx, `voucher-cancelled:${voucherId}`, [row]);
-      return row;
+      return (await withRedemptions(trx, [row]))[0];
     }),
   );
 }
@@ -132,11 +96,11 @@ function scoped(db: Db, scope: VoucherScope) {
  * (a till scans the barcode), with its offer's title. Generated codes are also found typed in
  * lower case.
  */
-export function findVoucher(
+export async function findVoucher(
   db: Db,
   scope: VoucherScope,
   ref: { offerId?: string; advertiserId?: string; idOrCode: string; byId?: boolean },
-): Promise<(VoucherRow & { title: string }) | undefined> {
+): Promise<(VoucherWithRedemptions & { title: string }) | undefined> {
   let q = scoped(db, scope).selectAll('vouchers').select('offers.title');
   if (ref.byId) q = q.where('vouchers.id', '=', ref.idOrCode);
   if (ref.offerId) q = q.where('vouchers.offer_id', '=', ref.offerId).where('vouchers.id', '=', ref.idOrCode);
@@ -150,20 +114,24 @@ export function findVoucher(
       // An exact id or code before a barcode that happens to equal another voucher's code.
       .orderBy(sql`vouchers.id = ${ref.idOrCode} or vouchers.redemption_code = ${ref.idOrCode}`, 'desc');
   }
-  return q.executeTakeFirst();
+  const found = await q.executeTakeFirst();
+  return found && (await withRedemptions(db, [found]))[0];
 }
 
 /** The vouchers this scope sees, most recently changed first. */
-export function listVouchers(
+export async function listVouchers(
   db: Db,
   scope: VoucherScope,
   q: Page & { status?: VoucherRow['status']; recently_changed?: number; offerId?: string },
-): Promise<Paged<VoucherRow>> {
+): Promise<Paged<VoucherWithRedemptions>> {
   let query = scoped(db, scope);
   if (q.offerId) query = query.where('vouchers.offer_id', '=', q.offerId);
   if (q.status) query = query.where('vouchers.status', '=', q.status);
   if (q.recently_changed) query = query.where('vouchers.updated_at', '>=', new Date(Date.now() - q.recently_changed * DAY_MS));
-  return pageOf(query, q, (f) => f.selectAll('vouchers').orderBy('vouchers.updated_at', 'desc').orderBy('vouchers.id'));
+  const { rows, total } = await pageOf(query, q, (f) =>
+    f.selectAll('vouchers').orderBy('vouchers.updated_at', 'desc').orderBy('vouchers.id'),
+  );
+  return { rows: await withRedemptions(db, rows), total };
 }
 
 /** A voucher by its customer page token, with what the customer's page shows (any client's: the token is the key). */

@@ -73,6 +73,22 @@ export interface VoucherTable {
   supplied: Generated<boolean>;
   /** Secret part of the customer's voucher page address; replaced to revoke it. */
   page_token: Generated<string>;
+  /** A gift card's face value, fixed when sold, and what is left of it; null for deals and coupons. */
+  value_amount: number | null;
+  value_currency: string | null;
+  balance_amount: number | null;
+}
+
+/** One redemption of a voucher (amount null for a deal or coupon); rolled back by setting rolled_back_at. */
+export interface VoucherRedemptionTable {
+  id: string;
+  voucher_id: string;
+  amount: number | null;
+  currency_code: string | null;
+  redeemed_at: Timestamp;
+  rolled_back_at: Timestamp | null;
+  /** The client's Idempotency-Key of the redeem request that made it: a retry finds this row. */
+  idempotency_key: string | null;
 }
 
 export type AccountRow = Selectable<AccountTable>;
@@ -80,3 +96,4 @@ export type ReservationRow = Selectable<ReservationTable>;
 export type OrderRow = Selectable<OrderTable>;
 export type OrderItemRow = Selectable<OrderItemTable>;
 export type VoucherRow = Selectable<VoucherTable>;
+export type VoucherRedemptionRow = Selectable<VoucherRedemptionTable>;

@@ -61,6 +61,13 @@ describe('isolation between clients', () => {
     ).json().order;
     ids.order = order.id;
     ids.voucher = order.vouchers[0].id;
+    // A redemption of the other voucher, for the rollback routes.
+    ids.redeemed = order.vouchers[1].id;
+    ids.redemption = (
+      await call(own.submission, 'PUT', `/submission/beta/offers/${ids.offer}/vouchers/${ids.redeemed}`, {
+        voucher: { status: 'redeemed' },
+      })
+    ).json().voucher.redemptions[0].id;
     const today = new Date().toISOString().slice(0, 10);
     ids.reservation = (
       await call(own.distribution, 'POST', `${D}/offers/${ids.offer}/reservations`, {
@@ -98,6 +105,12 @@ describe('isolation between clients', () => {
       body: { voucher: { status: 'redeemed' } },
     },
     'GET /submission/beta/advertisers/:advertiser_id/vouchers/:ref': { params: { advertiser_id: 'advertiser', ref: 'voucher' } },
+    'POST /submission/beta/offers/:id/vouchers/:voucher_id/redemptions/:redemption_id/rollback': {
+      params: { id: 'offer', voucher_id: 'redeemed', redemption_id: 'redemption' },
+    },
+    'POST /submission/beta/advertisers/:advertiser_id/vouchers/:ref/redemptions/:redemption_id/rollback': {
+      params: { advertiser_id: 'advertiser', ref: 'redeemed', redemption_id: 'redemption' },
+    },
     'PUT /submission/beta/advertisers/:advertiser_id/vouchers/:ref': {
       params: { advertiser_id: 'advertiser', ref: 'voucher' },
       body: { voucher: { status: 'redeemed' } },

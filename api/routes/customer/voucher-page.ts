@@ -53,6 +53,12 @@ const address = (l: Location) =>
     .filter(Boolean)
     .join(' · ');
 
+/** An amount in minor units as the customer reads it: `$12.50`, `¥1,250`. */
+function money(m: { currency_code: string; amount: number }): string {
+  const f = new Intl.NumberFormat('en', { style: 'currency', currency: m.currency_code });
+  return f.format(m.amount / 10 ** (f.resolvedOptions().maximumFractionDigits ?? 2));
+}
+
 /** What the voucher is now, as the customer reads it: usable, or redeemed, cancelled, expired. */
 function standing(v: CustomerVoucher): { key: string; text: string } {
   if (v.status === 'redeemed') return { key: 'redeemed', text: `Redeemed${v.redeemed_at ? ` on ${utcDay(v.redeemed_at)}` : ''}` };
@@ -76,6 +82,7 @@ export function customerVoucherPage(v: CustomerVoucher): string {
           <h1>${v.title}</h1>
           <div class="muted">${v.advertiser_name} · for ${v.customer_name}</div>
           <div class="status status-${state.key}">${state.text}</div>
+          ${v.balance && v.value ? html`<p class="balance">Balance: <strong>${money(v.balance)}</strong> of ${money(v.value)}</p>` : ''}
           <div class="code ${usable ? '' : 'void'}">${v.redemption_code}</div>
           ${
             usable

@@ -13,7 +13,7 @@ import {
 import { invalidField } from '../../errors';
 import { IdParam } from '../../../schemas/common';
 import { listReply } from '../../../schemas/envelope';
-import { VoucherList, VoucherListQuery, VoucherResponse, VoucherUpdateBody } from '../../../schemas/voucher';
+import { RedeemHeaders, VoucherList, VoucherListQuery, VoucherResponse, VoucherUpdateBody } from '../../../schemas/voucher';
 import { siteBaseUrl } from '../../urls';
 import { customerVoucherPage, sendVoucherPage } from '../customer/voucher-page';
 import { operations } from '../operation';
@@ -27,10 +27,17 @@ const byAdvertiser = (p: z.infer<typeof AdvertiserParams>) => ({ advertiserId: p
 
 const op = operations('Vouchers');
 
+/** What a redeem asks beyond its status: part of a gift card's balance, and the retry key. */
+const redeemAsk = (request: { body: z.infer<typeof VoucherUpdateBody>; headers: z.infer<typeof RedeemHeaders> }) => ({
+  amount: request.body.voucher.amount,
+  idempotencyKey: request.headers['idempotency-key'],
+});
+
 /**
  * Voucher endpoints of spec §4.5 on both interfaces. The submission client sees the vouchers of
  * its own offers (the advertiser redeems them); the distribution client sees those it sold.
- * Redeem: `{voucher:{status:"redeemed"}}`; cancel (offer path only): `{voucher:{status:"cancelled"}}`.
+ * Redeem: `{voucher:{status:"redeemed", amount?}}` (amount: part of a gift card's balance), with an
+ * optional Idempotency-Key header; cancel (offer path only): `{voucher:{status:"cancelled"}}`.
  */
 export const voucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: VoucherScope['iface'] }> = async (app, { deps, iface }) => {
   const scope = (clientId: string): VoucherScope => ({ iface, clientId });
@@ -75,6 +82,7 @@ export const voucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: Vo
       schema: {
         ...op('updateVoucher', 'Redeem or cancel a voucher'),
         params: OfferVoucherParams,
+        headers: RedeemHeaders,
         body: VoucherUpdateBody,
         response: { 200: VoucherResponse },
       },
@@ -87,6 +95,7 @@ export const voucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: Vo
         byOffer(request.params),
         request.body.voucher.status,
         siteBaseUrl(request),
+        redeemAsk(request),
       ),
     }),
   );
@@ -112,6 +121,7 @@ export const voucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: Vo
       schema: {
         ...op('redeemAdvertiserVoucher', "Redeem a voucher by the advertiser's reference"),
         params: AdvertiserParams,
+        headers: RedeemHeaders,
         body: VoucherUpdateBody,
         response: { 200: VoucherResponse },
       },
@@ -121,7 +131,14 @@ export const voucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: Vo
         throw invalidField('status', 'vouchers are cancelled through PUT /offers/:offer_id/vouchers/:id; this path only redeems');
       return {
         status: 'OK' as const,
-        voucher: await changeVoucherStatus(deps, scope(request.client.id), byAdvertiser(request.params), 'redeemed', siteBaseUrl(request)),
+        voucher: await changeVoucherStatus(
+          deps,
+          scope(request.client.id),
+          byAdvertiser(request.params),
+          'redeemed',
+          siteBaseUrl(request),
+          redeemAsk(request),
+        ),
       };
     },
   );

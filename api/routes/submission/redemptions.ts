@@ -1,0 +1,71 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { ServiceDeps } from '../../../services/deps';
+import { rollbackRedemption } from '../../../services/vouchers';
+import { IdParam } from '../../../schemas/common';
+import { VoucherResponse } from '../../../schemas/voucher';
+import { siteBaseUrl } from '../../urls';
+import { operations } from '../operation';
+
+const OfferParams = z.object({ id: IdParam, voucher_id: IdParam, redemption_id: IdParam });
+const AdvertiserParams = z.object({ advertiser_id: IdParam, ref: IdParam, redemption_id: IdParam });
+
+const op = operations('Vouchers');
+
+/**
+ * Redemption rollback (docs/orders-and-vouchers.md#redemptions), on the submission interface only:
+ * the advertiser undoes its till's mistake within REDEMPTION_ROLLBACK_HOURS, on the same two paths
+ * as redeeming (by offer and voucher id, or by advertiser and the voucher's id, code or barcode).
+ * The answer is the voucher, as a redeem answers it.
+ */
+export const redemptionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+  app.post(
+    '/offers/:id/vouchers/:voucher_id/redemptions/:redemption_id/rollback',
+    {
+      schema: {
+        ...op('rollbackVoucherRedemption', 'Roll back a redemption of a voucher'),
+        params: OfferParams,
+        response: { 200: VoucherResponse },
+      },
+    },
+    async (request) => {
+      const p = request.params;
+      const ref = { offerId: p.id, voucherId: p.voucher_id };
+      return {
+        status: 'OK' as const,
+        voucher: await rollbackRedemption(
+          deps,
+          { iface: 'submission', clientId: request.client.id },
+          ref,
+          p.redemption_id,
+          siteBaseUrl(request),
+        ),
+      };
+    },
+  );
+
+  app.post(
+    '/advertisers/:advertiser_id/vouchers/:ref/redemptions/:redemption_id/rollback',
+    {
+      schema: {
+        ...op('rollbackAdvertiserVoucherRedemption', "Roll back a redemption of a voucher found by the advertiser's reference"),
+        params: AdvertiserParams,
+        response: { 200: VoucherResponse },
+      },
+    },
+    async (request) => {
+      const p = request.params;
+      const ref = { advertiserId: p.advertiser_id, ref: p.ref };
+      return {
+        status: 'OK' as const,
+        voucher: await rollbackRedemption(
+          deps,
+          { iface: 'submission', clientId: request.client.id },
+          ref,
+          p.redemption_id,
+          siteBaseUrl(request),
+        ),
+      };
+    },
+  );
+};

@@ -1,0 +1,61 @@
+import { giftCardValue, redemptionRules, type RedemptionSubject } from '../../domain/redemptions';
+import { Failure } from '../../domain/failures';
+
+const USD = (amount: number) => ({ currency_code: 'USD', amount });
+const NOW = new Date('2026-11-25T12:00:00Z');
+const card = (over: Partial<RedemptionSubject> = {}): RedemptionSubject => ({
+  status: 'acquired',
+  expiration_date: null,
+  balance: USD(5000),
+  offer: { type: 'gift_card', document: {} },
+  ...over,
+});
+const refusal = (f: () => unknown) => {
+  try {
+    f();
+  } catch (err) {
+    if (err instanceof Failure) return err.details[0];
+    throw err;
+  }
+  throw new Error('not refused');
+};
+
+describe('redemption rules (domain/redemptions.ts)', () => {
+  const { decide, requireRollbackable } = redemptionRules;
+
+  it('takes part of a gift card, or the whole balance, and is redeemed at zero', () => {
+    expect(decide(card(), USD(1200), NOW)).toEqual({ amount: USD(1200), balanceAfter: 3800, status: 'acquired' });
+    expect(decide(card(), undefined, NOW)).toEqual({ amount: USD(5000), balanceAfter: 0, status: 'redeemed' });
+    expect(decide(card(), USD(5000), NOW).status).toBe('redeemed');
+  });
+
+  it('refuses more than the balance, another currency, an amount on a deal, and unredeemable vouchers', () => {
+    expect(refusal(() => decide(card(), USD(5001), NOW))).toMatchObject({ code: 'insufficient_balance', balance: USD(5000) });
+    expect(refusal(() => decide(card(), { currency_code: 'EUR', amount: 1 }, NOW))).toMatchObject({
+      code: 'invalid_field',
+      field: 'amount.currency_code',
+    });
+    const deal = card({ balance: null, offer: { type: 'deal', document: {} } });
+    expect(refusal(() => decide(deal, USD(1), NOW))).toMatchObject({ code: 'invalid_field', field: 'amount' });
+    expect(decide(deal, undefined, NOW)).toEqual({ amount: null, balanceAfter: null, status: 'redeemed' });
+    expect(refusal(() => decide(card({ status: 'cancelled' }), undefined, NOW)).message).toBe('the voucher is already cancelled');
+    expect(refusal(() => decide(card({ expiration_date: '2026-11-24' }), undefined, NOW)).message).toMatch(/expired on 2026-11-24/);
+    expect(decide(card({ expiration_date: '2026-11-25' }), undefined, NOW).status).toBe('redeemed'); // its last day
+    const later = card({ offer: { type: 'gift_card', document: { vouchers_activation_date: '2026-11-26' } } });
+    expect(refusal(() => decide(later, undefined, NOW)).message).toMatch(/before 2026-11-26/);
+  });
+
+  it('rolls back once, within the window', () => {
+    const r = { id: 'rdm_1', redeemed_at: new Date(NOW.getTime() - 24 * 3_600_000), rolled_back_at: null };
+    expect(() => requireRollbackable(r, NOW, 24)).not.toThrow();
+    expect(refusal(() => requireRollbackable(r, new Date(NOW.getTime() + 1), 24))).toMatchObject({ code: 'rollback_window_closed' });
+    expect(refusal(() => requireRollbackable({ ...r, rolled_back_at: NOW }, NOW, 24))).toMatchObject({ code: 'already_rolled_back' });
+  });
+
+  it("fixes a gift card's face value from the offer's value, else its price", () => {
+    expect(giftCardValue({ type: 'gift_card', document: { value: USD(100), price: USD(80) } })).toEqual(USD(100));
+    expect(giftCardValue({ type: 'gift_card', document: { price: USD(80) } })).toEqual(USD(80));
+    expect(giftCardValue({ type: 'gift_card', document: { price: USD(0) } })).toBeNull();
+    expect(giftCardValue({ type: 'deal', document: { value: USD(100) } })).toBeNull();
+  });
+});
