@@ -1,7 +1,8 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ServiceDeps } from '../../../services/deps';
-import { rollbackRedemption } from '../../../services/vouchers';
+import { rollbackRedemption, type VoucherRef } from '../../../services/vouchers';
 import { IdParam } from '../../../schemas/common';
 import { VoucherResponse } from '../../../schemas/voucher';
 import { siteBaseUrl } from '../../urls';
@@ -19,6 +20,12 @@ const op = operations('Vouchers');
  * The answer is the voucher, as a redeem answers it.
  */
 export const redemptionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+  /** Both paths answer alike once the voucher is named. */
+  const rollback = async (request: FastifyRequest, ref: VoucherRef, redemptionId: string) => ({
+    status: 'OK' as const,
+    voucher: await rollbackRedemption(deps, { iface: 'submission', clientId: request.client.id }, ref, redemptionId, siteBaseUrl(request)),
+  });
+
   app.post(
     '/offers/:id/vouchers/:voucher_id/redemptions/:redemption_id/rollback',
     {
@@ -28,20 +35,7 @@ export const redemptionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
         response: { 200: VoucherResponse },
       },
     },
-    async (request) => {
-      const p = request.params;
-      const ref = { offerId: p.id, voucherId: p.voucher_id };
-      return {
-        status: 'OK' as const,
-        voucher: await rollbackRedemption(
-          deps,
-          { iface: 'submission', clientId: request.client.id },
-          ref,
-          p.redemption_id,
-          siteBaseUrl(request),
-        ),
-      };
-    },
+    (request) => rollback(request, { offerId: request.params.id, voucherId: request.params.voucher_id }, request.params.redemption_id),
   );
 
   app.post(
@@ -53,19 +47,6 @@ export const redemptionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
         response: { 200: VoucherResponse },
       },
     },
-    async (request) => {
-      const p = request.params;
-      const ref = { advertiserId: p.advertiser_id, ref: p.ref };
-      return {
-        status: 'OK' as const,
-        voucher: await rollbackRedemption(
-          deps,
-          { iface: 'submission', clientId: request.client.id },
-          ref,
-          p.redemption_id,
-          siteBaseUrl(request),
-        ),
-      };
-    },
+    (request) => rollback(request, { advertiserId: request.params.advertiser_id, ref: request.params.ref }, request.params.redemption_id),
   );
 };
