@@ -23,6 +23,15 @@ export interface PostalCodeRecord {
 /** The 12 columns of a GeoNames postal-code line, in order. */
 const COLUMNS = 12;
 const number = (s: string) => (/^-?\d+(\.\d+)?$/.test(s.trim()) ? Number(s) : NaN);
+/**
+ * A coordinate kept to 6 decimals (about 0.1 m; GeoNames writes 4): a value nearer zero than that
+ * becomes 0, as schemas/common.ts `coordinate()` requires, since the search's point index cannot
+ * hold tinier ones.
+ */
+const coordinate = (s: string) => {
+  const n = number(s);
+  return Number.isNaN(n) ? n : Number(n.toFixed(6)) + 0; // + 0: no -0
+};
 const orNull = (s: string) => (s.trim() === '' ? null : s.trim());
 
 /**
@@ -37,8 +46,8 @@ export function parseGeoNamesPostalLine(line: string): { record: PostalCodeRecor
   if (!/^[A-Z]{2}$/.test(country.trim())) return { error: `country code ${JSON.stringify(country)} is not two capital letters` };
   const postal = normalizePostalCode(code);
   if (postal === '' || postal.length > 20) return { error: `postal code ${JSON.stringify(code)} is empty or longer than 20 characters` };
-  const latitude = number(lat);
-  const longitude = number(lng);
+  const latitude = coordinate(lat);
+  const longitude = coordinate(lng);
   if (!(Math.abs(latitude) <= 90)) return { error: `latitude ${JSON.stringify(lat)} is not a number within ±90` };
   if (!(Math.abs(longitude) <= 180)) return { error: `longitude ${JSON.stringify(lng)} is not a number within ±180` };
   const acc = accuracy.trim() === '' ? null : number(accuracy);

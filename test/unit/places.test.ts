@@ -51,6 +51,15 @@ describe('a GeoNames postal-code line', () => {
     });
   });
 
+  it('keeps coordinates to 6 decimals, so one nearer zero than the point index can hold becomes 0', () => {
+    const point = (lat: string, lng: string) => {
+      const parsed = parseGeoNamesPostalLine(line('EC', '090101', 'Quito', '', '', '', '', '', '', lat, lng, ''));
+      return 'record' in parsed ? [parsed.record.latitude, parsed.record.longitude] : parsed.error;
+    };
+    expect(point('-0.00000001', '0.1234567891')).toEqual([0, 0.123457]);
+    expect(Object.is(point('-0.00000001', '0')[0], -0)).toBe(false);
+  });
+
   it('says why a line is malformed', () => {
     expect(parseGeoNamesPostalLine('DE\t10115\tBerlin')).toEqual({ error: 'expected 12 tab-separated columns, found 3' });
     const bad = (i: number, v: string) => {
