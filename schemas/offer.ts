@@ -196,6 +196,36 @@ function offerRules(o: OfferDraft, ctx: z.RefinementCtx) {
 export const OfferInput = z.object(offerFields).superRefine(offerRules);
 export type OfferInput = z.infer<typeof OfferInput>;
 
+/**
+ * The stock, when the client names it as the spec's own `quantity_in_stock` on create. It is the
+ * stock when `initial_quantity` is absent, so an offer written to the spec never loses its stock;
+ * both given and different is an error naming both (docs/offer-lifecycle.md).
+ */
+export const STOCK_ALIAS = z.number().int().min(0).max(10_000_000);
+
+/** The stock a create body asks for: initial_quantity, else quantity_in_stock (undefined: neither). */
+export const createdStock = (o: { initial_quantity?: number; quantity_in_stock?: number }) => o.initial_quantity ?? o.quantity_in_stock;
+
+/** POST body: an offer, whose stock may also be given as `quantity_in_stock` (then stored as initial_quantity). */
+export const OfferCreate = z
+  .object({
+    ...offerFields,
+    quantity_in_stock: STOCK_ALIAS.optional().describe(
+      'The stock, as the spec names it: used as initial_quantity when that is absent; both given must be equal',
+    ),
+  })
+  .superRefine((o, ctx) => {
+    const { quantity_in_stock: alias, ...rest } = o;
+    if (alias !== undefined && o.initial_quantity !== undefined && alias !== o.initial_quantity)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['quantity_in_stock'],
+        message: `initial_quantity (${o.initial_quantity}) and quantity_in_stock (${alias}) both give the stock and differ: send one of them, or the same number in both`,
+      });
+    offerRules({ ...rest, initial_quantity: createdStock(o) }, ctx);
+  });
+export type OfferCreate = z.infer<typeof OfferCreate>;
+
 /** PUT body: either `{status}` alone, or changed fields (merged into the offer, then checked whole). */
 export const OfferUpdate = z
   .object({
@@ -213,7 +243,7 @@ export const OfferUpdate = z
 export type OfferUpdate = Partial<OfferInput> & { status?: (typeof CLIENT_STATUSES)[number] };
 
 // The example is what the OpenAPI documents (and so the reference and generated clients) show.
-export const OfferCreateBody = wrappedBody('offer', OfferInput).meta({
+export const OfferCreateBody = wrappedBody('offer', OfferCreate).meta({
   examples: [
     {
       offer: {

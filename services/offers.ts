@@ -17,7 +17,15 @@ import { AdvertiserNameKey, OfferStatusKey, OfferTypeKey } from '../workflows/sh
 import { clientMoveError, editError, type ClientStatus, type OfferStatus } from '../domain/offer-lifecycle';
 import { conflict, Failure, invalidField, notFound, type FailureDetail } from '../domain/failures';
 import type { Page, Paged } from '../domain/paging';
-import { OfferInput, repeatedCodes, type OfferUpdate, type SubmissionOffer, type SuppliedVoucher } from '../schemas/offer';
+import {
+  createdStock,
+  OfferInput,
+  repeatedCodes,
+  type OfferCreate,
+  type OfferUpdate,
+  type SubmissionOffer,
+  type SuppliedVoucher,
+} from '../schemas/offer';
 import { toSubmissionOffer, toSuppliedVoucher } from '../schemas/offer-view';
 import type { ServiceDeps } from './deps';
 import { updateWithinDeadline } from './workflow-outcomes';
@@ -78,10 +86,14 @@ async function views(deps: Pick<ServiceDeps, 'db'>, rows: OfferRow[]): Promise<S
 }
 
 /** Creates the offer, pending review, and starts its review workflow; returns the offer as stored. */
-export async function createOffer(deps: Deps, clientId: string, sent: OfferInput): Promise<SubmissionOffer> {
-  await checkOfferReferences(deps, clientId, sent);
+export async function createOffer(deps: Deps, clientId: string, sent: OfferCreate): Promise<SubmissionOffer> {
+  // The spec's quantity_in_stock is the stock when initial_quantity is absent (checked equal when both are given).
+  const { quantity_in_stock: _alias, ...offer } = sent;
+  const stock = createdStock(sent);
+  if (stock !== undefined) offer.initial_quantity = stock;
+  await checkOfferReferences(deps, clientId, offer);
   // Supplied codes live in their own table, not in the document: the stock is their number.
-  const { vouchers: suppliedCodes, ...rest } = sent;
+  const { vouchers: suppliedCodes, ...rest } = offer;
   const input: OfferInput = suppliedCodes ? { ...rest, initial_quantity: suppliedCodes.length } : rest;
   const id = newId('ofr');
   await insertOffer(deps.db, { id, clientId, input, suppliedCodes });
