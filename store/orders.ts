@@ -83,6 +83,7 @@ export async function placeOrder(db: Db, o: PlaceOrderInput, rules: SaleRules, h
         if (why) refuse('invalid_field', `offer ${it.offer_id} ${why}`, { field: `items[${i}].offer_id` });
         const offer = offers.get(it.offer_id)!;
         rules.requireUnexpiredVouchers({ id: offer.id, vouchers_expire: vouchersExpireOf(offer.document) }, today, `items[${i}].offer_id`);
+        rules.requireWithinOrderLimit(offer, it.quantity, `items[${i}].quantity`);
       });
       const taken: TakenUnits[] = [];
       for (let i = 0; i < o.items.length; i++) taken.push(await takeUnits(trx, o, i, offers.get(o.items[i].offer_id)!, today));
