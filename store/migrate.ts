@@ -17,6 +17,7 @@ import * as m0014 from './migrations/2026_11_23_0014_placed_locations';
 import * as m0015 from './migrations/2026_11_23_0015_developer_signups';
 import * as m0016 from './migrations/2026_11_23_0016_search_indexes';
 import * as m0017 from './migrations/2026_11_24_0017_operators';
+import * as m0018 from './migrations/2026_11_24_0018_reservation_end_reason';
 
 /**
  * Migrations by name, in order. A static map rather than a folder scan, so the same list works
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_23_0015_developer_signups': m0015,
   '2026_11_23_0016_search_indexes': m0016,
   '2026_11_24_0017_operators': m0017,
+  '2026_11_24_0018_reservation_end_reason': m0018,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -29,6 +29,8 @@ export interface ReservationTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   ended_at: Timestamp | null;
+  /** Why it ended (RESERVATION_END_REASONS in domain/reservations.ts); null while active, or ended before the column existed. */
+  end_reason: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface OrderTable {
