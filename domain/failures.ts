@@ -13,6 +13,8 @@ export type FailureCode =
   | 'conflict'
   | 'duplicate'
   | 'insufficient_stock'
+  /** The customer already holds (or would hold) more of the offer than its restrictions.limit_per_customer. */
+  | 'customer_limit_reached'
   /** The offer's vouchers would already be expired when bought (its `vouchers_expire.on` is past). */
   | 'vouchers_expired'
   | 'forbidden'

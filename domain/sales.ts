@@ -2,7 +2,7 @@ import { requireActiveAccount, type AccountStatus } from './account-lifecycle';
 import { Failure } from './failures';
 import { unsellableReason } from './offer-lifecycle';
 import { expiredAtPurchase, type VouchersExpire } from './voucher-expiry';
-import { requireWithinOrderLimit } from './offer-terms';
+import { requireWithinCustomerLimit, requireWithinOrderLimit } from './offer-terms';
 
 /*
  * Who may buy or reserve what. An order or a hold is checked inside its own transaction, under
@@ -19,6 +19,8 @@ export interface SaleRules {
   requireUnexpiredVouchers(offer: { id: string; vouchers_expire?: VouchersExpire }, today: string, field: string): void;
   /** Refuses (throws `invalid_field` on `field`) an order item above the offer's `restrictions.limit_per_order`. */
   requireWithinOrderLimit(offer: { id: string; document: unknown }, quantity: number, field: string): void;
+  /** Refuses (throws `customer_limit_reached` on `field`) when a customer holding `held` units would exceed `restrictions.limit_per_customer`. */
+  requireWithinCustomerLimit(offer: { id: string; document: unknown }, held: number, quantity: number, field: string): void;
 }
 
 /** A sale (or a hold, the promise of one) would hand the customer a voucher they cannot redeem. */
@@ -41,4 +43,5 @@ export const saleRules: SaleRules = {
   unsellableReason,
   requireUnexpiredVouchers,
   requireWithinOrderLimit,
+  requireWithinCustomerLimit,
 };

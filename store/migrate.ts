@@ -18,6 +18,7 @@ import * as m0015 from './migrations/2026_11_23_0015_developer_signups';
 import * as m0016 from './migrations/2026_11_23_0016_search_indexes';
 import * as m0017 from './migrations/2026_11_24_0017_operators';
 import * as m0018 from './migrations/2026_11_24_0018_reservation_end_reason';
+import * as m0019 from './migrations/2026_11_25_0019_customer_limits';
 
 /**
  * Migrations by name, in order. A static map rather than a folder scan, so the same list works
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_23_0016_search_indexes': m0016,
   '2026_11_24_0017_operators': m0017,
   '2026_11_24_0018_reservation_end_reason': m0018,
+  '2026_11_25_0019_customer_limits': m0019,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

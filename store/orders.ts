@@ -12,7 +12,8 @@ import { derivedId } from './ids';
 import { lockOffers, moveStock, type LockedOffer } from './offer-stock';
 import { pageOf } from './paging';
 import { lockUsableReservation, takeReservedUnits } from './reservations';
-import { expirationDate, newRedemptionCode, returnUnits } from './vouchers';
+import { countCustomerVouchers, expirationDate, newRedemptionCode, returnUnits } from './vouchers';
+import { customerKey, restrictionsOf } from '../domain/offer-terms';
 import { vouchersExpireOf } from '../domain/voucher-expiry';
 import { useSuppliedCodes } from './supplied-vouchers';
 
@@ -85,6 +86,7 @@ export async function placeOrder(db: Db, o: PlaceOrderInput, rules: SaleRules, h
         rules.requireUnexpiredVouchers({ id: offer.id, vouchers_expire: vouchersExpireOf(offer.document) }, today, `items[${i}].offer_id`);
         rules.requireWithinOrderLimit(offer, it.quantity, `items[${i}].quantity`);
       });
+      await requireCustomerLimits(trx, o, offers, rules);
       const taken: TakenUnits[] = [];
       for (let i = 0; i < o.items.length; i++) taken.push(await takeUnits(trx, o, i, offers.get(o.items[i].offer_id)!, today));
       await hooks.afterStockTaken?.(o.orderId);
@@ -104,6 +106,17 @@ export async function placeOrder(db: Db, o: PlaceOrderInput, rules: SaleRules, h
   );
 }
 
+/** Each item within its offer's limit_per_customer, counted under the offers' locks taken above. */
+async function requireCustomerLimits(trx: Trx, o: PlaceOrderInput, offers: Map<string, LockedOffer>, rules: SaleRules): Promise<void> {
+  const key = customerKey(o.customerReference, o.customerName);
+  for (const [i, it] of o.items.entries()) {
+    const offer = offers.get(it.offer_id)!;
+    if (restrictionsOf(offer.document).limit_per_customer === undefined) continue;
+    const held = await countCustomerVouchers(trx, { offerId: offer.id, clientId: o.clientId, customerKey: key });
+    rules.requireWithinCustomerLimit(offer, held, it.quantity, `items[${i}].quantity`);
+  }
+}
+
 /** Inserts the order row; undefined when it exists already (a retry of the placing activity). */
 function insertOrderRow(trx: Trx, o: PlaceOrderInput): Promise<OrderRow | undefined> {
   return trx
@@ -116,6 +129,7 @@ function insertOrderRow(trx: Trx, o: PlaceOrderInput): Promise<OrderRow | undefi
       account_id: o.accountId,
       application_id: o.applicationId,
       customer_name: o.customerName,
+      customer_reference: o.customerReference ?? null,
       shipping_address: o.shippingAddress ? JSON.stringify(o.shippingAddress) : null,
       status: 'active',
     })
@@ -139,6 +153,7 @@ async function issueVouchers(
   taken: TakenUnits[],
   today: string,
 ): Promise<VoucherRow[]> {
+  const customer = customerKey(o.customerReference, o.customerName);
   const rows = o.items.flatMap((it, i) => {
     const offer = offers.get(it.offer_id)!;
     return Array.from({ length: it.quantity }, (_, unit) => {
@@ -154,6 +169,7 @@ async function issueVouchers(
         redemption_code: code,
         barcode: code.replace(/-/g, ''),
         customer_name: o.customerName,
+        customer_key: customer,
         status: 'acquired' as const,
         expiration_date: expirationDate(offer.document, today),
       };

@@ -41,6 +41,8 @@ export interface OrderTable {
   account_id: string | null;
   application_id: string | null;
   customer_name: string;
+  /** The publisher's own id for its customer (limit_per_customer counts by it); null when not given. */
+  customer_reference: ColumnType<string | null, string | null | undefined, string | null>;
   shipping_address: ColumnType<unknown, string | null, string | null>;
   status: 'active' | 'cancelled';
   purchased_at: Timestamp;
@@ -65,6 +67,8 @@ export interface VoucherTable {
   redemption_code: string;
   barcode: string;
   customer_name: string;
+  /** Who it was sold to, as limit_per_customer counts (domain/offer-terms.ts `customerKey`); null before that existed. */
+  customer_key: ColumnType<string | null, string | null | undefined, string | null>;
   status: 'acquired' | 'redeemed' | 'cancelled';
   expiration_date: string | null;
   acquired_at: Timestamp;
