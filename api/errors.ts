@@ -27,6 +27,7 @@ export const FAILURE_STATUS: Readonly<Record<FailureCode, number>> = {
   duplicate: 409,
   insufficient_stock: 409,
   customer_limit_reached: 409,
+  outside_valid_days: 409,
   vouchers_expired: 409,
   invalid_state_transition: 409,
   payload_too_large: 413,

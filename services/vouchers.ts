@@ -15,6 +15,7 @@ import {
 import { toVoucher } from '../schemas/voucher';
 import type { OfferInput } from '../schemas/offer';
 import type { Location } from '../domain/location';
+import { informationalRestrictions, requireValidDay } from '../domain/offer-terms';
 
 /*
  * Vouchers on both interfaces. The submission client sees the vouchers of its own offers (the
@@ -68,11 +69,21 @@ export async function changeVoucherStatus(
   status: 'redeemed' | 'cancelled',
   siteBase: string,
 ): Promise<VoucherView> {
-  const { id } = await requireVoucher(deps, scope, ref);
+  const { id, offer_id } = await requireVoucher(deps, scope, ref);
+  if (status === 'redeemed') await requireRedeemableToday(deps, offer_id);
   const result = status === 'redeemed' ? await redeemVoucher(deps.db, id) : await cancelVoucher(deps.db, id);
   if ('ok' in result) throw refusalFailure(result);
   if (status === 'redeemed') deps.metrics.voucherRedeemed();
   return toVoucher(result, siteBase);
+}
+
+/**
+ * The offer's valid_days (domain/offer-terms.ts) allow a redemption now. Read before the
+ * redemption's own write: the weekday is the clock's, not a row another request changes.
+ */
+async function requireRedeemableToday(deps: Deps, offerId: string): Promise<void> {
+  const [offer] = await findOffersByIds(deps.db, [offerId]);
+  if (offer) requireValidDay(offer, new Date());
 }
 
 /**
@@ -99,6 +110,8 @@ export interface CustomerVoucher {
   redeemed_at: Date | null;
   cancelled_at: Date | null;
   redemption_locations: Location[];
+  /** The offer's restrictions in words (valid days, age, appointment…): informational, shown to the customer. */
+  restrictions: string[];
 }
 
 /** The voucher behind a customer page token (no API key: the unguessable token is the key); not_found otherwise. */
@@ -119,6 +132,7 @@ export async function customerVoucher(deps: Deps, token: string): Promise<Custom
     redeemed_at: v.redeemed_at,
     cancelled_at: v.cancelled_at,
     redemption_locations: doc.advertiser.redemption_locations,
+    restrictions: informationalRestrictions(doc),
   };
 }
 
