@@ -183,7 +183,7 @@ async function main() {
       seeded = size;
       const categories = await categoryTree(services.db);
       const directOnce = async () => {
-        await searchDistributionOffers(services.db, offerSearch(query, categories, new Date()));
+        await searchDistributionOffers(services.db, offerSearch(query, categories, new Date(), 'bench'));
         return true;
       };
       await runLoad(40, 4, searchOnce);

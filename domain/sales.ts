@@ -3,6 +3,7 @@ import { Failure } from './failures';
 import { unsellableReason } from './offer-lifecycle';
 import { expiredAtPurchase, type VouchersExpire } from './voucher-expiry';
 import { requireWithinCustomerLimit, requireWithinOrderLimit } from './offer-terms';
+import { openTo } from './exclusivity';
 
 /*
  * Who may buy or reserve what. An order or a hold is checked inside its own transaction, under
@@ -13,6 +14,8 @@ import { requireWithinCustomerLimit, requireWithinOrderLimit } from './offer-ter
 export interface SaleRules {
   /** Refuses (throws a Failure on account_id) unless this account may buy or reserve. */
   requireAccount(accountId: string, account: { status: AccountStatus } | undefined): void;
+  /** Whether the offer exists for this distribution client on `today` (not exclusive to others: domain/exclusivity.ts). */
+  openTo(document: unknown, clientId: string, today: string): boolean;
   /** Why publishers may not buy or reserve this offer on `today`, or undefined when they may. */
   unsellableReason(offer: { status: string; start_date: string; end_date: string } | undefined, today: string): string | undefined;
   /** Refuses (throws `vouchers_expired` on `field`) when a voucher of this offer bought on `today` would already be expired. */
@@ -40,6 +43,7 @@ function requireUnexpiredVouchers(offer: { id: string; vouchers_expire?: Voucher
  */
 export const saleRules: SaleRules = {
   requireAccount: requireActiveAccount,
+  openTo,
   unsellableReason,
   requireUnexpiredVouchers,
   requireWithinOrderLimit,

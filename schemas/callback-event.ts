@@ -4,6 +4,8 @@ import { toSubmissionOffer } from './offer-view';
 import type { OfferEventRow, OfferRow } from '../store/database';
 import type { CallbackFor } from '../store/callback-fanout';
 import { SELLABLE, TERMINAL, type OfferStatus } from '../domain/offer-lifecycle';
+import { openTo } from '../domain/exclusivity';
+import { utcDay } from '../domain/dates';
 
 /*
  * Which outbox events reach whom, under which name (docs/callbacks.md is the published form).
@@ -110,7 +112,10 @@ export function callbackBuilder(shares: RevenueShares): CallbackFor {
         ? endpoint.client_id === offer.client_id
           ? submissionEventType(event)
           : null
-        : distributionEventType(event, offer);
+        : // An offer exclusive to other distributors does not exist for this one (domain/exclusivity.ts).
+          openTo(offer.document, endpoint.client_id, utcDay())
+          ? distributionEventType(event, offer)
+          : null;
     if (!type) return null;
     return { type, payload: callbackPayload(event, type, offer, endpoint.interface, shares) };
   };

@@ -39,9 +39,13 @@ type Day = typeof DateString | typeof CalendarDate;
 const exclusivity = (day: Day) =>
   z.object({
     exclusive: z.boolean(),
-    /** Distribution client ids or channel names the exclusivity is granted to. */
-    channels: z.array(z.string().max(100)).max(50).optional(),
-    until: day.optional(),
+    /** Distribution client ids the exclusivity is granted to (docs/distribution-search.md, "Exclusive offers"). */
+    channels: z
+      .array(z.string().min(1).max(100))
+      .max(50)
+      .optional()
+      .describe('Distribution client ids the offer is exclusive to; a value that is not one is refused (422)'),
+    until: day.optional().describe('The first day (UTC) the offer is open to every distributor; absent: exclusive for as long as it runs'),
   });
 export const Exclusivity = exclusivity(DateString);
 
@@ -187,6 +191,8 @@ function offerRules(o: OfferDraft, ctx: z.RefinementCtx) {
   // Judged on the day of the request: an offer (created, or edited while withdrawn) never sells expired vouchers.
   const expiry = vouchersExpireProblem(o, utcDay());
   if (expiry) issue(['vouchers_expire', 'on'], expiry);
+  if (o.exclusivity?.exclusive && !o.exclusivity.channels?.length)
+    issue(['exclusivity', 'channels'], 'an exclusive offer names the distribution client ids it is exclusive to (at least one)');
   if (o.demographics?.min_age !== undefined && o.demographics.max_age !== undefined && o.demographics.min_age > o.demographics.max_age) {
     issue(['demographics', 'max_age'], 'max_age must not be below min_age');
   }

@@ -53,7 +53,7 @@ export function expandCategories(q: DistributionOfferQuery, tree: readonly Categ
 }
 
 /** The query as the data layer runs it; `tree` is the category tree when the query names categories. */
-export function offerSearch(q: DistributionOfferQuery, tree: readonly CategoryNode[], now: Date): OfferSearch {
+export function offerSearch(q: DistributionOfferQuery, tree: readonly CategoryNode[], now: Date, clientId: string): OfferSearch {
   const centre = searchCentre(q);
   return {
     page: q.page,
@@ -71,17 +71,23 @@ export function offerSearch(q: DistributionOfferQuery, tree: readonly CategoryNo
     sort: q.sort_by ?? defaultSort(centre !== undefined),
     today: utcDay(now),
     now,
+    clientId,
   };
 }
 
 /**
- * One page of the offers on sale now that match the query, as publishers see them; `base` is the
- * interface's absolute address, for the media URLs.
+ * One page of the offers on sale now that match the query, as this publisher sees them (none
+ * exclusive to others); `base` is the interface's absolute address, for the media URLs.
  */
-export async function searchOffers(deps: Deps, q: DistributionOfferQuery, base: string): Promise<Paged<DistributionOffer>> {
+export async function searchOffers(
+  deps: Deps,
+  clientId: string,
+  q: DistributionOfferQuery,
+  base: string,
+): Promise<Paged<DistributionOffer>> {
   const now = new Date();
   const tree = q.categories || q.category_ids ? await categoryTree(deps.db) : [];
-  const search = offerSearch(q, tree, now);
+  const search = offerSearch(q, tree, now, clientId);
   const { rows, total } = await searchDistributionOffers(deps.db, search);
   const shares = revenueShares(deps.config);
   const media = await mediaLinks(deps, rows, base);

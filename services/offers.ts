@@ -2,6 +2,7 @@ import type { WorkflowUpdateHandle, WorkflowUpdateStage } from '@temporalio/clie
 import { newId } from '../store/ids';
 import { deleteUnstartedOffer, findClientOffer, insertOffer, listClientOffers } from '../store/offers';
 import { unknownCategoryIds } from '../store/categories';
+import { unknownDistributionClientIds } from '../store/api-clients';
 import { unownedAttachmentIds } from '../store/attachments';
 import { findAdvertiser, findAdvertiserByName } from '../store/advertisers';
 import { appendSuppliedCodes, hasSuppliedCodes, listSuppliedCodes, suppliedCodesOf, type SuppliedCode } from '../store/supplied-vouchers';
@@ -61,6 +62,17 @@ async function checkOfferReferences(deps: Pick<ServiceDeps, 'db'>, clientId: str
         code: 'invalid_field',
         field: `creative.original_media[${i}].id`,
         message: `attachment ${id} is not one of your attachments`,
+      });
+  });
+  // Exclusivity is granted to distribution clients by id: a name the service cannot resolve would exclude everyone.
+  const channels = offer.exclusivity?.channels ?? [];
+  const strangers = new Set(await unknownDistributionClientIds(deps.db, channels));
+  channels.forEach((id, i) => {
+    if (strangers.has(id))
+      details.push({
+        code: 'invalid_field',
+        field: `exclusivity.channels[${i}]`,
+        message: `${id} is not a distribution client id: exclusivity names distributors by the client id they give you (docs/distribution-search.md, "Exclusive offers")`,
       });
   });
   if (offer.advertiser.id && !(await findAdvertiser(deps.db, clientId, offer.advertiser.id)))

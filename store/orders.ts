@@ -80,7 +80,9 @@ export async function placeOrder(db: Db, o: PlaceOrderInput, rules: SaleRules, h
         o.items.map((it) => it.offer_id),
       );
       o.items.forEach((it, i) => {
-        const why = rules.unsellableReason(offers.get(it.offer_id), today);
+        // An offer exclusive to other distributors does not exist for this one.
+        const found = offers.get(it.offer_id);
+        const why = rules.unsellableReason(found && rules.openTo(found.document, o.clientId, today) ? found : undefined, today);
         if (why) refuse('invalid_field', `offer ${it.offer_id} ${why}`, { field: `items[${i}].offer_id` });
         const offer = offers.get(it.offer_id)!;
         rules.requireUnexpiredVouchers({ id: offer.id, vouchers_expire: vouchersExpireOf(offer.document) }, today, `items[${i}].offer_id`);

@@ -36,7 +36,9 @@ export async function holdReservation(db: Db, r: HoldReservationInput, rules: Sa
       const existing = await trx.selectFrom('reservations').select('end_date').where('id', '=', r.reservationId).executeTakeFirst();
       if (existing) return { ok: true, endDate: existing.end_date };
       rules.requireAccount(r.accountId, await findAccount(trx, r.clientId, r.accountId));
-      const offer = (await lockOffers(trx, [r.offerId])).get(r.offerId);
+      const found = (await lockOffers(trx, [r.offerId])).get(r.offerId);
+      // An offer exclusive to other distributors does not exist for this one.
+      const offer = found && rules.openTo(found.document, r.clientId, utcDay()) ? found : undefined;
       const why = rules.unsellableReason(offer, utcDay());
       if (why || !offer) return refuse('invalid_field', `offer ${r.offerId} ${why}`, { field: 'offer_id' });
       // A hold promises a sale: none of vouchers that would already be expired.
