@@ -16,6 +16,8 @@ import { toVoucher } from '../schemas/voucher';
 import type { OfferInput } from '../schemas/offer';
 import type { Location } from '../domain/location';
 import { informationalRestrictions, requireValidDay } from '../domain/offer-terms';
+import { openTo } from '../domain/exclusivity';
+import { utcDay } from '../domain/dates';
 
 /*
  * Vouchers on both interfaces. The submission client sees the vouchers of its own offers (the
@@ -37,10 +39,14 @@ async function requireVoucher(deps: Deps, scope: VoucherScope, ref: VoucherRef):
   return found ?? Promise.reject(notFound('voucher'));
 }
 
-/** Whether this client may see the offer's vouchers at all (owns it, or, distributing, it exists). */
+/**
+ * Whether this client may see the offer's vouchers at all: owns it, or, distributing, it exists for
+ * it (not exclusive to other distributors: domain/exclusivity.ts).
+ */
 async function offerVisible(deps: Deps, scope: VoucherScope, offerId: string): Promise<boolean> {
   const [offer] = await findOffersByIds(deps.db, [offerId]);
-  return !!offer && (scope.iface !== 'submission' || offer.client_id === scope.clientId);
+  if (!offer) return false;
+  return scope.iface === 'submission' ? offer.client_id === scope.clientId : openTo(offer.document, scope.clientId, utcDay());
 }
 
 /** A page of the vouchers this client sees (of one offer, when given), most recently changed first. */

@@ -75,6 +75,8 @@ describe('exclusive offers', () => {
     expect((await call(outsider.key, 'GET', `${DIST}/offers/${offerId}`)).statusCode).toBe(404);
     expect((await call(outsider.key, 'GET', `${DIST}/offers/${offerId}.xml`)).statusCode).toBe(404);
     expect((await reserve(outsider.key, offerId)).statusCode).toBe(404);
+    expect((await call(outsider.key, 'GET', `${DIST}/offers/${offerId}/vouchers`)).statusCode).toBe(404);
+    expect((await call(insider.key, 'GET', `${DIST}/offers/${offerId}/vouchers`)).json().total).toBe(1);
     // An order answers as it does for an id that does not exist.
     const refused = await orderOf(outsider.key, offerId);
     const unknown = await orderOf(outsider.key, 'ofr_doesnotexist');
