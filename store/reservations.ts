@@ -140,7 +140,7 @@ export async function releaseReservation(db: Db, r: ReservationRelease): Promise
  * Ends every active reservation of an offer that was cancelled or closed, in the caller's
  * transaction (the one that moves the offer, holding its lock): each becomes `cancelled` with the
  * reason, and what it still held returns to general stock, so nothing is sold from it afterwards.
- * Their reservation-window workflows find them ended when their timer fires and change nothing.
+ * Their reservation-window workflows are then told (activities/offers.ts) and end, changing nothing.
  */
 export async function endOfferReservations(trx: Trx, e: { key: string; offerId: string; reason: ReservationEndReason }): Promise<number> {
   const offer = (await lockOffers(trx, [e.offerId])).get(e.offerId)!;
@@ -166,6 +166,17 @@ export async function endOfferReservations(trx: Trx, e: { key: string; offerId: 
   const left = held.reduce((n, r) => n + r.quantity_in_stock, 0);
   await moveStock(trx, offer, { stock: left, reserved: -left, key: `${e.key}:reservations`, reason: e.reason });
   return held.length;
+}
+
+/** The reservations that ended with their offer (endOfferReservations): their workflows are told so they end too. */
+export async function reservationsEndedWithOffer(db: Db, offerId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('reservations')
+    .select('id')
+    .where('offer_id', '=', offerId)
+    .where('end_reason', 'in', ['offer_cancelled', 'offer_closed'])
+    .execute();
+  return rows.map((r) => r.id);
 }
 
 /**

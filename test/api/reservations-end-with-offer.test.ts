@@ -1,6 +1,6 @@
 import { changeOfferStatus } from '../../store/offers';
 import { approveSignal } from '../../workflows/offer-review-messages';
-import { offerReviewWorkflowId } from '../../workflows/shared/ids';
+import { offerReviewWorkflowId, reservationWorkflowId } from '../../workflows/shared/ids';
 import { seedOffer, validOffer, waitForOfferStatus } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
@@ -54,6 +54,10 @@ describe('reservations end with their offer', () => {
       ended_at: expect.any(String),
     });
     expect(await offerStock(offerId)).toEqual({ quantity_in_stock: 10, reserved_quantity: 0 });
+    // Its reservation-window workflow is told and ends, instead of waiting for end_date (2099).
+    const ended = await h.services.temporal.workflow.getHandle(reservationWorkflowId(held)).result();
+    expect(ended).toEqual({ status: 'cancelled' });
+    expect(await reservation(offerId, held)).toMatchObject({ status: 'cancelled', end_reason: 'offer_cancelled' });
     const xml = await call(dist, 'GET', `${DIST}/offers/${offerId}/reservations/${held}.xml`);
     expect(xml.body).toContain('<status>cancelled</status>');
     expect(xml.body).toContain('<end_reason>offer_cancelled</end_reason>');
