@@ -18,16 +18,9 @@ import { AdvertiserNameKey, OfferStatusKey, OfferTypeKey } from '../workflows/sh
 import { clientMoveError, editError, type ClientStatus, type OfferStatus } from '../domain/offer-lifecycle';
 import { conflict, Failure, invalidField, notFound, type FailureDetail } from '../domain/failures';
 import type { Page, Paged } from '../domain/paging';
-import {
-  createdStock,
-  OfferInput,
-  repeatedCodes,
-  type OfferCreate,
-  type OfferUpdate,
-  type SubmissionOffer,
-  type SuppliedVoucher,
-} from '../schemas/offer';
+import { OfferInput, repeatedCodes, type OfferUpdate, type SubmissionOffer, type SuppliedVoucher } from '../schemas/offer';
 import { toSubmissionOffer, toSuppliedVoucher } from '../schemas/offer-view';
+import { createdStock, type OfferCreate } from '../schemas/offer-create';
 import type { ServiceDeps } from './deps';
 import { updateWithinDeadline } from './workflow-outcomes';
 
