@@ -1,8 +1,12 @@
+import { WorkflowUpdateStage } from '@temporalio/client';
 import type { OfferEdit } from '../workflows/offer-review-messages';
 import type { OfferStatus } from '../domain/offer-lifecycle';
 import { Failure } from '../domain/failures';
 import { reviewComment } from '../domain/review-decisions';
 import type { ActivityDeps } from './deps';
+import { reservationsEndedWithOffer } from '../store/reservations';
+import { cancelReservationUpdate } from '../workflows/reservation-window-messages';
+import { reservationWorkflowId } from '../workflows/shared/ids';
 import {
   changeOfferStatus,
   publishOffer,
@@ -13,10 +17,31 @@ import {
 } from '../store/offers';
 
 /** Activities of the offer-review workflow: each one idempotent through its `key` (workflow id + step). */
-export function createOfferActivities(deps: Pick<ActivityDeps, 'db' | 'log'>) {
+export function createOfferActivities(deps: Pick<ActivityDeps, 'db' | 'log' | 'temporal'>) {
+  /**
+   * The offer's move ended its reservations in its own transaction; their reservation-window
+   * workflows are then asked to end (their `cancel` Update finds the row ended and changes
+   * nothing), so none waits for an end_date that no longer matters. Best effort: one that cannot
+   * be reached ends at its end_date anyway, finding the reservation ended.
+   */
+  async function endReservationWorkflows(offerId: string): Promise<void> {
+    const ids = await reservationsEndedWithOffer(deps.db, offerId);
+    const results = await Promise.allSettled(
+      ids.map((id) =>
+        deps.temporal.workflow
+          .getHandle(reservationWorkflowId(id))
+          .startUpdate(cancelReservationUpdate, { waitForStage: WorkflowUpdateStage.ACCEPTED }),
+      ),
+    );
+    // Refused (already ended) or gone (completed): nothing to do.
+    const failed = results.filter((r) => r.status === 'rejected').length;
+    if (failed) deps.log.debug({ offer_id: offerId, not_reached: failed }, 'reservation workflows already ended');
+  }
+
   return {
     async recordOfferStatus(change: StatusChange & { to: OfferStatus }): Promise<void> {
       await changeOfferStatus(deps.db, change, reviewComment(change));
+      if (change.to === 'cancelled' || change.to === 'closed') await endReservationWorkflows(change.offerId);
     },
 
     /** The offer's start_date has begun: it goes on sale (published_at, `offer.published`). */

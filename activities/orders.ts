@@ -46,6 +46,7 @@ function orderSnapshot(o: OrderWithDetails): OrderSnapshot {
     account_id: o.account_id,
     application_id: o.application_id,
     customer_name: o.customer_name,
+    customer_reference: o.customer_reference,
     shipping_address: (o.shipping_address as Location | null) ?? null,
     purchased_at: o.purchased_at.toISOString(),
     cancelled_at: o.cancelled_at?.toISOString() ?? null,

@@ -24,6 +24,8 @@ export const FAILURE_STATUS: Readonly<Record<FailureCode, number>> = {
   conflict: 409,
   duplicate: 409,
   insufficient_stock: 409,
+  customer_limit_reached: 409,
+  outside_valid_days: 409,
   vouchers_expired: 409,
   insufficient_balance: 409,
   already_rolled_back: 409,

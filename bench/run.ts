@@ -184,7 +184,7 @@ async function main() {
       const categories = await categoryTree(services.db);
       const { centre } = await searchCentre(services, query);
       const directOnce = async () => {
-        await searchDistributionOffers(services.db, offerSearch(query, categories, new Date(), centre));
+        await searchDistributionOffers(services.db, offerSearch(query, categories, new Date(), 'bench', centre));
         return true;
       };
       await runLoad(40, 4, searchOnce);

@@ -13,6 +13,10 @@ export type FailureCode =
   | 'conflict'
   | 'duplicate'
   | 'insufficient_stock'
+  /** The customer already holds (or would hold) more of the offer than its restrictions.limit_per_customer. */
+  | 'customer_limit_reached'
+  /** A redemption on a weekday (UTC) the offer's restrictions.valid_days does not name. */
+  | 'outside_valid_days'
   /** The offer's vouchers would already be expired when bought (its `vouchers_expire.on` is past). */
   | 'vouchers_expired'
   /** A gift-card redemption of more than its balance; nothing was taken. */

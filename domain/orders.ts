@@ -16,6 +16,8 @@ export interface PlaceOrderInput {
   accountId: string | null;
   applicationId: string | null;
   customerName: string;
+  /** The publisher's own id for its customer (limit_per_customer); absent in orders placed before it existed. */
+  customerReference?: string | null;
   shippingAddress: Location | null;
   items: { offer_id: string; quantity: number }[];
 }
@@ -76,6 +78,8 @@ export interface OrderSnapshot {
   account_id: string | null;
   application_id: string | null;
   customer_name: string;
+  /** Absent in snapshots from before customer references. */
+  customer_reference?: string | null;
   shipping_address: Location | null;
   purchased_at: string;
   cancelled_at: string | null;

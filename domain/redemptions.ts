@@ -2,6 +2,7 @@ import { utcDay } from './dates';
 import { Failure, invalidField } from './failures';
 import type { Money } from './money';
 import { isVoucherExpired } from './voucher-expiry';
+import { requireValidDay } from './offer-terms';
 
 /*
  * When a voucher may be redeemed, how much a redemption takes, and when it may be rolled back
@@ -27,7 +28,7 @@ export interface RedemptionSubject {
   expiration_date: string | null;
   /** What is left of a gift card; null for a deal or coupon (redeemed whole, once). */
   balance: Money | null;
-  offer: { type: string; document: unknown };
+  offer: { id: string; type: string; document: unknown };
 }
 
 /** What a redemption takes, and the voucher after it. */
@@ -72,6 +73,7 @@ function decide(v: RedemptionSubject, amount: Money | undefined, now: Date): Red
     });
   const why = unredeemableReason(v, utcDay(now));
   if (why) throw new Failure('conflict', why);
+  requireValidDay(v.offer, now); // restrictions.valid_days: 409 outside_valid_days
   if (!v.balance) return { amount: null, balanceAfter: null, status: 'redeemed' };
   const take = amount?.amount ?? v.balance.amount;
   if (take > v.balance.amount)

@@ -31,4 +31,11 @@ export interface ReservationRelease {
   to: 'cancelled' | 'expired';
 }
 
+/**
+ * Why a reservation ended: its client cancelled it, its end_date passed, or its offer was cancelled
+ * or closed (the offer's move ends every active hold in the same transaction: nothing is sold from them).
+ */
+export const RESERVATION_END_REASONS = ['cancelled_by_client', 'end_date_passed', 'offer_cancelled', 'offer_closed'] as const;
+export type ReservationEndReason = (typeof RESERVATION_END_REASONS)[number];
+
 export type ReservationOutcome = { ok: true; endDate: string } | Refused;

@@ -2,6 +2,8 @@ import { requireActiveAccount, type AccountStatus } from './account-lifecycle';
 import { Failure } from './failures';
 import { unsellableReason } from './offer-lifecycle';
 import { expiredAtPurchase, type VouchersExpire } from './voucher-expiry';
+import { requireWithinCustomerLimit, requireWithinOrderLimit } from './offer-terms';
+import { openTo } from './exclusivity';
 
 /*
  * Who may buy or reserve what. An order or a hold is checked inside its own transaction, under
@@ -12,10 +14,16 @@ import { expiredAtPurchase, type VouchersExpire } from './voucher-expiry';
 export interface SaleRules {
   /** Refuses (throws a Failure on account_id) unless this account may buy or reserve. */
   requireAccount(accountId: string, account: { status: AccountStatus } | undefined): void;
+  /** Whether the offer exists for this distribution client on `today` (not exclusive to others: domain/exclusivity.ts). */
+  openTo(document: unknown, clientId: string, today: string): boolean;
   /** Why publishers may not buy or reserve this offer on `today`, or undefined when they may. */
   unsellableReason(offer: { status: string; start_date: string; end_date: string } | undefined, today: string): string | undefined;
   /** Refuses (throws `vouchers_expired` on `field`) when a voucher of this offer bought on `today` would already be expired. */
   requireUnexpiredVouchers(offer: { id: string; vouchers_expire?: VouchersExpire }, today: string, field: string): void;
+  /** Refuses (throws `invalid_field` on `field`) an order item above the offer's `restrictions.limit_per_order`. */
+  requireWithinOrderLimit(offer: { id: string; document: unknown }, quantity: number, field: string): void;
+  /** Refuses (throws `customer_limit_reached` on `field`) when a customer holding `held` units would exceed `restrictions.limit_per_customer`. */
+  requireWithinCustomerLimit(offer: { id: string; document: unknown }, held: number, quantity: number, field: string): void;
 }
 
 /** A sale (or a hold, the promise of one) would hand the customer a voucher they cannot redeem. */
@@ -29,5 +37,15 @@ function requireUnexpiredVouchers(offer: { id: string; vouchers_expire?: Voucher
   );
 }
 
-/** The rules of spec 3.2: an active account, an approved or resumed offer within its dates, vouchers not already expired. */
-export const saleRules: SaleRules = { requireAccount: requireActiveAccount, unsellableReason, requireUnexpiredVouchers };
+/**
+ * The rules of spec 3.2: an active account, an approved or resumed offer within its dates, vouchers
+ * not already expired; and the advertiser's restrictions (domain/offer-terms.ts).
+ */
+export const saleRules: SaleRules = {
+  requireAccount: requireActiveAccount,
+  openTo,
+  unsellableReason,
+  requireUnexpiredVouchers,
+  requireWithinOrderLimit,
+  requireWithinCustomerLimit,
+};

@@ -5,6 +5,8 @@ import type { OfferEventRow, OfferRow } from '../store/database';
 import type { CallbackFor } from '../store/callback-fanout';
 import type { EndpointAudience } from '../store/callback-endpoints';
 import { SELLABLE, TERMINAL, type OfferStatus } from '../domain/offer-lifecycle';
+import { openTo } from '../domain/exclusivity';
+import { utcDay } from '../domain/dates';
 
 /*
  * Which outbox events reach whom, under which name (docs/callbacks.md is the published form).
@@ -76,18 +78,20 @@ const sellerOf = (event: Pick<OfferEventRow, 'data'>) => (event.data as { distri
 /**
  * The one visibility rule of offer events, for callbacks and the change feed alike: the type under
  * which this client sees the event, or null when it does not see it. A submission client sees its
- * own offers' events; a distribution client those of offers it can sell, in its own vocabulary, and
- * the redemptions of vouchers it sold.
+ * own offers' events; a distribution client those of offers it can sell and that are open to it
+ * (exclusivity), in its own vocabulary, and the redemptions of vouchers it sold.
  * The offer is its row as it is now (at dispatch for a callback, at reading for the feed).
  */
 export function eventTypeFor(
   event: Pick<OfferEventRow, 'type' | 'data'>,
-  offer: Pick<OfferRow, 'client_id' | 'status' | 'published_at'>,
+  offer: Pick<OfferRow, 'client_id' | 'status' | 'published_at' | 'document'>,
   viewer: EventViewer,
 ): string | null {
   if (viewer.interface === 'submission') return viewer.client_id === offer.client_id ? submissionEventType(event) : null;
   // A voucher's redemption is news only to the distribution client that sold it.
   if (VOUCHER_TYPES.has(event.type)) return sellerOf(event) === viewer.client_id ? event.type : null;
+  // An offer exclusive to other distributors does not exist for this one (domain/exclusivity.ts).
+  if (!openTo(offer.document, viewer.client_id, utcDay())) return null;
   return distributionEventType(event, offer);
 }
 

@@ -39,9 +39,13 @@ type Day = typeof DateString | typeof CalendarDate;
 const exclusivity = (day: Day) =>
   z.object({
     exclusive: z.boolean(),
-    /** Distribution client ids or channel names the exclusivity is granted to. */
-    channels: z.array(z.string().max(100)).max(50).optional(),
-    until: day.optional(),
+    /** Distribution client ids the exclusivity is granted to (docs/distribution-search.md, "Exclusive offers"). */
+    channels: z
+      .array(z.string().min(1).max(100))
+      .max(50)
+      .optional()
+      .describe('Distribution client ids the offer is exclusive to; a value that is not one is refused (422)'),
+    until: day.optional().describe('The first day (UTC) the offer is open to every distributor; absent: exclusive for as long as it runs'),
   });
 export const Exclusivity = exclusivity(DateString);
 
@@ -129,7 +133,7 @@ export type SuppliedVoucher = z.output<typeof SuppliedVoucher>;
 export const CustomAttribute = z.object({ name: z.string().min(1).max(100), value: z.string().max(2000) });
 
 /** Every field an advertiser writes. Which are required is decided in `OfferInput` below. */
-const offerFields = {
+export const offerFields = {
   title: z.string().trim().min(1).max(200),
   type: OfferType,
   price: Currency.optional(),
@@ -165,7 +169,7 @@ export function repeatedCodes(codes: ReadonlyArray<{ redemption_code: string }>)
 }
 
 /** Cross-field rules, each reported on the field a client must fix. */
-function offerRules(o: OfferDraft, ctx: z.RefinementCtx) {
+export function offerRules(o: OfferDraft, ctx: z.RefinementCtx) {
   const issue = (path: string[], message: string) => ctx.addIssue({ code: 'custom', path, message });
   if (o.end_date < o.start_date) issue(['end_date'], 'end_date must not be before start_date');
   if (o.type !== 'coupon') {
@@ -187,6 +191,8 @@ function offerRules(o: OfferDraft, ctx: z.RefinementCtx) {
   // Judged on the day of the request: an offer (created, or edited while withdrawn) never sells expired vouchers.
   const expiry = vouchersExpireProblem(o, utcDay());
   if (expiry) issue(['vouchers_expire', 'on'], expiry);
+  if (o.exclusivity?.exclusive && !o.exclusivity.channels?.length)
+    issue(['exclusivity', 'channels'], 'an exclusive offer names the distribution client ids it is exclusive to (at least one)');
   if (o.demographics?.min_age !== undefined && o.demographics.max_age !== undefined && o.demographics.min_age > o.demographics.max_age) {
     issue(['demographics', 'max_age'], 'max_age must not be below min_age');
   }
@@ -212,32 +218,6 @@ export const OfferUpdate = z
   .refine((u) => Object.keys(u).length > 0, { message: 'nothing to change' });
 export type OfferUpdate = Partial<OfferInput> & { status?: (typeof CLIENT_STATUSES)[number] };
 
-// The example is what the OpenAPI documents (and so the reference and generated clients) show.
-export const OfferCreateBody = wrappedBody('offer', OfferInput).meta({
-  examples: [
-    {
-      offer: {
-        title: 'Two-course dinner for two',
-        type: 'deal',
-        price: { currency_code: 'USD', amount: 4500 },
-        value: { currency_code: 'USD', amount: 9000 },
-        start_date: '2026-01-01',
-        end_date: '2027-12-31',
-        vouchers_expire: { on: '2028-03-31' },
-        initial_quantity: 100,
-        fine_print: 'Monday to Thursday.',
-        creative: { headlines: ['Dinner for two'], original_media: [] },
-        advertiser: {
-          name: 'Trattoria Roma',
-          categories: [{ id: 2 }],
-          redemption_locations: [
-            { address_line_1: '350 5th Ave', city: 'New York', state_code: 'NY', postal_code: '10118', country_code: 'US' },
-          ],
-        },
-      },
-    },
-  ],
-});
 export const OfferUpdateBody = wrappedBody('offer', OfferUpdate);
 
 const readOnly = {

@@ -38,6 +38,16 @@ export const OrderCreate = z
       .max(64)
       .regex(/^[\x21-\x7E]+$/, 'must be printable ASCII without spaces'),
     customer_name: CustomerName,
+    customer_reference: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .refine((s) => !/\p{Cc}/u.test(s), 'must not contain control characters')
+      .describe(
+        'Your own id for the customer: restrictions.limit_per_customer counts by it (else by customer_name, trimmed and case-folded)',
+      )
+      .optional(),
     account_id: z.string().min(1).max(64).optional(),
     application_id: z.string().min(1).max(100).optional(),
     shipping_address: Location.optional(),
@@ -79,6 +89,7 @@ export const Order = z.object({
   account_id: z.string().nullable(),
   application_id: z.string().nullable(),
   customer_name: z.string(),
+  customer_reference: z.string().nullable(),
   purchased_at: Timestamp,
   cancelled_at: Timestamp.nullable(),
   shipping_address: Location.nullable(),
@@ -110,6 +121,7 @@ export function toOrder(o: OrderWithDetails | OrderSnapshot, siteBase: string): 
     account_id: o.account_id,
     application_id: o.application_id,
     customer_name: o.customer_name,
+    customer_reference: o.customer_reference ?? null,
     purchased_at: iso(o.purchased_at),
     cancelled_at: isoOrNull(o.cancelled_at),
     shipping_address: (o.shipping_address as Location | null) ?? null,

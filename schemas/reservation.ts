@@ -4,13 +4,14 @@ import { DateString, Timestamp } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
 import { PageQuery } from './pagination';
 import { utcDay } from '../domain/dates';
+import { RESERVATION_END_REASONS, type ReservationEndReason } from '../domain/reservations';
 
 /** `active` while held; `cancelled` by the client; `expired` when end_date passed (units returned). */
 export const RESERVATION_STATUSES = ['active', 'cancelled', 'expired'] as const;
 export const ReservationStatus = z
   .enum(RESERVATION_STATUSES)
   .describe(
-    '`active` while held; `cancelled` by the client; `expired` once its end_date is over, the unsold units back in general stock (`expired` is not in the spec: strict clients must accept it)',
+    '`active` while held; `cancelled` by the client or with its offer (see end_reason); `expired` once its end_date is over, the unsold units back in general stock (`expired` is not in the spec: strict clients must accept it)',
   );
 
 const window = (r: { start_date?: string; end_date?: string }, ctx: z.RefinementCtx) => {
@@ -52,6 +53,12 @@ export const Reservation = z.object({
   creation_date: z.string(),
   status: ReservationStatus,
   ended_at: Timestamp.nullable(),
+  end_reason: z
+    .enum(RESERVATION_END_REASONS)
+    .nullable()
+    .describe(
+      'Why it ended: cancelled_by_client, end_date_passed, or offer_cancelled / offer_closed (its offer ended, and the hold with it); null while active',
+    ),
 });
 
 export const ReservationResponse = okEnvelope('reservation', Reservation);
@@ -74,5 +81,6 @@ export function toReservation(r: ReservationRow): z.output<typeof Reservation> {
     creation_date: utcDay(r.created_at),
     status: r.status,
     ended_at: r.ended_at?.toISOString() ?? null,
+    end_reason: r.end_reason as ReservationEndReason | null,
   };
 }

@@ -87,14 +87,16 @@ export function expandCategories(q: DistributionOfferQuery, tree: readonly Categ
 }
 
 /**
- * The query as the data layer runs it; `tree` is the category tree when the query names categories.
- * A city centre's `city` and `state_code` name the centre, not a filter: the radius decides (an
- * offer across a state line within the radius is found).
+ * The query as the data layer runs it, for this publisher (exclusive offers are open to their
+ * channels only); `tree` is the category tree when the query names categories. A city centre's
+ * `city` and `state_code` name the centre, not a filter: the radius decides (an offer across a
+ * state line within the radius is found).
  */
 export function offerSearch(
   q: DistributionOfferQuery,
   tree: readonly CategoryNode[],
   now: Date,
+  clientId: string,
   centre?: Coordinates,
   byCity = false,
 ): OfferSearch {
@@ -114,18 +116,24 @@ export function offerSearch(
     sort: q.sort_by ?? defaultSort(centre !== undefined),
     today: utcDay(now),
     now,
+    clientId,
   };
 }
 
 /**
- * One page of the offers on sale now that match the query, as publishers see them; `base` is the
- * interface's absolute address, for the media URLs.
+ * One page of the offers on sale now that match the query, as this publisher sees them (none
+ * exclusive to others); `base` is the interface's absolute address, for the media URLs.
  */
-export async function searchOffers(deps: Deps, q: DistributionOfferQuery, base: string): Promise<Paged<DistributionOffer>> {
+export async function searchOffers(
+  deps: Deps,
+  clientId: string,
+  q: DistributionOfferQuery,
+  base: string,
+): Promise<Paged<DistributionOffer>> {
   const now = new Date();
   const tree = q.categories || q.category_ids ? await categoryTree(deps.db) : [];
   const { centre, byCity } = await searchCentre(deps, q);
-  const search = offerSearch(q, tree, now, centre, byCity);
+  const search = offerSearch(q, tree, now, clientId, centre, byCity);
   const { rows, total } = await searchDistributionOffers(deps.db, search);
   const shares = revenueShares(deps.config);
   const media = await mediaLinks(deps, rows, base);

@@ -2,6 +2,7 @@ import type { WorkflowUpdateHandle, WorkflowUpdateStage } from '@temporalio/clie
 import { newId } from '../store/ids';
 import { deleteUnstartedOffer, findClientOffer, insertOffer, listClientOffers } from '../store/offers';
 import { unknownCategoryIds } from '../store/categories';
+import { unknownDistributionClientIds } from '../store/api-clients';
 import { unownedAttachmentIds } from '../store/attachments';
 import { findAdvertiser, findAdvertiserByName } from '../store/advertisers';
 import { appendSuppliedCodes, hasSuppliedCodes, listSuppliedCodes, suppliedCodesOf, type SuppliedCode } from '../store/supplied-vouchers';
@@ -19,6 +20,7 @@ import { conflict, Failure, invalidField, notFound, type FailureDetail } from '.
 import type { Page, Paged } from '../domain/paging';
 import { OfferInput, repeatedCodes, type OfferUpdate, type SubmissionOffer, type SuppliedVoucher } from '../schemas/offer';
 import { toSubmissionOffer, toSuppliedVoucher } from '../schemas/offer-view';
+import { createdStock, type OfferCreate } from '../schemas/offer-create';
 import type { ServiceDeps } from './deps';
 import { updateWithinDeadline } from './workflow-outcomes';
 
@@ -55,6 +57,17 @@ async function checkOfferReferences(deps: Pick<ServiceDeps, 'db'>, clientId: str
         message: `attachment ${id} is not one of your attachments`,
       });
   });
+  // Exclusivity is granted to distribution clients by id: a name the service cannot resolve would exclude everyone.
+  const channels = offer.exclusivity?.channels ?? [];
+  const strangers = new Set(await unknownDistributionClientIds(deps.db, channels));
+  channels.forEach((id, i) => {
+    if (strangers.has(id))
+      details.push({
+        code: 'invalid_field',
+        field: `exclusivity.channels[${i}]`,
+        message: `${id} is not a distribution client id: exclusivity names distributors by the client id they give you (docs/distribution-search.md, "Exclusive offers")`,
+      });
+  });
   if (offer.advertiser.id && !(await findAdvertiser(deps.db, clientId, offer.advertiser.id)))
     details.push({
       code: 'invalid_field',
@@ -78,10 +91,14 @@ async function views(deps: Pick<ServiceDeps, 'db'>, rows: OfferRow[]): Promise<S
 }
 
 /** Creates the offer, pending review, and starts its review workflow; returns the offer as stored. */
-export async function createOffer(deps: Deps, clientId: string, sent: OfferInput): Promise<SubmissionOffer> {
-  await checkOfferReferences(deps, clientId, sent);
+export async function createOffer(deps: Deps, clientId: string, sent: OfferCreate): Promise<SubmissionOffer> {
+  // The spec's quantity_in_stock is the stock when initial_quantity is absent (checked equal when both are given).
+  const { quantity_in_stock: _alias, ...offer } = sent;
+  const stock = createdStock(sent);
+  if (stock !== undefined) offer.initial_quantity = stock;
+  await checkOfferReferences(deps, clientId, offer);
   // Supplied codes live in their own table, not in the document: the stock is their number.
-  const { vouchers: suppliedCodes, ...rest } = sent;
+  const { vouchers: suppliedCodes, ...rest } = offer;
   const input: OfferInput = suppliedCodes ? { ...rest, initial_quantity: suppliedCodes.length } : rest;
   const id = newId('ofr');
   await insertOffer(deps.db, { id, clientId, input, suppliedCodes });

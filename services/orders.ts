@@ -72,6 +72,7 @@ export async function placeOrder(
       accountId: o.account_id ?? null,
       applicationId: o.application_id ?? null,
       customerName: o.customer_name,
+      customerReference: o.customer_reference ?? null,
       shippingAddress: o.shipping_address ?? null,
       items: o.items,
     },

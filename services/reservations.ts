@@ -3,6 +3,7 @@ import type { ServiceDeps } from './deps';
 import { updateWithinDeadline } from './workflow-outcomes';
 import type { Page, Paged } from '../domain/paging';
 import { utcDay } from '../domain/dates';
+import { openTo } from '../domain/exclusivity';
 import { conflict, invalidField, notFound, refusalFailure } from '../domain/failures';
 import { requireActiveAccount } from '../domain/account-lifecycle';
 import type { ReservationRow } from '../store/database';
@@ -50,7 +51,9 @@ export async function holdReservation(
 ): Promise<ReservationView> {
   const { temporal, config } = deps;
   if (r.end_date < utcDay()) throw invalidField('end_date', 'end_date must not be in the past');
-  if ((await findOffersByIds(deps.db, [offerId])).length === 0) throw notFound('offer');
+  const [offer] = await findOffersByIds(deps.db, [offerId]);
+  // An offer exclusive to other distributors does not exist for this one (the hold checks again, locked).
+  if (!offer || !openTo(offer.document, clientId, utcDay())) throw notFound('offer');
   requireActiveAccount(r.account_id, await findAccount(deps.db, clientId, r.account_id));
   const reservationId = newId('rsv');
   const input: ReservationWindowInput = {

@@ -22,6 +22,9 @@ import type { Money } from '../domain/money';
 import { toVoucher } from '../schemas/voucher';
 import type { OfferInput } from '../schemas/offer';
 import type { Location } from '../domain/location';
+import { informationalRestrictions } from '../domain/offer-terms';
+import { openTo } from '../domain/exclusivity';
+import { utcDay } from '../domain/dates';
 
 /*
  * Vouchers on both interfaces. The submission client sees the vouchers of its own offers (the
@@ -43,10 +46,14 @@ async function requireVoucher(deps: Deps, scope: VoucherScope, ref: VoucherRef):
   return found ?? Promise.reject(notFound('voucher'));
 }
 
-/** Whether this client may see the offer's vouchers at all (owns it, or, distributing, it exists). */
+/**
+ * Whether this client may see the offer's vouchers at all: owns it, or, distributing, it exists for
+ * it (not exclusive to other distributors: domain/exclusivity.ts).
+ */
 async function offerVisible(deps: Deps, scope: VoucherScope, offerId: string): Promise<boolean> {
   const [offer] = await findOffersByIds(deps.db, [offerId]);
-  return !!offer && (scope.iface !== 'submission' || offer.client_id === scope.clientId);
+  if (!offer) return false;
+  return scope.iface === 'submission' ? offer.client_id === scope.clientId : openTo(offer.document, scope.clientId, utcDay());
 }
 
 /** A page of the vouchers this client sees (of one offer, when given), most recently changed first. */
@@ -105,6 +112,7 @@ export async function rollbackRedemption(
   return toVoucher(result, siteBase);
 }
 
+
 /**
  * Gives the voucher a new customer page address (print_url); the old one stops working at once.
  * For a distributor whose customer's link leaked, or who sends the voucher to someone else.
@@ -132,6 +140,8 @@ export interface CustomerVoucher {
   /** A gift card's balance and face value; null for deals and coupons. */
   balance: Money | null;
   value: Money | null;
+  /** The offer's restrictions in words (valid days, age, appointment…): informational, shown to the customer. */
+  restrictions: string[];
 }
 
 /** The voucher behind a customer page token (no API key: the unguessable token is the key); not_found otherwise. */
@@ -154,6 +164,7 @@ export async function customerVoucher(deps: Deps, token: string): Promise<Custom
     redemption_locations: doc.advertiser.redemption_locations,
     balance: v.value_currency !== null && v.balance_amount !== null ? { currency_code: v.value_currency, amount: v.balance_amount } : null,
     value: v.value_currency !== null && v.value_amount !== null ? { currency_code: v.value_currency, amount: v.value_amount } : null,
+    restrictions: informationalRestrictions(doc),
   };
 }
 

@@ -91,3 +91,16 @@ export function setReservationsEnabled(db: Db, clientId: string, enabled: boolea
     .returning(['id', 'reservations_enabled'])
     .executeTakeFirst();
 }
+
+/** Those of these ids that name no distribution client (an offer's exclusivity channels must name them). */
+export async function unknownDistributionClientIds(db: Db, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const found = await db
+    .selectFrom('api_clients')
+    .select('id')
+    .where('id', 'in', [...new Set(ids)])
+    .where('interface', '=', 'distribution')
+    .execute();
+  const known = new Set(found.map((r) => r.id));
+  return ids.filter((id) => !known.has(id));
+}

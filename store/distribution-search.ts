@@ -49,6 +49,8 @@ export interface OfferSearch extends Page {
   /** The UTC day visibility is judged on, and the instant `recently_*` count back from. */
   today: string;
   now: Date;
+  /** The distribution client searching: an offer exclusive to others is not found (domain/exclusivity.ts). */
+  clientId: string;
 }
 
 type Eb = ExpressionBuilder<Database & { o: Database['offers'] }, 'o'>;
@@ -80,6 +82,18 @@ function visible(eb: Eb, today: string): Expression<SqlBool> {
     eb.or([eb('o.quantity_in_stock', 'is', null), eb('o.quantity_in_stock', '>', 0)]),
     vouchersUnexpiredSql(today),
   ]);
+}
+
+/**
+ * `openTo` (domain/exclusivity.ts) in SQL: not exclusive on `today` (not exclusive, or its `until`
+ * has begun), or exclusive to this client.
+ */
+function openToSql(clientId: string, today: string): Expression<SqlBool> {
+  return sql<SqlBool>`(
+    coalesce((o.document->'exclusivity'->>'exclusive')::boolean, false) is not true
+    or (o.document->'exclusivity'->>'until') <= ${today}
+    or coalesce(o.document->'exclusivity'->'channels', '[]'::jsonb) @> jsonb_build_array(${clientId}::text)
+  )`;
 }
 
 /** distributionClosedAt (schemas/distribution-offer-view.ts) in SQL, for recently_closed. */
@@ -216,6 +230,7 @@ function filters(eb: Eb, s: OfferSearch, place: Place): Expression<SqlBool> {
   if (where) conditions.push(where);
   if (s.types) conditions.push(eb('o.type', 'in', s.types));
   if (s.categoryIds) conditions.push(inCategories(eb, s.categoryIds));
+  conditions.push(openToSql(s.clientId, s.today));
   conditions.push(visibleOrRecent(eb, s));
   return eb.and(conditions);
 }
@@ -279,13 +294,15 @@ export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<
 
 /**
  * One offer this distribution client may read: on sale now, or (whatever its state) one the client
- * holds vouchers or a reservation of, for customer service. Undefined (→ 404) otherwise.
+ * holds vouchers or a reservation of, for customer service. Undefined (→ 404) otherwise, and for
+ * an offer exclusive to other clients today (it does not exist for this one).
  */
 export function findReadableOffer(db: Db, clientId: string, id: string, today: string): Promise<OfferRow | undefined> {
   return db
     .selectFrom('offers as o')
     .selectAll('o')
     .where('o.id', '=', id)
+    .where(openToSql(clientId, today))
     .where((eb) =>
       eb.or([
         visible(eb, today),

@@ -19,6 +19,8 @@ import * as m0016 from './migrations/2026_11_23_0016_search_indexes';
 import * as m0017 from './migrations/2026_11_24_0017_operators';
 import * as m0018 from './migrations/2026_11_24_0018_postal_codes';
 import * as m0019 from './migrations/2026_11_24_0019_voucher_redemptions';
+import * as m0020 from './migrations/2026_11_24_0020_reservation_end_reason';
+import * as m0021 from './migrations/2026_11_24_0021_customer_limits';
 import * as m0030 from './migrations/2026_11_25_0030_event_feed';
 
 /**
@@ -45,6 +47,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_24_0017_operators': m0017,
   '2026_11_24_0018_postal_codes': m0018,
   '2026_11_24_0019_voucher_redemptions': m0019,
+  '2026_11_24_0020_reservation_end_reason': m0020,
+  '2026_11_24_0021_customer_limits': m0021,
   '2026_11_25_0030_event_feed': m0030,
 };
 

@@ -10,6 +10,7 @@ import { pageOf } from './paging';
 import { ensureAdvertiser, renameAdvertiser } from './advertisers';
 import { hasSuppliedCodes, insertSuppliedCodes, type SuppliedCode } from './supplied-vouchers';
 import { refuse } from '../domain/failures';
+import { endOfferReservations } from './reservations';
 
 /*
  * The offers table, written with its search rows (store/offer-search-rows.ts). Every write to an
@@ -100,8 +101,9 @@ export interface StatusChange {
 }
 
 /**
- * Moves the offer to a new status, stamping review and publication times; one event, and the
- * review team's `comment` when the decision leaves one (domain/review-decisions.ts), in the same transaction.
+ * Moves the offer to a new status, stamping review and publication times; one event, the review
+ * team's `comment` when the decision leaves one (domain/review-decisions.ts), and for a cancelled
+ * or closed offer the end of its reservations, in the same transaction.
  */
 export async function changeOfferStatus(db: Db, c: StatusChange, comment?: { authorName: string; content: string }): Promise<void> {
   await db.transaction().execute(async (trx) => {
@@ -134,6 +136,13 @@ export async function changeOfferStatus(db: Db, c: StatusChange, comment?: { aut
       })
       .where('id', '=', c.offerId)
       .execute();
+    // Nothing is sold from the holds of an offer that ended: they end with it, in this transaction.
+    if (c.to === 'cancelled' || c.to === 'closed')
+      await endOfferReservations(trx, {
+        key: c.key,
+        offerId: c.offerId,
+        reason: c.to === 'cancelled' ? 'offer_cancelled' : 'offer_closed',
+      });
     if (comment) await insertReviewTeamComment(trx, { key: c.key, offerId: c.offerId, ...comment });
     await appendOfferEvent(trx, {
       key: c.key,

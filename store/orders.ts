@@ -12,7 +12,8 @@ import { derivedId } from './ids';
 import { lockOffers, moveStock, type LockedOffer } from './offer-stock';
 import { pageOf } from './paging';
 import { lockUsableReservation, takeReservedUnits } from './reservations';
-import { expirationDate, newRedemptionCode, returnUnits } from './vouchers';
+import { countCustomerVouchers, expirationDate, newRedemptionCode, returnUnits } from './vouchers';
+import { customerKey, restrictionsOf } from '../domain/offer-terms';
 import { vouchersExpireOf } from '../domain/voucher-expiry';
 import { useSuppliedCodes } from './supplied-vouchers';
 import { giftCardValue } from '../domain/redemptions';
@@ -81,11 +82,15 @@ export async function placeOrder(db: Db, o: PlaceOrderInput, rules: SaleRules, h
         o.items.map((it) => it.offer_id),
       );
       o.items.forEach((it, i) => {
-        const why = rules.unsellableReason(offers.get(it.offer_id), today);
+        // An offer exclusive to other distributors does not exist for this one.
+        const found = offers.get(it.offer_id);
+        const why = rules.unsellableReason(found && rules.openTo(found.document, o.clientId, today) ? found : undefined, today);
         if (why) refuse('invalid_field', `offer ${it.offer_id} ${why}`, { field: `items[${i}].offer_id` });
         const offer = offers.get(it.offer_id)!;
         rules.requireUnexpiredVouchers({ id: offer.id, vouchers_expire: vouchersExpireOf(offer.document) }, today, `items[${i}].offer_id`);
+        rules.requireWithinOrderLimit(offer, it.quantity, `items[${i}].quantity`);
       });
+      await requireCustomerLimits(trx, o, offers, rules);
       const taken: TakenUnits[] = [];
       for (let i = 0; i < o.items.length; i++) taken.push(await takeUnits(trx, o, i, offers.get(o.items[i].offer_id)!, today));
       await hooks.afterStockTaken?.(o.orderId);
@@ -105,6 +110,17 @@ export async function placeOrder(db: Db, o: PlaceOrderInput, rules: SaleRules, h
   );
 }
 
+/** Each item within its offer's limit_per_customer, counted under the offers' locks taken above. */
+async function requireCustomerLimits(trx: Trx, o: PlaceOrderInput, offers: Map<string, LockedOffer>, rules: SaleRules): Promise<void> {
+  const key = customerKey(o.customerReference, o.customerName);
+  for (const [i, it] of o.items.entries()) {
+    const offer = offers.get(it.offer_id)!;
+    if (restrictionsOf(offer.document).limit_per_customer === undefined) continue;
+    const held = await countCustomerVouchers(trx, { offerId: offer.id, clientId: o.clientId, customerKey: key });
+    rules.requireWithinCustomerLimit(offer, held, it.quantity, `items[${i}].quantity`);
+  }
+}
+
 /** Inserts the order row; undefined when it exists already (a retry of the placing activity). */
 function insertOrderRow(trx: Trx, o: PlaceOrderInput): Promise<OrderRow | undefined> {
   return trx
@@ -117,6 +133,7 @@ function insertOrderRow(trx: Trx, o: PlaceOrderInput): Promise<OrderRow | undefi
       account_id: o.accountId,
       application_id: o.applicationId,
       customer_name: o.customerName,
+      customer_reference: o.customerReference ?? null,
       shipping_address: o.shippingAddress ? JSON.stringify(o.shippingAddress) : null,
       status: 'active',
     })
@@ -140,6 +157,7 @@ async function issueVouchers(
   taken: TakenUnits[],
   today: string,
 ): Promise<VoucherWithRedemptions[]> {
+  const customer = customerKey(o.customerReference, o.customerName);
   const rows = o.items.flatMap((it, i) => {
     const offer = offers.get(it.offer_id)!;
     // A gift card's value is fixed when it is sold: a later edit of the offer does not change it.
@@ -157,6 +175,7 @@ async function issueVouchers(
         redemption_code: code,
         barcode: code.replace(/-/g, ''),
         customer_name: o.customerName,
+        customer_key: customer,
         status: 'acquired' as const,
         expiration_date: expirationDate(offer.document, today),
         value_amount: value?.amount ?? null,

@@ -13,7 +13,7 @@ import { appendOfferEvent } from './offer-events';
  * transaction: the voucher row locked first (FOR UPDATE), the rule decided under that lock
  * (domain/redemptions.ts), the redemption row, the voucher and the outbox event written
  * together. Racing redemptions of one voucher queue on its lock, so a balance is never overdrawn;
- * CHECKs and a deferred trigger (migration 0018) hold value − balance = sum of live redemptions.
+ * CHECKs and a deferred trigger (migration 0019) hold value − balance = sum of live redemptions.
  */
 
 /** Redemptions each voucher answer shows: the latest ones (`redemption_count` says how many there are). */
@@ -149,7 +149,7 @@ export async function redeemVoucher(
           status: voucher.status,
           expiration_date: voucher.expiration_date,
           balance: balanceOf(voucher),
-          offer: { type: offer_type, document: offer_document },
+          offer: { id: voucher.offer_id, type: offer_type, document: offer_document },
         },
         ask.amount,
         now,

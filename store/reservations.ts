@@ -2,7 +2,13 @@ import type { ReservationRow } from './database';
 import type { Db, Trx } from './db';
 import type { Page, Paged } from '../domain/paging';
 import type { SaleRules } from '../domain/sales';
-import type { HoldReservationInput, ReservationChange, ReservationOutcome, ReservationRelease } from '../domain/reservations';
+import type {
+  HoldReservationInput,
+  ReservationChange,
+  ReservationEndReason,
+  ReservationOutcome,
+  ReservationRelease,
+} from '../domain/reservations';
 import { findAccount } from './accounts';
 import { lockOffers, moveStock } from './offer-stock';
 import { pageOf } from './paging';
@@ -30,7 +36,9 @@ export async function holdReservation(db: Db, r: HoldReservationInput, rules: Sa
       const existing = await trx.selectFrom('reservations').select('end_date').where('id', '=', r.reservationId).executeTakeFirst();
       if (existing) return { ok: true, endDate: existing.end_date };
       rules.requireAccount(r.accountId, await findAccount(trx, r.clientId, r.accountId));
-      const offer = (await lockOffers(trx, [r.offerId])).get(r.offerId);
+      const found = (await lockOffers(trx, [r.offerId])).get(r.offerId);
+      // An offer exclusive to other distributors does not exist for this one.
+      const offer = found && rules.openTo(found.document, r.clientId, utcDay()) ? found : undefined;
       const why = rules.unsellableReason(offer, utcDay());
       if (why || !offer) return refuse('invalid_field', `offer ${r.offerId} ${why}`, { field: 'offer_id' });
       // A hold promises a sale: none of vouchers that would already be expired.
@@ -119,13 +127,62 @@ export async function releaseReservation(db: Db, r: ReservationRelease): Promise
     const left = res.quantity_in_stock;
     const row = await trx
       .updateTable('reservations')
-      .set({ status: r.to, quantity_in_stock: 0, ended_at: new Date(), updated_at: new Date() })
+      .set({
+        status: r.to,
+        quantity_in_stock: 0,
+        ended_at: new Date(),
+        updated_at: new Date(),
+        end_reason: r.to === 'cancelled' ? 'cancelled_by_client' : 'end_date_passed',
+      })
       .where('id', '=', res.id)
       .returningAll()
       .executeTakeFirstOrThrow();
     await moveStock(trx, offer, { stock: left, reserved: -left, key: r.key, reason: `reservation_${r.to}` });
     return row;
   });
+}
+
+/**
+ * Ends every active reservation of an offer that was cancelled or closed, in the caller's
+ * transaction (the one that moves the offer, holding its lock): each becomes `cancelled` with the
+ * reason, and what it still held returns to general stock, so nothing is sold from it afterwards.
+ * Their reservation-window workflows are then told (activities/offers.ts) and end, changing nothing.
+ */
+export async function endOfferReservations(trx: Trx, e: { key: string; offerId: string; reason: ReservationEndReason }): Promise<number> {
+  const offer = (await lockOffers(trx, [e.offerId])).get(e.offerId)!;
+  const held = await trx
+    .selectFrom('reservations')
+    .select(['id', 'quantity_in_stock'])
+    .where('offer_id', '=', e.offerId)
+    .where('status', '=', 'active')
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  if (held.length === 0) return 0;
+  const now = new Date();
+  await trx
+    .updateTable('reservations')
+    .set({ status: 'cancelled', end_reason: e.reason, quantity_in_stock: 0, ended_at: now, updated_at: now })
+    .where(
+      'id',
+      'in',
+      held.map((r) => r.id),
+    )
+    .execute();
+  const left = held.reduce((n, r) => n + r.quantity_in_stock, 0);
+  await moveStock(trx, offer, { stock: left, reserved: -left, key: `${e.key}:reservations`, reason: e.reason });
+  return held.length;
+}
+
+/** The reservations that ended with their offer (endOfferReservations): their workflows are told so they end too. */
+export async function reservationsEndedWithOffer(db: Db, offerId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('reservations')
+    .select('id')
+    .where('offer_id', '=', offerId)
+    .where('end_reason', 'in', ['offer_cancelled', 'offer_closed'])
+    .execute();
+  return rows.map((r) => r.id);
 }
 
 /**

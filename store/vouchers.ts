@@ -56,6 +56,24 @@ export async function returnUnits(
 }
 
 /**
+ * How many live (not cancelled) vouchers of the offer this distribution client sold to this
+ * customer (domain/offer-terms.ts `customerKey`): what limit_per_customer counts. Read by the
+ * placing transaction after it locked the offer, so parallel orders count one after another.
+ */
+export async function countCustomerVouchers(trx: Trx, q: { offerId: string; clientId: string; customerKey: string }): Promise<number> {
+  const row = await trx
+    .selectFrom('vouchers')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('offer_id', '=', q.offerId)
+    .where('client_id', '=', q.clientId)
+    .where('customer_key', '=', q.customerKey)
+    .where('customer_key', 'is not', null)
+    .where('status', '<>', 'cancelled')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
  * Cancels one acquired voucher and returns its unit, in one transaction. A gift card partly spent
  * (a live redemption) is used, like a redeemed voucher: it is not cancelled.
  */

@@ -29,6 +29,8 @@ export interface ReservationTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   ended_at: Timestamp | null;
+  /** Why it ended (RESERVATION_END_REASONS in domain/reservations.ts); null while active, or ended before the column existed. */
+  end_reason: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface OrderTable {
@@ -39,6 +41,8 @@ export interface OrderTable {
   account_id: string | null;
   application_id: string | null;
   customer_name: string;
+  /** The publisher's own id for its customer (limit_per_customer counts by it); null when not given. */
+  customer_reference: ColumnType<string | null, string | null | undefined, string | null>;
   shipping_address: ColumnType<unknown, string | null, string | null>;
   status: 'active' | 'cancelled';
   purchased_at: Timestamp;
@@ -63,6 +67,8 @@ export interface VoucherTable {
   redemption_code: string;
   barcode: string;
   customer_name: string;
+  /** Who it was sold to, as limit_per_customer counts (domain/offer-terms.ts `customerKey`); null before that existed. */
+  customer_key: ColumnType<string | null, string | null | undefined, string | null>;
   status: 'acquired' | 'redeemed' | 'cancelled';
   expiration_date: string | null;
   acquired_at: Timestamp;

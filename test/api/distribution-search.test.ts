@@ -398,7 +398,8 @@ describe('distribution offer search', () => {
   it('shows the distribution representation: sku and revenues, no submission-only fields', async () => {
     const city = uniqueCity();
     const id = await seedAt(city, {
-      exclusivity: { exclusive: true, channels: ['x'] },
+      // Not exclusive now (its `until` has begun): an offer exclusive to others is not found at all (offer-exclusivity.test.ts).
+      exclusivity: { exclusive: true, channels: ['x'], until: '2020-01-01' },
       advertiser_rebate: { currency_code: 'USD', amount: 100 },
       custom_attributes: [{ name: 'secret', value: 'internal' }],
     });

@@ -453,10 +453,13 @@ describe('hostile input: every answer is a documented 4xx or a 2xx, and the serv
       const created = await send(
         'POST',
         '/submission/beta/offers',
-        JSON.stringify({ offer: { ...echoed, id: 'ofr_mine', quantity_in_stock: 5 } }),
+        // quantity_in_stock is echoed as read (equal to initial_quantity here): on POST it is the spec's
+        // name for the stock, checked against initial_quantity (test/api/offer-stock-alias.test.ts).
+        JSON.stringify({ offer: { ...echoed, id: 'ofr_mine', reserved_quantity: 5 } }),
       );
       expect(created.statusCode).toBe(200);
       expect(created.json().offer.id).not.toBe('ofr_mine');
+      expect(created.json().offer.reserved_quantity).toBe(0);
       expect(created.json().offer.quantity_in_stock).toBe(read.quantity_in_stock);
       const xml = await h.app.inject({
         method: 'POST',

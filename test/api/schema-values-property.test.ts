@@ -123,6 +123,8 @@ const offerOverrides: Overrides = {
     'advertiser.categories[].id': fc.constantFrom(2, 3, 11, 44),
     'creative.original_media': fc.constant([]),
     'advertiser.id': fc.constant(undefined),
+    // Channels must name existing distribution clients (422 otherwise: offer-exclusivity.test.ts).
+    'exclusivity.channels': fc.constant(undefined),
   },
 };
 const offerArb = accepted(

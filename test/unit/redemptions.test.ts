@@ -7,7 +7,7 @@ const card = (over: Partial<RedemptionSubject> = {}): RedemptionSubject => ({
   status: 'acquired',
   expiration_date: null,
   balance: USD(5000),
-  offer: { type: 'gift_card', document: {} },
+  offer: { id: 'ofr_1', type: 'gift_card', document: {} },
   ...over,
 });
 const refusal = (f: () => unknown) => {
@@ -35,14 +35,28 @@ describe('redemption rules (domain/redemptions.ts)', () => {
       code: 'invalid_field',
       field: 'amount.currency_code',
     });
-    const deal = card({ balance: null, offer: { type: 'deal', document: {} } });
+    const deal = card({ balance: null, offer: { id: 'ofr_1', type: 'deal', document: {} } });
     expect(refusal(() => decide(deal, USD(1), NOW))).toMatchObject({ code: 'invalid_field', field: 'amount' });
     expect(decide(deal, undefined, NOW)).toEqual({ amount: null, balanceAfter: null, status: 'redeemed' });
     expect(refusal(() => decide(card({ status: 'cancelled' }), undefined, NOW)).message).toBe('the voucher is already cancelled');
     expect(refusal(() => decide(card({ expiration_date: '2026-11-24' }), undefined, NOW)).message).toMatch(/expired on 2026-11-24/);
     expect(decide(card({ expiration_date: '2026-11-25' }), undefined, NOW).status).toBe('redeemed'); // its last day
-    const later = card({ offer: { type: 'gift_card', document: { vouchers_activation_date: '2026-11-26' } } });
+    const later = card({ offer: { id: 'ofr_1', type: 'gift_card', document: { vouchers_activation_date: '2026-11-26' } } });
     expect(refusal(() => decide(later, undefined, NOW)).message).toMatch(/before 2026-11-26/);
+  });
+
+  it('redeems only on the weekdays restrictions.valid_days names (UTC), after the voucher itself is found redeemable', () => {
+    // NOW is a Wednesday in UTC.
+    const on = (valid_days: string[]) => card({ offer: { id: 'ofr_1', type: 'gift_card', document: { restrictions: { valid_days } } } });
+    expect(decide(on(['wednesday']), undefined, NOW).status).toBe('redeemed');
+    expect(refusal(() => decide(on(['monday', 'tuesday']), undefined, NOW))).toMatchObject({
+      code: 'outside_valid_days',
+      offer_id: 'ofr_1',
+      weekday: 'wednesday',
+    });
+    expect(refusal(() => decide({ ...on(['monday']), status: 'redeemed' }, undefined, NOW)).message).toBe(
+      'the voucher is already redeemed',
+    );
   });
 
   it('rolls back once, within the window', () => {

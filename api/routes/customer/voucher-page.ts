@@ -105,6 +105,14 @@ export function customerVoucherPage(v: CustomerVoucher): string {
                 </ul>`
               : ''
           }
+          ${
+            v.restrictions.length
+              ? html`<h2>Conditions</h2>
+                <ul class="conditions">
+                  ${v.restrictions.map((r) => html`<li>${r}</li>`)}
+                </ul>`
+              : ''
+          }
           ${v.fine_print ? html`<h2>Fine print</h2><p class="fine">${v.fine_print}</p>` : ''}
         </main>`,
   });

@@ -36,7 +36,7 @@ export const distributionOfferRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps 
       // The hot path: the offers are shaped by their schema without re-checking each field (api/serializers.ts).
       serializerCompiler: projectingSerializer,
     },
-    async (request) => listReply('offers', await searchOffers(deps, request.query, base(request)), request.query),
+    async (request) => listReply('offers', await searchOffers(deps, request.client.id, request.query, base(request)), request.query),
   );
 
   app.get(

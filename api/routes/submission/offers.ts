@@ -4,7 +4,6 @@ import type { ServiceDeps } from '../../../services/deps';
 import { IdParam } from '../../../schemas/common';
 import { deadlineResponses, listReply, OkOnly } from '../../../schemas/envelope';
 import {
-  OfferCreateBody,
   OfferUpdateBody,
   SubmissionOfferList,
   SubmissionOfferListQuery,
@@ -13,6 +12,7 @@ import {
   type OfferUpdate,
 } from '../../../schemas/offer';
 import { PageQuery } from '../../../schemas/pagination';
+import { OfferCreateBody } from '../../../schemas/offer-create';
 import { cancelOffer, createOffer, getOffer, listOffers, listSuppliedVouchers, updateOffer } from '../../../services/offers';
 import { operations } from '../operation';
 
