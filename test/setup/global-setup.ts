@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { ensureGoBinary, MINIO_SERVER } from '../../devstack/go-binaries';
 import { stackEnv, startStackProcess } from '../../devstack/stack-process';
 import { workflowBundle } from '../../worker/workflow-bundle';
 
@@ -9,10 +10,15 @@ import { workflowBundle } from '../../worker/workflow-bundle';
  * them. The endpoints reach the tests through the environment.
  */
 export default async function globalSetup(): Promise<void> {
-  const stack = await startStackProcess({
-    prefix: 'offer-marketplace-test-',
-    onProgress: (line) => /building|built|failed/.test(line) && process.stderr.write(`${line}\n`),
-  });
+  // The attachment tests also run against MinIO (the other EMBEDDED_S3 server): on a fresh machine
+  // its binary is built here, beside the stack's, rather than inside a test's two-minute hook.
+  const [stack] = await Promise.all([
+    startStackProcess({
+      prefix: 'offer-marketplace-test-',
+      onProgress: (line) => /building|built|failed/.test(line) && process.stderr.write(`${line}\n`),
+    }),
+    ensureGoBinary(MINIO_SERVER),
+  ]);
   Object.assign(process.env, stackEnv(stack), { TEST_STACK_PID: String(stack.pid) });
   // One workflow bundle for the whole suite: bundling per test file would cost seconds each. It is
   // the one `npm start` caches (rebuilt only when a workflow's sources changed), copied so that a
