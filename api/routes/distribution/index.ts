@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ServiceDeps } from '../../../services/deps';
 import { eventFeedRoutes } from '../shared/events';
+import { statementRoutes } from '../shared/statements';
 import { voucherRoutes } from '../shared/vouchers';
 import { accountRoutes } from './accounts';
 import { distributionOfferRoutes } from './offers';
@@ -15,4 +16,5 @@ export const distributionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = 
   await app.register(reservationRoutes, { deps });
   await app.register(voucherRoutes, { deps, iface: 'distribution' });
   await app.register(eventFeedRoutes, { deps, iface: 'distribution' });
+  await app.register(statementRoutes, { deps, iface: 'distribution' });
 };

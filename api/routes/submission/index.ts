@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ServiceDeps } from '../../../services/deps';
 import { eventFeedRoutes } from '../shared/events';
+import { statementRoutes } from '../shared/statements';
 import { voucherRoutes } from '../shared/vouchers';
 import { advertiserRoutes } from './advertisers';
 import { attachmentRoutes } from './attachments';
@@ -16,5 +17,6 @@ export const submissionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
   await app.register(commentRoutes, { deps });
   await app.register(voucherRoutes, { deps, iface: 'submission' });
   await app.register(eventFeedRoutes, { deps, iface: 'submission' });
+  await app.register(statementRoutes, { deps, iface: 'submission' });
   await app.register(redemptionRoutes, { deps });
 };
