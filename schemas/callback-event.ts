@@ -134,7 +134,6 @@ export function callbackPayload(
   };
 }
 
-
 /**
  * What each endpoint hears of an event (the store's `CallbackFor`): a submission client only of its
  * own offers, a distribution client in its own vocabulary; the body as `callbackPayload` builds it.

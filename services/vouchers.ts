@@ -112,7 +112,6 @@ export async function rollbackRedemption(
   return toVoucher(result, siteBase);
 }
 
-
 /**
  * Gives the voucher a new customer page address (print_url); the old one stops working at once.
  * For a distributor whose customer's link leaked, or who sends the voucher to someone else.
