@@ -50,9 +50,10 @@ export async function journey(opts: { baseUrl: string; offer: NewOffer; approve:
   const decided = await opts.approve(offerId);
 
   // The publisher searches near a postal code and near coordinates (numbers, as the documents type
-  // them), and orders two vouchers.
-  const found = await distribution.GET('/offers', { params: { query: { postal_code: '10001', radius: 5, per_page: 100 } } });
-  const near = await distribution.GET('/offers', { params: { query: { lat: 40.7484, lng: -73.9857, radius: 2.5, per_page: 100 } } });
+  // them), newest first (the suite's other offers share the neighbourhood), and orders two vouchers.
+  const newest = { sort_by: 'published_at desc', per_page: 100 };
+  const found = await distribution.GET('/offers', { params: { query: { postal_code: '10001', radius: 5, ...newest } } });
+  const near = await distribution.GET('/offers', { params: { query: { lat: 40.7484, lng: -73.9857, radius: 2.5, ...newest } } });
   const placed = await distribution.POST('/orders', {
     body: { order: { order_number: `gen-${offerId}`, customer_name: 'Ada Lovelace', items: [{ offer_id: offerId, quantity: 2 }] } },
   });
