@@ -12,12 +12,14 @@ import { pageOf } from './paging';
  * its name is unique per client, compared case-insensitively.
  */
 
+// Both sides folded by Postgres's lower(), as the unique index is: JavaScript's toLowerCase folds
+// some letters differently (newer Unicode), and a name stored but then not found was a 500.
 const byName = (db: Db | Trx, clientId: string, name: string) =>
   db
     .selectFrom('advertisers')
     .selectAll()
     .where('client_id', '=', clientId)
-    .where(sql<string>`lower(name)`, '=', name.trim().toLowerCase());
+    .where(sql<string>`lower(name)`, '=', sql<string>`lower(${name.trim()})`);
 
 /** This client's advertiser with this id, or undefined (another client's is not found). */
 export function findAdvertiser(db: Db | Trx, clientId: string, id: string): Promise<AdvertiserRow | undefined> {

@@ -263,6 +263,16 @@ describe("advertisers' own voucher codes, stable advertiser ids and customer vou
       expect(foreign.json().errors[0].field).toBe('advertiser.id');
       expect((await call('GET', `${SUB}/advertisers`, sub.key)).json().advertisers.map((a: { id: string }) => a.id)).not.toContain(advId);
     });
+    it('finds an advertiser named with a letter JavaScript and Postgres fold differently (U+1C89), twice, as the same one', async () => {
+      // Node lower-cases U+1C89 (Unicode 16) to U+1C8A; Postgres's lower() leaves it: both sides are folded by Postgres.
+      const key = (await h.client('submission')).key;
+      const name = 'Caf\u00e9 \u1c89';
+      const first = await post({ advertiser: { ...(validOffer().advertiser as object), name } }, key);
+      expect(first.statusCode).toBe(200);
+      const second = await post({ advertiser: { ...(validOffer().advertiser as object), name: name.toUpperCase() } }, key);
+      expect(second.statusCode).toBe(200);
+      expect(second.json().offer.advertiser.id).toBe(first.json().offer.advertiser.id);
+    });
   });
 
   describe('customer voucher pages', () => {
