@@ -59,7 +59,8 @@ describe('version-less interface paths and the obsolete User endpoints', () => {
 
     it('a distribution search without beta answers what the versioned path answers, in JSON and XML', async () => {
       const offerId = await seedOffer(h, sub.clientId, { title: 'Version-less search offer' });
-      const query = 'per_page=100&sort_by=price+asc';
+      // Newest first: the suite's other offers are on sale too, and cheaper ones could fill the page.
+      const query = 'per_page=100&sort_by=published_at+desc';
       const short = await call('GET', `/distribution/offers?${query}`, dist);
       const versioned = await call('GET', `/distribution/beta/offers?${query}`, dist);
       expect(short.statusCode).toBe(200);
