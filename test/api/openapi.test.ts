@@ -135,8 +135,15 @@ describe('OpenAPI documents', () => {
     await h.services.db.updateTable('offers').set({ status: 'approved', published_at: new Date() }).where('id', '=', offer.id).execute();
     await checkLive('distribution', 'GET', '/offers?country_code=US', '/offers');
     // Radius searches around coordinates: the documents type radius, lat and lng (and the long
-    // names) as numbers with their bounds, which is what a typed client sends in the query.
-    const near = await checkLive('distribution', 'GET', '/offers?lat=40.7484&lng=-73.9857&radius=2.5&sort_by=distance%20asc', '/offers');
+    // names) as numbers with their bounds, which is what a typed client sends in the query. Newest
+    // first: the suite's other offers stand at the same address, and ties by distance fill a page.
+    const near = await checkLive(
+      'distribution',
+      'GET',
+      '/offers?lat=40.7484&lng=-73.9857&radius=2.5&sort_by=published_at%20desc',
+      '/offers',
+    );
+    await checkLive('distribution', 'GET', '/offers?lat=40.7484&lng=-73.9857&radius=2.5&sort_by=distance%20asc', '/offers');
     expect(near.offers.map((o: { id: string }) => o.id)).toContain(offer.id);
     await checkLive('distribution', 'GET', '/offers?latitude=40.7484&longitude=-73.9857&radius=5', '/offers');
     const params = docs.distribution.paths['/offers'].get.parameters as Array<{ name: string; schema: object }>;
