@@ -1,8 +1,5 @@
 import crypto from 'node:crypto';
-import { sql } from 'kysely';
-import { createDb } from '../../store/db';
-import { resolveEndpoints } from '../../platform/endpoints';
-import { createHarness, type Harness } from '../setup/harness';
+import { scratchDatabase } from '../setup/scratch-database';
 import { migrateTo, migrateToLatest } from '../../store/migrate';
 
 /** The hash-of-(client, name) id offers carried before advertisers had their own table. */
@@ -10,21 +7,10 @@ const legacyId = (clientId: string, name: string) =>
   `adv_${crypto.createHash('sha256').update(`${clientId}\n${name.trim().toLowerCase()}`).digest('base64url').slice(0, 20)}`;
 
 describe('the advertisers migration keeps the advertiser ids integrations already use', () => {
-  let h: Harness;
-  const dbName = `backfill_${crypto.randomBytes(4).toString('hex')}`;
-  beforeAll(async () => {
-    h = await createHarness();
-    await sql.raw(`create database ${dbName}`).execute(h.services.db);
-  });
-  afterAll(async () => {
-    await sql.raw(`drop database if exists ${dbName}`).execute(h.services.db);
-    await h.close();
-  });
+  const scratch = scratchDatabase('backfill');
 
   it('backfills one advertiser per existing id, named as its latest offer names it', async () => {
-    const url = new URL(resolveEndpoints(h.config).databaseUrl);
-    url.pathname = `/${dbName}`;
-    const db = createDb(url.toString(), 2);
+    const db = scratch.open();
     try {
       // A database as it stood before advertisers had their own table: every migration before 0012, in order.
       const before = await migrateTo(db, '2026_11_23_0011_nationwide_search_flag');

@@ -1,26 +1,11 @@
-import crypto from 'node:crypto';
-import { sql } from 'kysely';
-import { createDb } from '../../store/db';
-import { resolveEndpoints } from '../../platform/endpoints';
-import { createHarness, type Harness } from '../setup/harness';
+import { scratchDatabase } from '../setup/scratch-database';
 import { migrateTo } from '../../store/migrate';
 
 describe('the redemptions migration backfills balances and one redemption per redeemed voucher', () => {
-  let h: Harness;
-  const dbName = `redemptions_${crypto.randomBytes(4).toString('hex')}`;
-  beforeAll(async () => {
-    h = await createHarness();
-    await sql.raw(`create database ${dbName}`).execute(h.services.db);
-  });
-  afterAll(async () => {
-    await sql.raw(`drop database if exists ${dbName}`).execute(h.services.db);
-    await h.close();
-  });
+  const scratch = scratchDatabase('redemptions');
 
   it('gift cards get their value (else their price) and a balance; redeemed vouchers a redemption at their redeemed_at', async () => {
-    const url = new URL(resolveEndpoints(h.config).databaseUrl);
-    url.pathname = `/${dbName}`;
-    const db = createDb(url.toString(), 2);
+    const db = scratch.open();
     try {
       // The database as it stood before gift-card balances.
       await migrateTo(db, '2026_11_24_0018_postal_codes');
