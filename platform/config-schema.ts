@@ -141,6 +141,32 @@ export const EnvSchema = z.object({
     .describe(
       'Run a Temporal worker in this process. Beside the API, orders start eagerly on it, one Temporal round trip fewer ([orders-and-vouchers.md](orders-and-vouchers.md)).',
     ),
+  ORDER_INTAKE: z
+    .enum(['per-order', 'sharded'])
+    .default('per-order')
+    .describe(
+      'How orders are placed: `per-order` (a workflow per order, started eagerly beside a worker) or `sharded` (an Update to one of ' +
+        '`ORDER_INTAKE_SHARDS` long-running intake workflows, which places what arrives together in one local activity); ' +
+        '[orders-and-vouchers.md](orders-and-vouchers.md#order-intake). Every API process of a deployment must say the same.',
+    ),
+  ORDER_INTAKE_SHARDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(256)
+    .default(8)
+    .describe(
+      'With `ORDER_INTAKE=sharded`: how many intake workflows share the orders (by client and order_number). Change it only while no order is being placed: an order in flight during the change may be placed by its new shard (still once; the database decides).',
+    ),
+  ORDER_INTAKE_ORDERS_PER_RUN: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(2000)
+    .describe(
+      'With `ORDER_INTAKE=sharded`: an intake workflow continues as new after this many orders (or sooner when Temporal suggests it), keeping its history small. Read when an intake workflow starts.',
+    ),
   RUN_API: envBoolean.default(true).describe('Run the API in this process; `false` for a worker-only process.'),
   DISTRIBUTOR_REVENUE_PERCENT: z.coerce
     .number()
