@@ -156,16 +156,19 @@ export const EnvSchema = z.object({
     .max(256)
     .default(8)
     .describe(
-      'With `ORDER_INTAKE=sharded`: how many intake workflows share the orders (by client and order_number). Change it only while no order is being placed: an order in flight during the change may be placed by its new shard (still once; the database decides).',
+      'With `ORDER_INTAKE=sharded`: how many intake workflows share the orders (by client and order_number). Temporal takes at most 10 Updates in flight per workflow ' +
+        '(more wait and are retried), so size it to at least the peak of orders placed at once / 10. Changing it while orders are placed is safe: an order ' +
+        'in flight may be answered by its new shard, still placed once (the database decides).',
     ),
   ORDER_INTAKE_ORDERS_PER_RUN: z.coerce
     .number()
     .int()
     .min(1)
-    .max(100_000)
-    .default(2000)
+    .max(1900)
+    .default(1000)
     .describe(
-      'With `ORDER_INTAKE=sharded`: an intake workflow continues as new after this many orders (or sooner when Temporal suggests it), keeping its history small. Read when an intake workflow starts.',
+      'With `ORDER_INTAKE=sharded`: an intake workflow continues as new after this many orders (or sooner when Temporal suggests it), keeping its history small; ' +
+        'below Temporal’s 2000 Updates per run. Read when an intake workflow starts.',
     ),
   RUN_API: envBoolean.default(true).describe('Run the API in this process; `false` for a worker-only process.'),
   DISTRIBUTOR_REVENUE_PERCENT: z.coerce
