@@ -9,7 +9,7 @@ import {
   type PlaceOrderBatch,
 } from '../../../workflows/order-intake-messages';
 import { orderIntakeUpdateId, orderWorkflowId } from '../../../workflows/shared/ids';
-import { ActivityCalls, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
+import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
 
 /*
  * The order-intake workflow (ORDER_INTAKE=sharded) with its batch activity replaced by a double:
@@ -137,11 +137,20 @@ describe('order-intake workflow', () => {
 
   it('continues as new past its bound, and orders sent after it still answer', async () => {
     const calls = new ActivityCalls();
-    await env.withWorker(calls.wrap({ placeOrderBatch: placingAll() }), async (taskQueue) => {
+    const refusal: PlacedAnswer = { ok: false, code: 'customer_limit_reached', message: 'the customer holds 1 voucher(s) of offer ofr_a' };
+    const refused = order();
+    const doubles = calls.wrap({
+      placeOrderBatch: async ({ orders: batch }: PlaceOrderBatch) =>
+        batch.map((o) => (o.requestId === refused.requestId ? refusal : placed(o))),
+    });
+    await env.withWorker(doubles, async (taskQueue) => {
       const s = shard(taskQueue, 2);
-      const firstRun = (await (async () => (await s.send(order()), s.handle().describe()))()).runId;
+      expect(await s.send(refused)).toEqual(refusal);
+      const firstRun = (await s.handle().describe()).runId;
       const sent = [order(), order(), order(), order()];
       for (const o of sent) expect(await s.send(o)).toEqual(placed(o));
+      // The first run, whole: a refusal answered, an order placed, continued as new (a replay test's history).
+      await recordHistory(env.client.workflow.getHandle(s.workflowId, firstRun), 'order-intake-continued-as-new');
       const now = await s.handle().describe();
       expect(now.status.name).toBe('RUNNING');
       expect(now.runId).not.toBe(firstRun);
