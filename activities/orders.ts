@@ -45,7 +45,15 @@ export function createOrderActivities(deps: Pick<ActivityDeps, 'db' | 'localWork
      * it had placed is then found by its request id and answered as placed, with nothing written twice.
      */
     placeOrderBatch: async ({ orders }: PlaceOrderBatch): Promise<PlacedAnswer[]> => {
-      const settled = await Promise.allSettled(orders.map((o) => place(o).catch(refusedForGood)));
+      const settled = await Promise.allSettled(
+        orders.map((o) =>
+          place(o).catch((err: unknown) => {
+            const refused = refusedForGood(err);
+            deps.metrics.orderRefused(refused.code);
+            return refused;
+          }),
+        ),
+      );
       const fault = settled.find((r) => r.status === 'rejected');
       if (fault) throw fault.reason;
       return settled.map((r) => (r as PromiseFulfilledResult<PlacedAnswer>).value);

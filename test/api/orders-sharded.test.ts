@@ -2,6 +2,7 @@ import { placeOrder } from '../../store/orders';
 import { saleRules } from '../../domain/sales';
 import type { PlaceOrderInput } from '../../domain/orders';
 import { findOrderForOperator } from '../../services/orders';
+import { createOrderActivities } from '../../activities/orders';
 import { orderWorkflowId } from '../../workflows/shared/ids';
 import { seedOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
@@ -101,6 +102,35 @@ describe('orders through sharded intake workflows', () => {
     expect(vouchers).toHaveLength(10);
     expect(new Set(vouchers.map((v) => v.order_id)).size).toBe(10);
     expect(await failedWorkflows()).toEqual([]);
+  });
+
+  it('places a batch with one transaction per order: a refusal takes nothing from the others, and the batch run again writes nothing twice', async () => {
+    const offerId = await seedOffer(h, subClient, { initial_quantity: 3 });
+    const { placeOrderBatch } = createOrderActivities({ db: h.services.db, metrics: h.services.metrics });
+    const intakeOrder = (n: string, quantity: number) => ({
+      workflowId: orderWorkflowId(distClient, n),
+      orderId: `ord_bt_${Math.random().toString(36).slice(2)}`,
+      clientId: distClient,
+      orderNumber: n,
+      accountId: null,
+      applicationId: null,
+      customerName: 'Ada',
+      shippingAddress: null,
+      items: [{ offer_id: offerId, quantity }],
+      requestId: `req-${n}`,
+    });
+    const orders = [intakeOrder('sh-bt-1', 1), intakeOrder('sh-bt-2', 5), intakeOrder('sh-bt-3', 2)];
+    const answers = await placeOrderBatch({ orders });
+    expect(answers.map((a) => (a.ok ? a.issued : a.code))).toEqual([1, 'insufficient_stock', 2]);
+    expect(await stock(offerId)).toBe(0);
+    // A worker crash or a replayed workflow task runs the same batch again.
+    const again = await placeOrderBatch({ orders });
+    expect(again.map((a) => (a.ok ? a.issued : a.code))).toEqual([0, 'insufficient_stock', 0]);
+    expect(again[0].ok && 'orderSnapshot' in again[0] && again[0].orderSnapshot.vouchers.map((v) => v.id)).toEqual(
+      answers[0].ok && 'orderSnapshot' in answers[0] && answers[0].orderSnapshot.vouchers.map((v) => v.id),
+    );
+    const vouchers = await h.services.db.selectFrom('vouchers').select('id').where('offer_id', '=', offerId).execute();
+    expect(vouchers).toHaveLength(3);
   });
 
   it("places once per request: the same request's retry is answered its order, another request is a duplicate", async () => {
