@@ -97,6 +97,7 @@ async function main() {
     // Orders: end to end through HTTP and the order-fulfilment workflow, against the same
     // transaction (take stock, insert order, item and voucher) run straight from Node with pg.
     const orders: Record<string, unknown> = {};
+    const orderErrors: Record<string, number> = {};
     const placeOne =
       (offerId: string, tag: string, at = base) =>
       async (i: number) => {
@@ -112,8 +113,15 @@ async function main() {
           },
           at,
         );
-        await res.arrayBuffer();
-        return res.status === 200;
+        if (res.status === 200) {
+          await res.arrayBuffer();
+          return true;
+        }
+        // What an error was, counted by design and answer: an error count alone explains nothing.
+        const body = (await res.json().catch(() => undefined)) as { errors?: Array<{ code?: string }> } | undefined;
+        const what = `${at === base ? 'per-order' : 'sharded'} ${res.status} ${body?.errors?.[0]?.code ?? ''}`.trim();
+        orderErrors[what] = (orderErrors[what] ?? 0) + 1;
+        return false;
       };
     const shardedBase = `http://127.0.0.1:${shardedPort}`;
     /** CPU of every process of the stack (this API process with its load generator, the worker, Temporal, Postgres) around `run`, from /proc. */
@@ -144,6 +152,8 @@ async function main() {
       say('orders: warming up the sharded intake (100 orders)…');
       await runLoad(100, 8, placeOne(warm, 'warm-sharded', shardedBase));
       await runLoad(200, 8, (i) => bareOrder(services.db, dist.clientId, warm, `warm-base-${i}`));
+      // Only the measured runs' errors are reported (the warm-up waits through the worker's start).
+      for (const k of Object.keys(orderErrors)) delete orderErrors[k];
     }
     for (const c of wanted('orders') ? [1, 8, 32] : []) {
       const n = ORDERS_PER_LEVEL[c];
@@ -180,7 +190,14 @@ async function main() {
         ...noEager,
       };
     }
-    if (wanted('orders')) results.orders = { layout: inline ? 'one-process' : 'separate', shards: config.ORDER_INTAKE_SHARDS, ...orders };
+    if (wanted('orders'))
+      results.orders = {
+        layout: inline ? 'one-process' : 'separate',
+        shards: config.ORDER_INTAKE_SHARDS,
+        orders_per_run: config.ORDER_INTAKE_ORDERS_PER_RUN,
+        errors: orderErrors,
+        ...orders,
+      };
 
     // Search: radius + sort on a growing catalogue, through HTTP against the same query function
     // called directly. The client is node:http with keep-alive (as a publisher's server would call
@@ -441,6 +458,8 @@ function writeResults(results: Record<string, unknown>, save: boolean) {
     if (o.service_sharded) lines.push(row(`service ${level}, sharded intake (${ordersRun?.shards} shards)`, o.service_sharded));
     lines.push(row(`baseline ${level}`, o.baseline));
   }
+  const errors = Object.entries((results.orders as { errors?: Record<string, number> } | undefined)?.errors ?? {});
+  if (errors.length) lines.push('', `Errors by design, status and code: ${errors.map(([k, v]) => `${k}: ${v}`).join(', ')}.`);
   lines.push(
     '',
     ...levels.map(

@@ -165,10 +165,11 @@ export const EnvSchema = z.object({
     .int()
     .min(1)
     .max(1900)
-    .default(1000)
+    .default(100)
     .describe(
-      'With `ORDER_INTAKE=sharded`: an intake workflow continues as new after this many orders (or sooner when Temporal suggests it), keeping its history small; ' +
-        'below Temporal’s 2000 Updates per run. Read when an intake workflow starts.',
+      'With `ORDER_INTAKE=sharded`: an intake workflow continues as new after this many orders (or sooner when Temporal suggests it); at most 1900, ' +
+        'below Temporal’s 2000 Updates per run. Short runs cost less: the bench measured the worker’s CPU per order 5× higher at 1000 than at 100 ' +
+        '([decisions.md](decisions.md#sharded-order-intake-issue-23)). Read when an intake workflow starts.',
     ),
   RUN_API: envBoolean.default(true).describe('Run the API in this process; `false` for a worker-only process.'),
   DISTRIBUTOR_REVENUE_PERCENT: z.coerce
