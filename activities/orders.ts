@@ -4,7 +4,10 @@ import { cancelOrder, placeOrder, type OrderHooks, type OrderWithDetails } from 
 import { saleRules } from '../domain/sales';
 import type { OrderSnapshot, VoucherSnapshot } from '../domain/orders';
 import type { Location } from '../domain/location';
+import { Failure, type Refused } from '../domain/failures';
+import { unstorableValue } from '../platform/postgres-errors';
 import type { CancelOrderInput, PlacedAnswer, PlaceOrderInput } from '../workflows/order-fulfilment-messages';
+import type { PlaceOrderBatch } from '../workflows/order-intake-messages';
 
 /**
  * The placed order travels back in the activity's result and the `placed` update only up to this
@@ -20,21 +23,50 @@ export function createOrderActivities(deps: Pick<ActivityDeps, 'db' | 'localWork
     deps.localWorker?.placed.notify(o.workflowId, a);
     return a;
   };
+  const place = async (o: PlaceOrderInput): Promise<PlacedAnswer> => {
+    const placed = await placeOrder(deps.db, o, saleRules, deps.orderHooks);
+    // The refusal was decided (and its transaction rolled back) here; a retry of an already
+    // placed order (issued 0) counts neither.
+    if (!placed.ok) {
+      deps.metrics.orderRefused(placed.code);
+      return placed;
+    }
+    if (placed.issued > 0) deps.metrics.orderPlaced(placed.issued);
+    const { order, ...rest } = placed;
+    return order.vouchers.length <= ANSWER_MAX_VOUCHERS ? { ...rest, orderSnapshot: orderSnapshot(order) } : rest;
+  };
   return {
-    placeOrder: async (o: PlaceOrderInput): Promise<PlacedAnswer> => {
-      const placed = await placeOrder(deps.db, o, saleRules, deps.orderHooks);
-      // The refusal was decided (and its transaction rolled back) here; a retry of an already
-      // placed order (issued 0) counts neither.
-      if (!placed.ok) {
-        deps.metrics.orderRefused(placed.code);
-        return answer(o, placed);
-      }
-      if (placed.issued > 0) deps.metrics.orderPlaced(placed.issued);
-      const { order, ...rest } = placed;
-      return answer(o, order.vouchers.length <= ANSWER_MAX_VOUCHERS ? { ...rest, orderSnapshot: orderSnapshot(order) } : rest);
+    placeOrder: async (o: PlaceOrderInput): Promise<PlacedAnswer> => answer(o, await place(o)),
+    /**
+     * The orders an intake workflow took together (ORDER_INTAKE=sharded), one transaction each, so
+     * that one order's refusal rolls back only that order; answered in the batch's order. Postgres
+     * serialises what must be (the offers' row locks, taken in id order; the order's key). A fault
+     * that retrying may fix (Postgres restarting) fails the whole call, which is retried: an order
+     * it had placed is then found by its request id and answered as placed, with nothing written twice.
+     */
+    placeOrderBatch: async ({ orders }: PlaceOrderBatch): Promise<PlacedAnswer[]> => {
+      const settled = await Promise.allSettled(
+        orders.map((o) =>
+          place(o).catch((err: unknown) => {
+            const refused = refusedForGood(err);
+            deps.metrics.orderRefused(refused.code);
+            return refused;
+          }),
+        ),
+      );
+      const fault = settled.find((r) => r.status === 'rejected');
+      if (fault) throw fault.reason;
+      return settled.map((r) => (r as PromiseFulfilledResult<PlacedAnswer>).value);
     },
     cancelOrder: (c: CancelOrderInput) => cancelOrder(deps.db, c),
   };
+}
+
+/** A value Postgres refuses in one order is that order's refusal (retrying cannot fix it); other faults are thrown. */
+function refusedForGood(err: unknown): Refused {
+  const refusal = err instanceof Failure ? err : unstorableValue(err);
+  if (!refusal) throw err;
+  return refusal.toRefused();
 }
 
 /** The order as placing wrote it, as plain JSON for the workflow's history (the API maps it to its view). */

@@ -20,6 +20,12 @@ export interface PlaceOrderInput {
   customerReference?: string | null;
   shippingAddress: Location | null;
   items: { offer_id: string; quantity: number }[];
+  /**
+   * The HTTP request placing it through a sharded intake workflow (ORDER_INTAKE=sharded), stored
+   * on the order: finding the order already there, the same request id is this request's own
+   * retry, another a duplicate order_number. Absent on the per-order workflow's path.
+   */
+  requestId?: string;
 }
 
 /** Cancelling an order: `key` (workflow id + step) makes its stock events idempotent. */

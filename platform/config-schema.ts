@@ -141,6 +141,37 @@ export const EnvSchema = z.object({
     .describe(
       'Run a Temporal worker in this process. Beside the API, orders start eagerly on it, one Temporal round trip fewer ([orders-and-vouchers.md](orders-and-vouchers.md)).',
     ),
+  ORDER_INTAKE: z
+    .enum(['per-order', 'sharded'])
+    .default('per-order')
+    .describe(
+      'How orders are placed: `per-order` (a workflow per order, started eagerly beside a worker) or `sharded` (an Update to one of ' +
+        '`ORDER_INTAKE_SHARDS` long-running intake workflows, which places what arrives together in one local activity); ' +
+        '[orders-and-vouchers.md](orders-and-vouchers.md#order-intake). Every API process of a deployment must say the same.',
+    ),
+  ORDER_INTAKE_SHARDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(256)
+    .default(16)
+    .describe(
+      'With `ORDER_INTAKE=sharded`: how many intake workflows share the orders (by client and order_number). Temporal takes at most 10 Updates in flight per workflow ' +
+        '(more wait and are retried), so size it to at least the peak of orders placed at once / 10 (the bench: 8 shards failed orders at 32 at once, 16 none). ' +
+        'Changing it while orders are placed is safe: an order ' +
+        'in flight may be answered by its new shard, still placed once (the database decides).',
+    ),
+  ORDER_INTAKE_ORDERS_PER_RUN: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1900)
+    .default(100)
+    .describe(
+      'With `ORDER_INTAKE=sharded`: an intake workflow continues as new after this many orders (or sooner when Temporal suggests it); at most 1900, ' +
+        'below Temporal’s 2000 Updates per run. Short runs cost less: the bench measured the worker’s CPU per order 5× higher at 1000 than at 100 ' +
+        '([decisions.md](decisions.md#sharded-order-intake-issue-23)). Read when an intake workflow starts.',
+    ),
   RUN_API: envBoolean.default(true).describe('Run the API in this process; `false` for a worker-only process.'),
   DISTRIBUTOR_REVENUE_PERCENT: z.coerce
     .number()

@@ -29,7 +29,7 @@ export const orderAnswers = new Counter({
   name: 'order_answers_total',
   help:
     'POST /orders answers by how the API learnt the outcome: eager_notice (eager start, in-process notice), notice (queued start, ' +
-    'notice), eager_update / update (the placed Update after no notice came), update_with_start (no worker in this process)',
+    "notice), eager_update / update (the placed Update after no notice came), update_with_start (no worker in this process), intake (ORDER_INTAKE=sharded: the intake workflow's Update)",
   labelNames: ['via'] as const,
   registers: [registry],
 });
@@ -68,7 +68,7 @@ export const businessMetrics = {
   },
   orderRefused: (reason: string) => ordersRefused.inc({ reason }),
   callbackAttempt: (outcome: 'delivered' | 'failed_attempt' | 'gave_up') => callbackDeliveries.inc({ outcome }),
-  orderAnswered: (via: 'eager_notice' | 'notice' | 'eager_update' | 'update' | 'update_with_start') => orderAnswers.inc({ via }),
+  orderAnswered: (via: 'eager_notice' | 'notice' | 'eager_update' | 'update' | 'update_with_start' | 'intake') => orderAnswers.inc({ via }),
 };
 export type BusinessMetrics = typeof businessMetrics;
 

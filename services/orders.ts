@@ -9,6 +9,7 @@ import {
 } from '@temporalio/client';
 import type { ServiceDeps } from './deps';
 import { refusalCarried, updateWithinDeadline, withinDeadline } from './workflow-outcomes';
+import { intakeLocation, placeThroughIntake } from './order-intake';
 import type { Page, Paged } from '../domain/paging';
 import { conflict, Failure, notFound, refusalFailure } from '../domain/failures';
 import { requireActiveAccount } from '../domain/account-lifecycle';
@@ -30,8 +31,10 @@ import { orderCancellationWorkflowId, orderWorkflowId } from '../workflows/share
  * Orders: each is placed by an order-fulfilment workflow whose id comes from (client,
  * order_number). The answer holds the vouchers: when a worker runs in this process, the workflow
  * starts eagerly on it and the placing activity's notice answers (placeEagerly); otherwise an
- * Update sent with the start answers once the order is placed. Cancelling is an
- * order-cancellation workflow whose id comes from the order.
+ * Update sent with the start answers once the order is placed. With ORDER_INTAKE=sharded the
+ * order goes instead as an Update to its shard's long-running intake workflow
+ * (services/order-intake.ts), under the same order id. Cancelling is an order-cancellation
+ * workflow whose id comes from the order, either way.
  */
 
 type OrderView = ReturnType<typeof toOrder>;
@@ -92,14 +95,15 @@ export async function placeOrder(
   const local = deps.localWorker;
   const eager = local?.client && local.taskQueue === config.TEMPORAL_TASK_QUEUE ? local.client : undefined;
   // Listening before the start: an eager first task may commit before the start call returns.
-  const notice = eager ? local!.placed.listen(workflowId) : undefined;
+  const sharded = config.ORDER_INTAKE === 'sharded';
+  const notice = eager && !sharded ? local!.placed.listen(workflowId) : undefined;
+  const place = sharded
+    ? () => placeThroughIntake(deps, { ...input.order, workflowId })
+    : eager
+      ? () => placeEagerly(deps, eager, start, notice!.next)
+      : () => placeWithUpdate(deps, start);
   try {
-    const placed = await withinDeadline(
-      eager ?? deps.temporal,
-      () => (eager ? placeEagerly(deps, eager, start, notice!.next) : placeWithUpdate(deps, start)),
-      config.WORKFLOW_ANSWER_TIMEOUT_SECONDS,
-      late,
-    );
+    const placed = await withinDeadline(eager ?? deps.temporal, place, config.WORKFLOW_ANSWER_TIMEOUT_SECONDS, late);
     if (!placed.ok) throw refusalFailure(placed);
     // The workflow answers with the order as placing wrote it, unless it was too large to carry
     // (or the answer is from before snapshots: see PlacedAnswer). Otherwise it is read.
@@ -240,12 +244,27 @@ export async function cancelOrder(
   return getOrder(deps, clientId, order.id, siteBase);
 }
 
-/** Any client's order, with who placed it and its workflow: for operators (admin CLI), never the API. */
+/** Where to look in Temporal for an order placed through the sharded intake. */
+type IntakeHandling = { intake_workflow_id: string; intake_update_id: string };
+
+/**
+ * Any client's order, with who placed it and its workflow: for operators (admin CLI), never the
+ * API. An order placed through the sharded intake (it has a request id) names its intake workflow
+ * (computed with this configuration's ORDER_INTAKE_SHARDS and task queue) and its update id;
+ * `workflow_id` is then the order's key, not a workflow of its own.
+ */
 export async function findOrderForOperator(
-  deps: Pick<ServiceDeps, 'db'>,
+  deps: Pick<ServiceDeps, 'db' | 'config'>,
   orderId: string,
   siteBase: string,
-): Promise<(OrderView & { client_id: string; workflow_id: string }) | undefined> {
+): Promise<(OrderView & { client_id: string; workflow_id: string } & Partial<IntakeHandling>) | undefined> {
   const row = await findAnyOrder(deps.db, orderId);
-  return row ? { client_id: row.client_id, workflow_id: row.workflow_id, ...toOrder(row, siteBase) } : undefined;
+  if (!row) return undefined;
+  const intake = row.request_id ? intakeLocation(deps.config, row.client_id, row.order_number, row.request_id) : undefined;
+  return {
+    client_id: row.client_id,
+    workflow_id: row.workflow_id,
+    ...(intake ? { intake_workflow_id: intake.workflowId, intake_update_id: intake.updateId } : {}),
+    ...toOrder(row, siteBase),
+  };
 }

@@ -74,7 +74,7 @@ export async function placeOrder(db: Db, o: PlaceOrderInput, rules: SaleRules, h
     db.transaction().execute(async (trx): Promise<PlacedOrder> => {
       // The order row first: a concurrent retry of this activity waits on its key, then finds it.
       const order = await insertOrderRow(trx, o);
-      if (!order) return { ok: true, orderId: o.orderId, issued: 0, order: (await withDetails(trx, [await orderRow(trx, o.orderId)]))[0] };
+      if (!order) return placedBefore(trx, o);
       if (o.accountId) rules.requireAccount(o.accountId, await findAccount(trx, o.clientId, o.accountId));
       const today = utcDay();
       const offers = await lockOffers(
@@ -136,10 +136,27 @@ function insertOrderRow(trx: Trx, o: PlaceOrderInput): Promise<OrderRow | undefi
       customer_reference: o.customerReference ?? null,
       shipping_address: o.shippingAddress ? JSON.stringify(o.shippingAddress) : null,
       status: 'active',
+      request_id: o.requestId ?? null,
     })
     .onConflict((oc) => oc.column('id').doNothing())
     .returningAll()
     .executeTakeFirst();
+}
+
+/**
+ * The order was there already. Placed by the same request (the request id, or none on both sides:
+ * the per-order workflow's own retry), it is answered as placed; otherwise its order_number is a
+ * duplicate, refused with the order's id (no workflow start refuses it on the sharded path).
+ */
+async function placedBefore(trx: Trx, o: PlaceOrderInput): Promise<PlacedOrder> {
+  const row = await orderRow(trx, o.orderId);
+  if (row.request_id !== (o.requestId ?? null)) {
+    refuse('duplicate', `order_number ${o.orderNumber} is already used by order ${o.orderId}`, {
+      field: 'order_number',
+      order_id: o.orderId,
+    });
+  }
+  return { ok: true, orderId: o.orderId, issued: 0, order: (await withDetails(trx, [row]))[0] };
 }
 
 function orderRow(db: Db, orderId: string): Promise<OrderRow> {

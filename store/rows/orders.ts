@@ -47,6 +47,8 @@ export interface OrderTable {
   status: 'active' | 'cancelled';
   purchased_at: Timestamp;
   cancelled_at: Timestamp | null;
+  /** The HTTP request that placed it through a sharded intake workflow; null when a per-order workflow placed it. */
+  request_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface OrderItemTable {

@@ -23,6 +23,8 @@ import { workflowBundle } from '../../worker/workflow-bundle';
  *   order placed, an order refused, a cancellation.
  * - *-settled-*: recorded with the patch taken (a publication, a change and a cancellation, an
  *   order's placing, each failed for good), so later code keeps replaying the patched path too.
+ * - order-intake-continued-as-new: recorded (test/unit/workflows/order-intake.test.ts) from the
+ *   first sharded intake workflow: one run with a refusal answered, an order placed, continued as new.
  */
 const HISTORIES = path.join(__dirname, 'histories');
 

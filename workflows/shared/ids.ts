@@ -17,3 +17,34 @@ export const orderWorkflowId = (clientId: string, orderNumber: string) => `order
 export const reservationWorkflowId = (reservationId: string) => `reservation:${reservationId}`;
 /** One cancellation per order at a time: concurrent cancel requests join the same run. */
 export const orderCancellationWorkflowId = (orderId: string) => `order-cancellation:${orderId}`;
+
+/**
+ * Sharded order intake (ORDER_INTAKE=sharded): one long-running intake workflow per shard and task
+ * queue (the queue in the id as for the dispatcher: test files share one server).
+ */
+export const orderIntakeWorkflowId = (taskQueue: string, shard: number) => `order-intake:${taskQueue}:${shard}`;
+
+/**
+ * The shard of an order: a stable hash (32-bit FNV-1a over the UTF-16 code units; no Node
+ * built-ins here) of (client, order_number), modulo the number of shards. Stable across processes
+ * and releases, so every API process sends an order_number's retries to the same intake workflow.
+ */
+export function orderIntakeShard(clientId: string, orderNumber: string, shards: number): number {
+  const key = `${clientId}\u0000${orderNumber}`;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    hash ^= key.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % shards;
+}
+
+/**
+ * The update id of one HTTP request's order at its intake workflow: it names the order (its
+ * per-order workflow id: client and order_number) and the request, so an operator finds the
+ * order's handling in the intake workflow's history, and the client SDK's own retries of the call
+ * are deduplicated by Temporal. A new request (a client's retry) is a new update; the database
+ * tells its retry from a duplicate (store/orders.ts).
+ */
+export const orderIntakeUpdateId = (clientId: string, orderNumber: string, requestId: string) =>
+  `${orderWorkflowId(clientId, orderNumber)}:${requestId}`;

@@ -7,11 +7,13 @@ export function ordersCommand(ctx: () => AdminContext): Command {
   const orders = new Command('orders').description('orders placed by distribution clients');
   orders
     .command('show')
-    .description('an order with its client, items, vouchers and the id of its order-fulfilment workflow')
+    .description(
+      'an order with its client, items, vouchers and the id of its order-fulfilment workflow (sharded intake: its intake workflow and update id)',
+    )
     .argument('<order-id>')
     .action(async (id: string) => {
       // No request to take a host from: print_url comes out as a path under the API's address.
-      const order = await findOrderForOperator({ db: ctx().db }, id, '');
+      const order = await findOrderForOperator({ db: ctx().db, config: ctx().config }, id, '');
       if (!order) throw new AdminError(`no order ${id}`);
       output(order);
     });

@@ -1,0 +1,189 @@
+import { WithStartWorkflowOperation, WorkflowUpdateStage, type WorkflowHandle } from '@temporalio/client';
+import type { OrderSnapshot } from '../../../domain/orders';
+import {
+  ORDER_INTAKE_WORKFLOW_TYPE,
+  placeOrderUpdate,
+  type IntakeOrder,
+  type OrderIntakeWorkflow,
+  type PlacedAnswer,
+  type PlaceOrderBatch,
+} from '../../../workflows/order-intake-messages';
+import { orderIntakeUpdateId, orderWorkflowId } from '../../../workflows/shared/ids';
+import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
+
+/*
+ * The order-intake workflow (ORDER_INTAKE=sharded) with its batch activity replaced by a double:
+ * orders that arrive together are placed by one activity call and each Update gets its own answer;
+ * a refusal is an answer and the workflow keeps running; it continues as new past its bound and
+ * later orders still answer; the same update id twice is placed once.
+ */
+describe('order-intake workflow', () => {
+  let env: WorkflowTestEnv;
+  beforeAll(async () => {
+    env = await startWorkflowTestEnv();
+  });
+  afterAll(() => env?.close());
+
+  let orders = 0;
+  const order = (): IntakeOrder => {
+    const n = ++orders;
+    const orderNumber = `n-${n}`;
+    return {
+      workflowId: orderWorkflowId('cli_test', orderNumber),
+      orderId: `ord_test${n}`,
+      clientId: 'cli_test',
+      orderNumber,
+      accountId: null,
+      applicationId: null,
+      customerName: 'Ada Lovelace',
+      shippingAddress: null,
+      items: [{ offer_id: 'ofr_a', quantity: 1 }],
+      requestId: `req-${n}`,
+    };
+  };
+  const snapshot = (o: IntakeOrder): OrderSnapshot => ({
+    id: o.orderId,
+    order_number: o.orderNumber,
+    status: 'active',
+    account_id: null,
+    application_id: null,
+    customer_name: o.customerName,
+    shipping_address: null,
+    purchased_at: '2026-01-02T03:04:05.000Z',
+    cancelled_at: null,
+    items: o.items,
+    vouchers: [],
+    voucher_count: 0,
+  });
+  const placed = (o: IntakeOrder): PlacedAnswer => ({ ok: true, orderId: o.orderId, issued: 1, orderSnapshot: snapshot(o) });
+  const updateId = (o: IntakeOrder) => orderIntakeUpdateId(o.clientId, o.orderNumber, o.requestId);
+
+  let shards = 0;
+  /** A fresh shard's workflow on this task queue, reached as the API does (Update-with-Start, USE_EXISTING). */
+  const shard = (taskQueue: string, ordersPerRun = 100) => {
+    const workflowId = `order-intake:${taskQueue}:${++shards}`;
+    const send = (o: IntakeOrder, id = updateId(o)) => {
+      const startWorkflowOperation = new WithStartWorkflowOperation<OrderIntakeWorkflow>(ORDER_INTAKE_WORKFLOW_TYPE, {
+        workflowId,
+        taskQueue,
+        args: [{ ordersPerRun }],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      });
+      return env.client.workflow.executeUpdateWithStart(placeOrderUpdate, { startWorkflowOperation, args: [o], updateId: id });
+    };
+    const handle = (): WorkflowHandle<OrderIntakeWorkflow> => env.client.workflow.getHandle(workflowId);
+    return { workflowId, send, handle };
+  };
+
+  /** A batch double answering each order placed, after `gate` (when given) opens. */
+  const placingAll =
+    (gate?: Promise<void>) =>
+    async ({ orders: batch }: PlaceOrderBatch) => {
+      await gate;
+      return batch.map(placed);
+    };
+
+  it('places the orders that arrive together in one activity call and answers each Update with its own order', async () => {
+    const calls = new ActivityCalls();
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let first = true;
+    const doubles = calls.wrap({
+      // The first call waits until the others have queued behind it.
+      placeOrderBatch: async (b: PlaceOrderBatch) => placingAll(first ? ((first = false), gate) : undefined)(b),
+    });
+    await env.withWorker(doubles, async (taskQueue) => {
+      const s = shard(taskQueue);
+      const [a, b, c, d] = [order(), order(), order(), order()];
+      const answerA = s.send(a);
+      await calls.nth('placeOrderBatch', 1);
+      // Accepted (queued by the handler) while the first batch is placing: the workflow task that
+      // runs the local activity stays open until the SDK's task heartbeat (80% of its 10 s timeout),
+      // which is what makes this test take seconds; real batches last milliseconds.
+      const queued = await Promise.all(
+        [b, c, d].map((o) =>
+          s.handle().startUpdate(placeOrderUpdate, { args: [o], updateId: updateId(o), waitForStage: WorkflowUpdateStage.ACCEPTED }),
+        ),
+      );
+      open();
+      expect(await answerA).toEqual(placed(a));
+      expect(await Promise.all(queued.map((u) => u.result()))).toEqual([b, c, d].map(placed));
+      // The three arrived together (in any order among them): one call for all of them.
+      const batches = calls.of('placeOrderBatch') as PlaceOrderBatch[];
+      expect(batches.map((x) => x.orders.map((o) => o.orderId).sort())).toEqual([[a.orderId], [b, c, d].map((o) => o.orderId).sort()]);
+    });
+  });
+
+  it('answers a refusal to its own order only, and keeps running (a refusal is not a failure)', async () => {
+    const calls = new ActivityCalls();
+    const refusal: PlacedAnswer = { ok: false, code: 'insufficient_stock', message: 'offer ofr_a has 0 unit(s) available', available: 0 };
+    const [good, refused] = [order(), order()];
+    const doubles = calls.wrap({
+      placeOrderBatch: async ({ orders: batch }: PlaceOrderBatch) =>
+        batch.map((o) => (o.requestId === refused.requestId ? refusal : placed(o))),
+    });
+    await env.withWorker(doubles, async (taskQueue) => {
+      const s = shard(taskQueue);
+      expect(await s.send(refused)).toEqual(refusal);
+      expect(await s.send(good)).toEqual(placed(good));
+      // The corrected retry of the refused number: a new request, a new update, placed this time.
+      const retry = { ...refused, requestId: 'req-corrected' };
+      expect(await s.send({ ...retry, items: [{ offer_id: 'ofr_b', quantity: 1 }] })).toEqual(
+        placed({ ...retry, items: [{ offer_id: 'ofr_b', quantity: 1 }] }),
+      );
+      expect((await s.handle().describe()).status.name).toBe('RUNNING');
+    });
+  });
+
+  it('continues as new past its bound, and orders sent after it still answer', async () => {
+    const calls = new ActivityCalls();
+    const refusal: PlacedAnswer = { ok: false, code: 'customer_limit_reached', message: 'the customer holds 1 voucher(s) of offer ofr_a' };
+    const refused = order();
+    const doubles = calls.wrap({
+      placeOrderBatch: async ({ orders: batch }: PlaceOrderBatch) =>
+        batch.map((o) => (o.requestId === refused.requestId ? refusal : placed(o))),
+    });
+    await env.withWorker(doubles, async (taskQueue) => {
+      const s = shard(taskQueue, 2);
+      expect(await s.send(refused)).toEqual(refusal);
+      const firstRun = (await s.handle().describe()).runId;
+      const sent = [order(), order(), order(), order()];
+      for (const o of sent) expect(await s.send(o)).toEqual(placed(o));
+      // The first run, whole: a refusal answered, an order placed, continued as new (a replay test's history).
+      await recordHistory(env.client.workflow.getHandle(s.workflowId, firstRun), 'order-intake-continued-as-new');
+      const now = await s.handle().describe();
+      expect(now.status.name).toBe('RUNNING');
+      expect(now.runId).not.toBe(firstRun);
+      // Every order placed once, none lost at a run's end.
+      expect(calls.of('placeOrderBatch').flatMap((b) => (b as PlaceOrderBatch).orders.map((o) => o.orderId))).toHaveLength(5);
+      const runs = [];
+      for await (const w of env.client.workflow.list({ query: `WorkflowId = '${s.workflowId}'` })) runs.push(w.status.name);
+      expect(runs).not.toContain('FAILED');
+    });
+  });
+
+  it('answers every one of many concurrent orders with its own order across several continue-as-new', async () => {
+    const calls = new ActivityCalls();
+    await env.withWorker(calls.wrap({ placeOrderBatch: placingAll() }), async (taskQueue) => {
+      const s = shard(taskQueue, 2);
+      const sent = Array.from({ length: 12 }, order);
+      expect(await Promise.all(sent.map((o) => s.send(o)))).toEqual(sent.map(placed));
+      // Every order reached placing. A local activity is at least once: a workflow task that ends
+      // the run while new updates arrive is rejected and replayed, and its batch placed again;
+      // there the database answers the same request's order without writing it twice (test/api).
+      const placedIds = calls.of('placeOrderBatch').flatMap((b) => (b as PlaceOrderBatch).orders.map((o) => o.orderId));
+      expect([...new Set(placedIds)].sort()).toEqual(sent.map((o) => o.orderId).sort());
+    });
+  });
+
+  it('places an update id sent twice once, and answers both calls the same', async () => {
+    const calls = new ActivityCalls();
+    await env.withWorker(calls.wrap({ placeOrderBatch: placingAll() }), async (taskQueue) => {
+      const s = shard(taskQueue);
+      const o = order();
+      expect(await s.send(o)).toEqual(placed(o));
+      expect(await s.send(o)).toEqual(placed(o));
+      expect(calls.of('placeOrderBatch')).toEqual([{ orders: [o] }]);
+    });
+  });
+});

@@ -1,0 +1,67 @@
+import { allHandlersFinished, condition, continueAsNew, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import {
+  placeOrderUpdate,
+  type IntakeOrder,
+  type OrderIntakeInput,
+  type OrderIntakeWorkflow,
+  type PlacedAnswer,
+} from './order-intake-messages';
+import { stepRefusal } from './shared/step-failures';
+import { STEP_RETRY } from './shared/step-policy';
+
+// Placing runs as a local activity (no task-queue round trip on the path the client waits for):
+// one transaction per order inside, each idempotent by the order's key and request id, so a batch
+// re-run after a worker crash places nothing twice.
+const { placeOrderBatch } = proxyLocalActivities<Activities>({ startToCloseTimeout: '30s', retry: STEP_RETRY });
+
+/**
+ * At most this many orders per activity call: the call's result (each order's snapshot, up to 100
+ * vouchers) is one marker in the history, kept far below Temporal's payload limits (2 MB warns).
+ */
+const MAX_BATCH = 20;
+
+/** An order taken by the Update handler, waiting for its answer from the main loop. */
+interface Waiting {
+  order: IntakeOrder;
+  answer?: PlacedAnswer;
+}
+
+/**
+ * One shard of the sharded order intake (ORDER_INTAKE=sharded): a long-running workflow that takes
+ * orders as `placeOrder` Updates, places what has queued through one local activity, and answers
+ * each Update with its order or its refusal. A refusal is an answer, never a failed Update or
+ * workflow: Failed stays for what is broken.
+ *
+ * Exactly once is the database's: the order's id comes from (client, order_number) and its row
+ * records the request that placed it (store/orders.ts). Temporal's per-run dedup of update ids only
+ * spares a repeated call (the SDK's own retries) a second placing. Nothing is carried across
+ * continue-as-new, which comes after `ordersPerRun` orders (or when Temporal suggests it), once
+ * what was queued is answered and every handler has finished.
+ */
+export async function orderIntakeWorkflow(input: OrderIntakeInput): Promise<void> {
+  const queue: Waiting[] = [];
+  let placedInRun = 0;
+
+  setHandler(placeOrderUpdate, async (order) => {
+    const waiting: Waiting = { order };
+    queue.push(waiting);
+    await condition(() => waiting.answer !== undefined);
+    return waiting.answer!;
+  });
+
+  const closing = () => placedInRun >= input.ordersPerRun || workflowInfo().continueAsNewSuggested;
+  for (;;) {
+    await condition(() => queue.length > 0 || (closing() && allHandlersFinished()));
+    if (queue.length === 0) break;
+    const batch = queue.splice(0, MAX_BATCH);
+    // Failed for good (retries spent on a fault that persists): each order refused as
+    // backend_unavailable; nothing of theirs was written (one transaction each).
+    const answers = await placeOrderBatch({ orders: batch.map((w) => w.order) }).catch((err: unknown) =>
+      batch.map(() => stepRefusal(err, 'the order')),
+    );
+    batch.forEach((w, i) => (w.answer = answers[i]));
+    placedInRun += batch.length;
+  }
+  await continueAsNew<OrderIntakeWorkflow>(input);
+}
