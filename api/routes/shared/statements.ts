@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { ApiInterface } from '../../../domain/environment';
 import type { ServiceDeps } from '../../../services/deps';
 import { distributionStatement, distributionStatementCsv, submissionStatement, submissionStatementCsv } from '../../../services/statements';
@@ -6,6 +7,12 @@ import { DistributionStatement, StatementQuery, SubmissionStatement } from '../.
 import { operations } from '../operation';
 
 const op = operations('Statements');
+
+/** A CSV answer in the OpenAPI documents: `text/csv`, not JSON (the string is sent as is, never serialized). */
+export const csvResponse = {
+  description: 'The statement as CSV (RFC 4180, CRLF rows): a header row of the JSON field names, then one row per line',
+  content: { 'text/csv': { schema: z.string() } },
+};
 
 /**
  * GET /statement (JSON, or XML by `.xml` or Accept) and GET /statement.csv on both interfaces
@@ -31,7 +38,13 @@ export const statementRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: 
   // The `.csv` suffix is its own route: content negotiation (api/plugins) knows JSON and XML only.
   app.get(
     '/statement.csv',
-    { schema: { ...op('getStatementCsv', `The same statement as CSV: a header row, one row per line`), querystring: StatementQuery } },
+    {
+      schema: {
+        ...op('getStatementCsv', `The same statement as CSV: a header row, one row per line`),
+        querystring: StatementQuery,
+        response: { 200: csvResponse },
+      },
+    },
     async (request, reply) => {
       const statement = await read(request.client.id, request.query);
       const csv =
