@@ -1,5 +1,8 @@
 import { stringify } from 'csv-stringify/sync';
+import { toXml } from './xml';
 import {
+  DistributionStatement as DistributionStatementSchema,
+  SubmissionStatement as SubmissionStatementSchema,
   DistributionStatementLine as DistributionLineSchema,
   SubmissionStatementLine as SubmissionLineSchema,
   type DistributionStatement,
@@ -121,3 +124,17 @@ export const submissionStatementCsv = (s: SubmissionStatement) => linesCsv(Objec
 /** The distribution statement as CSV. */
 export const distributionStatementCsv = (s: DistributionStatement) =>
   linesCsv(Object.keys(DistributionLineSchema.shape), s.statement.lines);
+
+/**
+ * A statement's three files, as GET /statement, /statement.xml and /statement.csv answer it: the
+ * same bytes for the same statement (no clock, the schema's field order, the store's line order),
+ * so a re-run of a month writes identical files.
+ */
+export function statementFiles(statement: SubmissionStatement | DistributionStatement): Record<'json' | 'csv' | 'xml', string> {
+  if ('offers' in statement.statement) {
+    const s = SubmissionStatementSchema.parse(statement);
+    return { json: JSON.stringify(s), csv: submissionStatementCsv(s), xml: toXml(s) };
+  }
+  const d = DistributionStatementSchema.parse(statement);
+  return { json: JSON.stringify(d), csv: distributionStatementCsv(d), xml: toXml(d) };
+}

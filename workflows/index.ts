@@ -5,3 +5,4 @@ export { callbackDispatcherWorkflow } from './callback-dispatcher';
 export { orderFulfilmentWorkflow } from './order-fulfilment';
 export { orderCancellationWorkflow } from './order-cancellation';
 export { reservationWindowWorkflow } from './reservation-window';
+export { monthlyStatementsWorkflow } from './monthly-statements';

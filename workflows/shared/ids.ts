@@ -17,3 +17,7 @@ export const orderWorkflowId = (clientId: string, orderNumber: string) => `order
 export const reservationWorkflowId = (reservationId: string) => `reservation:${reservationId}`;
 /** One cancellation per order at a time: concurrent cancel requests join the same run. */
 export const orderCancellationWorkflowId = (orderId: string) => `order-cancellation:${orderId}`;
+/** The schedule that starts the monthly statements on the 1st (one per task queue, as the dispatcher). */
+export const monthlyStatementsScheduleId = (taskQueue: string) => `monthly-statements-schedule:${taskQueue}`;
+/** One run per month at a time (an operator's run and the schedule's of the same month join one another). */
+export const monthlyStatementsWorkflowId = (taskQueue: string, month: string) => `monthly-statements:${taskQueue}:${month}`;
