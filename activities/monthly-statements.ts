@@ -4,6 +4,7 @@ import { revenueShares } from '../domain/money';
 import { monthPeriod, statementRange } from '../domain/statements';
 import { statementFiles, toDistributionStatement, toSubmissionStatement } from '../schemas/statement-view';
 import { derivedId } from '../store/ids';
+import { appendClientEvent } from '../store/offer-events';
 import { findMonthlyStatementOfMonth, insertMonthlyStatement, statementClients, type StatementClient } from '../store/monthly-statements';
 import { distributionStatementRows, submissionStatementRows } from '../store/statements';
 import type { MonthlyStatementJob, MonthlyStatementStored } from '../workflows/monthly-statements-messages';
@@ -49,17 +50,18 @@ export function createMonthlyStatementActivities(deps: Pick<ActivityDeps, 'db' |
         described[format] = { bytes: body.length, sha256: crypto.createHash('sha256').update(body).digest('hex') };
       }
       const lines = 'offers' in statement.statement ? statement.statement.offers.length : statement.statement.lines.length;
-      const stored = await deps.db.transaction().execute((trx) =>
-        insertMonthlyStatement(trx, {
-          id,
-          client_id: job.clientId,
-          interface: job.iface,
-          month: job.month,
-          object_key: key,
-          lines,
-          files: described,
-        }),
-      );
+      // The row and its statement.ready event (callbacks and feed, one id) commit together, once.
+      const stored = await deps.db.transaction().execute(async (trx) => {
+        const row = { id, client_id: job.clientId, interface: job.iface, month: job.month, object_key: key, lines, files: described };
+        if (!(await insertMonthlyStatement(trx, row))) return false;
+        await appendClientEvent(trx, {
+          key: `statement.ready:${id}`,
+          clientId: job.clientId,
+          type: 'statement.ready',
+          data: { statement: { id, month: job.month, from: q.from, to: q.to, lines, files: described } },
+        });
+        return true;
+      });
       return { id, stored };
     },
   };

@@ -25,6 +25,7 @@ import * as m0030 from './migrations/2026_11_25_0030_event_feed';
 import * as m0031 from './migrations/2026_11_25_0031_voucher_sale_figures';
 import * as m0032 from './migrations/2026_11_25_0032_statement_indexes';
 import * as m0033 from './migrations/2026_11_25_0033_monthly_statements';
+import * as m0034 from './migrations/2026_11_25_0034_client_events';
 
 /**
  * Migrations by name, in order. A static map rather than a folder scan, so the same list works
@@ -56,6 +57,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_25_0031_voucher_sale_figures': m0031,
   '2026_11_25_0032_statement_indexes': m0032,
   '2026_11_25_0033_monthly_statements': m0033,
+  '2026_11_25_0034_client_events': m0034,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

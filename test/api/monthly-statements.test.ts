@@ -6,6 +6,9 @@ import { ensureMonthlyStatementsSchedule } from '../../worker/main';
 import { MONTHLY_STATEMENTS_WORKFLOW_TYPE } from '../../workflows/monthly-statements-messages';
 import { monthlyStatementsScheduleId } from '../../workflows/shared/ids';
 import { createHarness, type Harness } from '../setup/harness';
+import { CallbackReceiver } from '../setup/callback-receiver';
+import { eventually } from '../setup/eventually';
+import { setEndpoint } from '../../store/callback-endpoints';
 
 /*
  * The monthly statements through the real stack (docs/statements.md "Monthly statements"): the
@@ -23,10 +26,15 @@ describe('monthly statements', () => {
   let dist: { key: string; clientId: string };
   let otherDist: { key: string; clientId: string };
   let offerId: string;
+  const receiver = new CallbackReceiver();
+  const otherReceiver = new CallbackReceiver();
 
   beforeAll(async () => {
     h = await createHarness({ worker: true });
     [sub, dist, otherDist] = [await h.client('submission'), await h.client('distribution'), await h.client('distribution')];
+    await Promise.all([receiver.start(), otherReceiver.start()]);
+    await setEndpoint(h.services.db, { clientId: dist.clientId, url: receiver.url, format: 'json', secretKeys: undefined });
+    await setEndpoint(h.services.db, { clientId: otherDist.clientId, url: otherReceiver.url, format: 'json', secretKeys: undefined });
     offerId = await seedOffer(h, sub.clientId, { advertiser_rebate: USD(300) }); // price USD 4500
     const orderId = `ord_ms_${dist.clientId}`;
     await h.services.db
@@ -73,7 +81,18 @@ describe('monthly statements', () => {
       )
       .execute();
   });
-  afterAll(() => h.close());
+  afterAll(async () => {
+    await Promise.all([receiver.stop(), otherReceiver.stop()]);
+    await h.close();
+  });
+
+  /** The statement.ready events of the client's change feed. */
+  async function readyEvents(iface: 'submission' | 'distribution', key: string) {
+    const feed = await get(`/${iface}/beta/events?limit=1000`, key);
+    expect(feed.statusCode).toBe(200);
+    return feed.json().events.filter((e: { type: string }) => e.type === 'statement.ready');
+  }
+  const readyCallbacks = (r: CallbackReceiver) => r.received.filter((c) => c.json?.type === 'statement.ready');
 
   const get = (url: string, key: string) => h.app.inject({ method: 'GET', url, headers: { 'x-service-api-key': key } });
   const run = () => runMonthlyStatements(h.services, MONTH);
@@ -132,6 +151,24 @@ describe('monthly statements', () => {
     expect((await get(`/distribution/beta/statements/${d.id}`, otherDist.key)).statusCode).toBe(404);
     expect((await get(`/distribution/beta/statements/${d.id}.csv`, otherDist.key)).statusCode).toBe(404);
     expect((await get(`/distribution/beta/statements`, otherDist.key)).json().statements).toEqual([]);
+
+    // Announced once, to this client alone, by the feed and the callback with one id.
+    const [event] = await readyEvents('distribution', dist.key);
+    expect(event).toMatchObject({
+      offer_id: null,
+      data: { statement: { id: d.id, month: MONTH, from: '2025-03-01', to: '2025-03-31', lines: 1 } },
+    });
+    expect(event.data.statement.files).toEqual(d.item.files);
+    const [callback] = await eventually(
+      'the statement.ready callback',
+      () => readyCallbacks(receiver).length > 0 && readyCallbacks(receiver),
+    );
+    expect(callback.json).toMatchObject({ id: event.id, type: 'statement.ready', data: event.data });
+    expect(callback.headers['webhook-id']).toBe(event.id);
+    expect(await readyEvents('distribution', otherDist.key)).toEqual([]);
+    expect((await readyEvents('submission', sub.key)).map((e: { data: { statement: { id: string } } }) => e.data.statement.id)).toEqual([
+      s.id,
+    ]);
   });
 
   it('a re-run stores nothing twice, and a statement made again is byte for byte the one before', async () => {
@@ -148,6 +185,11 @@ describe('monthly statements', () => {
     expect(after.id).toBe(before.id);
     expect(after.item.files).toEqual(before.item.files);
     expect([after.json, after.xml, after.csv]).toEqual([before.json, before.xml, before.csv]);
+    // Still one event, in the feed and as callbacks (a callback may be sent again, under the same id).
+    const events = await readyEvents('distribution', dist.key);
+    expect(events).toHaveLength(1);
+    expect(new Set(readyCallbacks(receiver).map((c) => c.json.id))).toEqual(new Set([events[0].id]));
+    expect(readyCallbacks(otherReceiver)).toEqual([]);
   });
 
   it('the worker created the schedule: 00:30 UTC on the 1st, starting the workflow for the month before', async () => {
