@@ -125,6 +125,8 @@ export function callbackPayload(
   offer: OfferRow | null,
   audience: 'submission' | 'distribution',
   shares: RevenueShares,
+  /** The offers' views already made, by offer id: a page of the change feed holds many events of one offer. */
+  views?: Map<string, unknown>,
 ): CallbackPayload {
   // A client event carries its own data (statement.ready: the statement's id, month and addresses).
   if (!offer)
@@ -136,13 +138,18 @@ export function callbackPayload(
       data: event.data as Record<string, unknown>,
     };
   // As GET /…/offers/:id of the receiver's interface shows it, with this deployment's revenue shares.
-  const shown = audience === 'submission' ? toSubmissionOffer(offer) : toDistributionOffer(offer, shares);
+  // As plain JSON (no undefined fields), made once per offer when the caller keeps `views`.
+  let shown = views?.get(offer.id);
+  if (shown === undefined) {
+    shown = JSON.parse(JSON.stringify(audience === 'submission' ? toSubmissionOffer(offer) : toDistributionOffer(offer, shares)));
+    views?.set(offer.id, shown);
+  }
   return {
     id: event.id,
     type,
     created_at: new Date(event.created_at).toISOString(),
     sequence: event.sequence,
-    data: JSON.parse(JSON.stringify({ offer: shown, ...changeDetails(event, audience) })),
+    data: { offer: shown, ...JSON.parse(JSON.stringify(changeDetails(event, audience))) },
   };
 }
 

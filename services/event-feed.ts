@@ -59,6 +59,8 @@ export async function readEventFeed(
   const shares = revenueShares(deps.config);
   const batch = Math.max(q.limit, 100);
   const events: FeedEvent[] = [];
+  // Each offer's view is made once per page, however many of its events the page holds.
+  const views = new Map<string, unknown>();
   let last: { position: number; fedAt: Date } | undefined;
   let more = false;
   for (let i = 0; i < SCAN_BATCHES && events.length < q.limit; i++) {
@@ -77,7 +79,7 @@ export async function readEventFeed(
       if (offer === undefined) continue;
       const type = eventTypeFor(row, offer, viewer);
       if (!type) continue;
-      const body = callbackPayload(row, type, offer, viewer.interface, shares);
+      const body = callbackPayload(row, type, offer, viewer.interface, shares, views);
       events.push({ id: body.id, type, offer_id: row.offer_id, sequence: body.sequence, created_at: body.created_at, data: body.data });
     }
     if (!more) break;
