@@ -85,7 +85,8 @@ export const statementRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: 
       },
     },
     async (request, reply) => {
-      // XML (`.xml` or Accept) is the XML file stored with it, byte for byte.
+      // XML (`.xml` or Accept) is the XML file stored with it, byte for byte. A string is sent as
+      // is (never serialized); the reply's type names the JSON schema only, hence the cast.
       if (request.responseFormat === 'xml') {
         const file = await readMonthlyStatementFile(deps, request.client.id, request.params.id, 'xml');
         return reply.type('application/xml; charset=utf-8').send(file.body as never);
