@@ -1,5 +1,6 @@
 import { createCallbackActivities } from './callbacks';
 import type { ActivityDeps } from './deps';
+import { createMonthlyStatementActivities } from './monthly-statements';
 import { createOfferActivities } from './offers';
 import { createOrderActivities } from './orders';
 import { createReservationActivities } from './reservations';
@@ -16,6 +17,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createOrderActivities(deps),
     ...createReservationActivities(deps),
     ...createVoucherExpiryActivities(deps),
+    ...createMonthlyStatementActivities(deps),
   };
 }
 

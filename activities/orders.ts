@@ -2,6 +2,7 @@ import type { ActivityDeps } from './deps';
 import type { VoucherWithRedemptions } from '../store/redemptions';
 import { cancelOrder, placeOrder, type OrderHooks, type OrderWithDetails } from '../store/orders';
 import { saleRules } from '../domain/sales';
+import { revenueShares } from '../domain/money';
 import type { OrderSnapshot, VoucherSnapshot } from '../domain/orders';
 import type { Location } from '../domain/location';
 import { Failure, type Refused } from '../domain/failures';
@@ -17,14 +18,14 @@ import type { PlaceOrderBatch } from '../workflows/order-intake-messages';
 const ANSWER_MAX_VOUCHERS = 100;
 
 /** Activities of the order-fulfilment workflow; each is one idempotent transaction. */
-export function createOrderActivities(deps: Pick<ActivityDeps, 'db' | 'localWorker' | 'metrics'> & { orderHooks?: OrderHooks }) {
+export function createOrderActivities(deps: Pick<ActivityDeps, 'db' | 'config' | 'localWorker' | 'metrics'> & { orderHooks?: OrderHooks }) {
   /** The answer, and to an API of this same process waiting for it, at once (an eagerly started order). */
   const answer = (o: PlaceOrderInput, a: PlacedAnswer): PlacedAnswer => {
     deps.localWorker?.placed.notify(o.workflowId, a);
     return a;
   };
   const place = async (o: PlaceOrderInput): Promise<PlacedAnswer> => {
-    const placed = await placeOrder(deps.db, o, saleRules, deps.orderHooks);
+    const placed = await placeOrder(deps.db, o, saleRules, revenueShares(deps.config), deps.orderHooks);
     // The refusal was decided (and its transaction rolled back) here; a retry of an already
     // placed order (issued 0) counts neither.
     if (!placed.ok) {

@@ -19,6 +19,7 @@ import { connectServices } from '../main/wiring';
 import { stackEnv, startStackProcess, stopStackProcess } from '../devstack/stack-process';
 import { startWorker } from '../worker/main';
 import { benchCallbacksFanout, type CallbacksFanoutResult } from './callbacks-fanout';
+import { benchFeed, benchStatements, type StatementsBenchResult } from './statements';
 import { runLoad, runPaired, type LoadResult } from './load';
 import { cpuSnapshot, cpuSpent, subtree } from './proc-cpu';
 import { approvedOffer, bulkApprovedOffers, dealInput } from './seed';
@@ -251,6 +252,10 @@ async function main() {
     if (wanted('callbacks')) results.callbacks = await benchCallbacks(services, sub.clientId);
     // Callback fan-out: one offer change until 1,000 publisher endpoints have it (bench/callbacks-fanout.ts).
     if (wanted('callbacks') || wanted('fanout')) results.callbacksFanout = await benchCallbacksFanout(services, sub.clientId, say);
+    // Statements over 1,000,000 vouchers and the change feed over 10,000 events (bench/statements.ts).
+    if (wanted('statements')) results.statements = await benchStatements(services, base, sub, dist, say);
+    // The feed alone (the statements section runs it too): `npm run bench -- feed`.
+    else if (wanted('feed')) results.statements = { feed: await benchFeed(services, base, sub, say) };
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   }
@@ -286,6 +291,7 @@ function summarize(results: Record<string, unknown>) {
   const orders = results.orders as Orders | undefined;
   const search = results.search as Search | undefined;
   const fanout = results.callbacksFanout as { seconds?: number } | undefined;
+  const statements = results.statements as (Partial<StatementsBenchResult> & Pick<StatementsBenchResult, 'feed'>) | undefined;
   const s10k = search?.offers_10000?.service.p50;
   const s100k = search?.offers_100000?.service.p50;
   return {
@@ -300,6 +306,14 @@ function summarize(results: Record<string, unknown>) {
     search_100k_ratio: search?.offers_100000?.p50_ratio ?? null,
     search_growth_10k_100k: s10k && s100k ? round3(s100k / s10k) : null,
     callbacks_fanout_1000_s: fanout?.seconds ?? null,
+    // The slower of the two statements through HTTP; the feed's first whole read (it numbers the events too).
+    statement_1m_vouchers_s:
+      statements?.submission && statements.distribution
+        ? Math.max(statements.submission.service_s, statements.distribution.service_s)
+        : null,
+    // Events numbered as they come (a reader polls), read whole; the first read, which also numbers
+    // all 10,000 at once, is beside it in the results.
+    feed_10k_events_s: statements?.feed.second_read_s ?? null,
   };
 }
 
@@ -398,6 +412,8 @@ const SUMMARY_TARGETS: Record<string, string> = {
   search_100k_ratio: '≤ 1.3',
   search_growth_10k_100k: '≤ 1.2',
   callbacks_fanout_1000_s: '≤ 10',
+  statement_1m_vouchers_s: '≤ 2',
+  feed_10k_events_s: '≤ 1',
 };
 
 function writeResults(results: Record<string, unknown>, save: boolean) {

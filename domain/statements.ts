@@ -16,3 +16,22 @@ export function statementDays(from: string, to: string): number {
 export function statementRange(from: string, to: string): { start: Date; end: Date } {
   return { start: new Date(startOfUtcDayMs(from)), end: new Date(endOfUtcDayMs(to)) };
 }
+
+/** A statement month, `YYYY-MM` (2000-01 to 2999-12), as the monthly statements name them. */
+export const STATEMENT_MONTH = /^(2[0-9]{3})-(0[1-9]|1[0-2])$/;
+
+/** The period of a month: its first and last UTC day. */
+export function monthPeriod(month: string): { from: string; to: string } {
+  const m = STATEMENT_MONTH.exec(month);
+  if (!m) throw new Error(`not a month (YYYY-MM): ${month}`);
+  const [year, mon] = [Number(m[1]), Number(m[2])];
+  // Day 0 of the next month is the last day of this one.
+  const last = new Date(Date.UTC(year, mon, 0)).getUTCDate();
+  return { from: `${month}-01`, to: `${month}-${String(last).padStart(2, '0')}` };
+}
+
+/** The month before the one `at` falls in (UTC): what the statements made on the 1st cover. */
+export function previousMonth(at: Date): string {
+  const d = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() - 1, 1));
+  return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
+}

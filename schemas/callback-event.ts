@@ -83,10 +83,13 @@ const sellerOf = (event: Pick<OfferEventRow, 'data'>) => (event.data as { distri
  * The offer is its row as it is now (at dispatch for a callback, at reading for the feed).
  */
 export function eventTypeFor(
-  event: Pick<OfferEventRow, 'type' | 'data'>,
-  offer: Pick<OfferRow, 'client_id' | 'status' | 'published_at' | 'document'>,
+  event: Pick<OfferEventRow, 'type' | 'data' | 'client_id'>,
+  offer: Pick<OfferRow, 'client_id' | 'status' | 'published_at' | 'document'> | null,
   viewer: EventViewer,
 ): string | null {
+  // An event addressed to one client (statement.ready) is that client's alone, on either interface.
+  if (event.client_id) return event.client_id === viewer.client_id ? event.type : null;
+  if (!offer) return null;
   if (viewer.interface === 'submission') return viewer.client_id === offer.client_id ? submissionEventType(event) : null;
   // A voucher's redemption is news only to the distribution client that sold it.
   if (VOUCHER_TYPES.has(event.type)) return sellerOf(event) === viewer.client_id ? event.type : null;
@@ -119,18 +122,34 @@ export interface CallbackPayload {
 export function callbackPayload(
   event: OfferEventRow,
   type: string,
-  offer: OfferRow,
+  offer: OfferRow | null,
   audience: 'submission' | 'distribution',
   shares: RevenueShares,
+  /** The offers' views already made, by offer id: a page of the change feed holds many events of one offer. */
+  views?: Map<string, unknown>,
 ): CallbackPayload {
+  // A client event carries its own data (statement.ready: the statement's id, month and addresses).
+  if (!offer)
+    return {
+      id: event.id,
+      type,
+      created_at: new Date(event.created_at).toISOString(),
+      sequence: event.sequence,
+      data: event.data as Record<string, unknown>,
+    };
   // As GET /…/offers/:id of the receiver's interface shows it, with this deployment's revenue shares.
-  const shown = audience === 'submission' ? toSubmissionOffer(offer) : toDistributionOffer(offer, shares);
+  // As plain JSON (no undefined fields), made once per offer when the caller keeps `views`.
+  let shown = views?.get(offer.id);
+  if (shown === undefined) {
+    shown = JSON.parse(JSON.stringify(audience === 'submission' ? toSubmissionOffer(offer) : toDistributionOffer(offer, shares)));
+    views?.set(offer.id, shown);
+  }
   return {
     id: event.id,
     type,
     created_at: new Date(event.created_at).toISOString(),
     sequence: event.sequence,
-    data: JSON.parse(JSON.stringify({ offer: shown, ...changeDetails(event, audience) })),
+    data: { offer: shown, ...JSON.parse(JSON.stringify(changeDetails(event, audience))) },
   };
 }
 

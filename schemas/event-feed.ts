@@ -59,7 +59,7 @@ export const FeedEvent = z.object({
     .string()
     .describe("The event id: the same as the webhook-id of this event's callback, so either can be deduplicated against the other"),
   type: z.string().describe("The event's type in this interface's vocabulary (docs/callbacks.md)"),
-  offer_id: z.string(),
+  offer_id: z.string().nullable().describe('The offer the event is about; null for an event about no offer (`statement.ready`)'),
   sequence: z
     .number()
     .int()
@@ -67,7 +67,9 @@ export const FeedEvent = z.object({
   created_at: z.string(),
   data: z
     .record(z.string(), z.unknown())
-    .describe('As in the callback: `offer`, the offer as this interface shows it now, and what changed'),
+    .describe(
+      'As in the callback: `offer`, the offer as this interface shows it now, and what changed; for `statement.ready`, the statement (docs/statements.md)',
+    ),
 });
 export type FeedEvent = z.infer<typeof FeedEvent>;
 

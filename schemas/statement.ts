@@ -53,12 +53,12 @@ const submissionFigures = {
   vouchers_redeemed: count(
     'Redemptions made in the period less those rolled back in it; each partial redemption of a gift card counts once',
   ),
-  gross_sales: money('vouchers_sold × price'),
-  refunds: money('vouchers_cancelled × price'),
+  gross_sales: money('vouchers_sold × price (each voucher at the price it was sold at)'),
+  refunds: money('vouchers_cancelled × price (each voucher at the price it was sold at)'),
   net_sales: money('gross_sales − refunds'),
   redeemed_amount: money('Gift-card amounts redeemed in the period less those rolled back in it; 0 for deals and coupons'),
   advertiser_rebate: money(
-    "(vouchers_sold − vouchers_cancelled) × the offer's advertiser_rebate; 0 without one; null if the rebate is in another currency than the price",
+    "(vouchers_sold − vouchers_cancelled) × the offer's advertiser_rebate at the sale; 0 without one; null if the rebate is in another currency than the price",
   ),
 };
 
@@ -66,10 +66,10 @@ const distributionFigures = {
   currency_code: currency,
   vouchers_sold: count('Vouchers this client ordered in the period'),
   vouchers_cancelled: count("Of this client's vouchers, those cancelled in the period (whenever sold)"),
-  gross_sales: money('vouchers_sold × price'),
+  gross_sales: money('vouchers_sold × price (each voucher at the price it was sold at)'),
   net_sales: money('(vouchers_sold − vouchers_cancelled) × price'),
-  distributor_revenue: money("(vouchers_sold − vouchers_cancelled) × the offer's distributor_revenue as GET /offers shows it"),
-  account_revenue: money("(vouchers_sold − vouchers_cancelled) × the offer's account_revenue as GET /offers shows it"),
+  distributor_revenue: money("(vouchers_sold − vouchers_cancelled) × the offer's distributor_revenue as GET /offers showed it at the sale"),
+  account_revenue: money("(vouchers_sold − vouchers_cancelled) × the offer's account_revenue as GET /offers showed it at the sale"),
 };
 
 export const SubmissionStatementLine = z.object({ offer_id: z.string(), title: z.string(), ...submissionFigures });

@@ -55,15 +55,18 @@ export async function readEventFeed(
   const head = await feedHead(deps.db);
   if (cursor && cursor.position > head) throw notOurs();
 
-  const scope: FeedScope = viewer.interface === 'submission' ? { clientId: viewer.client_id } : { publishedOffers: true };
+  const scope: FeedScope = { clientId: viewer.client_id, publishedOffers: viewer.interface === 'distribution' };
   const shares = revenueShares(deps.config);
   const batch = Math.max(q.limit, 100);
   const events: FeedEvent[] = [];
+  // Each offer's view is made once per page, however many of its events the page holds.
+  const views = new Map<string, unknown>();
   let last: { position: number; fedAt: Date } | undefined;
   let more = false;
   for (let i = 0; i < SCAN_BATCHES && events.length < q.limit; i++) {
     const rows = await readFeedEvents(deps.db, { after: last?.position ?? cursor?.position ?? 0, since, scope, limit: batch + 1 });
-    const offers = new Map((await findOffersByIds(deps.db, [...new Set(rows.map((r) => r.offer_id))])).map((o) => [o.id, o]));
+    const offerIds = [...new Set(rows.flatMap((r) => (r.offer_id ? [r.offer_id] : [])))];
+    const offers = new Map((await findOffersByIds(deps.db, offerIds)).map((o) => [o.id, o]));
     more = rows.length > batch;
     for (const row of rows.slice(0, batch)) {
       if (events.length === q.limit) {
@@ -71,10 +74,12 @@ export async function readEventFeed(
         break;
       }
       last = { position: Number(row.feed_position), fedAt: row.fed_at };
-      const offer = offers.get(row.offer_id);
-      const type = offer && eventTypeFor(row, offer, viewer);
-      if (!offer || !type) continue;
-      const body = callbackPayload(row, type, offer, viewer.interface, shares);
+      // An event for one client alone (statement.ready) has no offer; it is this client's or nobody's here.
+      const offer = row.offer_id ? offers.get(row.offer_id) : null;
+      if (offer === undefined) continue;
+      const type = eventTypeFor(row, offer, viewer);
+      if (!type) continue;
+      const body = callbackPayload(row, type, offer, viewer.interface, shares, views);
       events.push({ id: body.id, type, offer_id: row.offer_id, sequence: body.sequence, created_at: body.created_at, data: body.data });
     }
     if (!more) break;

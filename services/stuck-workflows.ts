@@ -3,6 +3,7 @@ import { endOfUtcDayMs, utcDay } from '../domain/dates';
 import { countActiveReservationsEndedBefore, reservationWindows } from '../store/reservations';
 import { CALLBACK_DELIVERY_WORKFLOW_TYPE } from '../workflows/callback-delivery-messages';
 import { CALLBACK_DISPATCHER_WORKFLOW_TYPE } from '../workflows/callback-dispatcher-messages';
+import { MONTHLY_STATEMENTS_WORKFLOW_TYPE } from '../workflows/monthly-statements-messages';
 import { OFFER_REVIEW_WORKFLOW_TYPE } from '../workflows/offer-review-messages';
 import { ORDER_CANCELLATION_WORKFLOW_TYPE } from '../workflows/order-cancellation-messages';
 import { ORDER_WORKFLOW_TYPE } from '../workflows/order-fulfilment-messages';
@@ -33,6 +34,8 @@ export const MAX_AGE_MS: Readonly<Record<string, number | null>> = {
   [OFFER_REVIEW_WORKFLOW_TYPE]: null,
   // A lane's retry schedule (CALLBACK_RETRY_SCHEDULE) spans a day per delivery, by design.
   [CALLBACK_DELIVERY_WORKFLOW_TYPE]: null,
+  // A run stores at most ten pages of a hundred clients' statements, four at a time, then continues as new.
+  [MONTHLY_STATEMENTS_WORKFLOW_TYPE]: 360 * MINUTE,
 };
 
 /** A reservation window runs until its end_date is over; past that by this much it is stuck. */

@@ -16,12 +16,19 @@ import { laneKey, pendingLanes, uniqueLanes, type DeliveryLane } from './callbac
  * hear of it. Built by schemas/callback-event.ts (`callbackBuilder`) and passed in by the
  * dispatcher, so the delivery rows are written in its own transaction.
  */
-export type CallbackFor = (event: OfferEventRow, offer: OfferRow, endpoint: EndpointAudience) => { type: string; payload: unknown } | null;
+export type CallbackFor = (
+  event: OfferEventRow,
+  offer: OfferRow | null,
+  endpoint: EndpointAudience,
+) => { type: string; payload: unknown } | null;
+
+/** The lane a delivery waits in: the offer's (its events in order); an event for one client alone is a lane of its own. */
+const laneOf = (event: Pick<OfferEventRow, 'id' | 'offer_id'>) => event.offer_id ?? event.id;
 
 type Endpoint = Pick<CallbackEndpointRow, 'id' | 'client_id' | 'created_at'> & EndpointAudience;
 
 /** Who receives one event, under which type, with which body; the offer's row is read at dispatch time. */
-function deliveriesFor(event: OfferEventRow, offer: OfferRow, endpoints: Endpoint[], callbackFor: CallbackFor, replay = false) {
+function deliveriesFor(event: OfferEventRow, offer: OfferRow | null, endpoints: Endpoint[], callbackFor: CallbackFor, replay = false) {
   const rows = [];
   for (const ep of endpoints) {
     // An endpoint hears about changes made after it was set, not the history before it.
@@ -32,7 +39,7 @@ function deliveriesFor(event: OfferEventRow, offer: OfferRow, endpoints: Endpoin
       id: replay ? newId('dlv') : derivedId('dlv', `${ep.id}:${event.id}`),
       endpoint_id: ep.id,
       event_id: event.id,
-      offer_id: event.offer_id,
+      offer_id: laneOf(event),
       sequence: event.sequence,
       type: callback.type,
       payload: JSON.stringify(callback.payload),
@@ -75,20 +82,24 @@ export async function dispatchEvents(
   return db.transaction().execute(async (trx) => {
     const events = await takeUndispatchedEvents(trx, limit);
     if (!events.length) return { events: 0, lanes: [], leased: [] };
-    const offerIds = [...new Set(events.map((e) => e.offer_id))];
+    const offerIds = [...new Set(events.flatMap((e) => (e.offer_id ? [e.offer_id] : [])))];
     const offers = new Map((await findOffersByIds(trx, offerIds)).map((o) => [o.id, o]));
-    const clientIds = [...new Set([...offers.values()].map((o) => o.client_id))];
+    // Submission endpoints of the offers' owners, and of the clients events are addressed to.
+    const clientIds = [
+      ...new Set([...[...offers.values()].map((o) => o.client_id), ...events.flatMap((e) => (e.client_id ? [e.client_id] : []))]),
+    ];
     const endpoints = await enabledEndpoints(trx)
       .where((eb) =>
         eb.or([eb('c.interface', '=', 'distribution'), eb.and([eb('c.interface', '=', 'submission'), eb('e.client_id', 'in', clientIds)])]),
       )
       .execute();
-    const rows: (ReturnType<typeof deliveriesFor>[number] & { leased_until?: Date })[] = events.flatMap((ev) =>
-      offers.has(ev.offer_id) && endpoints.length ? deliveriesFor(ev, offers.get(ev.offer_id)!, endpoints, callbackFor) : [],
-    );
+    const rows: (ReturnType<typeof deliveriesFor>[number] & { leased_until?: Date })[] = events.flatMap((ev) => {
+      const offer = ev.offer_id ? offers.get(ev.offer_id) : null;
+      return offer !== undefined && endpoints.length ? deliveriesFor(ev, offer, endpoints, callbackFor) : [];
+    });
     const leased: LeasedDelivery[] = [];
     if (rows.length && lease.slots > 0) {
-      const busy = new Set((await pendingLanes(trx, offerIds)).map(laneKey));
+      const busy = new Set((await pendingLanes(trx, [...new Set(events.map(laneOf))])).map(laneKey));
       const until = new Date(Date.now() + lease.seconds * 1000);
       // Events come oldest first, so a lane's first row here is its lowest sequence.
       for (const r of rows) {
@@ -127,8 +138,8 @@ export async function replayEvent(
 ): Promise<{ deliveries: string[]; lanes: DeliveryLane[] }> {
   const event = await findOfferEvent(db, eventId);
   if (!event) return { deliveries: [], lanes: [] };
-  const [offer] = await findOffersByIds(db, [event.offer_id]);
-  if (!offer) throw new Error(`offer ${event.offer_id} of event ${eventId} not found`);
+  const [offer] = event.offer_id ? await findOffersByIds(db, [event.offer_id]) : [null];
+  if (offer === undefined) throw new Error(`offer ${event.offer_id} of event ${eventId} not found`);
   let q = enabledEndpoints(db);
   if (endpointId) q = q.where('e.id', '=', endpointId);
   else q = q.where('e.id', 'in', db.selectFrom('callback_deliveries').select('endpoint_id').where('event_id', '=', eventId));

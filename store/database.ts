@@ -13,6 +13,7 @@ import type {
 } from './rows/offers';
 import type { OperatorTable } from './rows/operators';
 import type { PostalCodeTable } from './rows/postal-codes';
+import type { MonthlyStatementTable } from './rows/statements';
 import type { AccountTable, OrderItemTable, OrderTable, ReservationTable, VoucherRedemptionTable, VoucherTable } from './rows/orders';
 
 /*
@@ -44,6 +45,7 @@ export interface Database {
   supplied_vouchers: SuppliedVoucherTable;
   operators: OperatorTable;
   postal_codes: PostalCodeTable;
+  monthly_statements: MonthlyStatementTable;
 }
 
 export type * from './rows/clients';
@@ -52,3 +54,4 @@ export type * from './rows/callbacks';
 export type * from './rows/orders';
 export type * from './rows/operators';
 export type * from './rows/postal-codes';
+export type * from './rows/statements';

@@ -22,6 +22,10 @@ import * as m0019 from './migrations/2026_11_24_0019_voucher_redemptions';
 import * as m0020 from './migrations/2026_11_24_0020_reservation_end_reason';
 import * as m0021 from './migrations/2026_11_24_0021_customer_limits';
 import * as m0030 from './migrations/2026_11_25_0030_event_feed';
+import * as m0031 from './migrations/2026_11_25_0031_voucher_sale_figures';
+import * as m0032 from './migrations/2026_11_25_0032_statement_indexes';
+import * as m0033 from './migrations/2026_11_25_0033_monthly_statements';
+import * as m0034 from './migrations/2026_11_25_0034_client_events';
 import * as m0035 from './migrations/2026_11_25_0035_intake_order_request_id';
 
 /**
@@ -51,6 +55,10 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_24_0020_reservation_end_reason': m0020,
   '2026_11_24_0021_customer_limits': m0021,
   '2026_11_25_0030_event_feed': m0030,
+  '2026_11_25_0031_voucher_sale_figures': m0031,
+  '2026_11_25_0032_statement_indexes': m0032,
+  '2026_11_25_0033_monthly_statements': m0033,
+  '2026_11_25_0034_client_events': m0034,
   '2026_11_25_0035_intake_order_request_id': m0035,
 };
 

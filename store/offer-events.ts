@@ -21,6 +21,9 @@ export type OfferEventType =
   | 'voucher.redeemed'
   | 'voucher.redemption_rolled_back';
 
+/** Events addressed to one client, about no offer (docs/statements.md "Monthly statements"). */
+export type ClientEventType = 'statement.ready';
+
 /** Columns of the offer row that change together with its event (stock moves). */
 export type OfferRowChange = { quantity_in_stock: number; reserved_quantity: number; availabilityChanged: boolean };
 
@@ -64,6 +67,23 @@ export async function appendOfferEvent(
         ]),
     )
     .executeTakeFirstOrThrow();
+  return id;
+}
+
+/**
+ * Appends an event for one client alone (no offer): the feed and the callbacks carry it to that
+ * client only. Its id is derived from `key`, so appending it again changes nothing.
+ */
+export async function appendClientEvent(
+  trx: Trx,
+  e: { key: string; clientId: string; type: ClientEventType; data: Record<string, unknown> },
+): Promise<string> {
+  const id = derivedId('evt', e.key);
+  await trx
+    .insertInto('offer_events')
+    .values({ id, offer_id: null, client_id: e.clientId, sequence: 1, type: e.type, data: JSON.stringify(e.data) })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
   return id;
 }
 
@@ -144,11 +164,11 @@ async function numberInOneTransaction(db: Db): Promise<void> {
     await sql`
       with head as (select coalesce(max(feed_position), 0) as n from offer_events),
       fresh as (
-        select id, offer_id, sequence,
-               max(created_at) over (partition by offer_id order by sequence) as settled
+        select id, coalesce(offer_id, id) as lane, sequence,
+               max(created_at) over (partition by coalesce(offer_id, id) order by sequence) as settled
         from offer_events where feed_position is null
       ),
-      ranked as (select id, row_number() over (order by settled, offer_id, sequence) as r from fresh)
+      ranked as (select id, row_number() over (order by settled, lane, sequence) as r from fresh)
       update offer_events e
          set feed_position = head.n + ranked.r, fed_at = clock_timestamp()
         from ranked, head
@@ -165,8 +185,11 @@ export async function feedHead(db: Db): Promise<number> {
   return Number(row?.head ?? 0);
 }
 
-/** Whose events a feed page reads: one submission client's offers, or offers ever published. */
-export type FeedScope = { clientId: string } | { publishedOffers: true };
+/**
+ * Whose events a feed page reads: one submission client's offers, or offers ever published; and,
+ * either way, the events addressed to this client alone.
+ */
+export type FeedScope = { clientId: string; publishedOffers?: false } | { clientId: string; publishedOffers: true };
 
 /**
  * Up to `limit` numbered events after position `after` (and, when given, created at or after
@@ -178,12 +201,15 @@ export function readFeedEvents(
 ): Promise<(OfferEventRow & { feed_position: string; fed_at: Date })[]> {
   let query = db
     .selectFrom('offer_events as e')
-    .innerJoin('offers as o', 'o.id', 'e.offer_id')
+    .leftJoin('offers as o', 'o.id', 'e.offer_id')
     .selectAll('e')
     .where('e.feed_position', '>', String(q.after))
     .orderBy('e.feed_position')
     .limit(q.limit);
   if (q.since) query = query.where('e.created_at', '>=', q.since);
-  query = 'clientId' in q.scope ? query.where('o.client_id', '=', q.scope.clientId) : query.where('o.published_at', 'is not', null);
+  const { clientId, publishedOffers } = q.scope;
+  query = query.where((eb) =>
+    eb.or([publishedOffers ? eb('o.published_at', 'is not', null) : eb('o.client_id', '=', clientId), eb('e.client_id', '=', clientId)]),
+  );
   return query.execute() as Promise<(OfferEventRow & { feed_position: string; fed_at: Date })[]>;
 }

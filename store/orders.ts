@@ -7,6 +7,7 @@ import type { Refused } from '../domain/failures';
 import type { SaleRules } from '../domain/sales';
 import { refusable, refuse } from '../domain/failures';
 import { utcDay } from '../domain/dates';
+import { distributionRevenues, type Money, type RevenueShares } from '../domain/money';
 import { findAccount } from './accounts';
 import { derivedId } from './ids';
 import { lockOffers, moveStock, type LockedOffer } from './offer-stock';
@@ -69,7 +70,13 @@ export type PlacedOrder = Extract<Placed, { ok: true }> & { order: OrderWithDeta
  * event; the items; the vouchers), returning what it wrote so nobody reads it again. The account
  * and the offers are checked with `rules` (domain/sales.ts) in that transaction, once locked.
  */
-export async function placeOrder(db: Db, o: PlaceOrderInput, rules: SaleRules, hooks: OrderHooks = {}): Promise<PlacedOrder | Refused> {
+export async function placeOrder(
+  db: Db,
+  o: PlaceOrderInput,
+  rules: SaleRules,
+  shares: RevenueShares,
+  hooks: OrderHooks = {},
+): Promise<PlacedOrder | Refused> {
   return refusable(() =>
     db.transaction().execute(async (trx): Promise<PlacedOrder> => {
       // The order row first: a concurrent retry of this activity waits on its key, then finds it.
@@ -99,7 +106,7 @@ export async function placeOrder(db: Db, o: PlaceOrderInput, rules: SaleRules, h
         .values(o.items.map((it, position) => ({ order_id: o.orderId, position, ...it })))
         .returningAll()
         .execute();
-      const vouchers = await issueVouchers(trx, o, offers, taken, today);
+      const vouchers = await issueVouchers(trx, o, offers, taken, today, shares);
       return {
         ok: true,
         orderId: o.orderId,
@@ -173,12 +180,16 @@ async function issueVouchers(
   offers: Map<string, LockedOffer>,
   taken: TakenUnits[],
   today: string,
+  shares: RevenueShares,
 ): Promise<VoucherWithRedemptions[]> {
   const customer = customerKey(o.customerReference, o.customerName);
   const rows = o.items.flatMap((it, i) => {
     const offer = offers.get(it.offer_id)!;
     // A gift card's value is fixed when it is sold: a later edit of the offer does not change it.
     const value = giftCardValue(offer);
+    // So are the sale's per-unit figures the statements count (docs/statements.md): a later edit of
+    // the price does not change what was sold before it.
+    const figures = saleFigures(offer.document, shares);
     return Array.from({ length: it.quantity }, (_, unit) => {
       const code = newRedemptionCode();
       return {
@@ -198,6 +209,7 @@ async function issueVouchers(
         value_amount: value?.amount ?? null,
         value_currency: value?.currency_code ?? null,
         balance_amount: value?.amount ?? null,
+        ...figures,
       };
     });
   });
@@ -207,6 +219,20 @@ async function issueVouchers(
     .returningAll()
     .execute();
   return vouchers.map((v) => ({ ...v, redemptions: [], redemption_count: 0 }));
+}
+
+/** The per-unit figures a voucher of this offer keeps from its sale: price, rebate, and the revenues the distribution view shows. */
+function saleFigures(document: unknown, shares: RevenueShares) {
+  const doc = document as { price?: Money; advertiser_rebate?: Money };
+  const revenues = distributionRevenues(doc.price, shares);
+  return {
+    sale_price_amount: doc.price?.amount ?? null,
+    sale_price_currency: doc.price?.currency_code ?? null,
+    sale_rebate_amount: doc.advertiser_rebate?.amount ?? null,
+    sale_rebate_currency: doc.advertiser_rebate?.currency_code ?? null,
+    sale_distributor_revenue: revenues.distributor?.amount ?? null,
+    sale_account_revenue: revenues.account?.amount ?? null,
+  };
 }
 
 /**

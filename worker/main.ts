@@ -9,7 +9,9 @@ import { setWorkerMetricsUrl } from '../platform/metrics';
 import type { Endpoints } from '../platform/endpoints';
 import type { Tracing } from '../platform/tracing';
 import { CALLBACK_DISPATCHER_WORKFLOW_TYPE, type CallbackDispatcherWorkflow } from '../workflows/callback-dispatcher-messages';
-import { callbackDispatcherWorkflowId } from '../workflows/shared/ids';
+import { callbackDispatcherWorkflowId, monthlyStatementsScheduleId } from '../workflows/shared/ids';
+import { MONTHLY_STATEMENTS_WORKFLOW_TYPE, type MonthlyStatementsInput } from '../workflows/monthly-statements-messages';
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 
 let runtimeInstalled = false;
 
@@ -75,7 +77,7 @@ export async function startWorker(opts: {
   endpoints: Endpoints;
   taskQueue: string;
   workflowBundlePath?: string;
-  /** Start the callback dispatcher for this task queue if it is not running (default true). */
+  /** Start the callback dispatcher and create the monthly-statements schedule for this task queue if missing (default true). */
   callbackDispatcher?: boolean;
   /** OpenTelemetry (platform/tracing.ts), when configured: traces workflows and activities. */
   tracing?: Tracing;
@@ -118,6 +120,7 @@ export async function startWorker(opts: {
   if (opts.callbackDispatcher ?? true) {
     try {
       await ensureCallbackDispatcher(opts.deps, opts.taskQueue);
+      await ensureMonthlyStatementsSchedule(opts.deps, opts.taskQueue);
     } catch (err) {
       detach();
       stopping.abort();
@@ -149,4 +152,30 @@ export async function ensureCallbackDispatcher(deps: Pick<ActivityDeps, 'tempora
     args: [{}],
     workflowIdConflictPolicy: 'USE_EXISTING',
   });
+}
+
+/**
+ * Creates the Schedule that starts the monthly statements at 00:30 UTC on the 1st of each month
+ * for the month before (docs/statements.md), unless it exists: every worker's start-up call is
+ * safe. A worker down over the 1st catches up within 3 days; a run still going when the next is
+ * due (never, monthly) makes the next wait its turn rather than skip.
+ */
+export async function ensureMonthlyStatementsSchedule(deps: Pick<ActivityDeps, 'temporal'>, taskQueue: string): Promise<void> {
+  await deps.temporal.schedule
+    .create({
+      scheduleId: monthlyStatementsScheduleId(taskQueue),
+      spec: { calendars: [{ comment: '00:30 UTC on the 1st', dayOfMonth: 1, hour: 0, minute: 30 }], timezone: 'UTC' },
+      action: {
+        // eslint-disable-next-line no-restricted-syntax -- the SDK's kind of schedule action, not a workflow type
+        type: 'startWorkflow',
+        workflowType: MONTHLY_STATEMENTS_WORKFLOW_TYPE,
+        args: [{} satisfies MonthlyStatementsInput],
+        taskQueue,
+        workflowId: `monthly-statements:${taskQueue}:scheduled`,
+      },
+      policies: { overlap: ScheduleOverlapPolicy.BUFFER_ONE, catchupWindow: '3 days' },
+    })
+    .catch((err: unknown) => {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    });
 }

@@ -6,3 +6,4 @@ export { orderFulfilmentWorkflow } from './order-fulfilment';
 export { orderCancellationWorkflow } from './order-cancellation';
 export { reservationWindowWorkflow } from './reservation-window';
 export { orderIntakeWorkflow } from './order-intake';
+export { monthlyStatementsWorkflow } from './monthly-statements';

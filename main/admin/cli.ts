@@ -7,6 +7,7 @@ import { offersCommand } from './commands/offers';
 import { opsCommand } from './commands/ops';
 import { ordersCommand } from './commands/orders';
 import { postalCodesCommand } from './commands/postal-codes';
+import { statementsCommand } from './commands/statements';
 import { workflowsCommand } from './commands/workflows';
 import { Failure } from '../../domain/failures';
 import { AdminContext, AdminError } from './context';
@@ -30,7 +31,8 @@ async function main(argv: string[]): Promise<number> {
     .addCommand(workflowsCommand(ctx))
     .addCommand(demoCommand(ctx))
     .addCommand(opsCommand(ctx))
-    .addCommand(postalCodesCommand(ctx));
+    .addCommand(postalCodesCommand(ctx))
+    .addCommand(statementsCommand(ctx));
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;

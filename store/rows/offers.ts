@@ -79,7 +79,10 @@ export interface OfferCategoryTable {
 
 export interface OfferEventTable {
   id: string;
-  offer_id: string;
+  /** The offer the event is about; null for an event addressed to one client (client_id), e.g. `statement.ready`. */
+  offer_id: string | null;
+  /** The one client a client event is for (its offer_id null); null for offer events. */
+  client_id: ColumnType<string | null, string | null | undefined, never>;
   sequence: number;
   type: string;
   data: Json;

@@ -85,6 +85,17 @@ export interface VoucherTable {
   value_amount: number | null;
   value_currency: string | null;
   balance_amount: number | null;
+  /**
+   * The sale's per-unit figures, fixed when sold (docs/statements.md): the offer's price and
+   * advertiser_rebate, and the revenues the distribution view showed (null on vouchers sold before
+   * they were stored: the statement computes them from the stored price).
+   */
+  sale_price_amount: ColumnType<number | null, number | null | undefined, number | null>;
+  sale_price_currency: ColumnType<string | null, string | null | undefined, string | null>;
+  sale_rebate_amount: ColumnType<number | null, number | null | undefined, number | null>;
+  sale_rebate_currency: ColumnType<string | null, string | null | undefined, string | null>;
+  sale_distributor_revenue: ColumnType<number | null, number | null | undefined, number | null>;
+  sale_account_revenue: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** One redemption of a voucher (amount null for a deal or coupon); rolled back by setting rolled_back_at. */

@@ -36,6 +36,12 @@ describe('OpenAPI documents', () => {
     },
   );
 
+  it.each(['submission', 'distribution'])('the %s document shows /statement.csv answering text/csv, not JSON', async (iface) => {
+    const ok = (await doc(iface)).paths['/statement.csv'].get.responses['200'];
+    expect(Object.keys(ok.content)).toEqual(['text/csv']);
+    expect(ok.content['text/csv'].schema).toMatchObject({ type: 'string' });
+  });
+
   it('names every operation for client generators: a unique operationId, a summary and a tag', async () => {
     for (const iface of DOCUMENTS) {
       const d = await doc(iface);

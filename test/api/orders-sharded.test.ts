@@ -1,5 +1,6 @@
 import { placeOrder } from '../../store/orders';
 import { saleRules } from '../../domain/sales';
+import { revenueShares } from '../../domain/money';
 import type { PlaceOrderInput } from '../../domain/orders';
 import { findOrderForOperator } from '../../services/orders';
 import { createOrderActivities } from '../../activities/orders';
@@ -106,7 +107,7 @@ describe('orders through sharded intake workflows', () => {
 
   it('places a batch with one transaction per order: a refusal takes nothing from the others, and the batch run again writes nothing twice', async () => {
     const offerId = await seedOffer(h, subClient, { initial_quantity: 3 });
-    const { placeOrderBatch } = createOrderActivities({ db: h.services.db, metrics: h.services.metrics });
+    const { placeOrderBatch } = createOrderActivities({ db: h.services.db, config: h.config, metrics: h.services.metrics });
     const intakeOrder = (n: string, quantity: number) => ({
       workflowId: orderWorkflowId(distClient, n),
       orderId: `ord_bt_${Math.random().toString(36).slice(2)}`,
@@ -147,16 +148,16 @@ describe('orders through sharded intake workflows', () => {
       items: [{ offer_id: offerId, quantity: 2 }],
       requestId: 'req-a',
     };
-    const placed = await placeOrder(h.services.db, o, saleRules);
+    const placed = await placeOrder(h.services.db, o, saleRules, revenueShares(h.config));
     expect(placed).toMatchObject({ ok: true, issued: 2 });
     // A batch re-run (worker crash, a replayed workflow task): the same request, nothing written twice.
-    const retried = await placeOrder(h.services.db, o, saleRules);
+    const retried = await placeOrder(h.services.db, o, saleRules, revenueShares(h.config));
     expect(retried).toMatchObject({ ok: true, issued: 0 });
     expect(retried.ok && retried.order.vouchers.map((v) => v.id)).toEqual(placed.ok && placed.order.vouchers.map((v) => v.id));
     // Another request for the same order_number, on either path (the per-order workflow has no request id).
     const duplicate = { ok: false, code: 'duplicate', field: 'order_number', order_id: o.orderId };
-    expect(await placeOrder(h.services.db, { ...o, requestId: 'req-b' }, saleRules)).toMatchObject(duplicate);
-    expect(await placeOrder(h.services.db, { ...o, requestId: undefined }, saleRules)).toMatchObject(duplicate);
+    expect(await placeOrder(h.services.db, { ...o, requestId: 'req-b' }, saleRules, revenueShares(h.config))).toMatchObject(duplicate);
+    expect(await placeOrder(h.services.db, { ...o, requestId: undefined }, saleRules, revenueShares(h.config))).toMatchObject(duplicate);
     expect(await stock(offerId)).toBe(3);
   });
 });

@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { Database } from '../../store/database';
 import { placeOrder } from '../../store/orders';
 import { saleRules } from '../../domain/sales';
+import { DEFAULT_REVENUE_SHARES } from '../../domain/money';
 import { seedOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
@@ -221,13 +222,13 @@ describe('orders: a workflow per order that issues vouchers exactly once', () =>
         shippingAddress: null,
         items: [{ offer_id: offerId, quantity: 2 }],
       };
-      const placed = await placeOrder(counted, input, saleRules);
+      const placed = await placeOrder(counted, input, saleRules, DEFAULT_REVENUE_SHARES);
       // Order row, offers locked, stock with its event, items, vouchers (it was 8: the order read
       // first, and the stock update, event sequence and event insert as three).
       expect(statements).toHaveLength(5);
       expect(placed).toMatchObject({ ok: true, issued: 2, order: { id: input.orderId, items: [{ quantity: 2 }] } });
       statements.length = 0;
-      const again = await placeOrder(counted, input, saleRules);
+      const again = await placeOrder(counted, input, saleRules, DEFAULT_REVENUE_SHARES);
       expect(again).toMatchObject({ ok: true, issued: 0 });
       expect(again.ok && again.order.vouchers.map((v) => v.id)).toEqual(placed.ok && placed.order.vouchers.map((v) => v.id));
       expect(await stock(offerId)).toBe(3);

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { addDays, utcDay } from '../../domain/dates';
 import { seedOffer } from '../setup/fixtures';
 import { type Harness, harnessWithKeys } from '../setup/harness';
@@ -65,5 +66,40 @@ describe('statements of orders placed, redeemed and cancelled through the API', 
         account_revenue: USD(450),
       },
     ]);
+  });
+
+  it('keeps each sale at the price it was sold at when the offer price changes later', async () => {
+    const offerId = await seedOffer(h, sub.clientId, { advertiser_rebate: USD(300) }); // price USD 4500
+    const buy = async (n: string, quantity: number) => {
+      const res = await call('POST', '/distribution/beta/orders', dist, {
+        order: { order_number: n, customer_name: 'Ada', items: [{ offer_id: offerId, quantity }] },
+      });
+      expect(res.statusCode).toBe(200);
+    };
+    await buy('st-price-1', 2);
+    // A new price and rebate (an edit while withdrawn, written here to the stored document).
+    await sql`update offers set document = document || ${JSON.stringify({ price: USD(6000), advertiser_rebate: USD(500) })}::jsonb
+      where id = ${offerId}`.execute(h.services.db);
+    await buy('st-price-2', 1);
+    const shown = (await call('GET', `/distribution/beta/offers/${offerId}`, dist)).json().offer;
+    expect(shown.distributor_revenue).toEqual(USD(1200)); // the view now shows the new price's share
+
+    const period = `?from=${addDays(utcDay(), -1)}&to=${addDays(utcDay(), 1)}`;
+    const mine = (await call('GET', `/submission/beta/statement${period}`, sub.key)).json().statement;
+    const line = mine.offers.find((l: { offer_id: string }) => l.offer_id === offerId);
+    // 2 × 4500 + 1 × 6000; rebates 2 × 300 + 1 × 500.
+    expect(line).toMatchObject({ vouchers_sold: 3, gross_sales: USD(15000), net_sales: USD(15000), advertiser_rebate: USD(1100) });
+    const theirs = (await call('GET', `/distribution/beta/statement${period}`, dist)).json().statement;
+    const mineLine = theirs.lines.find((l: { offer_id: string }) => l.offer_id === offerId);
+    // 2 × 900 + 1 × 1200, and half of each for the account.
+    expect(mineLine).toMatchObject({
+      vouchers_sold: 3,
+      gross_sales: USD(15000),
+      distributor_revenue: USD(3000),
+      account_revenue: USD(1500),
+    });
+    // The lines still add up to the totals.
+    const sum = (lines: Array<{ net_sales: { amount: number } }>) => lines.reduce((t, l) => t + l.net_sales.amount, 0);
+    expect(theirs.totals.find((t: { currency_code: string }) => t.currency_code === 'USD').net_sales).toEqual(USD(sum(theirs.lines)));
   });
 });

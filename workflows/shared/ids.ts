@@ -48,3 +48,7 @@ export function orderIntakeShard(clientId: string, orderNumber: string, shards: 
  */
 export const orderIntakeUpdateId = (clientId: string, orderNumber: string, requestId: string) =>
   `${orderWorkflowId(clientId, orderNumber)}:${requestId}`;
+/** The schedule that starts the monthly statements on the 1st (one per task queue, as the dispatcher). */
+export const monthlyStatementsScheduleId = (taskQueue: string) => `monthly-statements-schedule:${taskQueue}`;
+/** One run per month at a time (an operator's run and the schedule's of the same month join one another). */
+export const monthlyStatementsWorkflowId = (taskQueue: string, month: string) => `monthly-statements:${taskQueue}:${month}`;

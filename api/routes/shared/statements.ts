@@ -1,11 +1,24 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { ApiInterface } from '../../../domain/environment';
 import type { ServiceDeps } from '../../../services/deps';
 import { distributionStatement, distributionStatementCsv, submissionStatement, submissionStatementCsv } from '../../../services/statements';
 import { DistributionStatement, StatementQuery, SubmissionStatement } from '../../../schemas/statement';
 import { operations } from '../operation';
+import { getMonthlyStatement, listMonthlyStatements, readMonthlyStatementFile } from '../../../services/monthly-statements';
+import { MonthlyStatementList, MonthlyStatementListQuery } from '../../../schemas/monthly-statement';
+import { IdParam } from '../../../schemas/common';
+import { listReply } from '../../../schemas/envelope';
+
+const Params = z.object({ id: IdParam });
 
 const op = operations('Statements');
+
+/** A CSV answer in the OpenAPI documents: `text/csv`, not JSON (the string is sent as is, never serialized). */
+export const csvResponse = {
+  description: 'The statement as CSV (RFC 4180, CRLF rows): a header row of the JSON field names, then one row per line',
+  content: { 'text/csv': { schema: z.string() } },
+};
 
 /**
  * GET /statement (JSON, or XML by `.xml` or Accept) and GET /statement.csv on both interfaces
@@ -31,7 +44,13 @@ export const statementRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: 
   // The `.csv` suffix is its own route: content negotiation (api/plugins) knows JSON and XML only.
   app.get(
     '/statement.csv',
-    { schema: { ...op('getStatementCsv', `The same statement as CSV: a header row, one row per line`), querystring: StatementQuery } },
+    {
+      schema: {
+        ...op('getStatementCsv', `The same statement as CSV: a header row, one row per line`),
+        querystring: StatementQuery,
+        response: { 200: csvResponse },
+      },
+    },
     async (request, reply) => {
       const statement = await read(request.client.id, request.query);
       const csv =
@@ -40,6 +59,57 @@ export const statementRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: 
           : distributionStatementCsv(statement as DistributionStatement);
       const name = `statement-${request.query.from}-${request.query.to}.csv`;
       return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name}"`).send(csv);
+    },
+  );
+
+  // The stored monthly statements (docs/statements.md "Monthly statements"): each client's own.
+  app.get(
+    '/statements',
+    {
+      schema: {
+        ...op('listStatements', `List the stored monthly statements of ${what}, newest month first`),
+        querystring: MonthlyStatementListQuery,
+        response: { 200: MonthlyStatementList },
+      },
+    },
+    async (request) => listReply('statements', await listMonthlyStatements(deps, request.client.id, request.query), request.query),
+  );
+
+  app.get(
+    '/statements/:id',
+    {
+      schema: {
+        ...op('getStoredStatement', 'Get one stored monthly statement, as GET /statement answers its month'),
+        params: Params,
+        response: { 200: iface === 'submission' ? SubmissionStatement : DistributionStatement },
+      },
+    },
+    async (request, reply) => {
+      // XML (`.xml` or Accept) is the XML file stored with it, byte for byte. A string is sent as
+      // is (never serialized); the reply's type names the JSON schema only, hence the cast.
+      if (request.responseFormat === 'xml') {
+        const file = await readMonthlyStatementFile(deps, request.client.id, request.params.id, 'xml');
+        return reply.type('application/xml; charset=utf-8').send(file.body as never);
+      }
+      return getMonthlyStatement(deps, request.client.id, request.params.id);
+    },
+  );
+
+  app.get(
+    '/statements/:id.csv',
+    {
+      schema: {
+        ...op('getStoredStatementCsv', 'Get one stored monthly statement as CSV, the file stored when it was made'),
+        params: Params,
+        response: { 200: csvResponse },
+      },
+    },
+    async (request, reply) => {
+      const file = await readMonthlyStatementFile(deps, request.client.id, request.params.id, 'csv');
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="statement-${file.month}.csv"`)
+        .send(file.body);
     },
   );
 };
