@@ -1,9 +1,9 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database, OfferRow } from './database';
 import type { Db } from './db';
 import { SELLABLE } from '../domain/offer-lifecycle';
-import type { Coordinates, SortBy } from '../domain/offer-search';
-import type { Page, Paged } from '../domain/paging';
+import { SEARCH_TOTAL_BOUND, type Coordinates, type SortBy } from '../domain/offer-search';
+import type { BoundedPaged, Page } from '../domain/paging';
 import { addDays, DAY_MS, utcDay } from '../domain/dates';
 
 /*
@@ -51,6 +51,8 @@ export interface OfferSearch extends Page {
   now: Date;
   /** The distribution client searching: an offer exclusive to others is not found (domain/exclusivity.ts). */
   clientId: string;
+  /** Count matches up to this many (default SEARCH_TOTAL_BOUND; tests set a small one). */
+  totalBound?: number;
 }
 
 type Eb = ExpressionBuilder<Database & { o: Database['offers'] }, 'o'>;
@@ -253,15 +255,15 @@ function sortOrder(sort: SortBy, distance: string) {
 }
 
 /**
- * One page of the offers a publisher may see that match every filter, and their total. A radius
- * search joins each offer with its nearest redemption location within the radius.
+ * One page of the offers a publisher may see that match every filter, and their total counted up
+ * to SEARCH_TOTAL_BOUND (past it, the bound with `total_relation: 'gte'`). A radius search joins
+ * each offer with its nearest redemption location within the radius.
  *
  * One statement answers the page: the page is chosen on narrow rows (id, sort key, distance), then
- * only its offers' wide rows are joined, in the same order. A radius search reads every match anyway
- * (to sort them), so its total comes from the same pass (`count(*) over ()`); other searches count
- * in parallel, since their page often reads only as many index entries as it shows.
+ * only its offers' wide rows are joined, in the same order. The count runs in parallel and stops
+ * at the bound's next match (`count(*)` over a `LIMIT bound + 1` subquery).
  */
-export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<Paged<FoundOffer>> {
+export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<BoundedPaged<FoundOffer>> {
   const place: Place = { country: s.country_code, state: s.state_code?.toUpperCase(), city: s.city?.toLowerCase() };
   let base = db.selectFrom('offers as o');
   if (s.centre) {
@@ -269,27 +271,31 @@ export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<
     base = base.innerJoin(near.as('near'), 'near.offer_id', 'o.id') as unknown as typeof base;
   }
   const query = base.where((eb) => filters(eb, s, place));
-  const offset = (s.page - 1) * s.per_page;
   const hits = query
     .select(['o.id', s.centre ? sql<number>`near.distance`.as('distance') : sql<null>`null::float8`.as('distance')])
-    .select(s.centre ? sql<number>`count(*) over ()`.as('total') : sql<null>`null::int8`.as('total'))
     .orderBy(sortOrder(s.sort, 'near.distance'))
     .orderBy('o.id')
     .limit(s.per_page)
-    .offset(offset);
+    .offset((s.page - 1) * s.per_page);
   const page = db
     .selectFrom(hits.as('p'))
     .innerJoin('offers as o', 'o.id', 'p.id')
     .select(DISTRIBUTION_VIEW_COLUMNS.map((c) => `o.${c}` as const))
-    .select(['p.distance', 'p.total'])
+    .select(['p.distance'])
     .orderBy(sortOrder(s.sort, 'p.distance'))
     .orderBy('o.id');
-  const countAll = async () => (await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
-  const [found, counted] = await Promise.all([page.execute(), s.centre ? undefined : countAll()]);
-  const rows: FoundOffer[] = found.map(({ total: _total, ...row }) => row);
-  if (counted !== undefined) return { rows, total: counted };
-  // A radius search past its last page finds no row to carry the total: count on its own then.
-  return { rows, total: found.length ? Number(found[0].total) : offset > 0 ? await countAll() : 0 };
+  const [rows, counted] = await Promise.all([page.execute(), countUpTo(db, query.select(sql`1`.as('one')), s.totalBound ?? SEARCH_TOTAL_BOUND)]);
+  return { rows, ...counted };
+}
+
+/** How many rows `matches` gives, reading at most `bound + 1` of them: exact up to `bound`, else `bound` as a lower bound. */
+async function countUpTo(db: Db, matches: SelectQueryBuilder<any, any, { one: unknown }>, bound: number) {
+  const { n } = await db
+    .selectFrom(matches.limit(bound + 1).as('m'))
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
+  const count = Number(n);
+  return count > bound ? { total: bound, total_relation: 'gte' as const } : { total: count, total_relation: 'eq' as const };
 }
 
 /**

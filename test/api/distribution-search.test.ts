@@ -1,6 +1,9 @@
 import crypto from 'node:crypto';
 import { changeOfferStatus, saveOfferFields } from '../../store/offers';
 import { OfferInput } from '../../schemas/offer';
+import { DistributionOfferQuery } from '../../schemas/distribution-offer';
+import { offerSearch } from '../../services/distribution-offers';
+import { searchDistributionOffers } from '../../store/distribution-search';
 import { seedOffer, validOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
@@ -302,6 +305,20 @@ describe('distribution offer search', () => {
     await expect422(`${q}&category_ids=abc`, 'category_ids');
   });
 
+  it('counts up to a bound: past it, the bound as a lower bound (total_relation gte)', async () => {
+    const city = uniqueCity();
+    for (let i = 0; i < 5; i++) await seedAt(city, { title: `Offer ${i}` });
+    const q = DistributionOfferQuery.parse({ city, sort_by: 'title asc', per_page: '2' });
+    const run = (totalBound: number, page = 1) =>
+      searchDistributionOffers(h.services.db, { ...offerSearch({ ...q, page }, [], new Date(), 'cli_any'), totalBound });
+    expect(await run(3)).toMatchObject({ total: 3, total_relation: 'gte' });
+    expect(await run(4)).toMatchObject({ total: 4, total_relation: 'gte' });
+    expect(await run(5)).toMatchObject({ total: 5, total_relation: 'eq' });
+    // The pages past the bound are still there: paging goes on until a page comes back short.
+    expect((await run(3, 3)).rows.map((r) => (r.document as { title: string }).title)).toEqual(['Offer 4']);
+    expect(await search(`city=${encodeURIComponent(city)}`)).toMatchObject({ total: 5, total_relation: 'eq' });
+  });
+
   it('pages with page, per_page and total', async () => {
     const city = uniqueCity();
     const made = new Set<string>();
@@ -309,7 +326,7 @@ describe('distribution offer search', () => {
     const q = `city=${encodeURIComponent(city)}&sort_by=title+asc`;
     const pages = [await search(`${q}&per_page=2&page=1`), await search(`${q}&per_page=2&page=2`), await search(`${q}&per_page=2&page=3`)];
     expect(pages.map((p) => p.offers.length)).toEqual([2, 2, 1]);
-    for (const [i, p] of pages.entries()) expect(p).toMatchObject({ status: 'OK', page: i + 1, per_page: 2, total: 5 });
+    for (const [i, p] of pages.entries()) expect(p).toMatchObject({ status: 'OK', page: i + 1, per_page: 2, total: 5, total_relation: 'eq' });
     const seen = pages.flatMap((p) => p.offers.map((o) => o.id));
     expect(new Set(seen)).toEqual(made);
     expect(seen.map((_, i) => `Offer ${i}`)).toEqual(pages.flatMap((p) => p.offers.map((o) => o.title)));
@@ -465,7 +482,7 @@ describe('distribution offer search', () => {
       expect(body).toContain('<categories><category><id>2</id></category></categories>');
       expect(body).toContain(`<redemption_locations><redemption_location><address_line_1>1 Main St</address_line_1><city>${city}</city>`);
       expect(body).toContain('<distributor_revenue><currency_code>USD</currency_code><amount>900</amount></distributor_revenue>');
-      expect(body).toMatch(/<\/offers><page>1<\/page><per_page>25<\/per_page><total>2<\/total><\/response>$/);
+      expect(body).toMatch(/<\/offers><page>1<\/page><per_page>25<\/per_page><total>2<\/total><total_relation>eq<\/total_relation><\/response>$/);
     }
     const one = await get(`/offers/${a}.xml`);
     expect(one.body).toMatch(new RegExp(`^<\\?xml[^>]*><response><status>OK</status><offer><id>${a}</id><sku>OM-`));
