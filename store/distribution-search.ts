@@ -63,8 +63,8 @@ interface Place {
   city?: string;
 }
 
-/** The offer's fixed `vouchers_expire.on` (text `YYYY-MM-DD`), or null. */
-const VOUCHERS_EXPIRE_ON = sql<string | null>`(o.document #>> '{vouchers_expire,on}')`;
+/** The offer's fixed `vouchers_expire.on` (text `YYYY-MM-DD`), or null: a column generated from the document (migration 0031). */
+const VOUCHERS_EXPIRE_ON = sql<string | null>`o.vouchers_expire_on`;
 
 /**
  * A voucher bought on `today` would not be expired yet: `expiredAtPurchase` (domain/voucher-expiry.ts)
@@ -88,13 +88,15 @@ function visible(eb: Eb, today: string): Expression<SqlBool> {
 
 /**
  * `openTo` (domain/exclusivity.ts) in SQL: not exclusive on `today` (not exclusive, or its `until`
- * has begun), or exclusive to this client.
+ * has begun), or exclusive to this client. Read from columns generated from the document
+ * (migration 0031: `exclusive_until` is null unless exclusive, '9999-12-31' without an `until`),
+ * which the covering index carries, so the check needs no offer row.
  */
 function openToSql(clientId: string, today: string): Expression<SqlBool> {
   return sql<SqlBool>`(
-    coalesce((o.document->'exclusivity'->>'exclusive')::boolean, false) is not true
-    or (o.document->'exclusivity'->>'until') <= ${today}
-    or coalesce(o.document->'exclusivity'->'channels', '[]'::jsonb) @> jsonb_build_array(${clientId}::text)
+    o.exclusive_until is null
+    or o.exclusive_until <= ${today}
+    or o.exclusive_channels @> jsonb_build_array(${clientId}::text)
   )`;
 }
 
@@ -130,13 +132,15 @@ function closedSince(eb: Eb, since: Date, today: string): Expression<SqlBool> {
 const EARTH_RADIUS_MILES = 3958.7613;
 const MILES_PER_DEGREE_LATITUDE = 69.0545;
 
-/** Great-circle (haversine) distance in miles from the centre to a location row `l`. */
-function haversine(c: Coordinates) {
+/** Great-circle (haversine) distance in miles from the centre to a location row aliased `alias`. */
+function haversine(c: Coordinates, alias = 'l') {
   const lat = sql`${c.latitude}::float8`;
   const lng = sql`${c.longitude}::float8`;
+  const la = sql.ref(`${alias}.latitude`);
+  const lo = sql.ref(`${alias}.longitude`);
   return sql<number>`${sql.lit(EARTH_RADIUS_MILES)} * 2 * asin(least(1, sqrt(
-    power(sin(radians(l.latitude - ${lat}) / 2), 2)
-    + cos(radians(${lat})) * cos(radians(l.latitude)) * power(sin(radians(l.longitude - ${lng}) / 2), 2)
+    power(sin(radians(${la} - ${lat}) / 2), 2)
+    + cos(radians(${lat})) * cos(radians(${la})) * power(sin(radians(${lo} - ${lng}) / 2), 2)
   )))`;
 }
 
@@ -148,28 +152,65 @@ export function boundingBox(c: Coordinates, miles: number) {
   return { minLat: c.latitude - dLat, maxLat: c.latitude + dLat, minLng: c.longitude - dLng, maxLng: c.longitude + dLng };
 }
 
+/** A location as a point on the Earth (earthdistance's cube, GiST-indexed by migration 0031). */
+const earthPoint = (alias: string) => sql`ll_to_earth(${sql.ref(`${alias}.latitude`)}, ${sql.ref(`${alias}.longitude`)})`;
+const earthCentre = (c: Coordinates) => sql`ll_to_earth(${c.latitude}::float8, ${c.longitude}::float8)`;
+
 /**
- * Each offer with a redemption location within `radius` miles of the centre, and the distance to
- * the nearest one: locations inside the bounding box (GiST index), then within the exact radius.
+ * Conditions on a location `alias` (`l`) of a radius search: placed, inside the circle's bounding
+ * box (the point GiST index; for a search sorted by distance, the Earth-cube box on the KNN index),
+ * within the exact radius, and in the place filters.
  */
-function nearbyOffers(db: Db, centre: Coordinates, radius: number, place: Place) {
+function inCircle(alias: string, centre: Coordinates, radius: number, place: Place, knn = false): Expression<SqlBool>[] {
+  const a = (column: string) => sql.ref(`${alias}.${column}`);
   const box = boundingBox(centre, radius);
-  let inBox = db
-    .selectFrom('offer_locations as l')
-    .select(['l.offer_id', haversine(centre).as('d')])
-    .where(sql<SqlBool>`l.latitude is not null and l.longitude is not null`)
-    .where(
-      sql<SqlBool>`point(l.longitude, l.latitude) <@ box(point(${box.minLng}::float8, ${box.minLat}::float8), point(${box.maxLng}::float8, ${box.maxLat}::float8))`,
-    );
-  if (place.country) inBox = inBox.where('l.country_code', '=', place.country);
-  if (place.state) inBox = inBox.where('l.state_code', '=', place.state);
-  if (place.city) inBox = inBox.where('l.city', '=', place.city);
-  // The distance is computed once per location in the box, then filtered and reduced to the nearest.
-  return db
-    .selectFrom(inBox.as('b'))
-    .select(['b.offer_id', sql<number>`min(b.d)`.as('distance')])
-    .where('b.d', '<=', sql<number>`${radius}::float8`)
-    .groupBy('b.offer_id');
+  const conditions = [
+    sql<SqlBool>`${a('latitude')} is not null and ${a('longitude')} is not null`,
+    knn
+      ? // earthdistance's unit is its own Earth radius (earth()); a hair wider, the haversine below decides.
+        sql<SqlBool>`earth_box(${earthCentre(centre)}, ${radius * 1.001}::float8 * earth() / ${sql.lit(EARTH_RADIUS_MILES)}) @> ${earthPoint(alias)}`
+      : sql<SqlBool>`point(${a('longitude')}, ${a('latitude')}) <@ box(point(${box.minLng}::float8, ${box.minLat}::float8), point(${box.maxLng}::float8, ${box.maxLat}::float8))`,
+    sql<SqlBool>`${haversine(centre, alias)} <= ${radius}::float8`,
+  ];
+  return [...conditions, ...inPlace(alias, place)];
+}
+
+/** The place filters on a location `alias`. */
+function inPlace(alias: string, place: Place): Expression<SqlBool>[] {
+  const a = (column: string) => sql.ref(`${alias}.${column}`);
+  const conditions: Expression<SqlBool>[] = [];
+  if (place.country) conditions.push(sql<SqlBool>`${a('country_code')} = ${place.country}`);
+  if (place.state) conditions.push(sql<SqlBool>`${a('state_code')} = ${place.state}`);
+  if (place.city) conditions.push(sql<SqlBool>`${a('city')} = ${place.city}`);
+  return conditions;
+}
+
+/** Location `l` (in the place) is its offer's first one there, so counting locations counts each offer once. */
+function firstOfItsOffer(db: Db, place: Place): Expression<SqlBool> {
+  const earlier = db
+    .selectFrom('offer_locations as l2')
+    .select(sql`1`.as('one'))
+    .where(sql<SqlBool>`l2.offer_id = l.offer_id and l2.position < l.position`)
+    .where((eb) => eb.and(inPlace('l2', place)));
+  return sql<SqlBool>`not exists (${earlier})`;
+}
+
+/**
+ * Location `l` (in the circle) is its offer's nearest one there (ties: the lower position), so an
+ * offer with several locations in the circle is found once, at its nearest. One index probe of the
+ * offer's other locations (most offers have one).
+ */
+function nearestOfItsOffer(db: Db, centre: Coordinates, place: Place): Expression<SqlBool> {
+  const d = haversine(centre, 'l');
+  const d2 = haversine(centre, 'l2');
+  let nearer = db
+    .selectFrom('offer_locations as l2')
+    .select(sql`1`.as('one'))
+    .where(sql<SqlBool>`l2.offer_id = l.offer_id and l2.position <> l.position`)
+    .where(sql<SqlBool>`l2.latitude is not null and l2.longitude is not null`)
+    .where(sql<SqlBool>`(${d2} < ${d} or (${d2} = ${d} and l2.position < l.position))`);
+  nearer = nearer.where((eb) => eb.and(inPlace('l2', place)));
+  return sql<SqlBool>`not exists (${nearer})`;
 }
 
 /** Without a centre: a location in the city or state, or (country alone) the nationwide rule. */
@@ -191,15 +232,13 @@ function placeCondition(eb: Eb, place: Place): Expression<SqlBool> | undefined {
   return sql<SqlBool>`o.nationwide_countries && array['*', ${country}]::text[]`;
 }
 
-/** Offers filed under one of these categories. */
+/**
+ * Offers filed under one of these categories: the offer's `category_ids` (generated from the same
+ * document field writeSearchRows files in offer_categories; migration 0031), carried by the
+ * covering index, so the check reads no other table.
+ */
 function inCategories(eb: Eb, categoryIds: readonly number[]): Expression<SqlBool> {
-  return eb.exists(
-    eb
-      .selectFrom('offer_categories as oc')
-      .select(sql`1`.as('one'))
-      .whereRef('oc.offer_id', '=', 'o.id')
-      .where('oc.category_id', 'in', categoryIds),
-  );
+  return sql<SqlBool>`o.category_ids && ${sql.val([...categoryIds])}::int[]`;
 }
 
 /** Visible offers, or with recently_* the union of the changes each names (recently_closed: the only invisible ones). */
@@ -226,9 +265,9 @@ function visibleOrRecent(eb: Eb, s: OfferSearch): Expression<SqlBool> {
 }
 
 /** Every filter of the search but the radius, as one condition on `o`. */
-function filters(eb: Eb, s: OfferSearch, place: Place): Expression<SqlBool> {
+function filters(eb: Eb, s: OfferSearch, place: Place, withPlace = true): Expression<SqlBool> {
   const conditions: Expression<SqlBool>[] = [];
-  const where = s.centre ? undefined : placeCondition(eb, place);
+  const where = s.centre || !withPlace ? undefined : placeCondition(eb, place);
   if (where) conditions.push(where);
   if (s.types) conditions.push(eb('o.type', 'in', s.types));
   if (s.categoryIds) conditions.push(inCategories(eb, s.categoryIds));
@@ -256,36 +295,81 @@ function sortOrder(sort: SortBy, distance: string) {
 
 /**
  * One page of the offers a publisher may see that match every filter, and their total counted up
- * to SEARCH_TOTAL_BOUND (past it, the bound with `total_relation: 'gte'`). A radius search joins
- * each offer with its nearest redemption location within the radius.
+ * to SEARCH_TOTAL_BOUND (past it, the bound with `total_relation: 'gte'`). Each query reads in the
+ * order it answers (docs/distribution-search.md, "How the search is answered"):
  *
- * One statement answers the page: the page is chosen on narrow rows (id, sort key, distance), then
- * only its offers' wide rows are joined, in the same order. The count runs in parallel and stops
- * at the bound's next match (`count(*)` over a `LIMIT bound + 1` subquery).
+ * - no centre: the offers in the sort's index order (price, newest…), filtered, up to the page;
+ * - a centre, by distance: the locations nearest first (KNN on the Earth-cube index), each offer
+ *   once at its nearest location, up to the page;
+ * - a centre, another sort: after the count, a circle of at most the bound's matches is gathered
+ *   and sorted; a fuller one is read in the sort's index order, the circle a filter.
+ *
+ * The page is chosen on narrow rows (id, distance), then only its offers' wide rows are joined.
  */
 export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<BoundedPaged<FoundOffer>> {
   const place: Place = { country: s.country_code, state: s.state_code?.toUpperCase(), city: s.city?.toLowerCase() };
-  let base = db.selectFrom('offers as o');
-  if (s.centre) {
-    const near = nearbyOffers(db, s.centre, s.radius, place);
-    base = base.innerJoin(near.as('near'), 'near.offer_id', 'o.id') as unknown as typeof base;
+  const bound = s.totalBound ?? SEARCH_TOTAL_BOUND;
+  const offset = (s.page - 1) * s.per_page;
+  const offers = db.selectFrom('offers as o').where((eb) => filters(eb, s, place));
+  let hits;
+  let counted;
+  if (!s.centre) {
+    hits = offers
+      .select(['o.id', sql<number | null>`null::float8`.as('distance')])
+      .orderBy(sortOrder(s.sort, 'distance'))
+      .orderBy('o.id');
+    // A state or city: counted from its locations (each offer at its first one there), not by
+    // probing every offer in the sort's order for a location in the place.
+    const byLocations = db
+      .selectFrom('offer_locations as l')
+      .innerJoin('offers as o', 'o.id', 'l.offer_id')
+      .where((eb) => eb.and([...inPlace('l', place), firstOfItsOffer(db, place), filters(eb, s, place, false)]));
+    counted = countUpTo(db, (place.state || place.city ? byLocations : offers).select(sql`1`.as('one')), bound);
+  } else {
+    const centre = s.centre;
+    // The circle's matches, one row per offer (at its nearest location): what the count reads.
+    const located = (knn: boolean) =>
+      db
+        .selectFrom('offer_locations as l')
+        .innerJoin('offers as o', 'o.id', 'l.offer_id')
+        .where((eb) => eb.and([...inCircle('l', centre, s.radius, place, knn), nearestOfItsOffer(db, centre, place), filters(eb, s, place)]));
+    counted = countUpTo(db, located(false).select(sql`1`.as('one')), bound);
+    if (s.sort.field === 'distance') {
+      const towards = sql`${earthPoint('l')} <-> ${earthCentre(centre)}`;
+      hits = located(true)
+        .select(['o.id', haversine(centre).as('distance')])
+        .orderBy(s.sort.direction === 'asc' ? sql`${towards} asc` : sql`${towards} desc`)
+        .orderBy('o.id');
+    } else {
+      const { total_relation } = await counted;
+      const distance = db
+        .selectFrom('offer_locations as l')
+        .select(sql<number>`min(${haversine(centre)})`.as('d'))
+        .where(sql<SqlBool>`l.offer_id = o.id`)
+        .where((eb) => eb.and(inCircle('l', centre, s.radius, place)));
+      const base =
+        total_relation === 'eq'
+          ? // At most the bound's matches: gathered from the circle, then sorted.
+            located(false).select(['o.id', haversine(centre).as('distance')])
+          : // A fuller circle: the sort's index order, each offer checked against the circle (its own locations).
+            offers.select(['o.id', distance.as('distance')]).where((eb) => eb(distance, 'is not', null));
+      hits = db
+        .selectFrom(base.as('c'))
+        .innerJoin('offers as o', 'o.id', 'c.id')
+        .select(['o.id', 'c.distance'])
+        .orderBy(sortOrder(s.sort, 'c.distance'))
+        .orderBy('o.id');
+    }
   }
-  const query = base.where((eb) => filters(eb, s, place));
-  const hits = query
-    .select(['o.id', s.centre ? sql<number>`near.distance`.as('distance') : sql<null>`null::float8`.as('distance')])
-    .orderBy(sortOrder(s.sort, 'near.distance'))
-    .orderBy('o.id')
-    .limit(s.per_page)
-    .offset((s.page - 1) * s.per_page);
   const page = db
-    .selectFrom(hits.as('p'))
+    .selectFrom(hits.limit(s.per_page).offset(offset).as('p'))
     .innerJoin('offers as o', 'o.id', 'p.id')
     .select(DISTRIBUTION_VIEW_COLUMNS.map((c) => `o.${c}` as const))
     .select(['p.distance'])
     .orderBy(sortOrder(s.sort, 'p.distance'))
     .orderBy('o.id');
-  const [rows, counted] = await Promise.all([page.execute(), countUpTo(db, query.select(sql`1`.as('one')), s.totalBound ?? SEARCH_TOTAL_BOUND)]);
-  return { rows, ...counted };
+  const [rows, total] = await Promise.all([page.execute(), counted]);
+  return { rows, ...total };
 }
 
 /** How many rows `matches` gives, reading at most `bound + 1` of them: exact up to `bound`, else `bound` as a lower bound. */

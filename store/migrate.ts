@@ -22,6 +22,7 @@ import * as m0019 from './migrations/2026_11_24_0019_voucher_redemptions';
 import * as m0020 from './migrations/2026_11_24_0020_reservation_end_reason';
 import * as m0021 from './migrations/2026_11_24_0021_customer_limits';
 import * as m0030 from './migrations/2026_11_25_0030_event_feed';
+import * as m0031 from './migrations/2026_11_25_0031_search_index_order';
 
 /**
  * Migrations by name, in order. A static map rather than a folder scan, so the same list works
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_24_0020_reservation_end_reason': m0020,
   '2026_11_24_0021_customer_limits': m0021,
   '2026_11_25_0030_event_feed': m0030,
+  '2026_11_25_0031_search_index_order': m0031,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
