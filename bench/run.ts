@@ -22,6 +22,7 @@ import { benchCallbacksFanout, type CallbacksFanoutResult } from './callbacks-fa
 import { runLoad, runPaired, type LoadResult } from './load';
 import { cpuSnapshot, cpuSpent, subtree } from './proc-cpu';
 import { approvedOffer, dealInput, seedCatalogue } from './seed';
+import { SEARCH_QUERIES } from './search-queries';
 
 /*
  * `npm run bench`: the service's costs measured side by side with the no-orchestration limit, in
@@ -34,20 +35,6 @@ const ORDERS_PER_LEVEL: Record<number, number> = { 1: 150, 8: 600, 32: 1200 };
 
 /** The catalogue sizes the search section seeds, in order. */
 const SEARCH_SIZES = [100_000, 1_000_000];
-/**
- * Issue 24's query set (distribution `GET /offers`, 50 a page), plus the defaults (no filter: every
- * offer on sale, newest first). The first is the query of `search_100k_ratio`; the last, of `search_growth_100k_1m`.
- */
-const SEARCH_QUERIES = [
-  'postal_code=10001&radius=25&sort_by=price+asc',
-  'postal_code=10001&radius=25&categories=2',
-  'categories=2',
-  'state_code=CA',
-  'postal_code=10001&radius=500',
-  'country_code=US',
-  'postal_code=10001',
-  '',
-];
 /** Timed requests per query and side (in 3 alternating batches), after 20 of warm-up each. */
 const SEARCH_RUNS = 150;
 

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import zipcodes from 'zipcodes';
 import { ensureAdvertiser } from '../store/advertisers';
-import { newId } from '../store/ids';
 import { validOffer, writeOffer } from '../test/setup/fixtures';
 import { OfferInput } from '../schemas/offer';
 import type { Db } from '../store/db';

@@ -1,0 +1,52 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from '../store/database';
+import { searchDistributionOffers } from '../store/distribution-search';
+import { offerSearch, searchCentre } from '../services/distribution-offers';
+import { categoryTree } from '../store/categories';
+import { DistributionOfferQuery } from '../schemas/distribution-offer';
+import { SEARCH_QUERIES } from './search-queries';
+
+/*
+ * `node --import tsx bench/search-plans.ts postgres://…` prints, for each query of the search bench,
+ * the statements the search runs and their `EXPLAIN (ANALYZE, BUFFERS)` plans on that database (seed
+ * it with the bench's catalogue first: bench/seed.ts seedCatalogue). The plans in
+ * docs/distribution-search.md come from it. `--query 'state_code=CA'` picks one query.
+ */
+
+async function main() {
+  const url = process.argv[2] ?? process.env.DATABASE_URL;
+  if (!url) throw new Error('usage: bench/search-plans.ts <postgres url> [--query <query string>]');
+  const only = process.argv.includes('--query') ? process.argv[process.argv.indexOf('--query') + 1] : undefined;
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  const statements: { sql: string; params: readonly unknown[] }[] = [];
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool }),
+    log: (e) => {
+      if (e.level === 'query') statements.push({ sql: e.query.sql, params: e.query.parameters });
+    },
+  });
+  try {
+    for (const qs of SEARCH_QUERIES.filter((q) => only === undefined || q === only)) {
+      const q = DistributionOfferQuery.parse({ ...Object.fromEntries(new URLSearchParams(qs)), per_page: '50' });
+      const tree = q.categories ? await categoryTree(db) : [];
+      const { centre, byCity } = await searchCentre({ db } as never, q);
+      const search = offerSearch(q, tree, new Date(), 'cli_plans', centre, byCity);
+      await searchDistributionOffers(db, search); // warm the cache, as a running service has it
+      statements.length = 0;
+      const found = await searchDistributionOffers(db, search);
+      console.log(`\n### ${qs || '(defaults)'}: total ${found.total} (${found.total_relation})`);
+      for (const s of [...statements]) {
+        const { rows } = await pool.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS off) ${s.sql}`, s.params as unknown[]);
+        console.log(rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n'), '\n');
+      }
+    }
+  } finally {
+    await db.destroy();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
