@@ -448,7 +448,9 @@ function writeResults(results: Record<string, unknown>, save: boolean) {
     '|---|---|---|---|---|---|---|---|---|',
   );
   type SearchQuery = { total?: number; total_relation?: string; service: LoadResult; direct: LoadResult; p50_ratio: number };
-  for (const [size, s] of Object.entries((results.search ?? {}) as Record<string, { seed_seconds: number; queries: Record<string, SearchQuery> }>)) {
+  for (const [size, s] of Object.entries(
+    (results.search ?? {}) as Record<string, { seed_seconds: number; queries: Record<string, SearchQuery> }>,
+  )) {
     for (const [qs, q] of Object.entries(s.queries)) {
       const total = q.total_relation === 'gte' ? `≥ ${q.total}` : String(q.total);
       lines.push(

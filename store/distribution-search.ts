@@ -323,17 +323,21 @@ export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<
     const byLocations = db
       .selectFrom('offer_locations as l')
       .innerJoin('offers as o', 'o.id', 'l.offer_id')
-      .where((eb) => eb.and([...inPlace('l', place), firstOfItsOffer(db, place), filters(eb, s, place, false)]));
-    counted = countUpTo(db, (place.state || place.city ? byLocations : offers).select(sql`1`.as('one')), bound);
+      .where((eb) => eb.and([...inPlace('l', place), filters(eb, s, place, false)]));
+    counted =
+      place.state || place.city
+        ? countOffersOfLocations(db, byLocations, byLocations.where(firstOfItsOffer(db, place)), bound)
+        : countUpTo(db, offers.select(sql`1`.as('one')), bound);
   } else {
     const centre = s.centre;
     // The circle's matches, one row per offer (at its nearest location): what the count reads.
-    const located = (knn: boolean) =>
+    const inTheCircle = (knn: boolean) =>
       db
         .selectFrom('offer_locations as l')
         .innerJoin('offers as o', 'o.id', 'l.offer_id')
-        .where((eb) => eb.and([...inCircle('l', centre, s.radius, place, knn), nearestOfItsOffer(db, centre, place), filters(eb, s, place)]));
-    counted = countUpTo(db, located(false).select(sql`1`.as('one')), bound);
+        .where((eb) => eb.and([...inCircle('l', centre, s.radius, place, knn), filters(eb, s, place)]));
+    const located = (knn: boolean) => inTheCircle(knn).where(nearestOfItsOffer(db, centre, place));
+    counted = countOffersOfLocations(db, inTheCircle(false), located(false), bound);
     if (s.sort.field === 'distance') {
       const towards = sql`${earthPoint('l')} <-> ${earthCentre(centre)}`;
       hits = located(true)
@@ -370,6 +374,33 @@ export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<
     .orderBy('o.id');
   const [rows, total] = await Promise.all([page.execute(), counted]);
   return { rows, ...total };
+}
+
+/**
+ * How many offers `locations` (matching location rows joined to their offers, `l` and `o`) are of,
+ * counted up to `bound` like countUpTo, without the per-row check that each offer is counted once
+ * (`deduplicated`, one probe per row) where it cannot change the answer: the distinct offers of
+ * the first `bound + 1` rows are exact when there were no more rows, and more than the bound when
+ * each row was another offer. Only otherwise (an offer twice among them) the deduplicated count runs.
+ */
+async function countOffersOfLocations(
+  db: Db,
+  locations: SelectQueryBuilder<Database & { l: Database['offer_locations']; o: Database['offers'] }, 'l' | 'o', object>,
+  deduplicated: SelectQueryBuilder<Database & { l: Database['offer_locations']; o: Database['offers'] }, 'l' | 'o', object>,
+  bound: number,
+) {
+  const { rows, offers } = await db
+    .selectFrom(
+      locations
+        .select('l.offer_id')
+        .limit(bound + 1)
+        .as('m'),
+    )
+    .select((eb) => [eb.fn.countAll<string>().as('rows'), eb.fn.count<string>('m.offer_id').distinct().as('offers')])
+    .executeTakeFirstOrThrow();
+  if (Number(rows) <= bound) return { total: Number(offers), total_relation: 'eq' as const };
+  if (Number(offers) > bound) return { total: bound, total_relation: 'gte' as const };
+  return countUpTo(db, deduplicated.select(sql`1`.as('one')), bound);
 }
 
 /** How many rows `matches` gives, reading at most `bound + 1` of them: exact up to `bound`, else `bound` as a lower bound. */
