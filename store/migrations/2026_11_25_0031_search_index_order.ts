@@ -59,8 +59,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     include (position, latitude, longitude, country_code, state_code, city)
   `.execute(db);
   // A state or city search counts from its locations, index-only (offer id and position to count each offer once).
-  await sql`create index offer_locations_state_cover on offer_locations (state_code, city) include (offer_id, position, country_code)`.execute(db);
-  await sql`create index offer_locations_city_cover on offer_locations (city, state_code) include (offer_id, position, country_code)`.execute(db);
+  await sql`create index offer_locations_state_cover on offer_locations (state_code, city) include (offer_id, position, country_code)`.execute(
+    db,
+  );
+  await sql`create index offer_locations_city_cover on offer_locations (city, state_code) include (offer_id, position, country_code)`.execute(
+    db,
+  );
   await sql`drop index offer_locations_state`.execute(db);
   await sql`drop index offer_locations_city`.execute(db);
 }
@@ -78,7 +82,9 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop index offer_locations_point_position`.execute(db);
   await sql`drop index offer_locations_earth`.execute(db);
   await sql`drop index offers_visible_cover`.execute(db);
-  await sql`alter table offers drop column category_ids, drop column exclusive_channels, drop column exclusive_until, drop column vouchers_expire_on`.execute(db);
+  await sql`alter table offers drop column category_ids, drop column exclusive_channels, drop column exclusive_until, drop column vouchers_expire_on`.execute(
+    db,
+  );
   await sql`
     create index offers_visible_cover on offers (id)
     include (type, start_date, end_date, quantity_in_stock, closed_at, price_amount, value_amount, discount_percent, published_at, updated_at)
