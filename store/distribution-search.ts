@@ -330,7 +330,8 @@ export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<
         : countUpTo(db, offers.select(sql`1`.as('one')), bound);
   } else {
     const centre = s.centre;
-    // The circle's matches, one row per offer (at its nearest location): what the count reads.
+    // The circle's matching locations joined to their offers (what the count reads), and the same
+    // reduced to one row per offer, at its nearest location (what a page shows).
     const inTheCircle = (knn: boolean) =>
       db
         .selectFrom('offer_locations as l')
