@@ -34,6 +34,13 @@ export interface SortBy {
 }
 
 /** The sort when none is asked: nearest first in a radius search, else newest published first. */
+/**
+ * A search counts its matches up to this many (docs/distribution-search.md, "total"): past it, `total`
+ * is this bound and `total_relation` is `gte`, so no search reads every one of its matches to count them.
+ * The bound of Elasticsearch's `track_total_hits`, for the same reason.
+ */
+export const SEARCH_TOTAL_BOUND = 10_000;
+
 export function defaultSort(radiusSearch: boolean): SortBy {
   return radiusSearch ? { field: 'distance', direction: 'asc' } : { field: 'published_at', direction: 'desc' };
 }

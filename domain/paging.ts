@@ -9,3 +9,14 @@ export interface Paged<T> {
   rows: T[];
   total: number;
 }
+
+/**
+ * A page whose total is counted up to a bound (the offer search: SEARCH_TOTAL_BOUND in
+ * domain/offer-search.ts). `eq`: `total` is the exact count; `gte`: the list holds at least `total`.
+ */
+export interface BoundedPaged<T> extends Paged<T> {
+  total_relation: TotalRelation;
+}
+
+/** How `total` relates to the number of items: exactly it, or at least it. */
+export type TotalRelation = 'eq' | 'gte';

@@ -1,9 +1,17 @@
 import { z } from 'zod';
 import { CalendarDate, Currency, queryInt, singleQueryValue } from './common';
-import { listEnvelope, okEnvelope } from './envelope';
+import { boundedListEnvelope, okEnvelope } from './envelope';
 import { Advertiser, BundleItem, Creative, Demographics, Discount, OfferStatus, OfferType, Restrictions, StoredExpiration } from './offer';
 import { PageQuery } from './pagination';
-import { DEFAULT_RADIUS_MILES, MAX_RADIUS_MILES, MAX_RECENT_DAYS, SORT_FIELDS, type SortBy, type SortField } from '../domain/offer-search';
+import {
+  DEFAULT_RADIUS_MILES,
+  MAX_RADIUS_MILES,
+  MAX_RECENT_DAYS,
+  SEARCH_TOTAL_BOUND,
+  SORT_FIELDS,
+  type SortBy,
+  type SortField,
+} from '../domain/offer-search';
 
 /*
  * The offer as publishers see it on the distribution interface (spec §2.1: the common fields plus
@@ -64,7 +72,8 @@ export const DistributionOffer = z.object({
 export type DistributionOffer = z.infer<typeof DistributionOffer>;
 
 export const DistributionOfferResponse = okEnvelope('offer', DistributionOffer);
-export const DistributionOfferList = listEnvelope('offers', DistributionOffer);
+/** The search's answer: its `total` is bounded (docs/distribution-search.md). */
+export const DistributionOfferList = boundedListEnvelope('offers', DistributionOffer, SEARCH_TOTAL_BOUND);
 
 /**
  * `a,b,c` (or the parameter repeated) → a list of 1 to 50 items, each checked by `item`. A bad item

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Page, Paged } from '../domain/paging';
+import type { BoundedPaged, Page, Paged } from '../domain/paging';
 
 /** `{status:"OK", <root>: resource}`: the one success shape for a single resource. */
 export function okEnvelope<K extends string, S extends z.ZodType>(rootKey: K, resource: S) {
@@ -17,6 +17,25 @@ export function listEnvelope<K extends string, S extends z.ZodType>(pluralKey: K
   } as { status: z.ZodLiteral<'OK'>; page: z.ZodNumber; per_page: z.ZodNumber; total: z.ZodNumber } & Record<K, z.ZodArray<S>>);
 }
 
+/**
+ * `listEnvelope` with a bounded `total` (the offer search): exact up to a bound, then the bound as
+ * a lower bound, which `total_relation` says.
+ */
+export function boundedListEnvelope<K extends string, S extends z.ZodType>(pluralKey: K, item: S, bound: number) {
+  return listEnvelope(pluralKey, item).extend({
+    total: z
+      .number()
+      .int()
+      .describe(
+        `How many items match, across all pages: exact up to ${bound}; past that, ${bound} with total_relation "gte" (at least that many). ` +
+          'Page on until a page comes back short or empty.',
+      ),
+    total_relation: z
+      .enum(['eq', 'gte'])
+      .describe(`"eq": total is the exact count. "gte": more than ${bound} items match; total is ${bound}, a lower bound.`),
+  });
+}
+
 /** The reply of a list route, in the `listEnvelope` shape: the page's items under their plural key. */
 export function listReply<K extends string, T>(pluralKey: K, list: Paged<T>, page: Page) {
   return { status: 'OK' as const, [pluralKey]: list.rows, page: page.page, per_page: page.per_page, total: list.total } as {
@@ -25,6 +44,11 @@ export function listReply<K extends string, T>(pluralKey: K, list: Paged<T>, pag
     per_page: number;
     total: number;
   } & Record<K, T[]>;
+}
+
+/** The reply of a route in the `boundedListEnvelope` shape: `listReply` and how `total` relates to the count. */
+export function boundedListReply<K extends string, T>(pluralKey: K, list: BoundedPaged<T>, page: Page) {
+  return { ...listReply(pluralKey, list, page), total_relation: list.total_relation };
 }
 
 /** A request body wrapped in its resource's root key: `{offer: {...}}`. */

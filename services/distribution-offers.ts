@@ -10,7 +10,7 @@ import { utcDay } from '../domain/dates';
 import { invalidField, notFound } from '../domain/failures';
 import { revenueShares } from '../domain/money';
 import { DEFAULT_RADIUS_MILES, defaultSort, withDescendants, type CategoryNode, type Coordinates } from '../domain/offer-search';
-import type { Paged } from '../domain/paging';
+import type { BoundedPaged } from '../domain/paging';
 import { wantsCityCentre, type DistributionOffer, type DistributionOfferQuery } from '../schemas/distribution-offer';
 import { toDistributionOffer, type MediaLinks } from '../schemas/distribution-offer-view';
 import type { OfferInput } from '../schemas/offer';
@@ -129,15 +129,15 @@ export async function searchOffers(
   clientId: string,
   q: DistributionOfferQuery,
   base: string,
-): Promise<Paged<DistributionOffer>> {
+): Promise<BoundedPaged<DistributionOffer>> {
   const now = new Date();
   const tree = q.categories || q.category_ids ? await categoryTree(deps.db) : [];
   const { centre, byCity } = await searchCentre(deps, q);
   const search = offerSearch(q, tree, now, clientId, centre, byCity);
-  const { rows, total } = await searchDistributionOffers(deps.db, search);
+  const { rows, ...total } = await searchDistributionOffers(deps.db, search);
   const shares = revenueShares(deps.config);
   const media = await mediaLinks(deps, rows, base);
-  return { rows: rows.map((r) => toDistributionOffer(r, shares, search.today, media)), total };
+  return { rows: rows.map((r) => toDistributionOffer(r, shares, search.today, media)), ...total };
 }
 
 /** An offer this client may read: on sale, or one it holds vouchers or a reservation of; else not found. */

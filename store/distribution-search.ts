@@ -1,9 +1,9 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database, OfferRow } from './database';
 import type { Db } from './db';
 import { SELLABLE } from '../domain/offer-lifecycle';
-import type { Coordinates, SortBy } from '../domain/offer-search';
-import type { Page, Paged } from '../domain/paging';
+import { SEARCH_TOTAL_BOUND, type Coordinates, type SortBy } from '../domain/offer-search';
+import type { BoundedPaged, Page } from '../domain/paging';
 import { addDays, DAY_MS, utcDay } from '../domain/dates';
 
 /*
@@ -51,6 +51,8 @@ export interface OfferSearch extends Page {
   now: Date;
   /** The distribution client searching: an offer exclusive to others is not found (domain/exclusivity.ts). */
   clientId: string;
+  /** Count matches up to this many (default SEARCH_TOTAL_BOUND; tests set a small one). */
+  totalBound?: number;
 }
 
 type Eb = ExpressionBuilder<Database & { o: Database['offers'] }, 'o'>;
@@ -61,8 +63,8 @@ interface Place {
   city?: string;
 }
 
-/** The offer's fixed `vouchers_expire.on` (text `YYYY-MM-DD`), or null. */
-const VOUCHERS_EXPIRE_ON = sql<string | null>`(o.document #>> '{vouchers_expire,on}')`;
+/** The offer's fixed `vouchers_expire.on` (text `YYYY-MM-DD`), or null: a column generated from the document (migration 0031). */
+const VOUCHERS_EXPIRE_ON = sql<string | null>`o.vouchers_expire_on`;
 
 /**
  * A voucher bought on `today` would not be expired yet: `expiredAtPurchase` (domain/voucher-expiry.ts)
@@ -86,13 +88,15 @@ function visible(eb: Eb, today: string): Expression<SqlBool> {
 
 /**
  * `openTo` (domain/exclusivity.ts) in SQL: not exclusive on `today` (not exclusive, or its `until`
- * has begun), or exclusive to this client.
+ * has begun), or exclusive to this client. Read from columns generated from the document
+ * (migration 0031: `exclusive_until` is null unless exclusive, '9999-12-31' without an `until`),
+ * which the covering index carries, so the check needs no offer row.
  */
 function openToSql(clientId: string, today: string): Expression<SqlBool> {
   return sql<SqlBool>`(
-    coalesce((o.document->'exclusivity'->>'exclusive')::boolean, false) is not true
-    or (o.document->'exclusivity'->>'until') <= ${today}
-    or coalesce(o.document->'exclusivity'->'channels', '[]'::jsonb) @> jsonb_build_array(${clientId}::text)
+    o.exclusive_until is null
+    or o.exclusive_until <= ${today}
+    or o.exclusive_channels @> jsonb_build_array(${clientId}::text)
   )`;
 }
 
@@ -128,13 +132,15 @@ function closedSince(eb: Eb, since: Date, today: string): Expression<SqlBool> {
 const EARTH_RADIUS_MILES = 3958.7613;
 const MILES_PER_DEGREE_LATITUDE = 69.0545;
 
-/** Great-circle (haversine) distance in miles from the centre to a location row `l`. */
-function haversine(c: Coordinates) {
+/** Great-circle (haversine) distance in miles from the centre to a location row aliased `alias`. */
+function haversine(c: Coordinates, alias = 'l') {
   const lat = sql`${c.latitude}::float8`;
   const lng = sql`${c.longitude}::float8`;
+  const la = sql.ref(`${alias}.latitude`);
+  const lo = sql.ref(`${alias}.longitude`);
   return sql<number>`${sql.lit(EARTH_RADIUS_MILES)} * 2 * asin(least(1, sqrt(
-    power(sin(radians(l.latitude - ${lat}) / 2), 2)
-    + cos(radians(${lat})) * cos(radians(l.latitude)) * power(sin(radians(l.longitude - ${lng}) / 2), 2)
+    power(sin(radians(${la} - ${lat}) / 2), 2)
+    + cos(radians(${lat})) * cos(radians(${la})) * power(sin(radians(${lo} - ${lng}) / 2), 2)
   )))`;
 }
 
@@ -146,28 +152,65 @@ export function boundingBox(c: Coordinates, miles: number) {
   return { minLat: c.latitude - dLat, maxLat: c.latitude + dLat, minLng: c.longitude - dLng, maxLng: c.longitude + dLng };
 }
 
+/** A location as a point on the Earth (earthdistance's cube, GiST-indexed by migration 0031). */
+const earthPoint = (alias: string) => sql`ll_to_earth(${sql.ref(`${alias}.latitude`)}, ${sql.ref(`${alias}.longitude`)})`;
+const earthCentre = (c: Coordinates) => sql`ll_to_earth(${c.latitude}::float8, ${c.longitude}::float8)`;
+
 /**
- * Each offer with a redemption location within `radius` miles of the centre, and the distance to
- * the nearest one: locations inside the bounding box (GiST index), then within the exact radius.
+ * Conditions on a location `alias` (`l`) of a radius search: placed, inside the circle's bounding
+ * box (the point GiST index; for a search sorted by distance, the Earth-cube box on the KNN index),
+ * within the exact radius, and in the place filters.
  */
-function nearbyOffers(db: Db, centre: Coordinates, radius: number, place: Place) {
+function inCircle(alias: string, centre: Coordinates, radius: number, place: Place, knn = false): Expression<SqlBool>[] {
+  const a = (column: string) => sql.ref(`${alias}.${column}`);
   const box = boundingBox(centre, radius);
-  let inBox = db
-    .selectFrom('offer_locations as l')
-    .select(['l.offer_id', haversine(centre).as('d')])
-    .where(sql<SqlBool>`l.latitude is not null and l.longitude is not null`)
-    .where(
-      sql<SqlBool>`point(l.longitude, l.latitude) <@ box(point(${box.minLng}::float8, ${box.minLat}::float8), point(${box.maxLng}::float8, ${box.maxLat}::float8))`,
-    );
-  if (place.country) inBox = inBox.where('l.country_code', '=', place.country);
-  if (place.state) inBox = inBox.where('l.state_code', '=', place.state);
-  if (place.city) inBox = inBox.where('l.city', '=', place.city);
-  // The distance is computed once per location in the box, then filtered and reduced to the nearest.
-  return db
-    .selectFrom(inBox.as('b'))
-    .select(['b.offer_id', sql<number>`min(b.d)`.as('distance')])
-    .where('b.d', '<=', sql<number>`${radius}::float8`)
-    .groupBy('b.offer_id');
+  const conditions = [
+    sql<SqlBool>`${a('latitude')} is not null and ${a('longitude')} is not null`,
+    knn
+      ? // earthdistance's unit is its own Earth radius (earth()); a hair wider, the haversine below decides.
+        sql<SqlBool>`earth_box(${earthCentre(centre)}, ${radius * 1.001}::float8 * earth() / ${sql.lit(EARTH_RADIUS_MILES)}) @> ${earthPoint(alias)}`
+      : sql<SqlBool>`point(${a('longitude')}, ${a('latitude')}) <@ box(point(${box.minLng}::float8, ${box.minLat}::float8), point(${box.maxLng}::float8, ${box.maxLat}::float8))`,
+    sql<SqlBool>`${haversine(centre, alias)} <= ${radius}::float8`,
+  ];
+  return [...conditions, ...inPlace(alias, place)];
+}
+
+/** The place filters on a location `alias`. */
+function inPlace(alias: string, place: Place): Expression<SqlBool>[] {
+  const a = (column: string) => sql.ref(`${alias}.${column}`);
+  const conditions: Expression<SqlBool>[] = [];
+  if (place.country) conditions.push(sql<SqlBool>`${a('country_code')} = ${place.country}`);
+  if (place.state) conditions.push(sql<SqlBool>`${a('state_code')} = ${place.state}`);
+  if (place.city) conditions.push(sql<SqlBool>`${a('city')} = ${place.city}`);
+  return conditions;
+}
+
+/** Location `l` (in the place) is its offer's first one there, so counting locations counts each offer once. */
+function firstOfItsOffer(db: Db, place: Place): Expression<SqlBool> {
+  const earlier = db
+    .selectFrom('offer_locations as l2')
+    .select(sql`1`.as('one'))
+    .where(sql<SqlBool>`l2.offer_id = l.offer_id and l2.position < l.position`)
+    .where((eb) => eb.and(inPlace('l2', place)));
+  return sql<SqlBool>`not exists (${earlier})`;
+}
+
+/**
+ * Location `l` (in the circle) is its offer's nearest one there (ties: the lower position), so an
+ * offer with several locations in the circle is found once, at its nearest. One index probe of the
+ * offer's other locations (most offers have one).
+ */
+function nearestOfItsOffer(db: Db, centre: Coordinates, place: Place): Expression<SqlBool> {
+  const d = haversine(centre, 'l');
+  const d2 = haversine(centre, 'l2');
+  let nearer = db
+    .selectFrom('offer_locations as l2')
+    .select(sql`1`.as('one'))
+    .where(sql<SqlBool>`l2.offer_id = l.offer_id and l2.position <> l.position`)
+    .where(sql<SqlBool>`l2.latitude is not null and l2.longitude is not null`)
+    .where(sql<SqlBool>`(${d2} < ${d} or (${d2} = ${d} and l2.position < l.position))`);
+  nearer = nearer.where((eb) => eb.and(inPlace('l2', place)));
+  return sql<SqlBool>`not exists (${nearer})`;
 }
 
 /** Without a centre: a location in the city or state, or (country alone) the nationwide rule. */
@@ -189,15 +232,13 @@ function placeCondition(eb: Eb, place: Place): Expression<SqlBool> | undefined {
   return sql<SqlBool>`o.nationwide_countries && array['*', ${country}]::text[]`;
 }
 
-/** Offers filed under one of these categories. */
+/**
+ * Offers filed under one of these categories: the offer's `category_ids` (generated from the same
+ * document field writeSearchRows files in offer_categories; migration 0031), carried by the
+ * covering index, so the check reads no other table.
+ */
 function inCategories(eb: Eb, categoryIds: readonly number[]): Expression<SqlBool> {
-  return eb.exists(
-    eb
-      .selectFrom('offer_categories as oc')
-      .select(sql`1`.as('one'))
-      .whereRef('oc.offer_id', '=', 'o.id')
-      .where('oc.category_id', 'in', categoryIds),
-  );
+  return sql<SqlBool>`o.category_ids && ${sql.val([...categoryIds])}::int[]`;
 }
 
 /** Visible offers, or with recently_* the union of the changes each names (recently_closed: the only invisible ones). */
@@ -224,9 +265,9 @@ function visibleOrRecent(eb: Eb, s: OfferSearch): Expression<SqlBool> {
 }
 
 /** Every filter of the search but the radius, as one condition on `o`. */
-function filters(eb: Eb, s: OfferSearch, place: Place): Expression<SqlBool> {
+function filters(eb: Eb, s: OfferSearch, place: Place, withPlace = true): Expression<SqlBool> {
   const conditions: Expression<SqlBool>[] = [];
-  const where = s.centre ? undefined : placeCondition(eb, place);
+  const where = s.centre || !withPlace ? undefined : placeCondition(eb, place);
   if (where) conditions.push(where);
   if (s.types) conditions.push(eb('o.type', 'in', s.types));
   if (s.categoryIds) conditions.push(inCategories(eb, s.categoryIds));
@@ -253,43 +294,124 @@ function sortOrder(sort: SortBy, distance: string) {
 }
 
 /**
- * One page of the offers a publisher may see that match every filter, and their total. A radius
- * search joins each offer with its nearest redemption location within the radius.
+ * One page of the offers a publisher may see that match every filter, and their total counted up
+ * to SEARCH_TOTAL_BOUND (past it, the bound with `total_relation: 'gte'`). Each query reads in the
+ * order it answers (docs/distribution-search.md, "How the search is answered"):
  *
- * One statement answers the page: the page is chosen on narrow rows (id, sort key, distance), then
- * only its offers' wide rows are joined, in the same order. A radius search reads every match anyway
- * (to sort them), so its total comes from the same pass (`count(*) over ()`); other searches count
- * in parallel, since their page often reads only as many index entries as it shows.
+ * - no centre: the offers in the sort's index order (price, newest…), filtered, up to the page;
+ * - a centre, by distance: the locations nearest first (KNN on the Earth-cube index), each offer
+ *   once at its nearest location, up to the page;
+ * - a centre, another sort: after the count, a circle of at most the bound's matches is gathered
+ *   and sorted; a fuller one is read in the sort's index order, the circle a filter.
+ *
+ * The page is chosen on narrow rows (id, distance), then only its offers' wide rows are joined.
  */
-export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<Paged<FoundOffer>> {
+export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<BoundedPaged<FoundOffer>> {
   const place: Place = { country: s.country_code, state: s.state_code?.toUpperCase(), city: s.city?.toLowerCase() };
-  let base = db.selectFrom('offers as o');
-  if (s.centre) {
-    const near = nearbyOffers(db, s.centre, s.radius, place);
-    base = base.innerJoin(near.as('near'), 'near.offer_id', 'o.id') as unknown as typeof base;
-  }
-  const query = base.where((eb) => filters(eb, s, place));
+  const bound = s.totalBound ?? SEARCH_TOTAL_BOUND;
   const offset = (s.page - 1) * s.per_page;
-  const hits = query
-    .select(['o.id', s.centre ? sql<number>`near.distance`.as('distance') : sql<null>`null::float8`.as('distance')])
-    .select(s.centre ? sql<number>`count(*) over ()`.as('total') : sql<null>`null::int8`.as('total'))
-    .orderBy(sortOrder(s.sort, 'near.distance'))
-    .orderBy('o.id')
-    .limit(s.per_page)
-    .offset(offset);
+  const offers = db.selectFrom('offers as o').where((eb) => filters(eb, s, place));
+  let hits;
+  let counted;
+  if (!s.centre) {
+    hits = offers
+      .select(['o.id', sql<number | null>`null::float8`.as('distance')])
+      .orderBy(sortOrder(s.sort, 'distance'))
+      .orderBy('o.id');
+    // A state or city: counted from its locations (each offer at its first one there), not by
+    // probing every offer in the sort's order for a location in the place.
+    const byLocations = db
+      .selectFrom('offer_locations as l')
+      .innerJoin('offers as o', 'o.id', 'l.offer_id')
+      .where((eb) => eb.and([...inPlace('l', place), filters(eb, s, place, false)]));
+    counted =
+      place.state || place.city
+        ? countOffersOfLocations(db, byLocations, byLocations.where(firstOfItsOffer(db, place)), bound)
+        : countUpTo(db, offers.select(sql`1`.as('one')), bound);
+  } else {
+    const centre = s.centre;
+    // The circle's matching locations joined to their offers (what the count reads), and the same
+    // reduced to one row per offer, at its nearest location (what a page shows).
+    const inTheCircle = (knn: boolean) =>
+      db
+        .selectFrom('offer_locations as l')
+        .innerJoin('offers as o', 'o.id', 'l.offer_id')
+        .where((eb) => eb.and([...inCircle('l', centre, s.radius, place, knn), filters(eb, s, place)]));
+    const located = (knn: boolean) => inTheCircle(knn).where(nearestOfItsOffer(db, centre, place));
+    counted = countOffersOfLocations(db, inTheCircle(false), located(false), bound);
+    if (s.sort.field === 'distance') {
+      const towards = sql`${earthPoint('l')} <-> ${earthCentre(centre)}`;
+      hits = located(true)
+        .select(['o.id', haversine(centre).as('distance')])
+        .orderBy(s.sort.direction === 'asc' ? sql`${towards} asc` : sql`${towards} desc`)
+        .orderBy('o.id');
+    } else {
+      const { total_relation } = await counted;
+      const distance = db
+        .selectFrom('offer_locations as l')
+        .select(sql<number>`min(${haversine(centre)})`.as('d'))
+        .where(sql<SqlBool>`l.offer_id = o.id`)
+        .where((eb) => eb.and(inCircle('l', centre, s.radius, place)));
+      const base =
+        total_relation === 'eq'
+          ? // At most the bound's matches: gathered from the circle, then sorted.
+            located(false).select(['o.id', haversine(centre).as('distance')])
+          : // A fuller circle: the sort's index order, each offer checked against the circle (its own locations).
+            offers.select(['o.id', distance.as('distance')]).where((eb) => eb(distance, 'is not', null));
+      hits = db
+        .selectFrom(base.as('c'))
+        .innerJoin('offers as o', 'o.id', 'c.id')
+        .select(['o.id', 'c.distance'])
+        .orderBy(sortOrder(s.sort, 'c.distance'))
+        .orderBy('o.id');
+    }
+  }
   const page = db
-    .selectFrom(hits.as('p'))
+    .selectFrom(hits.limit(s.per_page).offset(offset).as('p'))
     .innerJoin('offers as o', 'o.id', 'p.id')
     .select(DISTRIBUTION_VIEW_COLUMNS.map((c) => `o.${c}` as const))
-    .select(['p.distance', 'p.total'])
+    .select(['p.distance'])
     .orderBy(sortOrder(s.sort, 'p.distance'))
     .orderBy('o.id');
-  const countAll = async () => (await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
-  const [found, counted] = await Promise.all([page.execute(), s.centre ? undefined : countAll()]);
-  const rows: FoundOffer[] = found.map(({ total: _total, ...row }) => row);
-  if (counted !== undefined) return { rows, total: counted };
-  // A radius search past its last page finds no row to carry the total: count on its own then.
-  return { rows, total: found.length ? Number(found[0].total) : offset > 0 ? await countAll() : 0 };
+  const [rows, total] = await Promise.all([page.execute(), counted]);
+  return { rows, ...total };
+}
+
+/**
+ * How many offers `locations` (matching location rows joined to their offers, `l` and `o`) are of,
+ * counted up to `bound` like countUpTo, without the per-row check that each offer is counted once
+ * (`deduplicated`, one probe per row) where it cannot change the answer: the distinct offers of
+ * the first `bound + 1` rows are exact when there were no more rows, and more than the bound when
+ * each row was another offer. Only otherwise (an offer twice among them) the deduplicated count runs.
+ */
+async function countOffersOfLocations(
+  db: Db,
+  locations: SelectQueryBuilder<Database & { l: Database['offer_locations']; o: Database['offers'] }, 'l' | 'o', object>,
+  deduplicated: SelectQueryBuilder<Database & { l: Database['offer_locations']; o: Database['offers'] }, 'l' | 'o', object>,
+  bound: number,
+) {
+  const { rows, offers } = await db
+    .selectFrom(
+      locations
+        .select('l.offer_id')
+        .limit(bound + 1)
+        .as('m'),
+    )
+    .select((eb) => [eb.fn.countAll<string>().as('rows'), eb.fn.count<string>('m.offer_id').distinct().as('offers')])
+    .executeTakeFirstOrThrow();
+  if (Number(rows) <= bound) return { total: Number(offers), total_relation: 'eq' as const };
+  if (Number(offers) > bound) return { total: bound, total_relation: 'gte' as const };
+  return countUpTo(db, deduplicated.select(sql`1`.as('one')), bound);
+}
+
+/** How many rows `matches` gives, reading at most `bound + 1` of them: exact up to `bound`, else `bound` as a lower bound. */
+async function countUpTo(db: Db, matches: SelectQueryBuilder<any, any, { one: unknown }>, bound: number) {
+  const { n } = await db
+    .selectFrom(matches.limit(bound + 1).as('m'))
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
+  const count = Number(n);
+  return count > bound ? { total: bound, total_relation: 'gte' as const } : { total: count, total_relation: 'eq' as const };
 }
 
 /**

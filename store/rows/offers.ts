@@ -57,6 +57,14 @@ export interface OfferTable {
   discount_percent: ColumnType<number | null, never, never>;
   /** Countries the offer is redeemable anywhere in, `{*}` with no location; kept by a trigger on offer_locations (migration 0007), never written. */
   nationwide_countries: ColumnType<string[], never, never>;
+  /** The visibility rule's document fields as columns (migration 0031), for the search's covering index; never written. */
+  vouchers_expire_on: ColumnType<string | null, never, never>;
+  /** The day an exclusive offer opens to every publisher ('9999-12-31': never), null when not exclusive. */
+  exclusive_until: ColumnType<string | null, never, never>;
+  /** The publishers an exclusive offer is open to (a JSON array of client ids), null when not exclusive. */
+  exclusive_channels: ColumnType<unknown, never, never>;
+  /** The document's category ids (as offer_categories holds them), generated (migration 0031); never written. */
+  category_ids: ColumnType<number[], never, never>;
   /** Positions of the redemption locations a radius search cannot find (store/offer-search-rows.ts writeSearchRows, migration 0014). */
   unplaced_locations: Generated<number[]>;
 }

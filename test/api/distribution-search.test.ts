@@ -1,6 +1,9 @@
 import crypto from 'node:crypto';
 import { changeOfferStatus, saveOfferFields } from '../../store/offers';
 import { OfferInput } from '../../schemas/offer';
+import { DistributionOfferQuery } from '../../schemas/distribution-offer';
+import { offerSearch, searchCentre } from '../../services/distribution-offers';
+import { searchDistributionOffers } from '../../store/distribution-search';
 import { seedOffer, validOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
@@ -302,6 +305,44 @@ describe('distribution offer search', () => {
     await expect422(`${q}&category_ids=abc`, 'category_ids');
   });
 
+  it('counts up to a bound: past it, the bound as a lower bound (total_relation gte)', async () => {
+    const city = uniqueCity();
+    for (let i = 0; i < 5; i++) await seedAt(city, { title: `Offer ${i}` });
+    const q = DistributionOfferQuery.parse({ city, sort_by: 'title asc', per_page: '2' });
+    const run = (totalBound: number, page = 1) =>
+      searchDistributionOffers(h.services.db, { ...offerSearch({ ...q, page }, [], new Date(), 'cli_any'), totalBound });
+    expect(await run(3)).toMatchObject({ total: 3, total_relation: 'gte' });
+    expect(await run(4)).toMatchObject({ total: 4, total_relation: 'gte' });
+    expect(await run(5)).toMatchObject({ total: 5, total_relation: 'eq' });
+    // The pages past the bound are still there: paging goes on until a page comes back short.
+    expect((await run(3, 3)).rows.map((r) => (r.document as { title: string }).title)).toEqual(['Offer 4']);
+    expect(await search(`city=${encodeURIComponent(city)}`)).toMatchObject({ total: 5, total_relation: 'eq' });
+  });
+
+  it('finds and counts an offer with several locations in the circle or the place once, at its nearest', async () => {
+    const city = uniqueCity();
+    // Two locations in the city and the circle around 10118 (one at 10001, about a mile away), and a single-location offer.
+    const twice = await seedAt(city, { title: 'Twice', advertiser: { redemption_locations: [at(city, '10001'), at(city, '10118')] } });
+    const once = await seedAt(city, { title: 'Once' }, at(city, '10118'));
+    const near = `postal_code=10118&radius=5&city=${encodeURIComponent(city)}`;
+    for (const sort of ['distance+asc', 'price+asc', 'title+desc']) {
+      const r = await search(`${near}&sort_by=${sort}`);
+      expect(r.offers.map((o) => o.id).sort()).toEqual([twice, once].sort());
+      expect(r).toMatchObject({ total: 2, total_relation: 'eq' });
+      expect(r.offers.find((o) => o.id === twice)!.distance).toBe(0);
+    }
+    expect(await search(`city=${encodeURIComponent(city)}`)).toMatchObject({ total: 2, total_relation: 'eq' });
+    // With a bound of 1 the first rows read may be one offer twice: the count falls back to one row per offer.
+    for (const qs of [near, `city=${encodeURIComponent(city)}`]) {
+      const q = DistributionOfferQuery.parse(Object.fromEntries(new URLSearchParams(qs)));
+      const { centre } = await searchCentre(h.services, q);
+      for (const totalBound of [1, 2])
+        expect(
+          await searchDistributionOffers(h.services.db, { ...offerSearch(q, [], new Date(), 'cli_any', centre), totalBound }),
+        ).toMatchObject({ total: totalBound, total_relation: totalBound < 2 ? 'gte' : 'eq' });
+    }
+  });
+
   it('pages with page, per_page and total', async () => {
     const city = uniqueCity();
     const made = new Set<string>();
@@ -309,7 +350,8 @@ describe('distribution offer search', () => {
     const q = `city=${encodeURIComponent(city)}&sort_by=title+asc`;
     const pages = [await search(`${q}&per_page=2&page=1`), await search(`${q}&per_page=2&page=2`), await search(`${q}&per_page=2&page=3`)];
     expect(pages.map((p) => p.offers.length)).toEqual([2, 2, 1]);
-    for (const [i, p] of pages.entries()) expect(p).toMatchObject({ status: 'OK', page: i + 1, per_page: 2, total: 5 });
+    for (const [i, p] of pages.entries())
+      expect(p).toMatchObject({ status: 'OK', page: i + 1, per_page: 2, total: 5, total_relation: 'eq' });
     const seen = pages.flatMap((p) => p.offers.map((o) => o.id));
     expect(new Set(seen)).toEqual(made);
     expect(seen.map((_, i) => `Offer ${i}`)).toEqual(pages.flatMap((p) => p.offers.map((o) => o.title)));
@@ -465,7 +507,9 @@ describe('distribution offer search', () => {
       expect(body).toContain('<categories><category><id>2</id></category></categories>');
       expect(body).toContain(`<redemption_locations><redemption_location><address_line_1>1 Main St</address_line_1><city>${city}</city>`);
       expect(body).toContain('<distributor_revenue><currency_code>USD</currency_code><amount>900</amount></distributor_revenue>');
-      expect(body).toMatch(/<\/offers><page>1<\/page><per_page>25<\/per_page><total>2<\/total><\/response>$/);
+      expect(body).toMatch(
+        /<\/offers><page>1<\/page><per_page>25<\/per_page><total>2<\/total><total_relation>eq<\/total_relation><\/response>$/,
+      );
     }
     const one = await get(`/offers/${a}.xml`);
     expect(one.body).toMatch(new RegExp(`^<\\?xml[^>]*><response><status>OK</status><offer><id>${a}</id><sku>OM-`));

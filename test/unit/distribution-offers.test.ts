@@ -38,6 +38,10 @@ function row(overrides: Partial<OfferRow> = {}, doc: Record<string, unknown> = {
     value_amount: 9000,
     discount_percent: 50,
     nationwide_countries: [],
+    vouchers_expire_on: null,
+    exclusive_until: null,
+    exclusive_channels: null,
+    category_ids: [2],
     unplaced_locations: [],
     ...overrides,
   };

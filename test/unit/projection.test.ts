@@ -3,7 +3,7 @@ import { compileProjection } from '../../schemas/projection';
 import { DistributionOfferList, DistributionOfferResponse } from '../../schemas/distribution-offer';
 import { toDistributionOffer } from '../../schemas/distribution-offer-view';
 import { OfferInput } from '../../schemas/offer';
-import { listReply } from '../../schemas/envelope';
+import { boundedListReply } from '../../schemas/envelope';
 import type { FoundOffer } from '../../store/distribution-search';
 import { validOffer } from '../setup/fixtures';
 
@@ -64,7 +64,7 @@ describe('schema projection', () => {
 
   it('writes the same JSON as the zod encoder for search pages and single offers', () => {
     const project = compileProjection(DistributionOfferList);
-    const page = listReply('offers', { rows: views, total: 7 }, { page: 2, per_page: 4 });
+    const page = boundedListReply('offers', { rows: views, total: 7, total_relation: 'eq' }, { page: 2, per_page: 4 });
     expect(JSON.stringify(project(page))).toBe(zodJson(DistributionOfferList, page));
     const one = compileProjection(DistributionOfferResponse);
     for (const offer of views) {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { IdParam } from '../../../schemas/common';
-import { listReply } from '../../../schemas/envelope';
+import { boundedListReply } from '../../../schemas/envelope';
 import { DistributionOfferList, DistributionOfferQuery, DistributionOfferResponse } from '../../../schemas/distribution-offer';
 import type { ServiceDeps } from '../../../services/deps';
 import { getReadableOffer, readOfferMedium, searchOffers } from '../../../services/distribution-offers';
@@ -36,7 +36,7 @@ export const distributionOfferRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps 
       // The hot path: the offers are shaped by their schema without re-checking each field (api/serializers.ts).
       serializerCompiler: projectingSerializer,
     },
-    async (request) => listReply('offers', await searchOffers(deps, request.client.id, request.query, base(request)), request.query),
+    async (request) => boundedListReply('offers', await searchOffers(deps, request.client.id, request.query, base(request)), request.query),
   );
 
   app.get(
