@@ -9,7 +9,7 @@ import { setWorkerMetricsUrl } from '../platform/metrics';
 import type { Endpoints } from '../platform/endpoints';
 import type { Tracing } from '../platform/tracing';
 import { CALLBACK_DISPATCHER_WORKFLOW_TYPE, type CallbackDispatcherWorkflow } from '../workflows/callback-dispatcher-messages';
-import { callbackDispatcherWorkflowId, monthlyStatementsScheduleId } from '../workflows/shared/ids';
+import { callbackDispatcherWorkflowId, monthlyStatementsScheduledWorkflowId, monthlyStatementsScheduleId } from '../workflows/shared/ids';
 import { MONTHLY_STATEMENTS_WORKFLOW_TYPE, type MonthlyStatementsInput } from '../workflows/monthly-statements-messages';
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 
@@ -171,7 +171,7 @@ export async function ensureMonthlyStatementsSchedule(deps: Pick<ActivityDeps, '
         workflowType: MONTHLY_STATEMENTS_WORKFLOW_TYPE,
         args: [{} satisfies MonthlyStatementsInput],
         taskQueue,
-        workflowId: `monthly-statements:${taskQueue}:scheduled`,
+        workflowId: monthlyStatementsScheduledWorkflowId(taskQueue),
       },
       policies: { overlap: ScheduleOverlapPolicy.BUFFER_ONE, catchupWindow: '3 days' },
     })

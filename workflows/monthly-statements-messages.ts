@@ -12,6 +12,8 @@ export interface MonthlyStatementsInput {
   /** Continue-as-new: the clients up to this id are done, and what this month's earlier runs counted. */
   after?: string;
   done?: MonthlyStatementsResult;
+  /** Continue-as-new: clients whose statement failed for good in this month's earlier runs (the run fails at its end, naming them). */
+  failed?: string[];
 }
 
 export interface MonthlyStatementsResult {

@@ -16,17 +16,20 @@ const { statementClients, storeMonthlyStatement } = proxyActivities<Activities>(
 const PAGE = 100;
 const PARALLEL = 4;
 const PAGES_PER_RUN = 10;
+/** Failed clients carried to the next run at most (the input stays small; the failure message names the first ten). */
+const MAX_FAILED_CARRIED = 100;
 
 /**
  * The monthly statements of one month: every client with activity in it gets its statement stored
  * (docs/statements.md). Pages through the clients by id; after PAGES_PER_RUN pages it continues as
- * new, carrying where it was and what it counted.
+ * new, carrying where it was, what it counted and which clients failed.
  */
 export async function monthlyStatementsWorkflow(input: MonthlyStatementsInput): Promise<MonthlyStatementsResult> {
   // A scheduled start carries no month: the month before the run's start, in UTC.
   const month = input.month ?? previousMonth(workflowInfo().startTime);
   const done: MonthlyStatementsResult = input.done ?? { month, clients: 0, stored: 0 };
-  const failed: string[] = [];
+  // Carried across continue-as-new, so a client failing early does not stop the clients after it.
+  const failed: string[] = [...(input.failed ?? [])];
   let after = input.after ?? '';
   for (let page = 0; page < PAGES_PER_RUN; page++) {
     const clients = await statementClients({ month, after, limit: PAGE });
@@ -44,8 +47,7 @@ export async function monthlyStatementsWorkflow(input: MonthlyStatementsInput): 
     if (clients.length) after = clients[clients.length - 1].client_id;
     if (clients.length < PAGE) return finish(done, failed);
   }
-  if (failed.length) throw failure(done.month, failed);
-  return continueAsNew<typeof monthlyStatementsWorkflow>({ month, after, done });
+  return continueAsNew<typeof monthlyStatementsWorkflow>({ month, after, done, failed: failed.slice(0, MAX_FAILED_CARRIED) });
 }
 
 function finish(done: MonthlyStatementsResult, failed: string[]): MonthlyStatementsResult {

@@ -52,3 +52,5 @@ export const orderIntakeUpdateId = (clientId: string, orderNumber: string, reque
 export const monthlyStatementsScheduleId = (taskQueue: string) => `monthly-statements-schedule:${taskQueue}`;
 /** One run per month at a time (an operator's run and the schedule's of the same month join one another). */
 export const monthlyStatementsWorkflowId = (taskQueue: string, month: string) => `monthly-statements:${taskQueue}:${month}`;
+/** The id the schedule gives the runs it starts (Temporal appends the time of each start). */
+export const monthlyStatementsScheduledWorkflowId = (taskQueue: string) => `monthly-statements:${taskQueue}:scheduled`;
