@@ -331,8 +331,9 @@ async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promi
 
 /**
  * Resubmits the withdrawn offer for review as a client following docs/errors.md would, for at most
- * a minute: 503s are sent again after their Retry-After, a 202 (accepted, applied when a worker runs)
- * is followed by reading the offer. Answers 'pending' once the offer is pending, else what was seen.
+ * a minute: after a 503 (not confirmed) the offer is read, and the change sent again after its
+ * Retry-After unless it happened; a 202 (accepted, applied when a worker runs) is followed by
+ * reading the offer. Answers 'pending' once the offer is pending, else what was seen.
  */
 async function resubmitWithinMinute(
   submission: (method: string, url: string, body: unknown) => Promise<Response>,
@@ -349,15 +350,36 @@ async function resubmitWithinMinute(
     if (res.status === 202) break;
     if (res.status !== 503) return seen;
     await sleep(Number(res.headers.get('retry-after') ?? 1) * 1000);
+    // The 503 says the change could not be confirmed: it may have happened meanwhile, so the offer
+    // is read before sending it again (sending it to a pending offer would be a 409).
+    if ((await offerStatus(submission, offerId)) === 'pending') return 'pending';
   }
   while (Date.now() < deadline) {
-    const res = await submission('GET', `/submission/beta/offers/${offerId}`, undefined);
-    const status = res.status === 200 ? ((await res.json()) as { offer: { status: string } }).offer.status : `read ${res.status}`;
+    const status = await offerStatus(submission, offerId);
     if (status === 'pending') return 'pending';
     seen = `202, then ${status}`;
     await sleep(1000);
   }
   return `${seen} after a minute`;
+}
+
+/** Polls `ok` every half second until it holds; throws naming `what` after `ms`. */
+async function until(ok: () => Promise<boolean>, ms: number, what: string): Promise<void> {
+  for (const deadline = Date.now() + ms; !(await ok()); await sleep(500))
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms / 1000} s`);
+}
+
+/** The offer's status as its advertiser reads it, or `read <HTTP status>` when the read fails. */
+async function offerStatus(
+  submission: (method: string, url: string, body: unknown) => Promise<Response>,
+  offerId: string,
+): Promise<string> {
+  const res = await submission('GET', `/submission/beta/offers/${offerId}`, undefined);
+  if (res.status !== 200) {
+    await res.arrayBuffer();
+    return `read ${res.status}`;
+  }
+  return ((await res.json()) as { offer: { status: string } }).offer.status;
 }
 
 /** An offer created through the API (so a review workflow is behind it) and withdrawn, and the call shapes the poison needs. */
@@ -372,12 +394,20 @@ async function preparePoison(
   const created = await submission('POST', '/submission/beta/offers', { offer });
   if (created.status !== 200) throw new Error(`could not create the offer to poison: ${created.status} ${await created.text()}`);
   const withdrawnOfferId = ((await created.json()) as { offer: { id: string } }).offer.id;
-  // The worker process may still be bundling its workflows: a 503 (nothing confirmed) is sent again.
+  // The worker process may still be bundling its workflows: a 503 (nothing confirmed) is sent again
+  // unless the offer reads withdrawn meanwhile; a 202 (accepted, applied as soon as the worker runs)
+  // is waited for. The poison and the resubmission need the offer withdrawn.
   for (let i = 0; ; i++) {
     const res = await submission('PUT', `/submission/beta/offers/${withdrawnOfferId}`, { offer: { status: 'withdrawn' } });
-    if (res.status === 200 || res.status === 202) break; // 202: accepted, applied as soon as the worker runs
-    if (res.status !== 503 || i >= 60) throw new Error(`could not withdraw the offer to poison: ${res.status} ${await res.text()}`);
+    const body = await res.text();
+    if (res.status === 200) break;
+    if (res.status === 202) {
+      await until(async () => (await offerStatus(submission, withdrawnOfferId)) === 'withdrawn', 60_000, 'the offer to poison withdrawn');
+      break;
+    }
+    if (res.status !== 503 || i >= 60) throw new Error(`could not withdraw the offer to poison: ${res.status} ${body}`);
     await sleep(1000);
+    if ((await offerStatus(submission, withdrawnOfferId)) === 'withdrawn') break;
   }
   return {
     submission: (method, url, body) => submission(method, `/submission/beta${url}`, body),
