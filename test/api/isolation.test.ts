@@ -1,4 +1,5 @@
 import { OBSOLETE_USER_ROUTES } from '../../api/routes/shared/obsolete-users';
+import { runMonthlyStatements } from '../../services/monthly-statements';
 import { approveSignal } from '../../workflows/offer-review-messages';
 import { offerReviewWorkflowId } from '../../workflows/shared/ids';
 import { multipart, makePng } from '../setup/files';
@@ -74,6 +75,18 @@ describe('isolation between clients', () => {
         reservation: { account_id: ids.account, quantity_reserved: 3, start_date: today, end_date: '2099-01-01' },
       })
     ).json().reservation.id;
+    // Monthly statements of both owners: the order's sales moved to a month no other test file uses,
+    // so the run stores statements for this file's clients alone.
+    await h.services.db
+      .updateTable('vouchers')
+      .set({ acquired_at: new Date('2001-02-10T12:00:00Z') })
+      .where('order_id', '=', ids.order)
+      .execute();
+    await runMonthlyStatements(h.services, '2001-02');
+    const statementOf = async (key: string, iface: string) =>
+      (await call(key, 'GET', `/${iface}/beta/statements`)).json().statements.find((x: { month: string }) => x.month === '2001-02')?.id;
+    ids.submissionStatement = await statementOf(own.submission, 'submission');
+    ids.distributionStatement = await statementOf(own.distribution, 'distribution');
     expect(Object.values(ids).every(Boolean)).toBe(true);
   });
   afterAll(() => h.close());
@@ -115,6 +128,10 @@ describe('isolation between clients', () => {
       params: { advertiser_id: 'advertiser', ref: 'voucher' },
       body: { voucher: { status: 'redeemed' } },
     },
+    'GET /submission/beta/statements/:id': { params: { id: 'submissionStatement' } },
+    'GET /submission/beta/statements/:id.csv': { params: { id: 'submissionStatement' } },
+    'GET /distribution/beta/statements/:id': { params: { id: 'distributionStatement' } },
+    'GET /distribution/beta/statements/:id.csv': { params: { id: 'distributionStatement' } },
     'GET /distribution/beta/accounts/:id': { params: { id: 'account' } },
     'PUT /distribution/beta/accounts/:id': { params: { id: 'account' }, body: { account: { name: 'Hijacked' } } },
     'DELETE /distribution/beta/accounts/:id': { params: { id: 'account' } },
