@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
-import { WithStartWorkflowOperation } from '@temporalio/client';
+import { ApplicationFailure, WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { ServiceDeps } from './deps';
+import { Failure } from '../domain/failures';
 import {
+  INTAKE_CLOSING,
   ORDER_INTAKE_WORKFLOW_TYPE,
   placeOrderUpdate,
   type IntakeOrder,
@@ -41,19 +43,46 @@ export async function placeThroughIntake(
   const { config } = deps;
   const requestId = crypto.randomUUID();
   const { workflowId, updateId } = intakeLocation(config, order.clientId, order.orderNumber, requestId);
-  const input: OrderIntakeInput = { ordersPerRun: config.ORDER_INTAKE_ORDERS_PER_RUN };
-  const startWorkflowOperation = new WithStartWorkflowOperation<OrderIntakeWorkflow>(ORDER_INTAKE_WORKFLOW_TYPE, {
-    workflowId,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    args: [input],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-  });
-  const request: IntakeOrder = { ...order, requestId };
-  const answer = await deps.temporal.workflow.executeUpdateWithStart(placeOrderUpdate, {
-    startWorkflowOperation,
-    args: [request],
-    updateId,
-  });
+  const shard = { workflowId, taskQueue: config.TEMPORAL_TASK_QUEUE, input: { ordersPerRun: config.ORDER_INTAKE_ORDERS_PER_RUN } };
+  const answer = await sendToIntake(deps.temporal, shard, { ...order, requestId }, updateId);
   deps.metrics.orderAnswered('intake');
   return answer;
 }
+
+/** How long a sender waits before sending again an order that a closing run refused, and how often at most (10 s in all). */
+const CLOSING_RETRY_MS = 50;
+const CLOSING_RETRIES = 200;
+
+/**
+ * Sends one order to an intake workflow as an Update-with-Start (started when missing, joined
+ * otherwise) and answers what placing answered. A run that is closing refuses it before recording
+ * anything (INTAKE_CLOSING): it is sent again, under the same update id, until the next run takes
+ * it; past CLOSING_RETRIES the client gets backend_unavailable (nothing was placed).
+ */
+export async function sendToIntake(
+  temporal: Client,
+  shard: { workflowId: string; taskQueue: string; input: OrderIntakeInput },
+  order: IntakeOrder,
+  updateId: string,
+): Promise<PlacedAnswer> {
+  for (let attempt = 0; ; attempt++) {
+    // An operation is used once: each attempt makes its own.
+    const startWorkflowOperation = new WithStartWorkflowOperation<OrderIntakeWorkflow>(ORDER_INTAKE_WORKFLOW_TYPE, {
+      workflowId: shard.workflowId,
+      taskQueue: shard.taskQueue,
+      args: [shard.input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
+    try {
+      return await temporal.workflow.executeUpdateWithStart(placeOrderUpdate, { startWorkflowOperation, args: [order], updateId });
+    } catch (err) {
+      if (!refusedAsClosing(err)) throw err;
+      if (attempt >= CLOSING_RETRIES)
+        throw new Failure('backend_unavailable', 'the order intake did not take the order in time and nothing was placed; retry');
+      await new Promise((resolve) => setTimeout(resolve, CLOSING_RETRY_MS));
+    }
+  }
+}
+
+const refusedAsClosing = (err: unknown) =>
+  err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === INTAKE_CLOSING;

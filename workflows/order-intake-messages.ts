@@ -35,6 +35,14 @@ export type IntakeOrder = PlaceOrderInput & { requestId: string };
  */
 export const placeOrderUpdate = defineUpdate<PlacedAnswer, [IntakeOrder]>('placeOrder');
 
+/**
+ * The failure type with which a run that is closing (its orders taken, draining before it continues
+ * as new) refuses a new order at its validator, before anything is recorded: the sender sends it
+ * again, and it reaches the next run (services/order-intake.ts). So a run's history stays bounded
+ * under continuous load, where the queue might otherwise never be empty at a loop turn.
+ */
+export const INTAKE_CLOSING = 'OrderIntakeClosing';
+
 /** What the batch activity is given: the orders that arrived together, answered in the same order. */
 export interface PlaceOrderBatch {
   orders: IntakeOrder[];

@@ -1,6 +1,15 @@
-import { allHandlersFinished, condition, continueAsNew, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  proxyLocalActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import {
+  INTAKE_CLOSING,
   placeOrderUpdate,
   type IntakeOrder,
   type OrderIntakeInput,
@@ -37,20 +46,32 @@ interface Waiting {
  * records the request that placed it (store/orders.ts). Temporal's per-run dedup of update ids only
  * spares a repeated call (the SDK's own retries) a second placing. Nothing is carried across
  * continue-as-new, which comes after `ordersPerRun` orders (or when Temporal suggests it), once
- * what was queued is answered and every handler has finished.
+ * what was queued is answered and every handler has finished; a closing run refuses new orders
+ * at its validator (INTAKE_CLOSING), and their senders reach the next run.
  */
 export async function orderIntakeWorkflow(input: OrderIntakeInput): Promise<void> {
   const queue: Waiting[] = [];
   let placedInRun = 0;
 
-  setHandler(placeOrderUpdate, async (order) => {
-    const waiting: Waiting = { order };
-    queue.push(waiting);
-    await condition(() => waiting.answer !== undefined);
-    return waiting.answer!;
-  });
-
   const closing = () => placedInRun >= input.ordersPerRun || workflowInfo().continueAsNewSuggested;
+  setHandler(
+    placeOrderUpdate,
+    async (order) => {
+      const waiting: Waiting = { order };
+      queue.push(waiting);
+      await condition(() => waiting.answer !== undefined);
+      return waiting.answer!;
+    },
+    {
+      // A closing run takes no new order (the validator's refusal is not recorded), so it drains
+      // and continues as new even while orders keep coming; the sender sends it again.
+      validator: (_order: IntakeOrder) => {
+        if (closing())
+          throw ApplicationFailure.create({ type: INTAKE_CLOSING, message: 'this intake run is closing; send the order again' });
+      },
+    },
+  );
+
   for (;;) {
     await condition(() => queue.length > 0 || (closing() && allHandlersFinished()));
     if (queue.length === 0) break;

@@ -1,4 +1,4 @@
-import { scratchDatabase } from '../setup/scratch-database';
+import { scratchDatabase, seedLegacyOffers } from '../setup/scratch-database';
 import { migrateTo } from '../../store/migrate';
 
 describe('the redemptions migration backfills balances and one redemption per redeemed voucher', () => {
@@ -9,33 +9,11 @@ describe('the redemptions migration backfills balances and one redemption per re
     try {
       // The database as it stood before gift-card balances.
       await migrateTo(db, '2026_11_24_0018_postal_codes');
-      await db
-        .insertInto('api_clients')
-        .values([
-          { id: 'cli_s', name: 'Agent', interface: 'submission', environment: 'sandbox', key_hash: 'h1', key_prefix: 'p1' },
-          { id: 'cli_d', name: 'Platform', interface: 'distribution', environment: 'sandbox', key_hash: 'h2', key_prefix: 'p2' },
-        ])
-        .execute();
-      await db.insertInto('advertisers').values({ id: 'adv_1', client_id: 'cli_s', name: 'Shop' }).execute();
-      const offer = (id: string, type: string, doc: object) => ({
-        id,
-        client_id: 'cli_s',
-        advertiser_id: 'adv_1',
-        status: 'approved',
-        type,
-        title: id,
-        start_date: '2026-01-01',
-        end_date: '2099-01-01',
-        document: JSON.stringify(doc),
-      });
-      await db
-        .insertInto('offers')
-        .values([
-          offer('ofr_gc', 'gift_card', { price: { currency_code: 'EUR', amount: 4000 }, value: { currency_code: 'EUR', amount: 5000 } }),
-          offer('ofr_gp', 'gift_card', { price: { currency_code: 'USD', amount: 2500 } }),
-          offer('ofr_dl', 'deal', { price: { currency_code: 'USD', amount: 100 }, value: { currency_code: 'USD', amount: 200 } }),
-        ])
-        .execute();
+      await seedLegacyOffers(db, [
+        ['ofr_gc', 'gift_card', { price: { currency_code: 'EUR', amount: 4000 }, value: { currency_code: 'EUR', amount: 5000 } }],
+        ['ofr_gp', 'gift_card', { price: { currency_code: 'USD', amount: 2500 } }],
+        ['ofr_dl', 'deal', { price: { currency_code: 'USD', amount: 100 }, value: { currency_code: 'USD', amount: 200 } }],
+      ]);
       await db
         .insertInto('orders')
         .values({ id: 'ord_1', client_id: 'cli_d', order_number: 'n1', workflow_id: 'wf1', customer_name: 'C', status: 'active' })

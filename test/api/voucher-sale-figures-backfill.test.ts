@@ -1,4 +1,4 @@
-import { scratchDatabase } from '../setup/scratch-database';
+import { scratchDatabase, seedLegacyOffers } from '../setup/scratch-database';
 import { migrateTo } from '../../store/migrate';
 
 describe('the sale-figures migration backfills each voucher from its offer', () => {
@@ -9,35 +9,17 @@ describe('the sale-figures migration backfills each voucher from its offer', () 
     try {
       // The database as it stood before the figures were stored at sale.
       await migrateTo(db, '2026_11_25_0030_event_feed');
-      await db
-        .insertInto('api_clients')
-        .values([
-          { id: 'cli_s', name: 'Agent', interface: 'submission', environment: 'sandbox', key_hash: 'h1', key_prefix: 'p1' },
-          { id: 'cli_d', name: 'Platform', interface: 'distribution', environment: 'sandbox', key_hash: 'h2', key_prefix: 'p2' },
-        ])
-        .execute();
-      await db.insertInto('advertisers').values({ id: 'adv_1', client_id: 'cli_s', name: 'Shop' }).execute();
-      const offer = (id: string, type: string, doc: object) => ({
-        id,
-        client_id: 'cli_s',
-        advertiser_id: 'adv_1',
-        status: 'approved',
-        type,
-        title: id,
-        start_date: '2026-01-01',
-        end_date: '2099-01-01',
-        document: JSON.stringify(doc),
-      });
-      await db
-        .insertInto('offers')
-        .values([
-          offer('ofr_dl', 'deal', {
+      await seedLegacyOffers(db, [
+        [
+          'ofr_dl',
+          'deal',
+          {
             price: { currency_code: 'USD', amount: 4500 },
             advertiser_rebate: { currency_code: 'USD', amount: 300 },
-          }),
-          offer('ofr_cp', 'coupon', {}),
-        ])
-        .execute();
+          },
+        ],
+        ['ofr_cp', 'coupon', {}],
+      ]);
       await db
         .insertInto('orders')
         .values({ id: 'ord_1', client_id: 'cli_d', order_number: 'n1', workflow_id: 'wf1', customer_name: 'C', status: 'active' })

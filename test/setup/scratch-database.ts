@@ -28,3 +28,35 @@ export function scratchDatabase(prefix: string): { open(): Db } {
     },
   };
 }
+
+/**
+ * The rows every backfill test starts from, written as the schema of any migration since
+ * advertisers stood: a submission client `cli_s` with its advertiser `adv_1`, a distribution client
+ * `cli_d`, and approved offers of `cli_s` (id, type, document), each its own title.
+ */
+export async function seedLegacyOffers(db: Db, offers: [id: string, type: string, document: object][]): Promise<void> {
+  await db
+    .insertInto('api_clients')
+    .values([
+      { id: 'cli_s', name: 'Agent', interface: 'submission', environment: 'sandbox', key_hash: 'h1', key_prefix: 'p1' },
+      { id: 'cli_d', name: 'Platform', interface: 'distribution', environment: 'sandbox', key_hash: 'h2', key_prefix: 'p2' },
+    ])
+    .execute();
+  await db.insertInto('advertisers').values({ id: 'adv_1', client_id: 'cli_s', name: 'Shop' }).execute();
+  await db
+    .insertInto('offers')
+    .values(
+      offers.map(([id, type, doc]) => ({
+        id,
+        client_id: 'cli_s',
+        advertiser_id: 'adv_1',
+        status: 'approved',
+        type,
+        title: id,
+        start_date: '2026-01-01',
+        end_date: '2099-01-01',
+        document: JSON.stringify(doc),
+      })),
+    )
+    .execute();
+}

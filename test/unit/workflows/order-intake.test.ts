@@ -1,6 +1,7 @@
 import { WithStartWorkflowOperation, WorkflowUpdateStage, type WorkflowHandle } from '@temporalio/client';
 import type { OrderSnapshot } from '../../../domain/orders';
 import {
+  INTAKE_CLOSING,
   ORDER_INTAKE_WORKFLOW_TYPE,
   placeOrderUpdate,
   type IntakeOrder,
@@ -9,6 +10,7 @@ import {
   type PlaceOrderBatch,
 } from '../../../workflows/order-intake-messages';
 import { orderIntakeUpdateId, orderWorkflowId } from '../../../workflows/shared/ids';
+import { sendToIntake } from '../../../services/order-intake';
 import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
 
 /*
@@ -62,17 +64,20 @@ describe('order-intake workflow', () => {
   /** A fresh shard's workflow on this task queue, reached as the API does (Update-with-Start, USE_EXISTING). */
   const shard = (taskQueue: string, ordersPerRun = 100) => {
     const workflowId = `order-intake:${taskQueue}:${++shards}`;
-    const send = (o: IntakeOrder, id = updateId(o)) => {
+    // As the API sends it: sent again while a closing run refuses it.
+    const send = (o: IntakeOrder, id = updateId(o)) => sendToIntake(env.client, { workflowId, taskQueue, input: { ordersPerRun } }, o, id);
+    /** Sent once, as a sender that does not retry would: a closing run's refusal is the answer. */
+    const sendOnce = (o: IntakeOrder) => {
       const startWorkflowOperation = new WithStartWorkflowOperation<OrderIntakeWorkflow>(ORDER_INTAKE_WORKFLOW_TYPE, {
         workflowId,
         taskQueue,
         args: [{ ordersPerRun }],
         workflowIdConflictPolicy: 'USE_EXISTING',
       });
-      return env.client.workflow.executeUpdateWithStart(placeOrderUpdate, { startWorkflowOperation, args: [o], updateId: id });
+      return env.client.workflow.executeUpdateWithStart(placeOrderUpdate, { startWorkflowOperation, args: [o], updateId: updateId(o) });
     };
     const handle = (): WorkflowHandle<OrderIntakeWorkflow> => env.client.workflow.getHandle(workflowId);
-    return { workflowId, send, handle };
+    return { workflowId, send, sendOnce, handle };
   };
 
   /** A batch double answering each order placed, after `gate` (when given) opens. */
@@ -173,6 +178,41 @@ describe('order-intake workflow', () => {
       // there the database answers the same request's order without writing it twice (test/api).
       const placedIds = calls.of('placeOrderBatch').flatMap((b) => (b as PlaceOrderBatch).orders.map((o) => o.orderId));
       expect([...new Set(placedIds)].sort()).toEqual(sent.map((o) => o.orderId).sort());
+    });
+  });
+
+  it('refuses new orders while a run closes, so it drains under continuous load, and the refused order is placed by the next run', async () => {
+    const calls = new ActivityCalls();
+    const gates = [0, 1].map(() => {
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      return { gate, open };
+    });
+    let call = 0;
+    const doubles = calls.wrap({
+      // The first two batches wait for their gate: the run is closing while the second places.
+      placeOrderBatch: async (b: PlaceOrderBatch) => placingAll(gates[call++]?.gate)(b),
+    });
+    await env.withWorker(doubles, async (taskQueue) => {
+      const s = shard(taskQueue, 1);
+      const [a, b, c] = [order(), order(), order()];
+      const answerA = s.send(a);
+      await calls.nth('placeOrderBatch', 1);
+      const answerB = s.send(b); // queued behind the first batch, taken before the run closes
+      await s.handle().startUpdate(placeOrderUpdate, { args: [b], updateId: updateId(b), waitForStage: WorkflowUpdateStage.ACCEPTED });
+      gates[0].open();
+      expect(await answerA).toEqual(placed(a));
+      await calls.nth('placeOrderBatch', 2);
+      const firstRun = (await s.handle().describe()).runId;
+      // One order taken: the run is closing while B places, and refuses C before recording it.
+      await expect(s.sendOnce(c)).rejects.toMatchObject({ cause: { type: INTAKE_CLOSING } });
+      const answerC = s.send(c);
+      gates[1].open();
+      expect(await answerB).toEqual(placed(b));
+      expect(await answerC).toEqual(placed(c));
+      expect((await s.handle().describe()).runId).not.toBe(firstRun);
+      const placedIds = calls.of('placeOrderBatch').flatMap((x) => (x as PlaceOrderBatch).orders.map((o) => o.orderId));
+      expect(placedIds).toEqual([a, b, c].map((o) => o.orderId));
     });
   });
 
