@@ -120,6 +120,7 @@ export async function benchStatements(
   base: string,
   sub: Key,
   dist: Key,
+  feedSub: Key,
   say: Say,
 ): Promise<StatementsBenchResult> {
   const t0 = process.hrtime.bigint();
@@ -142,7 +143,7 @@ export async function benchStatements(
   const distQuery = await median(RUNS, () => distributionStatementRows(deps.db, dist.clientId, start, end, revenueShares(deps.config)));
 
   const plans = await indexPlans(deps.db, start, end);
-  const feed = await benchFeed(deps, base, sub, say);
+  const feed = await benchFeed(deps, base, feedSub, say);
 
   const result: StatementsBenchResult = {
     vouchers: VOUCHERS,
