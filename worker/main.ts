@@ -156,26 +156,32 @@ export async function ensureCallbackDispatcher(deps: Pick<ActivityDeps, 'tempora
 
 /**
  * Creates the Schedule that starts the monthly statements at 00:30 UTC on the 1st of each month
- * for the month before (docs/statements.md), unless it exists: every worker's start-up call is
- * safe. A worker down over the 1st catches up within 3 days; a run still going when the next is
- * due (never, monthly) makes the next wait its turn rather than skip.
+ * for the month before (docs/statements.md), or, when it exists, sets it to this release's
+ * definition (a schedule created by an older release follows a changed spec or action), keeping
+ * its state: an operator's pause and note stay. Every worker's start-up call is safe (all write
+ * the same definition). A worker down over the 1st catches up within 3 days; a run still going when
+ * the next is due (never, monthly) makes the next wait its turn rather than skip.
  */
 export async function ensureMonthlyStatementsSchedule(deps: Pick<ActivityDeps, 'temporal'>, taskQueue: string): Promise<void> {
-  await deps.temporal.schedule
-    .create({
-      scheduleId: monthlyStatementsScheduleId(taskQueue),
-      spec: { calendars: [{ comment: '00:30 UTC on the 1st', dayOfMonth: 1, hour: 0, minute: 30 }], timezone: 'UTC' },
-      action: {
-        // eslint-disable-next-line no-restricted-syntax -- the SDK's kind of schedule action, not a workflow type
-        type: 'startWorkflow',
-        workflowType: MONTHLY_STATEMENTS_WORKFLOW_TYPE,
-        args: [{} satisfies MonthlyStatementsInput],
-        taskQueue,
-        workflowId: monthlyStatementsScheduledWorkflowId(taskQueue),
-      },
-      policies: { overlap: ScheduleOverlapPolicy.BUFFER_ONE, catchupWindow: '3 days' },
-    })
-    .catch((err: unknown) => {
-      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-    });
+  const scheduleId = monthlyStatementsScheduleId(taskQueue);
+  const definition = {
+    spec: { calendars: [{ comment: '00:30 UTC on the 1st', dayOfMonth: 1, hour: 0, minute: 30 }], timezone: 'UTC' },
+    action: {
+      // eslint-disable-next-line no-restricted-syntax -- the SDK's kind of schedule action, not a workflow type
+      type: 'startWorkflow' as const,
+      workflowType: MONTHLY_STATEMENTS_WORKFLOW_TYPE,
+      args: [{} satisfies MonthlyStatementsInput],
+      taskQueue,
+      workflowId: monthlyStatementsScheduledWorkflowId(taskQueue),
+    },
+    policies: { overlap: ScheduleOverlapPolicy.BUFFER_ONE, catchupWindow: '3 days' },
+  };
+  try {
+    await deps.temporal.schedule.create({ scheduleId, ...definition });
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    await deps.temporal.schedule
+      .getHandle(scheduleId)
+      .update(({ state }) => ({ ...definition, state: { paused: state.paused, note: state.note } }));
+  }
 }

@@ -14,6 +14,8 @@ export interface MonthlyStatementsInput {
   done?: MonthlyStatementsResult;
   /** Continue-as-new: clients whose statement failed for good in this month's earlier runs (the run fails at its end, naming them). */
   failed?: string[];
+  /** Continue-as-new: how many clients failed in the earlier runs (`failed` names at most the first 100); absent from runs before this field, where it is `failed.length`. */
+  failedCount?: number;
 }
 
 export interface MonthlyStatementsResult {

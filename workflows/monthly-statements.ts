@@ -29,7 +29,9 @@ export async function monthlyStatementsWorkflow(input: MonthlyStatementsInput): 
   const month = input.month ?? previousMonth(workflowInfo().startTime);
   const done: MonthlyStatementsResult = input.done ?? { month, clients: 0, stored: 0 };
   // Carried across continue-as-new, so a client failing early does not stop the clients after it.
+  // The ids are capped (the input stays small); the count is not, so the failure message is exact.
   const failed: string[] = [...(input.failed ?? [])];
+  let failedCount = input.failedCount ?? failed.length;
   let after = input.after ?? '';
   for (let page = 0; page < PAGES_PER_RUN; page++) {
     const clients = await statementClients({ month, after, limit: PAGE });
@@ -39,25 +41,33 @@ export async function monthlyStatementsWorkflow(input: MonthlyStatementsInput): 
         batch.map((c) => storeMonthlyStatement({ month, clientId: c.client_id, iface: c.interface })),
       );
       results.forEach((r, k) => {
-        if (r.status === 'rejected') failed.push(batch[k].client_id);
-        else if (r.value.stored) done.stored++;
+        if (r.status === 'rejected') {
+          failed.push(batch[k].client_id);
+          failedCount++;
+        } else if (r.value.stored) done.stored++;
       });
     }
     done.clients += clients.length;
     if (clients.length) after = clients[clients.length - 1].client_id;
-    if (clients.length < PAGE) return finish(done, failed);
+    if (clients.length < PAGE) return finish(done, failed, failedCount);
   }
-  return continueAsNew<typeof monthlyStatementsWorkflow>({ month, after, done, failed: failed.slice(0, MAX_FAILED_CARRIED) });
+  return continueAsNew<typeof monthlyStatementsWorkflow>({
+    month,
+    after,
+    done,
+    failed: failed.slice(0, MAX_FAILED_CARRIED),
+    failedCount,
+  });
 }
 
-function finish(done: MonthlyStatementsResult, failed: string[]): MonthlyStatementsResult {
-  if (failed.length) throw failure(done.month, failed);
+function finish(done: MonthlyStatementsResult, failed: string[], failedCount: number): MonthlyStatementsResult {
+  if (failedCount) throw failure(done.month, failed, failedCount);
   return done;
 }
 
-const failure = (month: string, clients: string[]) =>
+const failure = (month: string, clients: string[], count: number) =>
   ApplicationFailure.create({
-    message: `the ${month} statements of ${clients.length} client(s) failed (${clients.slice(0, 10).join(', ')}); run the month again once the cause is fixed`,
+    message: `the ${month} statements of ${count} client(s) failed (${clients.slice(0, 10).join(', ')}${count > 10 ? ', …' : ''}); run the month again once the cause is fixed`,
     type: 'MonthlyStatementsFailed',
     nonRetryable: true,
   });

@@ -201,6 +201,24 @@ describe('monthly statements', () => {
     expect(schedule.action).toMatchObject({ workflowType: MONTHLY_STATEMENTS_WORKFLOW_TYPE, args: [{}] });
     // A second worker start finds it and changes nothing.
     await expect(ensureMonthlyStatementsSchedule(h.services, h.config.TEMPORAL_TASK_QUEUE)).resolves.toBeUndefined();
+    expect((await h.services.temporal.schedule.getHandle(schedule.scheduleId).describe()).spec).toEqual(schedule.spec);
+  });
+
+  it("a worker start sets an older release's schedule to this release's definition, keeping an operator's pause", async () => {
+    const handle = h.services.temporal.schedule.getHandle(monthlyStatementsScheduleId(h.config.TEMPORAL_TASK_QUEUE));
+    // As an older release left it (another hour), and paused by an operator.
+    await handle.update((previous) => ({
+      ...previous,
+      spec: { calendars: [{ dayOfMonth: 1, hour: 5, minute: 0 }], timezone: 'UTC' },
+      state: { paused: true, note: 'paused for the migration' },
+    }));
+    await ensureMonthlyStatementsSchedule(h.services, h.config.TEMPORAL_TASK_QUEUE);
+    const after = await handle.describe();
+    expect(after.spec.calendars).toEqual([
+      expect.objectContaining({ hour: [{ start: 0, end: 0, step: 1 }], minute: [{ start: 30, end: 30, step: 1 }] }),
+    ]);
+    expect(after.state).toMatchObject({ paused: true, note: 'paused for the migration' });
+    await handle.unpause();
   });
 
   it('refuses a month that is not one', async () => {

@@ -71,4 +71,25 @@ describe('monthly-statements workflow', () => {
     expect(String((failed as WorkflowFailedError).cause?.message)).toMatch(/2026-10 statements of 1 client\(s\) failed \(cli_0002\)/);
     expect(calls.of('storeMonthlyStatement')).toHaveLength(5);
   });
+
+  it('counts every failed client of the month, past the 100 ids a continued run carries', async () => {
+    const calls = new ActivityCalls();
+    const doubles = calls.wrap({
+      statementClients: async (q: { after: string }) => (q.after === 'cli_0999' ? clients(3, 1000) : []),
+      storeMonthlyStatement: async (j: { clientId: string }) => {
+        if (j.clientId === 'cli_1001') throw ApplicationFailure.nonRetryable('the object store refused', 'Refused');
+        return { id: `stm_${j.clientId}`, stored: true };
+      },
+    });
+    // As an earlier run of the month continued it: 250 failed, the first 100 named.
+    const carried = clients(100).map((c) => c.client_id);
+    const continued = { month: '2026-10', after: 'cli_0999', done: { month: '2026-10', clients: 1000, stored: 750 }, failed: carried };
+    const failed = await env.withWorker(doubles, (q) => run(q, { ...continued, failedCount: 250 }).catch((e: unknown) => e));
+    expect(String((failed as WorkflowFailedError).cause?.message)).toMatch(
+      /2026-10 statements of 251 client\(s\) failed \(cli_0000, .*, …\)/,
+    );
+    // A run continued by the release before the count: its carried ids are the count.
+    const legacy = await env.withWorker(doubles, (q) => run(q, continued).catch((e: unknown) => e));
+    expect(String((legacy as WorkflowFailedError).cause?.message)).toMatch(/statements of 101 client\(s\) failed/);
+  });
 });
