@@ -28,9 +28,11 @@ const SQL_BATCH = 100_000;
  * The offer's values its search rows carry (migration 0037), from offer row `o`: the trigger that
  * copies them is off while seeding, so the seed copies them by the trigger's rule.
  */
-const COPIED = sql.raw('on_sale, start_date, end_date, type, vouchers_expire_on, exclusive_until, exclusive_channels, category_ids');
+const COPIED = sql.raw(
+  'on_sale, start_date, end_date, type, vouchers_expire_on, exclusive_until, exclusive_channels, category_ids, price_amount, published_at',
+);
 const offerValues = sql.raw(`(o.status in ('approved', 'resumed') and o.closed_at is null and coalesce(o.quantity_in_stock > 0, true)),
-  o.start_date, o.end_date, o.type, o.vouchers_expire_on, o.exclusive_until, o.exclusive_channels, o.category_ids`);
+  o.start_date, o.end_date, o.type, o.vouchers_expire_on, o.exclusive_until, o.exclusive_channels, o.category_ids, o.price_amount, o.published_at`);
 
 /**
  * Approved offers seeded by set-based SQL (INSERT … SELECT generate_series): a million take about

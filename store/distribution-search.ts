@@ -203,6 +203,16 @@ function inCircle(alias: string, centre: Coordinates, radius: number, place: Pla
   return [...conditions, ...inPlace(alias, place)];
 }
 
+/** inCircle without the bounding box: a filter on rows read in another order (no point index). */
+function withinRadius(alias: string, centre: Coordinates, radius: number, place: Place): Expression<SqlBool>[] {
+  const a = (column: string) => sql.ref(`${alias}.${column}`);
+  return [
+    sql<SqlBool>`${a('latitude')} is not null and ${a('longitude')} is not null`,
+    sql<SqlBool>`${haversine(centre, alias)} <= ${radius}::float8`,
+    ...inPlace(alias, place),
+  ];
+}
+
 /** The place filters on a location `alias`. */
 function inPlace(alias: string, place: Place): Expression<SqlBool>[] {
   const a = (column: string) => sql.ref(`${alias}.${column}`);
@@ -316,9 +326,15 @@ const SORT_COLUMNS: Record<Exclude<SortBy['field'], 'distance'>, string> = {
   updated_at: 'o.updated_at',
 };
 
-/** The ORDER BY key and direction of the sort, empty values last either way; `distance` is the column holding a radius search's distance. */
-function sortOrder(sort: SortBy, distance: string) {
-  const sortKey = sort.field === 'distance' ? sql.ref(distance) : sql.ref(SORT_COLUMNS[sort.field]);
+/** The sort keys a location row carries (migration 0037). */
+const ROW_SORT_COLUMNS: Partial<Record<SortBy['field'], string>> = { price: 'l.price_amount', published_at: 'l.published_at' };
+
+/**
+ * The ORDER BY key and direction of the sort, empty values last either way; `distance` is the
+ * column holding a radius search's distance, `columns` where the other keys are read.
+ */
+function sortOrder(sort: SortBy, distance: string, columns: Partial<Record<SortBy['field'], string>> = SORT_COLUMNS) {
+  const sortKey = sort.field === 'distance' ? sql.ref(distance) : sql.ref(columns[sort.field]!);
   return sort.direction === 'asc' ? sql`${sortKey} asc nulls last` : sql`${sortKey} desc nulls last`;
 }
 
@@ -384,6 +400,19 @@ export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<
       hits = located(true)
         .select(['l.offer_id as id', haversine(centre).as('distance')])
         .orderBy(s.sort.direction === 'asc' ? sql`${towards} asc` : sql`${towards} desc`)
+        .orderBy('l.offer_id') as never;
+    } else if (readRows && ROW_SORT_COLUMNS[s.sort.field]) {
+      // Price or newest: the locations carry the sort key. A circle of at most the bound's matches
+      // is gathered (the point index) and sorted; a fuller one is read in the key's order (its own
+      // index), the circle a filter on each row's point, until the page is full.
+      const { total_relation } = await counted;
+      const rows =
+        total_relation === 'eq'
+          ? located(false)
+          : locations(withinRadius('l', centre, s.radius, place)).where(nearestOfItsOffer(db, centre, place));
+      hits = rows
+        .select(['l.offer_id as id', haversine(centre).as('distance')])
+        .orderBy(sortOrder(s.sort, 'distance', ROW_SORT_COLUMNS))
         .orderBy('l.offer_id') as never;
     } else {
       const { total_relation } = await counted;

@@ -13,6 +13,8 @@ import { sql, type Kysely } from 'kysely';
  *   not closed, in stock; null stock is unlimited). The indexes below hold only rows on sale.
  * - The day-dependent inputs (start and end dates, the vouchers' fixed expiry, exclusivity) and
  *   the other filters (type, category ids), as the offer row has them (migration 0036).
+ * - Two sort keys (price, published_at): a radius search sorted by them reads its circle's
+ *   locations in that order, or sorts a small circle without visiting its offers.
  *
  * Kept in step by triggers, inside the offer's own write: a new search row copies its offer's
  * values (writeSearchRows inserts them after the offer row), and a change of any of them on the
@@ -22,7 +24,18 @@ import { sql, type Kysely } from 'kysely';
  */
 
 /** The search rows' copies of their offer's values, and (offerValues) those values on an offer row `o`. */
-const COPIED = ['on_sale', 'start_date', 'end_date', 'type', 'vouchers_expire_on', 'exclusive_until', 'exclusive_channels', 'category_ids'];
+const COPIED = [
+  'on_sale',
+  'start_date',
+  'end_date',
+  'type',
+  'vouchers_expire_on',
+  'exclusive_until',
+  'exclusive_channels',
+  'category_ids',
+  'price_amount',
+  'published_at',
+];
 const offerValues = (o: string) =>
   [
     `(${o}.status in ('approved', 'resumed') and ${o}.closed_at is null and coalesce(${o}.quantity_in_stock > 0, true))`,
@@ -53,7 +66,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         add column vouchers_expire_on text,
         add column exclusive_until text,
         add column exclusive_channels jsonb,
-        add column category_ids int[]
+        add column category_ids int[],
+        add column price_amount bigint,
+        add column published_at timestamptz
     `.execute(db);
   }
   // The backfill changes no place, so the nationwide flag's trigger (migration 0011) has nothing to
@@ -99,6 +114,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create index offer_locations_earth_on_sale on offer_locations using gist (ll_to_earth(latitude, longitude))
     include (position, latitude, longitude, country_code, state_code, city, ${sql.raw(CARRIED)})
     where on_sale and latitude is not null and longitude is not null`.execute(db);
+  // A radius search sorted by price or newest whose circle holds more than the bound's matches:
+  // its locations in that order, the circle a filter on the carried point, up to the page.
+  for (const [name, key] of [
+    ['offer_locations_price_on_sale', 'price_amount, offer_id'],
+    ['offer_locations_published_on_sale', 'published_at desc nulls last, offer_id'],
+  ])
+    await sql`create index ${sql.raw(name)} on offer_locations (${sql.raw(key)})
+      include (position, latitude, longitude, country_code, state_code, city, ${sql.raw(CARRIED)})
+      where on_sale and latitude is not null and longitude is not null`.execute(db);
 
   // The offers' own sort orders carry the visibility inputs too, so a page read in index order
   // (newest, price) filters without visiting offer rows; and the nationwide offers (a few percent)
@@ -123,6 +147,8 @@ export async function down(db: Kysely<unknown>): Promise<void> {
     'offer_locations_city_on_sale',
     'offer_locations_point_on_sale',
     'offer_locations_earth_on_sale',
+    'offer_locations_price_on_sale',
+    'offer_locations_published_on_sale',
   ])
     await sql`drop index ${sql.raw(index)}`.execute(db);
   await sql`drop trigger offers_copy_to_search_rows on offers`.execute(db);

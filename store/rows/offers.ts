@@ -71,7 +71,7 @@ export interface OfferTable {
 
 /**
  * A search row's copies of its offer's filters (migration 0037: on sale apart from the day, the
- * dates, type, vouchers' expiry, exclusivity, categories), kept by triggers; never written.
+ * dates, type, vouchers' expiry, exclusivity, categories; price and publication to sort by), kept by triggers; never written.
  */
 interface SearchRowCopies {
   on_sale: ColumnType<boolean, never, never>;
@@ -82,6 +82,8 @@ interface SearchRowCopies {
   exclusive_until: ColumnType<string | null, never, never>;
   exclusive_channels: ColumnType<unknown, never, never>;
   category_ids: ColumnType<number[] | null, never, never>;
+  price_amount: ColumnType<number | null, never, never>;
+  published_at: ColumnType<Date | null, never, never>;
 }
 
 export interface OfferLocationTable extends SearchRowCopies {
