@@ -377,7 +377,12 @@ export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<
       // A state or city: counted from its locations (each offer at its first one there), not by
       // probing every offer in the sort's order for a location in the place.
       const byLocations = locations(inPlace('l', place));
-      counted = countOffersOfRows(db, byLocations.select('l.offer_id'), byLocations.where(firstOfItsOffer(db, place)).select('l.offer_id'), bound);
+      counted = countOffersOfRows(
+        db,
+        byLocations.select('l.offer_id'),
+        byLocations.where(firstOfItsOffer(db, place)).select('l.offer_id'),
+        bound,
+      );
     } else if (readRows && s.categoryIds && !place.country) {
       // Categories: counted from their category rows (each offer at the first asked category it is filed under).
       const ids = sql.val([...s.categoryIds]);
