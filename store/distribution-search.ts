@@ -349,7 +349,9 @@ function sortOrder(sort: SortBy, distance: string, columns: Partial<Record<SortB
  * - a centre, another sort: after the count, a circle of at most the bound's matches is gathered
  *   and sorted; a fuller one is read in the sort's index order, the circle a filter.
  *
- * The page is chosen on narrow rows (id, distance), then only its offers' wide rows are joined.
+ * Without recently_*, the count and a radius search's page filter the search rows by their copies
+ * of their offers' values (rowMatches): one index each, no offer visited per match. The page is
+ * chosen on narrow rows (id, distance), then only its offers' wide rows are joined.
  */
 export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<BoundedPaged<FoundOffer>> {
   const place: Place = { country: s.country_code, state: s.state_code?.toUpperCase(), city: s.city?.toLowerCase() };
