@@ -25,13 +25,23 @@ const NATIONWIDE_EVERY = 100;
 const SQL_BATCH = 100_000;
 
 /**
+ * The offer's values its search rows carry (migration 0037), from offer row `o`: the trigger that
+ * copies them is off while seeding, so the seed copies them by the trigger's rule.
+ */
+const COPIED = sql.raw(
+  'on_sale, start_date, end_date, type, vouchers_expire_on, exclusive_until, exclusive_channels, category_ids, price_amount, published_at',
+);
+const offerValues = sql.raw(`(o.status in ('approved', 'resumed') and o.closed_at is null and coalesce(o.quantity_in_stock > 0, true)),
+  o.start_date, o.end_date, o.type, o.vouchers_expire_on, o.exclusive_until, o.exclusive_channels, o.category_ids, o.price_amount, o.published_at`);
+
+/**
  * Approved offers seeded by set-based SQL (INSERT … SELECT generate_series): a million take about
  * a minute, against ten for row-by-row inserts. Offer `n` (counting on from the offers already
  * seeded by this function) is derived from `n` alone: a deal, coupon or gift card, one of the 20 leaf
  * categories, a price from $5 to $205, published within the last 180 days, redeemable at a real
  * US ZIP code (uniform over ZIP codes, so dense where people live), except one in 100 with no
  * location and one in 100 redeemable anywhere in the US (nationwide). The search rows
- * (offer_locations, offer_categories) are written in the same statements, and `nationwide_countries`
+ * (offer_locations, offer_categories, with their copies of the offer's filters) are written in the same statements, and `nationwide_countries`
  * is set as the trigger of migration 0011 would set it (no location: `{*}`; only the country: `{US}`).
  */
 export async function seedCatalogue(db: Db, clientId: string, count: number): Promise<void> {
@@ -79,12 +89,13 @@ export async function seedCatalogue(db: Db, clientId: string, count: number): Pr
           s.published, s.published, s.published, s.published,
           case s.place when 'none' then '{*}' when 'country' then '{US}' else '{}' end::text[]
         from seed s join bench_zips z on z.n = s.zip`.execute(trx);
-      await sql`insert into offer_locations (offer_id, position, city, state_code, postal_code, country_code, latitude, longitude)
+      await sql`insert into offer_locations (offer_id, position, city, state_code, postal_code, country_code, latitude, longitude, ${COPIED})
         select s.id, 0, case when s.place = 'zip' then lower(z.city) end, case when s.place = 'zip' then z.state end,
           case when s.place = 'zip' then z.zip end, 'US',
-          case when s.place = 'zip' then z.lat end, case when s.place = 'zip' then z.lng end
-        from seed s join bench_zips z on z.n = s.zip where s.place <> 'none'`.execute(trx);
-      await sql`insert into offer_categories (offer_id, category_id) select s.id, s.cats[1 + s.cat] from seed s`.execute(trx);
+          case when s.place = 'zip' then z.lat end, case when s.place = 'zip' then z.lng end, ${offerValues}
+        from seed s join bench_zips z on z.n = s.zip join offers o on o.id = s.id where s.place <> 'none'`.execute(trx);
+      await sql`insert into offer_categories (offer_id, category_id, ${COPIED})
+        select s.id, s.cats[1 + s.cat], ${offerValues} from seed s join offers o on o.id = s.id`.execute(trx);
     });
   }
   await sql`VACUUM ANALYZE offers, offer_locations, offer_categories`.execute(db);

@@ -68,10 +68,11 @@ const VOUCHERS_EXPIRE_ON = sql<string | null>`o.vouchers_expire_on`;
 
 /**
  * A voucher bought on `today` would not be expired yet: `expiredAtPurchase` (domain/voucher-expiry.ts)
- * in SQL. Only a fixed `on` can be past; `YYYY-MM-DD` text compares as dates do.
+ * in SQL. Only a fixed `on` can be past; `YYYY-MM-DD` text compares as dates do. On the offer row
+ * `o`, or a search row (`alias`) carrying its copy.
  */
-function vouchersUnexpiredSql(today: string) {
-  return sql<SqlBool>`coalesce(${VOUCHERS_EXPIRE_ON} >= ${today}, true)`;
+function vouchersUnexpiredSql(today: string, alias = 'o') {
+  return sql<SqlBool>`coalesce(${sql.ref(`${alias}.vouchers_expire_on`)} >= ${today}, true)`;
 }
 
 /** On sale now: sellable status, today within its dates, not closed, in stock (null stock = unlimited), vouchers not expired. */
@@ -92,12 +93,39 @@ function visible(eb: Eb, today: string): Expression<SqlBool> {
  * (migration 0031: `exclusive_until` is null unless exclusive, '9999-12-31' without an `until`),
  * which the covering index carries, so the check needs no offer row.
  */
-function openToSql(clientId: string, today: string): Expression<SqlBool> {
+function openToSql(clientId: string, today: string, alias = 'o'): Expression<SqlBool> {
+  const a = (column: string) => sql.ref(`${alias}.${column}`);
   return sql<SqlBool>`(
-    o.exclusive_until is null
-    or o.exclusive_until <= ${today}
-    or o.exclusive_channels @> jsonb_build_array(${clientId}::text)
+    ${a('exclusive_until')} is null
+    or ${a('exclusive_until')} <= ${today}
+    or ${a('exclusive_channels')} @> jsonb_build_array(${clientId}::text)
   )`;
+}
+
+/**
+ * Every filter but the place, read from a search row `alias` (offer_locations or offer_categories)
+ * instead of its offer: the copies of the offer's values it carries (migration 0037; `on_sale` is
+ * `visible` but for the day). The same rule as `visible`, openToSql, the types and inCategories on
+ * the offer row; the rows' indexes hold only rows on sale and carry these columns, so a count
+ * reads one index and no offer.
+ */
+function rowMatches(alias: string, s: OfferSearch): Expression<SqlBool>[] {
+  const a = (column: string) => sql.ref(`${alias}.${column}`);
+  const conditions = [
+    sql<SqlBool>`${a('on_sale')}`,
+    sql<SqlBool>`${a('start_date')} <= ${s.today}`,
+    sql<SqlBool>`${a('end_date')} >= ${s.today}`,
+    vouchersUnexpiredSql(s.today, alias),
+    openToSql(s.clientId, s.today, alias),
+  ];
+  if (s.types) conditions.push(sql<SqlBool>`${a('type')} = any(${sql.val([...s.types])}::text[])`);
+  if (s.categoryIds) conditions.push(sql<SqlBool>`${a('category_ids')} && ${sql.val([...s.categoryIds])}::int[]`);
+  return conditions;
+}
+
+/** Without recently_*, a search is of offers on sale: their search rows alone answer its filters. */
+function onlyOnSale(s: OfferSearch): boolean {
+  return !s.recently_published && !s.recently_updated && !s.recently_closed;
 }
 
 /** distributionClosedAt (schemas/distribution-offer-view.ts) in SQL, for recently_closed. */
@@ -175,6 +203,16 @@ function inCircle(alias: string, centre: Coordinates, radius: number, place: Pla
   return [...conditions, ...inPlace(alias, place)];
 }
 
+/** inCircle without the bounding box: a filter on rows read in another order (no point index). */
+function withinRadius(alias: string, centre: Coordinates, radius: number, place: Place): Expression<SqlBool>[] {
+  const a = (column: string) => sql.ref(`${alias}.${column}`);
+  return [
+    sql<SqlBool>`${a('latitude')} is not null and ${a('longitude')} is not null`,
+    sql<SqlBool>`${haversine(centre, alias)} <= ${radius}::float8`,
+    ...inPlace(alias, place),
+  ];
+}
+
 /** The place filters on a location `alias`. */
 function inPlace(alias: string, place: Place): Expression<SqlBool>[] {
   const a = (column: string) => sql.ref(`${alias}.${column}`);
@@ -228,8 +266,9 @@ function placeCondition(eb: Eb, place: Place): Expression<SqlBool> | undefined {
   }
   if (!country) return undefined;
   // Nationwide: redeemable anywhere in the country (a location naming only the country), or anywhere
-  // at all (no location, `*`). The offer row's flag says so (migration 0007), GIN-indexed.
-  return sql<SqlBool>`o.nationwide_countries && array['*', ${country}]::text[]`;
+  // at all (no location, `*`). The offer row's flag says so (migration 0007). The flag is not
+  // empty then, which names the partial index of nationwide offers (migration 0037) to the planner.
+  return sql<SqlBool>`o.nationwide_countries && array['*', ${country}]::text[] and cardinality(o.nationwide_countries) > 0`;
 }
 
 /**
@@ -287,9 +326,15 @@ const SORT_COLUMNS: Record<Exclude<SortBy['field'], 'distance'>, string> = {
   updated_at: 'o.updated_at',
 };
 
-/** The ORDER BY key and direction of the sort, empty values last either way; `distance` is the column holding a radius search's distance. */
-function sortOrder(sort: SortBy, distance: string) {
-  const sortKey = sort.field === 'distance' ? sql.ref(distance) : sql.ref(SORT_COLUMNS[sort.field]);
+/** The sort keys a location row carries (migration 0037). */
+const ROW_SORT_COLUMNS: Partial<Record<SortBy['field'], string>> = { price: 'l.price_amount', published_at: 'l.published_at' };
+
+/**
+ * The ORDER BY key and direction of the sort, empty values last either way; `distance` is the
+ * column holding a radius search's distance, `columns` where the other keys are read.
+ */
+function sortOrder(sort: SortBy, distance: string, columns: Partial<Record<SortBy['field'], string>> = SORT_COLUMNS) {
+  const sortKey = sort.field === 'distance' ? sql.ref(distance) : sql.ref(columns[sort.field]!);
   return sort.direction === 'asc' ? sql`${sortKey} asc nulls last` : sql`${sortKey} desc nulls last`;
 }
 
@@ -304,47 +349,78 @@ function sortOrder(sort: SortBy, distance: string) {
  * - a centre, another sort: after the count, a circle of at most the bound's matches is gathered
  *   and sorted; a fuller one is read in the sort's index order, the circle a filter.
  *
- * The page is chosen on narrow rows (id, distance), then only its offers' wide rows are joined.
+ * Without recently_*, the count and a radius search's page filter the search rows by their copies
+ * of their offers' values (rowMatches): one index each, no offer visited per match. The page is
+ * chosen on narrow rows (id, distance), then only its offers' wide rows are joined.
  */
 export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<BoundedPaged<FoundOffer>> {
   const place: Place = { country: s.country_code, state: s.state_code?.toUpperCase(), city: s.city?.toLowerCase() };
   const bound = s.totalBound ?? SEARCH_TOTAL_BOUND;
   const offset = (s.page - 1) * s.per_page;
+  const readRows = onlyOnSale(s);
   const offers = db.selectFrom('offers as o').where((eb) => filters(eb, s, place));
-  let hits;
+  /** Location rows `l` matching the conditions on them and every other filter: by their own copies, or (recently_*) their offers'. */
+  const locations = (conditions: Expression<SqlBool>[], withPlace = false): LocationRows =>
+    readRows
+      ? db.selectFrom('offer_locations as l').where((eb) => eb.and([...conditions, ...rowMatches('l', s)]))
+      : (db
+          .selectFrom('offer_locations as l')
+          .innerJoin('offers as o', 'o.id', 'l.offer_id')
+          .where((eb) => eb.and([...conditions, filters(eb, s, place, withPlace)])) as unknown as LocationRows);
+  /** The page's offers in order, before their wide rows are joined. */
+  let hits: SelectQueryBuilder<Database & { o: Database['offers'] }, 'o', { id: string; distance: number | null }>;
   let counted;
   if (!s.centre) {
     hits = offers
       .select(['o.id', sql<number | null>`null::float8`.as('distance')])
       .orderBy(sortOrder(s.sort, 'distance'))
       .orderBy('o.id');
-    // A state or city: counted from its locations (each offer at its first one there), not by
-    // probing every offer in the sort's order for a location in the place.
-    const byLocations = db
-      .selectFrom('offer_locations as l')
-      .innerJoin('offers as o', 'o.id', 'l.offer_id')
-      .where((eb) => eb.and([...inPlace('l', place), filters(eb, s, place, false)]));
-    counted =
-      place.state || place.city
-        ? countOffersOfLocations(db, byLocations, byLocations.where(firstOfItsOffer(db, place)), bound)
-        : countUpTo(db, offers.select(sql`1`.as('one')), bound);
+    if (place.state || place.city) {
+      // A state or city: counted from its locations (each offer at its first one there), not by
+      // probing every offer in the sort's order for a location in the place.
+      const byLocations = locations(inPlace('l', place));
+      counted = countOffersOfRows(
+        db,
+        byLocations.select('l.offer_id'),
+        byLocations.where(firstOfItsOffer(db, place)).select('l.offer_id'),
+        bound,
+      );
+    } else if (readRows && s.categoryIds && !place.country) {
+      // Categories: counted from their category rows (each offer at the first asked category it is filed under).
+      const ids = sql.val([...s.categoryIds]);
+      const byCategories = db
+        .selectFrom('offer_categories as c')
+        .where(sql<SqlBool>`c.category_id = any(${ids}::int[])`)
+        .where((eb) => eb.and(rowMatches('c', s)));
+      const firstAsked = sql<SqlBool>`not exists (select 1 from unnest(c.category_ids) x where x = any(${ids}::int[]) and x < c.category_id)`;
+      counted = countOffersOfRows(db, byCategories.select('c.offer_id'), byCategories.where(firstAsked).select('c.offer_id'), bound);
+    } else counted = countUpTo(db, offers.select(sql`1`.as('one')), bound);
   } else {
     const centre = s.centre;
-    // The circle's matching locations joined to their offers (what the count reads), and the same
-    // reduced to one row per offer, at its nearest location (what a page shows).
-    const inTheCircle = (knn: boolean) =>
-      db
-        .selectFrom('offer_locations as l')
-        .innerJoin('offers as o', 'o.id', 'l.offer_id')
-        .where((eb) => eb.and([...inCircle('l', centre, s.radius, place, knn), filters(eb, s, place)]));
+    // The circle's matching locations (what the count reads), and the same reduced to one row per
+    // offer, at its nearest location (what a page shows).
+    const inTheCircle = (knn: boolean) => locations(inCircle('l', centre, s.radius, place, knn), true);
     const located = (knn: boolean) => inTheCircle(knn).where(nearestOfItsOffer(db, centre, place));
-    counted = countOffersOfLocations(db, inTheCircle(false), located(false), bound);
+    counted = countOffersOfRows(db, inTheCircle(false).select('l.offer_id'), located(false).select('l.offer_id'), bound);
     if (s.sort.field === 'distance') {
       const towards = sql`${earthPoint('l')} <-> ${earthCentre(centre)}`;
       hits = located(true)
-        .select(['o.id', haversine(centre).as('distance')])
+        .select(['l.offer_id as id', haversine(centre).as('distance')])
         .orderBy(s.sort.direction === 'asc' ? sql`${towards} asc` : sql`${towards} desc`)
-        .orderBy('o.id');
+        .orderBy('l.offer_id') as never;
+    } else if (readRows && ROW_SORT_COLUMNS[s.sort.field]) {
+      // Price or newest: the locations carry the sort key. A circle of at most the bound's matches
+      // is gathered (the point index) and sorted; a fuller one is read in the key's order (its own
+      // index), the circle a filter on each row's point, until the page is full.
+      const { total_relation } = await counted;
+      const rows =
+        total_relation === 'eq'
+          ? located(false)
+          : locations(withinRadius('l', centre, s.radius, place)).where(nearestOfItsOffer(db, centre, place));
+      hits = rows
+        .select(['l.offer_id as id', haversine(centre).as('distance')])
+        .orderBy(sortOrder(s.sort, 'distance', ROW_SORT_COLUMNS))
+        .orderBy('l.offer_id') as never;
     } else {
       const { total_relation } = await counted;
       const distance = db
@@ -352,12 +428,12 @@ export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<
         .select(sql<number>`min(${haversine(centre)})`.as('d'))
         .where(sql<SqlBool>`l.offer_id = o.id`)
         .where((eb) => eb.and(inCircle('l', centre, s.radius, place)));
-      const base =
+      const base: SelectQueryBuilder<Database, 'offers', { id: string; distance: number | null }> =
         total_relation === 'eq'
           ? // At most the bound's matches: gathered from the circle, then sorted.
-            located(false).select(['o.id', haversine(centre).as('distance')])
+            (located(false).select(['l.offer_id as id', haversine(centre).as('distance')]) as never)
           : // A fuller circle: the sort's index order, each offer checked against the circle (its own locations).
-            offers.select(['o.id', distance.as('distance')]).where((eb) => eb(distance, 'is not', null));
+            (offers.select(['o.id', distance.as('distance')]).where((eb) => eb(distance, 'is not', null)) as never);
       hits = db
         .selectFrom(base.as('c'))
         .innerJoin('offers as o', 'o.id', 'c.id')
@@ -377,35 +453,30 @@ export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<
   return { rows, ...total };
 }
 
+/** Location rows (`l`), joined to their offers (`o`) or not: what the counts and a radius search's pages read. */
+type LocationRows = SelectQueryBuilder<Database & { l: Database['offer_locations'] }, 'l', object>;
+/** Search rows reduced to the offer each is of. */
+type OfferIdRows = SelectQueryBuilder<any, any, { offer_id: string }>;
+
 /**
- * How many offers `locations` (matching location rows joined to their offers, `l` and `o`) are of,
- * counted up to `bound` like countUpTo, without the per-row check that each offer is counted once
+ * How many offers `rows` (matching search rows: locations or categories) are of, counted up to
+ * `bound` like countUpTo, without the per-row check that each offer is counted once
  * (`deduplicated`, one probe per row) where it cannot change the answer: the distinct offers of
  * the first `bound + 1` rows are exact when there were no more rows, and more than the bound when
  * each row was another offer. Only otherwise (an offer twice among them) the deduplicated count runs.
  */
-async function countOffersOfLocations(
-  db: Db,
-  locations: SelectQueryBuilder<Database & { l: Database['offer_locations']; o: Database['offers'] }, 'l' | 'o', object>,
-  deduplicated: SelectQueryBuilder<Database & { l: Database['offer_locations']; o: Database['offers'] }, 'l' | 'o', object>,
-  bound: number,
-) {
-  const { rows, offers } = await db
-    .selectFrom(
-      locations
-        .select('l.offer_id')
-        .limit(bound + 1)
-        .as('m'),
-    )
-    .select((eb) => [eb.fn.countAll<string>().as('rows'), eb.fn.count<string>('m.offer_id').distinct().as('offers')])
+async function countOffersOfRows(db: Db, rows: OfferIdRows, deduplicated: OfferIdRows, bound: number) {
+  const { n, offers } = await db
+    .selectFrom(rows.limit(bound + 1).as('m'))
+    .select([sql<string>`count(*)`.as('n'), sql<string>`count(distinct m.offer_id)`.as('offers')])
     .executeTakeFirstOrThrow();
-  if (Number(rows) <= bound) return { total: Number(offers), total_relation: 'eq' as const };
+  if (Number(n) <= bound) return { total: Number(offers), total_relation: 'eq' as const };
   if (Number(offers) > bound) return { total: bound, total_relation: 'gte' as const };
-  return countUpTo(db, deduplicated.select(sql`1`.as('one')), bound);
+  return countUpTo(db, deduplicated, bound);
 }
 
 /** How many rows `matches` gives, reading at most `bound + 1` of them: exact up to `bound`, else `bound` as a lower bound. */
-async function countUpTo(db: Db, matches: SelectQueryBuilder<any, any, { one: unknown }>, bound: number) {
+async function countUpTo(db: Db, matches: SelectQueryBuilder<any, any, object>, bound: number) {
   const { n } = await db
     .selectFrom(matches.limit(bound + 1).as('m'))
     .select((eb) => eb.fn.countAll<string>().as('n'))

@@ -69,7 +69,24 @@ export interface OfferTable {
   unplaced_locations: Generated<number[]>;
 }
 
-export interface OfferLocationTable {
+/**
+ * A search row's copies of its offer's filters (migration 0037: on sale apart from the day, the
+ * dates, type, vouchers' expiry, exclusivity, categories; price and publication to sort by), kept by triggers; never written.
+ */
+interface SearchRowCopies {
+  on_sale: ColumnType<boolean, never, never>;
+  start_date: ColumnType<string | null, never, never>;
+  end_date: ColumnType<string | null, never, never>;
+  type: ColumnType<string | null, never, never>;
+  vouchers_expire_on: ColumnType<string | null, never, never>;
+  exclusive_until: ColumnType<string | null, never, never>;
+  exclusive_channels: ColumnType<unknown, never, never>;
+  category_ids: ColumnType<number[] | null, never, never>;
+  price_amount: ColumnType<number | null, never, never>;
+  published_at: ColumnType<Date | null, never, never>;
+}
+
+export interface OfferLocationTable extends SearchRowCopies {
   offer_id: string;
   position: number;
   city: string | null;
@@ -80,7 +97,7 @@ export interface OfferLocationTable {
   longitude: number | null;
 }
 
-export interface OfferCategoryTable {
+export interface OfferCategoryTable extends SearchRowCopies {
   offer_id: string;
   category_id: number;
 }

@@ -16,7 +16,8 @@ export function scratchDatabase(prefix: string): { open(): Db } {
     await sql.raw(`create database ${name}`).execute(h.services.db);
   });
   afterAll(async () => {
-    await sql.raw(`drop database if exists ${name}`).execute(h.services.db);
+    // Forced: a file's own afterAll closing its connections runs after this one.
+    await sql.raw(`drop database if exists ${name} with (force)`).execute(h.services.db);
     await h.close();
   });
   return {
