@@ -64,7 +64,11 @@ async function main() {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-service-api-key': dist.key },
         body: JSON.stringify({
-          order: { order_number: `p-${tag}-${i}-${crypto.randomUUID()}`, customer_name: 'Probe', items: [{ offer_id: offerId, quantity: 1 }] },
+          order: {
+            order_number: `p-${tag}-${i}-${crypto.randomUUID()}`,
+            customer_name: 'Probe',
+            items: [{ offer_id: offerId, quantity: 1 }],
+          },
         }),
       });
       const body = await res.text();
@@ -82,7 +86,9 @@ async function main() {
       const r = await runLoad(n, c, placeOne(offer, `c${c}`));
       const cpu1 = cpuSnapshot(process.pid);
       const m1 = parseMetrics(await scrape());
-      const byProcess = cpuSpent(cpu0, cpu1, (p) => (p.pid === process.pid ? 'api_worker_load' : /^postgres|^postmaster/.test(p.comm) ? 'postgres' : p.comm));
+      const byProcess = cpuSpent(cpu0, cpu1, (p) =>
+        p.pid === process.pid ? 'api_worker_load' : /^postgres|^postmaster/.test(p.comm) ? 'postgres' : p.comm,
+      );
       const per = (x: number) => Math.round((x / n) * 100) / 100;
       const delta = [...m1].map(([k, v]) => [k, per(v - (m0.get(k) ?? 0))] as const).filter(([, v]) => v !== 0);
       say(`c${c}: ${JSON.stringify(r)}`);

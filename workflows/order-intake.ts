@@ -60,18 +60,13 @@ export async function orderIntakeWorkflow(input: OrderIntakeInput): Promise<void
   let placedInRun = 0;
 
   const closing = () => placedInRun >= input.ordersPerRun || workflowInfo().continueAsNewSuggested;
-  setHandler(
-    placeOrderUpdate,
-    (order) => new Promise<PlacedAnswer>((answer) => queue.push({ order, answer })),
-    {
-      // A closing run takes no new order (the validator's refusal is not recorded), so it drains
-      // and continues as new even while orders keep coming; the sender sends it again.
-      validator: (_order: IntakeOrder) => {
-        if (closing())
-          throw ApplicationFailure.create({ type: INTAKE_CLOSING, message: 'this intake run is closing; send the order again' });
-      },
+  setHandler(placeOrderUpdate, (order) => new Promise<PlacedAnswer>((answer) => queue.push({ order, answer })), {
+    // A closing run takes no new order (the validator's refusal is not recorded), so it drains
+    // and continues as new even while orders keep coming; the sender sends it again.
+    validator: (_order: IntakeOrder) => {
+      if (closing()) throw ApplicationFailure.create({ type: INTAKE_CLOSING, message: 'this intake run is closing; send the order again' });
     },
-  );
+  });
 
   for (;;) {
     await condition(() => queue.length > 0 || (closing() && allHandlersFinished()));
