@@ -81,7 +81,9 @@ async function main() {
         await new Promise((r) => child.once('exit', r));
       });
     }
-    const app = await buildApp(services);
+    // The per-order design (ORDER_INTAKE=per-order) on this API, whatever the default is; the
+    // sharded intake on the second one below.
+    const app = await buildApp({ ...services, config: { ...config, ORDER_INTAKE: 'per-order' } });
     stops.push(() => app.close());
     const port = await freePort();
     await app.listen({ port, host: '127.0.0.1' });

@@ -7,6 +7,7 @@ import { MONTHLY_STATEMENTS_WORKFLOW_TYPE } from '../workflows/monthly-statement
 import { OFFER_REVIEW_WORKFLOW_TYPE } from '../workflows/offer-review-messages';
 import { ORDER_CANCELLATION_WORKFLOW_TYPE } from '../workflows/order-cancellation-messages';
 import { ORDER_WORKFLOW_TYPE } from '../workflows/order-fulfilment-messages';
+import { ORDER_INTAKE_WORKFLOW_TYPE } from '../workflows/order-intake-messages';
 import { RESERVATION_WORKFLOW_TYPE } from '../workflows/reservation-window-messages';
 import { reservationWorkflowId } from '../workflows/shared/ids';
 import { STUCK_AFTER_ATTEMPTS } from '../workflows/shared/step-policy';
@@ -28,6 +29,9 @@ export const MAX_AGE_MS: Readonly<Record<string, number | null>> = {
   // up to 400 days for a cancel: they are listed, and may be left to end on their own).
   [ORDER_WORKFLOW_TYPE]: 15 * MINUTE,
   [ORDER_CANCELLATION_WORKFLOW_TYPE]: 15 * MINUTE,
+  // An intake run (ORDER_INTAKE=sharded) lives until it has taken ORDER_INTAKE_ORDERS_PER_RUN orders:
+  // days, by design, while orders are few. A fault in it shows as an activity retrying instead.
+  [ORDER_INTAKE_WORKFLOW_TYPE]: null,
   // One run pumps the outbox a hundred times, a minute each, then continues as new.
   [CALLBACK_DISPATCHER_WORKFLOW_TYPE]: 180 * MINUTE,
   // An offer's review lives as long as the offer; its timers close it at end_date.

@@ -30,10 +30,16 @@ const { placeOrderBatch } = proxyLocalActivities<Activities>({ startToCloseTimeo
  */
 const MAX_BATCH = 20;
 
-/** An order taken by the Update handler, waiting for its answer from the main loop. */
+/**
+ * An order taken by the Update handler, waiting for its answer from the main loop. The handler
+ * awaits a promise that the loop resolves rather than a `condition` of its own: the SDK evaluates
+ * the pending conditions in passes, each pass one more call into the workflow sandbox (a `vm` call
+ * with its timeout watchdog), the largest item of the worker's CPU in a profile (docs/decisions.md,
+ * "Sharded order intake").
+ */
 interface Waiting {
   order: IntakeOrder;
-  answer?: PlacedAnswer;
+  answer: (a: PlacedAnswer) => void;
 }
 
 /**
@@ -54,23 +60,13 @@ export async function orderIntakeWorkflow(input: OrderIntakeInput): Promise<void
   let placedInRun = 0;
 
   const closing = () => placedInRun >= input.ordersPerRun || workflowInfo().continueAsNewSuggested;
-  setHandler(
-    placeOrderUpdate,
-    async (order) => {
-      const waiting: Waiting = { order };
-      queue.push(waiting);
-      await condition(() => waiting.answer !== undefined);
-      return waiting.answer!;
+  setHandler(placeOrderUpdate, (order) => new Promise<PlacedAnswer>((answer) => queue.push({ order, answer })), {
+    // A closing run takes no new order (the validator's refusal is not recorded), so it drains
+    // and continues as new even while orders keep coming; the sender sends it again.
+    validator: (_order: IntakeOrder) => {
+      if (closing()) throw ApplicationFailure.create({ type: INTAKE_CLOSING, message: 'this intake run is closing; send the order again' });
     },
-    {
-      // A closing run takes no new order (the validator's refusal is not recorded), so it drains
-      // and continues as new even while orders keep coming; the sender sends it again.
-      validator: (_order: IntakeOrder) => {
-        if (closing())
-          throw ApplicationFailure.create({ type: INTAKE_CLOSING, message: 'this intake run is closing; send the order again' });
-      },
-    },
-  );
+  });
 
   for (;;) {
     await condition(() => queue.length > 0 || (closing() && allHandlersFinished()));
@@ -81,7 +77,7 @@ export async function orderIntakeWorkflow(input: OrderIntakeInput): Promise<void
     const answers = await placeOrderBatch({ orders: batch.map((w) => w.order) }).catch((err: unknown) =>
       batch.map(() => stepRefusal(err, 'the order')),
     );
-    batch.forEach((w, i) => (w.answer = answers[i]));
+    batch.forEach((w, i) => w.answer(answers[i]));
     placedInRun += batch.length;
   }
   await continueAsNew<OrderIntakeWorkflow>(input);

@@ -23,11 +23,14 @@ const delta = (before: Record<string, number>, after: Record<string, number>) =>
  * activity's in-process notice answers the request. Without a worker in the process, or when no
  * notice comes, the `placed` Update answers as before.
  */
+const PER_ORDER = { ORDER_INTAKE: 'per-order' };
+
 describe('orders: eager start in the API process, the placed Update as the fallback', () => {
   let h: Harness;
   let subClient: string;
   beforeAll(async () => {
-    h = await createHarness({ worker: true });
+    // The per-order design's eager start (ORDER_INTAKE=sharded, the default, starts no workflow per order).
+    h = await createHarness({ worker: true, env: PER_ORDER });
     subClient = (await h.client('submission')).clientId;
   });
   afterAll(() => h.close());
@@ -84,7 +87,7 @@ describe('orders: eager start in the API process, the placed Update as the fallb
   it('places orders through Update-with-Start from an API whose process runs no worker', async () => {
     // Another API on the same task queue, without a worker (RUN_WORKER=false): the worker of the
     // first harness places its orders.
-    const api = await createHarness({ env: { TEMPORAL_TASK_QUEUE: h.config.TEMPORAL_TASK_QUEUE } });
+    const api = await createHarness({ env: { ...PER_ORDER, TEMPORAL_TASK_QUEUE: h.config.TEMPORAL_TASK_QUEUE } });
     try {
       const { key, clientId } = await api.client('distribution');
       const offerId = await seedOffer(h, subClient, { initial_quantity: 10 });
@@ -106,7 +109,7 @@ describe('orders: eager start in the API process, the placed Update as the fallb
     let api: Harness;
     let worker: RunningWorker;
     beforeAll(async () => {
-      api = await createHarness();
+      api = await createHarness({ env: PER_ORDER });
       const elsewhere = createLocalWorker<PlacedAnswer>();
       worker = await startWorker({
         deps: { ...api.services, localWorker: elsewhere },

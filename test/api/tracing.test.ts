@@ -45,7 +45,8 @@ describe('OpenTelemetry traces', () => {
   beforeAll(async () => {
     collector = await startCollector();
     // The worker bundles its workflows at start here (with the SDK's workflow interceptors): slower.
-    h = await createHarness({ worker: true, env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url } });
+    // The per-order design's trace (its order workflow started eagerly); ORDER_INTAKE=sharded is the default.
+    h = await createHarness({ worker: true, env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, ORDER_INTAKE: 'per-order' } });
   }, 180_000);
   afterAll(async () => {
     await h?.close();

@@ -20,7 +20,8 @@ describe('order cancellation at any age', () => {
   let distClient: string;
   let sub: { key: string; clientId: string };
   beforeAll(async () => {
-    h = await createHarness();
+    // The per-order design's workflows (ORDER_INTAKE=sharded, the default, starts none per order).
+    h = await createHarness({ env: { ORDER_INTAKE: 'per-order' } });
     ({ key, clientId: distClient } = await h.client('distribution'));
     sub = await h.client('submission');
   });
