@@ -1,13 +1,13 @@
 import crypto from 'node:crypto';
 import { buildApp } from '../api/app';
 import { createApiKey } from '../services/api-clients';
-import { loadConfig } from '../platform/config';
 import { freePort } from '../platform/free-port';
 import { createLogger } from '../platform/logger';
 import { scrape } from '../platform/metrics';
 import { connectServices } from '../main/wiring';
-import { stackEnv, startStackProcess, stopStackProcess } from '../devstack/stack-process';
+import { startStackProcess, stopStackProcess } from '../devstack/stack-process';
 import { startWorker } from '../worker/main';
+import { benchConfig } from './bench-config';
 import { runLoad } from './load';
 import { cpuSnapshot, cpuSpent } from './proc-cpu';
 import { approvedOffer, dealInput } from './seed';
@@ -39,14 +39,7 @@ async function main() {
   const stack = await startStackProcess({ prefix: 'offer-marketplace-probe-' });
   const stops: Array<() => Promise<unknown>> = [() => stopStackProcess(stack.pid, stack.dataDir)];
   try {
-    const config = loadConfig({
-      ...process.env,
-      ...stackEnv(stack),
-      RATE_LIMIT_PER_SECOND: '1000000',
-      LOG_LEVEL: 'silent',
-      DATABASE_POOL_SIZE: '20',
-      ORDER_INTAKE: 'sharded',
-    });
+    const config = benchConfig(stack, { ORDER_INTAKE: 'sharded' });
     const services = await connectServices(config, stack.endpoints, createLogger('silent'));
     stops.push(() => services.close());
     const worker = await startWorker({ deps: services, endpoints: stack.endpoints, taskQueue: config.TEMPORAL_TASK_QUEUE });

@@ -11,7 +11,6 @@ import { searchDistributionOffers } from '../store/distribution-search';
 import { offerSearch, searchCentre } from '../services/distribution-offers';
 import { DistributionOfferQuery } from '../schemas/distribution-offer';
 import { createApiKey } from '../services/api-clients';
-import { loadConfig } from '../platform/config';
 import { freePort } from '../platform/free-port';
 import type { LocalWorker } from '../platform/local-worker';
 import { createLogger } from '../platform/logger';
@@ -20,6 +19,7 @@ import { stackEnv, startStackProcess, stopStackProcess } from '../devstack/stack
 import { startWorker } from '../worker/main';
 import { benchCallbacksFanout, type CallbacksFanoutResult } from './callbacks-fanout';
 import { benchFeed, benchStatements, type StatementsBenchResult } from './statements';
+import { benchConfig } from './bench-config';
 import { runLoad, runPaired, type LoadResult } from './load';
 import { cpuSnapshot, cpuSpent, subtree } from './proc-cpu';
 import { approvedOffer, dealInput, seedCatalogue } from './seed';
@@ -53,13 +53,7 @@ async function main() {
     at: new Date().toISOString(),
   };
   try {
-    const config = loadConfig({
-      ...process.env,
-      ...stackEnv(stack),
-      RATE_LIMIT_PER_SECOND: '1000000',
-      LOG_LEVEL: 'silent',
-      DATABASE_POOL_SIZE: '20',
-    });
+    const config = benchConfig(stack);
     const services = await connectServices(config, stack.endpoints, createLogger('silent'));
     stops.push(() => services.close());
     // The worker in this process, as `npm start` runs it (orders start eagerly); BENCH_WORKER=separate
