@@ -259,7 +259,9 @@ async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promi
       async () => {
         const answers = await bothAnswers();
         say(`orders the API+worker process answered so far, by how: ${JSON.stringify(answers)}`);
-        say(`answered through eager start before the kill: ${answers.eager_notice ?? 0}`);
+        // The route of the design in use: the intake workflow's Update, or (per-order) eager start.
+        const route = config.ORDER_INTAKE === 'sharded' ? 'intake' : 'eager_notice';
+        say(`answered through ${route} before the kill: ${answers[route] ?? 0}`);
         // Orders in the middle of being placed there: started, eagerly running, or committed but not answered.
         for (let k = 0; k < 4; k++) place(1_000_000 + k, bothBase);
         await sleep(25);

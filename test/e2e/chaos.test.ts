@@ -1,14 +1,25 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 
-/** The short chaos run (`npm run chaos -- --short`): faults under load, then every invariant checked. */
-describe('chaos under load', () => {
+/**
+ * The short chaos run (`npm run chaos -- --short`): faults under load, then every invariant checked;
+ * once per order design (ORDER_INTAKE), each answering orders its own way when the process is killed.
+ */
+describe.each([
+  ['sharded', 'intake'],
+  ['per-order', 'eager_notice'],
+] as const)('chaos under load, ORDER_INTAKE=%s', (design, route) => {
   it('keeps every order invariant through a worker SIGKILL, a Temporal restart, a Postgres restart and a SIGKILL of an API+worker process mid-order', async () => {
     const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
       execFile(
         'npm',
         ['run', '--silent', 'chaos', '--', '--short'],
-        { cwd: path.resolve(__dirname, '..', '..'), timeout: 280_000, maxBuffer: 10 * 1024 * 1024 },
+        {
+          cwd: path.resolve(__dirname, '..', '..'),
+          env: { ...process.env, ORDER_INTAKE: design },
+          timeout: 280_000,
+          maxBuffer: 10 * 1024 * 1024,
+        },
         (err, out, errOut) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout: out, stderr: errOut }),
       ),
     );
@@ -19,9 +30,10 @@ describe('chaos under load', () => {
       'kill -9 the API+worker process mid-order',
     ])
       expect(stdout).toContain(`recovered: ${fault}`);
-    // The killed process had been starting its orders eagerly (its first task running in it).
-    // (Matched against the whole output, so a failure prints it: the answers by route, the faults' timing.)
-    expect(stdout).toMatch(/answered through eager start before the kill: [1-9]/);
+    // The killed process had been answering orders its design's way (per-order: started eagerly,
+    // their first task running in it). (Matched against the whole output, so a failure prints it:
+    // the answers by route, the faults' timing.)
+    expect(stdout).toMatch(new RegExp(`answered through ${route} before the kill: [1-9]`));
     const checks = stdout.split('\n').filter((l) => /\[chaos\] [✓✗]/.test(l));
     expect(checks).toHaveLength(7);
     expect(checks.filter((l) => l.includes('✗'))).toEqual([]);
