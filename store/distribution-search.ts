@@ -359,14 +359,17 @@ export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<
   const offset = (s.page - 1) * s.per_page;
   const readRows = onlyOnSale(s);
   const offers = db.selectFrom('offers as o').where((eb) => filters(eb, s, place));
-  /** Location rows `l` matching the conditions on them and every other filter: by their own copies, or (recently_*) their offers'. */
-  const locations = (conditions: Expression<SqlBool>[], withPlace = false): LocationRows =>
+  /**
+   * Location rows `l` matching the conditions on them (the place among them) and every other
+   * filter: by their own copies, or (recently_*) their offers'.
+   */
+  const locations = (conditions: Expression<SqlBool>[]): LocationRows =>
     readRows
       ? db.selectFrom('offer_locations as l').where((eb) => eb.and([...conditions, ...rowMatches('l', s)]))
       : (db
           .selectFrom('offer_locations as l')
           .innerJoin('offers as o', 'o.id', 'l.offer_id')
-          .where((eb) => eb.and([...conditions, filters(eb, s, place, withPlace)])) as unknown as LocationRows);
+          .where((eb) => eb.and([...conditions, filters(eb, s, place, false)])) as unknown as LocationRows);
   /** The page's offers in order, before their wide rows are joined. */
   let hits: SelectQueryBuilder<Database & { o: Database['offers'] }, 'o', { id: string; distance: number | null }>;
   let counted;
@@ -399,7 +402,7 @@ export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<
     const centre = s.centre;
     // The circle's matching locations (what the count reads), and the same reduced to one row per
     // offer, at its nearest location (what a page shows).
-    const inTheCircle = (knn: boolean) => locations(inCircle('l', centre, s.radius, place, knn), true);
+    const inTheCircle = (knn: boolean) => locations(inCircle('l', centre, s.radius, place, knn));
     const located = (knn: boolean) => inTheCircle(knn).where(nearestOfItsOffer(db, centre, place));
     counted = countOffersOfRows(db, inTheCircle(false).select('l.offer_id'), located(false).select('l.offer_id'), bound);
     if (s.sort.field === 'distance') {
