@@ -65,13 +65,17 @@ const RESEND_FOR_MS = 10_000;
  * shards); waiting here costs nothing. Several API processes share the 10 (docs/deployment.md).
  */
 const IN_FLIGHT_PER_SHARD = 8;
-const shardSlots = new WeakMap<Client, Map<string, { used: number; waiting: Array<() => void> }>>();
+interface ShardSlot {
+  used: number;
+  waiting: Array<() => void>;
+}
+const shardSlots = new WeakMap<Client, Map<string, ShardSlot>>();
 
 /** Runs `send` once this process has fewer than IN_FLIGHT_PER_SHARD orders in flight to `workflowId`. */
 async function inShardSlot<T>(temporal: Client, workflowId: string, send: () => Promise<T>): Promise<T> {
-  const byShard = shardSlots.get(temporal) ?? new Map<string, { used: number; waiting: Array<() => void> }>();
+  const byShard = shardSlots.get(temporal) ?? new Map<string, ShardSlot>();
   shardSlots.set(temporal, byShard);
-  const slot = byShard.get(workflowId) ?? { used: 0, waiting: [] };
+  const slot: ShardSlot = byShard.get(workflowId) ?? { used: 0, waiting: [] };
   byShard.set(workflowId, slot);
   if (slot.used >= IN_FLIGHT_PER_SHARD) await new Promise<void>((resolve) => slot.waiting.push(resolve));
   else slot.used++;
