@@ -1,10 +1,9 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createApiKey } from '../services/api-clients';
 import { setEndpoint } from '../store/callback-endpoints';
 import { changeOfferStatus } from '../store/offers';
 import type { Services } from '../main/wiring';
 import { approvedOffer, dealInput } from './seed';
+import { startCallbackReceiver } from './callback-receiver';
 
 /** What the summary reads (bench/run.ts): seconds from one offer change until every endpoint had it. */
 export interface CallbacksFanoutResult {
@@ -32,21 +31,13 @@ export async function benchCallbacksFanout(
   let eventId: string | undefined;
   let done: () => void = () => undefined;
   const all = new Promise<void>((r) => (done = r));
-  const receiver = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      res.writeHead(200).end();
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string; data?: { offer?: { id?: string } } };
-      if (body.data?.offer?.id !== offerId || (eventId && body.id !== eventId)) return;
-      eventId = body.id;
-      seen.add(req.url ?? '');
-      if (seen.size === endpoints) done();
-    });
+  const receiver = await startCallbackReceiver((event, path) => {
+    if (event.data?.offer?.id !== offerId || (eventId && event.id !== eventId)) return;
+    eventId = event.id;
+    seen.add(path);
+    if (seen.size === endpoints) done();
   });
-  receiver.listen(0, '127.0.0.1');
-  await new Promise((r) => receiver.once('listening', r));
-  const { port } = receiver.address() as AddressInfo;
+  const { port } = receiver;
   try {
     say(`callbacks fan-out: ${endpoints} publisher endpoints…`);
     for (let i = 0; i < endpoints; i++) {

@@ -18,6 +18,7 @@ import { connectServices } from '../main/wiring';
 import { stackEnv, startStackProcess, stopStackProcess } from '../devstack/stack-process';
 import { startWorker } from '../worker/main';
 import { benchCallbacksFanout, type CallbacksFanoutResult } from './callbacks-fanout';
+import { startCallbackReceiver } from './callback-receiver';
 import { benchFeed, benchStatements, type StatementsBenchResult } from './statements';
 import { benchConfig } from './bench-config';
 import { runLoad, runPaired, type LoadResult } from './load';
@@ -398,24 +399,13 @@ async function benchCallbacks(services: Awaited<ReturnType<typeof connectService
   let offerIds = new Set<string>();
   let done: () => void = () => undefined;
   const all = new Promise<void>((r) => (done = r));
-  const receiver = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      res.writeHead(200).end();
-      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-        id: string;
-        type: string;
-        data?: { offer?: { id?: string }; new_status?: string };
-      };
-      const made = event.type === 'offer.status_changed' && ['suspended', 'resumed'].includes(event.data?.new_status ?? '');
-      if (!made || !offerIds.has(event.data?.offer?.id ?? '') || counted.has(event.id)) return;
-      counted.add(event.id);
-      if (counted.size === N) done();
-    });
+  const receiver = await startCallbackReceiver((event) => {
+    const made = event.type === 'offer.status_changed' && ['suspended', 'resumed'].includes(event.data?.new_status ?? '');
+    if (!made || !offerIds.has(event.data?.offer?.id ?? '') || counted.has(event.id)) return;
+    counted.add(event.id);
+    if (counted.size === N) done();
   });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-  const { port } = receiver.address() as import('node:net').AddressInfo;
+  const { port } = receiver;
   try {
     await setEndpoint(services.db, { clientId, url: `http://127.0.0.1:${port}/hook`, format: 'json', secretKeys: undefined });
     const offers = await Promise.all(Array.from({ length: N / 2 }, () => approvedOffer(services.db, clientId, dealInput())));
