@@ -35,9 +35,12 @@ export function encodeSearchCursor(c: SearchCursor): string {
 /** The cursor `encodeSearchCursor` made (its key valid for its sort), or null for anything else. */
 export function decodeSearchCursor(text: string): SearchCursor | null {
   if (text.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(text)) return null;
+  const bytes = Buffer.from(text, 'base64url');
+  // Only the text encodeSearchCursor writes: no stray characters the decoder would skip.
+  if (bytes.toString('base64url') !== text) return null;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+    parsed = JSON.parse(bytes.toString('utf8'));
   } catch {
     return null;
   }
