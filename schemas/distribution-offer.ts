@@ -212,7 +212,10 @@ export const DistributionOfferQuery = PageQuery.extend({
   if (q.sort_by?.field === 'distance' && !centre)
     issue('sort_by', 'sorting by distance needs a centre: postal_code, lat/lng, latitude/longitude or city');
   if (q.after !== undefined && q.page > 1)
-    issue('after', 'give page or after, not both: after continues where the page of its next_cursor ended, page counts from the first offer');
+    issue(
+      'after',
+      'give page or after, not both: after continues where the page of its next_cursor ended, page counts from the first offer',
+    );
 });
 export type DistributionOfferQuery = z.infer<typeof DistributionOfferQuery>;
 

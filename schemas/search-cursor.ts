@@ -46,8 +46,7 @@ export function decodeSearchCursor(text: string): SearchCursor | null {
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
   const { v, s, k, i, ...rest } = parsed as Record<string, unknown>;
-  if (v !== CURSOR_VERSION || Object.keys(rest).length || typeof s !== 'string' || typeof i !== 'string' || !ID_FORM.test(i))
-    return null;
+  if (v !== CURSOR_VERSION || Object.keys(rest).length || typeof s !== 'string' || typeof i !== 'string' || !ID_FORM.test(i)) return null;
   const [field, direction, ...more] = s.split(' ');
   if (!(field in SORT_KEY_KINDS) || (direction !== 'asc' && direction !== 'desc') || more.length) return null;
   const sort: SortBy = { field: field as SortField, direction };

@@ -510,7 +510,10 @@ export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<
   // One more than the page: whether another page follows.
   const limit = s.per_page + 1;
   let chosen: Hits;
-  if (!s.after) chosen = hits().limit(limit).offset((s.page - 1) * s.per_page);
+  if (!s.after)
+    chosen = hits()
+      .limit(limit)
+      .offset((s.page - 1) * s.per_page);
   else {
     // Each part of the keyset condition in its own order, up to the page; together, sorted again below.
     const [first, ...rest] = afterCursor(s.after, key, id).map((condition) => hits(condition).limit(limit));

@@ -130,11 +130,7 @@ describe('distribution search: paging by cursor', () => {
       advertiser: { name: 'Cursor Co', categories: [{ id: 2 }], redemption_locations: [{ city, country_code: 'US' }] },
     });
     const tenDaysAgo = new Date(Date.now() - 10 * DAY);
-    await h.services.db
-      .updateTable('offers')
-      .set({ published_at: tenDaysAgo, updated_at: tenDaysAgo })
-      .where('id', '=', old)
-      .execute();
+    await h.services.db.updateTable('offers').set({ published_at: tenDaysAgo, updated_at: tenDaysAgo }).where('id', '=', old).execute();
     visible.add(old);
   });
   afterAll(() => h.close());
@@ -154,7 +150,14 @@ describe('distribution search: paging by cursor', () => {
 
   it('walks a radius search by distance (ties at one point), price, newest and title', async () => {
     const inCircle = [...visible].filter((id) => id !== old);
-    for (const sort of ['', '&sort_by=distance+asc', '&sort_by=distance+desc', '&sort_by=price+asc', '&sort_by=published_at+desc', '&sort_by=title+asc']) {
+    for (const sort of [
+      '',
+      '&sort_by=distance+asc',
+      '&sort_by=distance+desc',
+      '&sort_by=price+asc',
+      '&sort_by=published_at+desc',
+      '&sort_by=title+asc',
+    ]) {
       const whole = await all(`${near}${sort}`);
       expect(new Set(whole)).toEqual(new Set(inCircle));
       expect(await walk(`${near}${sort}`, 2)).toEqual(whole);
@@ -178,7 +181,12 @@ describe('distribution search: paging by cursor', () => {
       expect(r.total_relation).toBe('gte');
       return seen;
     };
-    for (const query of [`${near}&sort_by=price+asc`, `${near}&sort_by=price+desc`, `${near}&sort_by=title+desc`, `${near}&sort_by=discount+asc`])
+    for (const query of [
+      `${near}&sort_by=price+asc`,
+      `${near}&sort_by=price+desc`,
+      `${near}&sort_by=title+desc`,
+      `${near}&sort_by=discount+asc`,
+    ])
       expect(await walkStore(query)).toEqual(await all(query));
   });
 
