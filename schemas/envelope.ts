@@ -29,7 +29,7 @@ export function boundedListEnvelope<K extends string, S extends z.ZodType>(plura
       .int()
       .describe(
         `How many items match, across all pages: exact up to ${bound}; past that, ${bound} with total_relation "gte" (at least that many). ` +
-          'Page on until a page comes back short or empty.',
+          'Page on until next_cursor is null (or a page comes back short or empty).',
       ),
     total_relation: z
       .enum(['eq', 'gte'])
