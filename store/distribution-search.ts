@@ -345,9 +345,9 @@ function sortOrder(sort: SortBy, key: Expression<unknown>) {
 
 /**
  * The rows after the cursor `after` in the order `sortOrder(key)`, then `id` (the keyset
- * condition, docs/distribution-search.md "Paging by cursor"): `parts` are one condition, or for a
- * key that may be empty two whose rows are read apart (the keyed rows after the cursor, then every
- * row without a key: those come last), so each can walk an index in its order. Ascending, the
+ * condition, docs/distribution-search.md "Paging by cursor"): one condition, or for a key that
+ * may be empty two whose rows are read apart (the keyed rows after the cursor, then every row
+ * without a key: those come last), so each can walk an index in its order. Ascending, the
  * keyed part is the row comparison `(key, id) > (k, i)` that a btree on (key, id) starts at;
  * descending with ids ascending (no row comparison says that), `key <= k` bounds the walk and the
  * ties at `k` are filtered by id.
