@@ -40,6 +40,15 @@ const SEARCH_SIZES = [100_000, 1_000_000];
 /** Timed requests per query and side (in 3 alternating batches), after 20 of warm-up each. */
 const SEARCH_RUNS = 150;
 
+/**
+ * The deep page (issue 24, paging by cursor): the first copy of the catalogue's query
+ * (docs/distribution-search.md "Keeping a local copy"), at offset 500,000 of the 1,000,000
+ * catalogue, by page number and by the cursor of the page before; timed requests of each.
+ */
+const DEEP_PAGE_QUERY = 'sort_by=published_at+asc&per_page=100';
+const DEEP_PAGE = 5001;
+const DEEP_PAGE_RUNS = 30;
+
 /** `npm run bench -- orders search` runs only those sections (default: all). */
 const SECTIONS = process.argv.slice(2);
 const wanted = (name: string) => SECTIONS.length === 0 || SECTIONS.includes(name);
@@ -256,6 +265,8 @@ async function main() {
         };
       }
       search[`offers_${size}`] = { seed_seconds: seedSeconds, queries };
+      if (size === 1_000_000)
+        search.deep_page = await benchDeepPage(`${base}/distribution/beta/offers?${DEEP_PAGE_QUERY}`, dist.key, agent);
     }
     agent.destroy();
     if (wanted('search')) results.search = search;
@@ -288,6 +299,36 @@ async function main() {
   writeResults(results, SECTIONS.length === 0);
 }
 
+/**
+ * The page at offset (DEEP_PAGE - 1) × 100 of `url` by `page` and by `after` (the next_cursor of the
+ * page before), service p50 of each through HTTP; the two must show the same offers.
+ */
+async function benchDeepPage(url: string, key: string, agent: http.Agent) {
+  const get = (query: string) =>
+    new Promise<{ status: number; body: { offers: { id: string }[]; next_cursor: string | null } }>((resolve, reject) => {
+      http
+        .get(`${url}&${query}`, { agent, headers: { 'x-service-api-key': key } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) }));
+          res.on('error', reject);
+        })
+        .on('error', reject);
+    });
+  say(`search: the page at offset ${(DEEP_PAGE - 1) * 100}, by page and by after…`);
+  const before = await get(`page=${DEEP_PAGE - 1}`);
+  const after = `after=${before.body.next_cursor}`;
+  const [byPage, byAfter] = await Promise.all([get(`page=${DEEP_PAGE}`), get(after)]);
+  const ids = (r: typeof byPage) => r.body.offers.map((o) => o.id).join();
+  if (byPage.status !== 200 || ids(byPage) !== ids(byAfter) || byPage.body.offers.length !== 100)
+    throw new Error(`deep page: page ${DEEP_PAGE} and its cursor disagree (${byPage.status}, ${byAfter.status})`);
+  const once = (query: string) => async () => (await get(query)).status === 200;
+  await runLoad(5, 2, once(`page=${DEEP_PAGE}`));
+  await runLoad(5, 2, once(after));
+  const [page, cursor] = await runPaired(DEEP_PAGE_RUNS, 2, 3, once(`page=${DEEP_PAGE}`), once(after));
+  return { query: DEEP_PAGE_QUERY, offset: (DEEP_PAGE - 1) * 100, page, after: cursor };
+}
+
 /** Runs `work` with this process's orders started through Update-with-Start, as if no worker ran here. */
 async function withoutEagerStart<T, P>(services: { localWorker?: LocalWorker<P> }, work: () => Promise<T>): Promise<T> {
   const link = services.localWorker!;
@@ -311,7 +352,9 @@ const round3 = (x: number) => Math.round(x * 1000) / 1000;
 function summarize(results: Record<string, unknown>) {
   type Level = { service: LoadResult; ratio: number; service_sharded?: LoadResult; ratio_sharded?: number };
   type Orders = Record<string, Level> & { cpu_c32?: { total_ms_per_order: number }; cpu_c32_sharded?: { total_ms_per_order: number } };
-  type Search = Record<string, { queries: Record<string, { service: LoadResult; p50_ratio: number }> }>;
+  type Search = Record<string, { queries: Record<string, { service: LoadResult; p50_ratio: number }> }> & {
+    deep_page?: { page: LoadResult; after: LoadResult };
+  };
   const orders = results.orders as Orders | undefined;
   const search = results.search as Search | undefined;
   const fanout = results.callbacksFanout as { seconds?: number } | undefined;
@@ -332,6 +375,9 @@ function summarize(results: Record<string, unknown>) {
     search_1m_worst_p50_ms: at1m ? Math.max(...Object.values(at1m).map((q) => q.service.p50)) : null,
     search_growth_100k_1m: at100k && at1m ? round3(at1m[defaults].service.p50 / at100k[defaults].service.p50) : null,
     search_category_100k_p50_ms: at100k?.['categories=2']?.service.p50 ?? null,
+    // The page at offset 500,000 of the first copy's query at 1,000,000 offers: by page number, by cursor.
+    search_deep_page_1m_p50_ms: search?.deep_page?.page.p50 ?? null,
+    search_deep_after_1m_p50_ms: search?.deep_page?.after.p50 ?? null,
     callbacks_fanout_1000_s: fanout?.seconds ?? null,
     // The slower of the two statements through HTTP; the feed's first whole read (it numbers the events too).
     statement_1m_vouchers_s:
@@ -442,6 +488,8 @@ const SUMMARY_TARGETS: Record<string, string> = {
   search_1m_worst_p50_ms: '≤ 100',
   search_growth_100k_1m: '≤ 1.5',
   search_category_100k_p50_ms: '≤ 50',
+  search_deep_page_1m_p50_ms: '(by page number; for comparison)',
+  search_deep_after_1m_p50_ms: '(by cursor; issue 24 deep paging: flat with depth)',
   callbacks_fanout_1000_s: '≤ 10',
   statement_1m_vouchers_s: '≤ 2',
   feed_10k_events_s: '≤ 1',
@@ -532,9 +580,10 @@ function writeResults(results: Record<string, unknown>, save: boolean) {
     '|---|---|---|---|---|---|---|---|---|',
   );
   type SearchQuery = { total?: number; total_relation?: string; service: LoadResult; direct: LoadResult; p50_ratio: number };
-  for (const [size, s] of Object.entries(
-    (results.search ?? {}) as Record<string, { seed_seconds: number; queries: Record<string, SearchQuery> }>,
-  )) {
+  const { deep_page: deep, ...sizes } = (results.search ?? {}) as Record<string, unknown> & {
+    deep_page?: { query: string; offset: number; page: LoadResult; after: LoadResult };
+  };
+  for (const [size, s] of Object.entries(sizes as Record<string, { seed_seconds: number; queries: Record<string, SearchQuery> }>)) {
     for (const [qs, q] of Object.entries(s.queries)) {
       const total = q.total_relation === 'gte' ? `≥ ${q.total}` : String(q.total);
       lines.push(
@@ -543,6 +592,13 @@ function writeResults(results: Record<string, unknown>, save: boolean) {
     }
     lines.push(`| ${size.replace('offers_', '')} | seeded in ${s.seed_seconds} s (set-based SQL) | | | | | | | |`);
   }
+  if (deep)
+    lines.push(
+      '',
+      `Deep page at 1,000,000 offers (\`${deep.query}\`, offset ${deep.offset}), service over HTTP: by \`page\` p50 ${deep.page.p50} ms ` +
+        `(p99 ${deep.page.p99}), by \`after\` p50 ${deep.after.p50} ms (p99 ${deep.after.p99}); ${deep.page.count} requests each, ` +
+        `errors ${deep.page.errors + deep.after.errors}.`,
+    );
   const intake = results.intake as LoadResult | undefined;
   if (intake)
     lines.push('', `## Offer intake`, '', `${intake.perSecond} offers/s created with their review workflows (p99 ${intake.p99} ms).`);

@@ -33,7 +33,43 @@ export interface SortBy {
   direction: 'asc' | 'desc';
 }
 
-/** The sort when none is asked: nearest first in a radius search, else newest published first. */
+/**
+ * How a sort field's key is carried in a search cursor (`after`, schemas/search-cursor.ts), and the
+ * Postgres type it is compared as.
+ */
+export type SortKeyKind = 'int8' | 'numeric' | 'text' | 'date' | 'timestamptz' | 'float8';
+
+export const SORT_KEY_KINDS: Record<SortField, SortKeyKind> = {
+  price: 'int8',
+  value: 'int8',
+  discount: 'numeric',
+  title: 'text',
+  start_date: 'date',
+  end_date: 'date',
+  published_at: 'timestamptz',
+  updated_at: 'timestamptz',
+  // The chord to the centre that orders a radius search (store/distribution-search.ts), not the miles shown.
+  distance: 'float8',
+};
+
+/**
+ * Sort fields an offer may lack (no price, value or discount; not yet published): their offers come
+ * last, so a page after a cursor with a key also reads those (the other fields are never null).
+ */
+export const NULLABLE_SORT_FIELDS: ReadonlySet<SortField> = new Set(['price', 'value', 'discount', 'published_at']);
+
+/**
+ * A position in a search's order (the keyset cursor, docs/distribution-search.md "Paging by
+ * cursor"): the sort it is a position in, and its last offer's sort key (exact: `timestamptz` with its
+ * microseconds as `YYYY-MM-DDTHH:MM:SS.ffffffZ`, `int8`/`numeric` as decimal text, `float8` as a
+ * number; null when the offer has none) and id.
+ */
+export interface SearchCursor {
+  sort: SortBy;
+  key: string | number | null;
+  id: string;
+}
+
 /**
  * A search counts its matches up to this many (docs/distribution-search.md, "total"): past it, `total`
  * is this bound and `total_relation` is `gte`, so no search reads every one of its matches to count them.
@@ -41,6 +77,7 @@ export interface SortBy {
  */
 export const SEARCH_TOTAL_BOUND = 10_000;
 
+/** The sort when none is asked: nearest first in a radius search, else newest published first. */
 export function defaultSort(radiusSearch: boolean): SortBy {
   return radiusSearch ? { field: 'distance', direction: 'asc' } : { field: 'published_at', direction: 'desc' };
 }

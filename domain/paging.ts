@@ -18,5 +18,13 @@ export interface BoundedPaged<T> extends Paged<T> {
   total_relation: TotalRelation;
 }
 
+/**
+ * A bounded page that also says where the next one starts (the offer search's keyset cursor,
+ * docs/distribution-search.md "Paging by cursor"): null when no offer follows this page.
+ */
+export interface CursorPaged<T> extends BoundedPaged<T> {
+  next_cursor: string | null;
+}
+
 /** How `total` relates to the number of items: exactly it, or at least it. */
 export type TotalRelation = 'eq' | 'gte';

@@ -3,6 +3,7 @@ import { CalendarDate, Currency, queryInt, singleQueryValue } from './common';
 import { boundedListEnvelope, okEnvelope } from './envelope';
 import { Advertiser, BundleItem, Creative, Demographics, Discount, OfferStatus, OfferType, Restrictions, StoredExpiration } from './offer';
 import { PageQuery } from './pagination';
+import { decodeSearchCursor } from './search-cursor';
 import {
   DEFAULT_RADIUS_MILES,
   MAX_RADIUS_MILES,
@@ -189,6 +190,13 @@ export const DistributionOfferQuery = PageQuery.extend({
   recently_published: days.describe(`Visible offers first published in the last N days (1–${MAX_RECENT_DAYS})`).optional(),
   recently_updated: days.describe('Visible offers changed in the last N days').optional(),
   recently_closed: days.describe('Offers that left the catalogue in the last N days (the only non-visible results)').optional(),
+  after: once(
+    z.string().refine((c) => decodeSearchCursor(c) !== null, 'is not a cursor of this search: send a next_cursor as it was given'),
+  )
+    .describe(
+      'Continue after this cursor: the next_cursor of the page before, with the same query (not with a page number). Opaque; see docs/distribution-search.md',
+    )
+    .optional(),
 }).superRefine((q, ctx) => {
   const issue = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
   const short = q.lat !== undefined || q.lng !== undefined;
@@ -203,6 +211,11 @@ export const DistributionOfferQuery = PageQuery.extend({
   if (q.radius !== undefined && !centre) issue('radius', 'radius needs a centre: postal_code, lat/lng, latitude/longitude or city');
   if (q.sort_by?.field === 'distance' && !centre)
     issue('sort_by', 'sorting by distance needs a centre: postal_code, lat/lng, latitude/longitude or city');
+  if (q.after !== undefined && q.page > 1)
+    issue(
+      'after',
+      'give page or after, not both: after continues where the page of its next_cursor ended, page counts from the first offer',
+    );
 });
 export type DistributionOfferQuery = z.infer<typeof DistributionOfferQuery>;
 

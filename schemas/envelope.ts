@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { BoundedPaged, Page, Paged } from '../domain/paging';
+import type { CursorPaged, Page, Paged } from '../domain/paging';
 
 /** `{status:"OK", <root>: resource}`: the one success shape for a single resource. */
 export function okEnvelope<K extends string, S extends z.ZodType>(rootKey: K, resource: S) {
@@ -19,7 +19,8 @@ export function listEnvelope<K extends string, S extends z.ZodType>(pluralKey: K
 
 /**
  * `listEnvelope` with a bounded `total` (the offer search): exact up to a bound, then the bound as
- * a lower bound, which `total_relation` says.
+ * a lower bound, which `total_relation` says; and `next_cursor`, where the next page starts (sent
+ * back as `after`), null on the last page.
  */
 export function boundedListEnvelope<K extends string, S extends z.ZodType>(pluralKey: K, item: S, bound: number) {
   return listEnvelope(pluralKey, item).extend({
@@ -28,11 +29,18 @@ export function boundedListEnvelope<K extends string, S extends z.ZodType>(plura
       .int()
       .describe(
         `How many items match, across all pages: exact up to ${bound}; past that, ${bound} with total_relation "gte" (at least that many). ` +
-          'Page on until a page comes back short or empty.',
+          'Page on until next_cursor is null (or a page comes back short or empty).',
       ),
     total_relation: z
       .enum(['eq', 'gte'])
       .describe(`"eq": total is the exact count. "gte": more than ${bound} items match; total is ${bound}, a lower bound.`),
+    next_cursor: z
+      .string()
+      .nullable()
+      .describe(
+        'Send as `after` (with the same query, no page) for the page after this one; null when no item follows this page. ' +
+          'Opaque: store it as given. Reads from where this page ended, however deep, and never repeats or skips an item that keeps its sort key.',
+      ),
   });
 }
 
@@ -46,9 +54,9 @@ export function listReply<K extends string, T>(pluralKey: K, list: Paged<T>, pag
   } & Record<K, T[]>;
 }
 
-/** The reply of a route in the `boundedListEnvelope` shape: `listReply` and how `total` relates to the count. */
-export function boundedListReply<K extends string, T>(pluralKey: K, list: BoundedPaged<T>, page: Page) {
-  return { ...listReply(pluralKey, list, page), total_relation: list.total_relation };
+/** The reply of a route in the `boundedListEnvelope` shape: `listReply`, how `total` relates to the count, and the next cursor. */
+export function boundedListReply<K extends string, T>(pluralKey: K, list: CursorPaged<T>, page: Page) {
+  return { ...listReply(pluralKey, list, page), total_relation: list.total_relation, next_cursor: list.next_cursor };
 }
 
 /** A request body wrapped in its resource's root key: `{offer: {...}}`. */

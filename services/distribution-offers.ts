@@ -9,11 +9,19 @@ import { importedPostalCountries } from '../store/postal-codes';
 import { utcDay } from '../domain/dates';
 import { invalidField, notFound } from '../domain/failures';
 import { revenueShares } from '../domain/money';
-import { DEFAULT_RADIUS_MILES, defaultSort, withDescendants, type CategoryNode, type Coordinates } from '../domain/offer-search';
-import type { BoundedPaged } from '../domain/paging';
+import {
+  DEFAULT_RADIUS_MILES,
+  defaultSort,
+  withDescendants,
+  type CategoryNode,
+  type Coordinates,
+  type SortBy,
+} from '../domain/offer-search';
+import type { CursorPaged } from '../domain/paging';
 import { wantsCityCentre, type DistributionOffer, type DistributionOfferQuery } from '../schemas/distribution-offer';
 import { toDistributionOffer, type MediaLinks } from '../schemas/distribution-offer-view';
 import type { OfferInput } from '../schemas/offer';
+import { decodeSearchCursor, encodeSearchCursor, sortName } from '../schemas/search-cursor';
 import type { ServiceDeps } from './deps';
 
 /*
@@ -100,6 +108,7 @@ export function offerSearch(
   centre?: Coordinates,
   byCity = false,
 ): OfferSearch {
+  const sort = q.sort_by ?? defaultSort(centre !== undefined);
   return {
     page: q.page,
     per_page: q.per_page,
@@ -113,11 +122,28 @@ export function offerSearch(
     recently_published: q.recently_published,
     recently_updated: q.recently_updated,
     recently_closed: q.recently_closed,
-    sort: q.sort_by ?? defaultSort(centre !== undefined),
+    sort,
+    after: q.after === undefined ? undefined : searchCursor(q.after, sort),
     today: utcDay(now),
     now,
     clientId,
   };
+}
+
+/**
+ * The position `after` names (the schema has checked that it decodes), refused when it was made
+ * for another sort than this search's (its key would mean something else).
+ */
+function searchCursor(after: string, sort: SortBy) {
+  const cursor = decodeSearchCursor(after);
+  if (!cursor) throw invalidField('after', 'after: is not a cursor of this search: send a next_cursor as it was given');
+  if (sortName(cursor.sort) !== sortName(sort))
+    throw invalidField(
+      'after',
+      `after: this cursor continues a search sorted by ${sortName(cursor.sort)}, and this one is sorted by ${sortName(sort)}: ` +
+        'send it with the sort_by (and the other parameters) of the search it came from',
+    );
+  return cursor;
 }
 
 /**
@@ -129,15 +155,19 @@ export async function searchOffers(
   clientId: string,
   q: DistributionOfferQuery,
   base: string,
-): Promise<BoundedPaged<DistributionOffer>> {
+): Promise<CursorPaged<DistributionOffer>> {
   const now = new Date();
   const tree = q.categories || q.category_ids ? await categoryTree(deps.db) : [];
   const { centre, byCity } = await searchCentre(deps, q);
   const search = offerSearch(q, tree, now, clientId, centre, byCity);
-  const { rows, ...total } = await searchDistributionOffers(deps.db, search);
+  const { rows, next, ...total } = await searchDistributionOffers(deps.db, search);
   const shares = revenueShares(deps.config);
   const media = await mediaLinks(deps, rows, base);
-  return { rows: rows.map((r) => toDistributionOffer(r, shares, search.today, media)), ...total };
+  return {
+    rows: rows.map((r) => toDistributionOffer(r, shares, search.today, media)),
+    ...total,
+    next_cursor: next && encodeSearchCursor(next),
+  };
 }
 
 /** An offer this client may read: on sale, or one it holds vouchers or a reservation of; else not found. */

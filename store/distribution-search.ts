@@ -1,8 +1,15 @@
-import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database, OfferRow } from './database';
 import type { Db } from './db';
 import { SELLABLE } from '../domain/offer-lifecycle';
-import { SEARCH_TOTAL_BOUND, type Coordinates, type SortBy } from '../domain/offer-search';
+import {
+  NULLABLE_SORT_FIELDS,
+  SEARCH_TOTAL_BOUND,
+  SORT_KEY_KINDS,
+  type Coordinates,
+  type SearchCursor,
+  type SortBy,
+} from '../domain/offer-search';
 import type { BoundedPaged, Page } from '../domain/paging';
 import { addDays, DAY_MS, utcDay } from '../domain/dates';
 
@@ -51,6 +58,8 @@ export interface OfferSearch extends Page {
   now: Date;
   /** The distribution client searching: an offer exclusive to others is not found (domain/exclusivity.ts). */
   clientId: string;
+  /** Continue after this position (keyset paging) instead of at `page`; made for `sort` (the service checks). */
+  after?: SearchCursor;
   /** Count matches up to this many (default SEARCH_TOTAL_BOUND; tests set a small one). */
   totalBound?: number;
 }
@@ -329,14 +338,46 @@ const SORT_COLUMNS: Record<Exclude<SortBy['field'], 'distance'>, string> = {
 /** The sort keys a location row carries (migration 0037). */
 const ROW_SORT_COLUMNS: Partial<Record<SortBy['field'], string>> = { price: 'l.price_amount', published_at: 'l.published_at' };
 
-/**
- * The ORDER BY key and direction of the sort, empty values last either way; `distance` is the
- * column holding a radius search's distance, `columns` where the other keys are read.
- */
-function sortOrder(sort: SortBy, distance: string, columns: Partial<Record<SortBy['field'], string>> = SORT_COLUMNS) {
-  const sortKey = sort.field === 'distance' ? sql.ref(distance) : sql.ref(columns[sort.field]!);
-  return sort.direction === 'asc' ? sql`${sortKey} asc nulls last` : sql`${sortKey} desc nulls last`;
+/** The ORDER BY of a sort key `key`: in the sort's direction, empty values last either way. */
+function sortOrder(sort: SortBy, key: Expression<unknown>) {
+  return sort.direction === 'asc' ? sql`${key} asc nulls last` : sql`${key} desc nulls last`;
 }
+
+/**
+ * The rows after the cursor `after` in the order `sortOrder(key)`, then `id` (the keyset
+ * condition, docs/distribution-search.md "Paging by cursor"): one condition, or for a key that
+ * may be empty two whose rows are read apart (the keyed rows after the cursor, then every row
+ * without a key: those come last), so each can walk an index in its order. Ascending, the
+ * keyed part is the row comparison `(key, id) > (k, i)` that a btree on (key, id) starts at;
+ * descending with ids ascending (no row comparison says that), `key <= k` bounds the walk and the
+ * ties at `k` are filtered by id.
+ */
+function afterCursor(after: SearchCursor, key: Expression<unknown>, id: Expression<unknown>): Expression<SqlBool>[] {
+  if (after.key === null) return [sql<SqlBool>`${key} is null and ${id} > ${after.id}`];
+  const k = sql`${after.key}::${sql.raw(SORT_KEY_KINDS[after.sort.field])}`;
+  const keyed =
+    after.sort.direction === 'asc'
+      ? sql<SqlBool>`(${key}, ${id}) > (${k}, ${after.id})`
+      : sql<SqlBool>`${key} <= ${k} and (${key} < ${k} or ${id} > ${after.id})`;
+  return NULLABLE_SORT_FIELDS.has(after.sort.field) ? [keyed, sql<SqlBool>`${key} is null`] : [keyed];
+}
+
+/** A page's sort key as the cursor carries it, exactly (timestamps to the microsecond, UTC). */
+function cursorKey(field: SortBy['field'], key: Expression<unknown>): RawBuilder<SearchCursor['key']> {
+  switch (SORT_KEY_KINDS[field]) {
+    case 'timestamptz':
+      return sql`to_char(${key} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+    case 'date':
+      return sql`to_char(${key}, 'YYYY-MM-DD')`;
+    case 'float8':
+      return sql`${key}`;
+    default:
+      return sql`${key}::text`;
+  }
+}
+
+/** The page's offers in order, before their wide rows are joined: id, distance and the sort key. */
+type Hits = SelectQueryBuilder<any, any, { id: string; distance: number | null; sort_key: unknown }>;
 
 /**
  * One page of the offers a publisher may see that match every filter, and their total counted up
@@ -351,12 +392,14 @@ function sortOrder(sort: SortBy, distance: string, columns: Partial<Record<SortB
  *
  * Without recently_*, the count and a radius search's page filter the search rows by their copies
  * of their offers' values (rowMatches): one index each, no offer visited per match. The page is
- * chosen on narrow rows (id, distance), then only its offers' wide rows are joined.
+ * chosen on narrow rows (id, distance, sort key), then only its offers' wide rows are joined. A
+ * page starts after `s.after` (keyset: each order reads from the cursor on, in its index where it
+ * has one) or at its page number; one more offer than the page is read, and `next` is where the
+ * page ended when there is one.
  */
-export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<BoundedPaged<FoundOffer>> {
+export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<BoundedPaged<FoundOffer> & { next: SearchCursor | null }> {
   const place: Place = { country: s.country_code, state: s.state_code?.toUpperCase(), city: s.city?.toLowerCase() };
   const bound = s.totalBound ?? SEARCH_TOTAL_BOUND;
-  const offset = (s.page - 1) * s.per_page;
   const readRows = onlyOnSale(s);
   const offers = db.selectFrom('offers as o').where((eb) => filters(eb, s, place));
   /**
@@ -370,14 +413,20 @@ export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<
           .selectFrom('offer_locations as l')
           .innerJoin('offers as o', 'o.id', 'l.offer_id')
           .where((eb) => eb.and([...conditions, filters(eb, s, place, false)])) as unknown as LocationRows);
-  /** The page's offers in order, before their wide rows are joined. */
-  let hits: SelectQueryBuilder<Database & { o: Database['offers'] }, 'o', { id: string; distance: number | null }>;
+  /** The page's hits in order, with a further condition (the cursor's); `key` and `id` are what they are ordered by. */
+  let hits: (condition?: Expression<SqlBool>) => Hits;
+  let key: RawBuilder<unknown>;
+  let id: RawBuilder<unknown>;
   let counted;
   if (!s.centre) {
-    hits = offers
-      .select(['o.id', sql<number | null>`null::float8`.as('distance')])
-      .orderBy(sortOrder(s.sort, 'distance'))
-      .orderBy('o.id');
+    key = sql.ref(SORT_COLUMNS[s.sort.field as keyof typeof SORT_COLUMNS]);
+    id = sql.ref('o.id');
+    hits = (condition) =>
+      offers
+        .select(['o.id', sql<number | null>`null::float8`.as('distance'), key.as('sort_key')])
+        .$if(condition !== undefined, (q) => q.where(condition!))
+        .orderBy(sortOrder(s.sort, key))
+        .orderBy('o.id') as never;
     if (place.state || place.city) {
       // A state or city: counted from its locations (each offer at its first one there), not by
       // probing every offer in the sort's order for a location in the place.
@@ -406,24 +455,33 @@ export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<
     const located = (knn: boolean) => inTheCircle(knn).where(nearestOfItsOffer(db, centre, place));
     counted = countOffersOfRows(db, inTheCircle(false).select('l.offer_id'), located(false).select('l.offer_id'), bound);
     if (s.sort.field === 'distance') {
-      const towards = sql`${earthPoint('l')} <-> ${earthCentre(centre)}`;
-      hits = located(true)
-        .select(['l.offer_id as id', haversine(centre).as('distance')])
-        .orderBy(s.sort.direction === 'asc' ? sql`${towards} asc` : sql`${towards} desc`)
-        .orderBy('l.offer_id') as never;
+      // Ordered (and a cursor placed) by the chord to the centre, which the KNN index reads in; it
+      // orders as the great-circle distance shown does.
+      key = sql`${earthPoint('l')} <-> ${earthCentre(centre)}`;
+      id = sql.ref('l.offer_id');
+      hits = (condition) =>
+        located(true)
+          .select(['l.offer_id as id', haversine(centre).as('distance'), key.as('sort_key')])
+          .$if(condition !== undefined, (q) => q.where(condition!))
+          .orderBy(sortOrder(s.sort, key))
+          .orderBy('l.offer_id') as never;
     } else if (readRows && ROW_SORT_COLUMNS[s.sort.field]) {
       // Price or newest: the locations carry the sort key. A circle of at most the bound's matches
       // is gathered (the point index) and sorted; a fuller one is read in the key's order (its own
       // index), the circle a filter on each row's point, until the page is full.
       const { total_relation } = await counted;
-      const rows =
+      const rows = () =>
         total_relation === 'eq'
           ? located(false)
           : locations(withinRadius('l', centre, s.radius, place)).where(nearestOfItsOffer(db, centre, place));
-      hits = rows
-        .select(['l.offer_id as id', haversine(centre).as('distance')])
-        .orderBy(sortOrder(s.sort, 'distance', ROW_SORT_COLUMNS))
-        .orderBy('l.offer_id') as never;
+      key = sql.ref(ROW_SORT_COLUMNS[s.sort.field]!);
+      id = sql.ref('l.offer_id');
+      hits = (condition) =>
+        rows()
+          .select(['l.offer_id as id', haversine(centre).as('distance'), key.as('sort_key')])
+          .$if(condition !== undefined, (q) => q.where(condition!))
+          .orderBy(sortOrder(s.sort, key))
+          .orderBy('l.offer_id') as never;
     } else {
       const { total_relation } = await counted;
       const distance = db
@@ -437,23 +495,45 @@ export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<
             (located(false).select(['l.offer_id as id', haversine(centre).as('distance')]) as never)
           : // A fuller circle: the sort's index order, each offer checked against the circle (its own locations).
             (offers.select(['o.id', distance.as('distance')]).where((eb) => eb(distance, 'is not', null)) as never);
-      hits = db
-        .selectFrom(base.as('c'))
-        .innerJoin('offers as o', 'o.id', 'c.id')
-        .select(['o.id', 'c.distance'])
-        .orderBy(sortOrder(s.sort, 'c.distance'))
-        .orderBy('o.id');
+      key = sql.ref(SORT_COLUMNS[s.sort.field]);
+      id = sql.ref('o.id');
+      hits = (condition) =>
+        db
+          .selectFrom(base.as('c'))
+          .innerJoin('offers as o', 'o.id', 'c.id')
+          .select(['o.id', 'c.distance', key.as('sort_key')])
+          .$if(condition !== undefined, (q) => q.where(condition!))
+          .orderBy(sortOrder(s.sort, key))
+          .orderBy('o.id') as never;
     }
   }
+  // One more than the page: whether another page follows.
+  const limit = s.per_page + 1;
+  let chosen: Hits;
+  if (!s.after)
+    chosen = hits()
+      .limit(limit)
+      .offset((s.page - 1) * s.per_page);
+  else {
+    // Each part of the keyset condition in its own order, up to the page; together, sorted again below.
+    const [first, ...rest] = afterCursor(s.after, key, id).map((condition) => hits(condition).limit(limit));
+    chosen = rest.reduce<Hits>(
+      (union, part, i) => union.unionAll(db.selectFrom(part.as(`k${i + 1}`)).selectAll()) as never,
+      db.selectFrom(first.as('k0')).selectAll() as never,
+    );
+  }
   const page = db
-    .selectFrom(hits.limit(s.per_page).offset(offset).as('p'))
+    .selectFrom(chosen.as('p'))
     .innerJoin('offers as o', 'o.id', 'p.id')
     .select(DISTRIBUTION_VIEW_COLUMNS.map((c) => `o.${c}` as const))
-    .select(['p.distance'])
-    .orderBy(sortOrder(s.sort, 'p.distance'))
-    .orderBy('o.id');
-  const [rows, total] = await Promise.all([page.execute(), counted]);
-  return { rows, ...total };
+    .select(['p.distance', cursorKey(s.sort.field, sql.ref('p.sort_key')).as('cursor_key')])
+    .orderBy(sortOrder(s.sort, sql.ref('p.sort_key')))
+    .orderBy('p.id')
+    .limit(limit);
+  const [found, total] = await Promise.all([page.execute(), counted]);
+  const last = found.length > s.per_page ? found[s.per_page - 1] : undefined;
+  const rows = found.slice(0, s.per_page).map(({ cursor_key: _, ...row }) => row);
+  return { rows, ...total, next: last ? { sort: s.sort, key: last.cursor_key, id: last.id } : null };
 }
 
 /** Location rows (`l`), joined to their offers (`o`) or not: what the counts and a radius search's pages read. */

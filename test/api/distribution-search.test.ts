@@ -508,7 +508,7 @@ describe('distribution offer search', () => {
       expect(body).toContain(`<redemption_locations><redemption_location><address_line_1>1 Main St</address_line_1><city>${city}</city>`);
       expect(body).toContain('<distributor_revenue><currency_code>USD</currency_code><amount>900</amount></distributor_revenue>');
       expect(body).toMatch(
-        /<\/offers><page>1<\/page><per_page>25<\/per_page><total>2<\/total><total_relation>eq<\/total_relation><\/response>$/,
+        /<\/offers><page>1<\/page><per_page>25<\/per_page><total>2<\/total><total_relation>eq<\/total_relation><next_cursor\/><\/response>$/,
       );
     }
     const one = await get(`/offers/${a}.xml`);

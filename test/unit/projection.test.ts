@@ -64,8 +64,14 @@ describe('schema projection', () => {
 
   it('writes the same JSON as the zod encoder for search pages and single offers', () => {
     const project = compileProjection(DistributionOfferList);
-    const page = boundedListReply('offers', { rows: views, total: 7, total_relation: 'eq' }, { page: 2, per_page: 4 });
+    const page = boundedListReply(
+      'offers',
+      { rows: views, total: 7, total_relation: 'eq', next_cursor: 'eyJ2IjoxfQ' },
+      { page: 2, per_page: 4 },
+    );
     expect(JSON.stringify(project(page))).toBe(zodJson(DistributionOfferList, page));
+    const last = boundedListReply('offers', { rows: views, total: 7, total_relation: 'eq', next_cursor: null }, { page: 2, per_page: 4 });
+    expect(JSON.stringify(project(last))).toBe(zodJson(DistributionOfferList, last));
     const one = compileProjection(DistributionOfferResponse);
     for (const offer of views) {
       const body = { status: 'OK' as const, offer };
