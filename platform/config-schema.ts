@@ -163,6 +163,13 @@ export const EnvSchema = z.object({
         'Changing it while orders are placed is safe: an order ' +
         'in flight may be answered by its new shard, still placed once (the database decides).',
     ),
+  ORDER_INTAKE_COALESCE: envBoolean
+    .default(true)
+    .describe(
+      'With `ORDER_INTAKE=sharded`: while an Update to a shard is in flight, an API process holds its further orders for that shard and ' +
+        'then sends them together as one `placeOrders` Update (at most 20; the first order of an idle shard goes at once); `false` sends ' +
+        'each order as its own `placeOrder` Update ([orders-and-vouchers.md](orders-and-vouchers.md#order-intake)).',
+    ),
   ORDER_INTAKE_ORDERS_PER_RUN: z.coerce
     .number()
     .int()
