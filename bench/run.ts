@@ -87,8 +87,13 @@ async function main() {
     const base = `http://127.0.0.1:${port}`;
     // The other order design in the same run (issue 23): a second API on the same services whose
     // orders go to the sharded intake workflows (ORDER_INTAKE=sharded), on the same worker(s).
-    // Sharded, one order per Update (ORDER_INTAKE_COALESCE=false: the design before coalescing).
-    const shardedApp = await buildApp({ ...services, config: { ...config, ORDER_INTAKE: 'sharded', ORDER_INTAKE_COALESCE: false } });
+    // Sharded, one order per Update (ORDER_INTAKE_COALESCE=false: the design before coalescing), on
+    // the shard count it was measured best with (BENCH_UNCOALESCED_SHARDS, 16 unless told).
+    const uncoalescedShards = Number(process.env.BENCH_UNCOALESCED_SHARDS ?? 16);
+    const shardedApp = await buildApp({
+      ...services,
+      config: { ...config, ORDER_INTAKE: 'sharded', ORDER_INTAKE_COALESCE: false, ORDER_INTAKE_SHARDS: uncoalescedShards },
+    });
     stops.push(() => shardedApp.close());
     const shardedPort = await freePort();
     await shardedApp.listen({ port: shardedPort, host: '127.0.0.1' });
@@ -266,7 +271,8 @@ async function main() {
     if (wanted('orders'))
       results.orders = {
         layout: inline ? 'one-process' : 'separate',
-        shards: config.ORDER_INTAKE_SHARDS,
+        shards: uncoalescedShards,
+        shards_coalesced: config.ORDER_INTAKE_SHARDS,
         orders_per_run: config.ORDER_INTAKE_ORDERS_PER_RUN,
         errors: orderErrors,
         ...orders,
@@ -588,6 +594,7 @@ function writeResults(results: Record<string, unknown>, save: boolean) {
         floor_ping_local?: FloorRun;
         layout?: string;
         shards?: number;
+        shards_coalesced?: number;
       }
     | undefined;
   const cpu = ordersRun?.cpu_c32;
@@ -660,7 +667,10 @@ function writeResults(results: Record<string, unknown>, save: boolean) {
     if (o.service_sharded) lines.push(row(`service ${level}, sharded intake (${ordersRun?.shards} shards)`, o.service_sharded));
     if (o.service_coalesced)
       lines.push(
-        row(`service ${level}, sharded intake coalesced (${o.coalesced_orders_per_update} orders an Update)`, o.service_coalesced),
+        row(
+          `service ${level}, sharded intake coalesced (${ordersRun?.shards_coalesced} shards, ${o.coalesced_orders_per_update} orders an Update)`,
+          o.service_coalesced,
+        ),
       );
     lines.push(row(`baseline ${level}`, o.baseline));
   }

@@ -140,7 +140,7 @@ describe('orders through sharded intake workflows', () => {
     const found = await Promise.all(ids.map((id) => findOrderForOperator(h.services, id, '')));
     const updates = new Set(found.map((f) => f!.intake_update_id));
     expect(updates.size).toBe(1);
-    const [updateId] = [...updates];
+    const updateId = found[0]!.intake_update_id!;
     expect(updateId).toMatch(/^orders:[0-9a-f-]{36}$/);
     expect(found[0]!.intake_workflow_id).toBe(workflowId);
     // In the history of one of the shard's runs (the one that took it may have continued as new since).
