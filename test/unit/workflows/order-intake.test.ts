@@ -299,4 +299,26 @@ describe('order-intake workflow', () => {
       ]);
     });
   });
+
+  it('with ORDER_INTAKE_COALESCE=false sends each order as its own placeOrder Update, under its own update id', async () => {
+    const calls = new ActivityCalls();
+    await env.withWorker(calls.wrap({ placeOrderBatch: placingAll() }), async (taskQueue) => {
+      const config = loadConfig({
+        ...process.env,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        ORDER_INTAKE_SHARDS: '1',
+        ORDER_INTAKE_COALESCE: 'false',
+      });
+      const deps = { temporal: env.client, config, metrics: businessMetrics };
+      const sent = Array.from({ length: 3 }, order).map(({ requestId: _, ...o }) => o);
+      await Promise.all(sent.map((o) => placeThroughIntake(deps, o)));
+      const placedOrders = (calls.of('placeOrderBatch') as PlaceOrderBatch[]).flatMap((x) => x.orders);
+      const updateIds = placedOrders.map((o) => intakeLocation(config, o.clientId, o.orderNumber, o.requestId).updateId);
+      expect(updateIds.sort()).toEqual(placedOrders.map((o) => orderIntakeUpdateId(o.clientId, o.orderNumber, o.requestId)).sort());
+      const history = await env.client.workflow.getHandle(orderIntakeWorkflowId(taskQueue, 0)).fetchHistory();
+      const accepted = (history.events ?? []).flatMap((ev) => ev.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest ?? []);
+      expect(accepted.map((r) => r.input?.name)).toEqual(['placeOrder', 'placeOrder', 'placeOrder']);
+      expect(accepted.map((r) => r.meta?.updateId).sort()).toEqual(updateIds.sort());
+    });
+  });
 });
