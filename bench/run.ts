@@ -1,8 +1,10 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import { sql } from 'kysely';
 import { setEndpoint } from '../store/callback-endpoints';
 import { changeOfferStatus } from '../store/offers';
 import { buildApp } from '../api/app';
@@ -24,6 +26,7 @@ import { benchConfig } from './bench-config';
 import { runLoad, runPaired, type LoadResult } from './load';
 import { cpuSnapshot, cpuSpent, subtree } from './proc-cpu';
 import { approvedOffer, dealInput, seedCatalogue } from './seed';
+import { floorWorkflow, pingLocalUpdate, pingUpdate } from './floor-workflow';
 import { SEARCH_QUERIES } from './search-queries';
 
 /*
@@ -94,10 +97,23 @@ async function main() {
     const base = `http://127.0.0.1:${port}`;
     // The other order design in the same run (issue 23): a second API on the same services whose
     // orders go to the sharded intake workflows (ORDER_INTAKE=sharded), on the same worker(s).
-    const shardedApp = await buildApp({ ...services, config: { ...config, ORDER_INTAKE: 'sharded' } });
+    // Sharded, one order per Update (ORDER_INTAKE_COALESCE=false: the design before coalescing), on
+    // the shard count it was measured best with (BENCH_UNCOALESCED_SHARDS, 16 unless told).
+    const uncoalescedShards = Number(process.env.BENCH_UNCOALESCED_SHARDS ?? 16);
+    const shardedApp = await buildApp({
+      ...services,
+      config: { ...config, ORDER_INTAKE: 'sharded', ORDER_INTAKE_COALESCE: false, ORDER_INTAKE_SHARDS: uncoalescedShards },
+    });
     stops.push(() => shardedApp.close());
     const shardedPort = await freePort();
     await shardedApp.listen({ port: shardedPort, host: '127.0.0.1' });
+    // Sharded and coalesced (ORDER_INTAKE_COALESCE=true): a third API, the orders it holds for a
+    // busy shard sent together as one Update.
+    const coalescedApp = await buildApp({ ...services, config: { ...config, ORDER_INTAKE: 'sharded', ORDER_INTAKE_COALESCE: true } });
+    stops.push(() => coalescedApp.close());
+    const coalescedPort = await freePort();
+    await coalescedApp.listen({ port: coalescedPort, host: '127.0.0.1' });
+    const coalescedBase = `http://127.0.0.1:${coalescedPort}`;
     const sub = await createApiKey(services, { iface: 'submission', environment: config.SERVICE_ENVIRONMENT });
     const dist = await createApiKey(services, { iface: 'distribution', environment: config.SERVICE_ENVIRONMENT });
     const post = (url: string, key: string, body: unknown, at = base) =>
@@ -132,17 +148,18 @@ async function main() {
         }
         // What an error was, counted by design and answer: an error count alone explains nothing.
         const body = (await res.json().catch(() => undefined)) as { errors?: Array<{ code?: string }> } | undefined;
-        const what = `${at === base ? 'per-order' : 'sharded'} ${res.status} ${body?.errors?.[0]?.code ?? ''}`.trim();
+        const design = at === base ? 'per-order' : at === coalescedBase ? 'coalesced' : 'sharded';
+        const what = `${design} ${res.status} ${body?.errors?.[0]?.code ?? ''}`.trim();
         orderErrors[what] = (orderErrors[what] ?? 0) + 1;
         return false;
       };
     const shardedBase = `http://127.0.0.1:${shardedPort}`;
     /** CPU of every process of the stack (this API process with its load generator, the worker, Temporal, Postgres) around `run`, from /proc. */
-    const withCpu = async (run: () => Promise<LoadResult>) => {
+    const withCpu = async (run: () => Promise<LoadResult>, workerRoot = workerPid) => {
       const cpuBefore = cpuSnapshot(process.pid);
       const result = await run();
       const cpuAfter = cpuSnapshot(process.pid);
-      const worker = workerPid ? subtree(cpuAfter, workerPid) : new Set<number>();
+      const worker = workerRoot ? subtree(cpuAfter, workerRoot) : new Set<number>();
       const byProcess = cpuSpent(cpuBefore, cpuAfter, (p) =>
         p.pid === process.pid ? 'api_and_load' : worker.has(p.pid) ? 'worker' : /^postgres|^postmaster/.test(p.comm) ? 'postgres' : p.comm,
       );
@@ -155,6 +172,26 @@ async function main() {
       };
       return { result, cpu };
     };
+    // The floor's worker (bench/floor-worker.ts), started now so that its bundling is over before
+    // anything is measured.
+    let floorWorker: ChildProcess | undefined;
+    let floorReady: Promise<void> = Promise.resolve();
+    if (wanted('orders')) {
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', path.join(__dirname, 'floor-worker.ts'), stack.endpoints.temporalAddress, FLOOR_TASK_QUEUE],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      floorWorker = child;
+      stops.push(async () => {
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('exit', r));
+      });
+      floorReady = new Promise<void>((resolve, reject) => {
+        child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && resolve());
+        child.once('exit', (code) => reject(new Error(`the floor worker exited (${code})`)));
+      });
+    }
     if (wanted('orders')) {
       // Warm up: the worker bundles its workflows at start, and the first orders of a fresh
       // process pay for compiling and connecting; none of that belongs in the measure.
@@ -164,6 +201,9 @@ async function main() {
       await runLoad(100, 8, placeOne(warm, 'warm'));
       say('orders: warming up the sharded intake (100 orders)…');
       await runLoad(100, 8, placeOne(warm, 'warm-sharded', shardedBase));
+      say('orders: warming up the coalesced sharded intake (100 orders)…');
+      await runLoad(100, 8, placeOne(warm, 'warm-coalesced', coalescedBase));
+      await floorReady;
       await runLoad(200, 8, (i) => bareOrder(services.db, dist.clientId, warm, `warm-base-${i}`));
       // Only the measured runs' errors are reported (the warm-up waits through the worker's start).
       for (const k of Object.keys(orderErrors)) delete orderErrors[k];
@@ -179,6 +219,17 @@ async function main() {
       say(`orders: ${n} at concurrency ${c} through the service (sharded intake)…`);
       const { result: sharded, cpu: shardedCpu } = await withCpu(() => runLoad(n, c, placeOne(shardedOffer, `c${c}-sh`, shardedBase)));
       if (c === 32) orders.cpu_c32_sharded = shardedCpu;
+      const coalescedOffer = await approvedOffer(services.db, sub.clientId, dealInput());
+      say(`orders: ${n} at concurrency ${c} through the service (sharded intake, coalesced)…`);
+      const { result: coalesced, cpu: coalescedCpu } = await withCpu(() =>
+        runLoad(n, c, placeOne(coalescedOffer, `c${c}-co`, coalescedBase)),
+      );
+      if (c === 32) orders.cpu_c32_coalesced = coalescedCpu;
+      // How many orders an Update carried: the coalesced orders' request ids name their Update.
+      const carried = await sql<{ orders: string; updates: string }>`
+        select count(*) as orders, count(distinct split_part(request_id, '/', 1)) as updates
+        from orders where order_number like ${`bench-c${c}-co-%`}`.execute(services.db);
+      const { orders: placedCoalesced, updates } = carried.rows[0];
       // With the worker in this process, orders start eagerly; the same orders again with eager
       // start off (Update-with-Start, the path of an API without a worker) show what it brings.
       let noEager: Record<string, unknown> = {};
@@ -200,13 +251,38 @@ async function main() {
         ratio: round3(service.perSecond / baseline.perSecond),
         service_sharded: sharded,
         ratio_sharded: round3(sharded.perSecond / baseline.perSecond),
+        service_coalesced: coalesced,
+        ratio_coalesced: round3(coalesced.perSecond / baseline.perSecond),
+        coalesced_orders_per_update: round3(Number(placedCoalesced) / Math.max(1, Number(updates))),
         ...noEager,
       };
+    }
+    if (wanted('orders')) {
+      // The floor: what Temporal and a worker alone cost for one Update-with-Start round trip to a
+      // long-running workflow that does nothing (ping), or only runs a local activity that does
+      // nothing (pingLocal), from this process's client, with no HTTP, API or database on the path.
+      const client = services.temporal;
+      for (const [name, update] of [
+        ['ping', pingUpdate],
+        ['ping_local', pingLocalUpdate],
+      ] as const) {
+        const once = (tag: string, shards: number) => async (i: number) => {
+          // A workflow takes at most 100 of them, as an intake run does (ORDER_INTAKE_ORDERS_PER_RUN).
+          const workflowId = `floor-${name}-${tag}-${i % shards}-${Math.floor(i / (shards * 100))}`;
+          return (await floorPing(client, update, workflowId, i)) === i;
+        };
+        say(`floor: ${name} updates at concurrency 1 and 32…`);
+        await runLoad(20, 1, once('warm', 1));
+        const c1 = await withCpu(() => runLoad(ORDERS_PER_LEVEL[1], 1, once('c1', 1)), floorWorker?.pid);
+        const c32 = await withCpu(() => runLoad(ORDERS_PER_LEVEL[32], 32, once('c32', 16)), floorWorker?.pid);
+        orders[`floor_${name}`] = { c1: c1.result, cpu_c1: c1.cpu, c32: c32.result, cpu_c32: c32.cpu };
+      }
     }
     if (wanted('orders'))
       results.orders = {
         layout: inline ? 'one-process' : 'separate',
-        shards: config.ORDER_INTAKE_SHARDS,
+        shards: uncoalescedShards,
+        shards_coalesced: config.ORDER_INTAKE_SHARDS,
         orders_per_run: config.ORDER_INTAKE_ORDERS_PER_RUN,
         errors: orderErrors,
         ...orders,
@@ -329,6 +405,20 @@ async function benchDeepPage(url: string, key: string, agent: http.Agent) {
   return { query: DEEP_PAGE_QUERY, offset: (DEEP_PAGE - 1) * 100, page, after: cursor };
 }
 
+/** The floor's task queue (bench/floor-worker.ts). */
+const FLOOR_TASK_QUEUE = 'bench-floor';
+
+/** One Update-with-Start to a floor workflow (started when missing, joined otherwise), answered with `n`. */
+function floorPing(client: Client, update: typeof pingUpdate, workflowId: string, n: number): Promise<number> {
+  const startWorkflowOperation = new WithStartWorkflowOperation(floorWorkflow, {
+    workflowId,
+    taskQueue: FLOOR_TASK_QUEUE,
+    args: [],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+  return client.workflow.executeUpdateWithStart(update, { startWorkflowOperation, args: [n] });
+}
+
 /** Runs `work` with this process's orders started through Update-with-Start, as if no worker ran here. */
 async function withoutEagerStart<T, P>(services: { localWorker?: LocalWorker<P> }, work: () => Promise<T>): Promise<T> {
   const link = services.localWorker!;
@@ -350,8 +440,25 @@ const round3 = (x: number) => Math.round(x * 1000) / 1000;
  * `results.callbacksFanout.seconds`, which the callback fan-out scenario writes when it runs.
  */
 function summarize(results: Record<string, unknown>) {
-  type Level = { service: LoadResult; ratio: number; service_sharded?: LoadResult; ratio_sharded?: number };
-  type Orders = Record<string, Level> & { cpu_c32?: { total_ms_per_order: number }; cpu_c32_sharded?: { total_ms_per_order: number } };
+  type Level = {
+    service: LoadResult;
+    ratio: number;
+    service_sharded?: LoadResult;
+    ratio_sharded?: number;
+    service_coalesced?: LoadResult;
+    ratio_coalesced?: number;
+  };
+  type Cpu = { total_ms_per_order: number; ms_per_order: Record<string, number> };
+  type Floor = { c1: LoadResult; cpu_c1: Cpu };
+  type Orders = Record<string, Level> & {
+    cpu_c32?: Cpu;
+    cpu_c32_sharded?: Cpu;
+    cpu_c32_coalesced?: Cpu;
+    floor_ping?: Floor;
+    floor_ping_local?: Floor;
+  };
+  /** Temporal's and the floor worker's CPU per update (what the floor measures; the client's is the load). */
+  const floorCpu = (f?: Floor) => (f ? round1((f.cpu_c1.ms_per_order.temporal ?? 0) + (f.cpu_c1.ms_per_order.worker ?? 0)) : null);
   type Search = Record<string, { queries: Record<string, { service: LoadResult; p50_ratio: number }> }> & {
     deep_page?: { page: LoadResult; after: LoadResult };
   };
@@ -371,6 +478,14 @@ function summarize(results: Record<string, unknown>) {
     orders_sharded_cpu_ms_per_order: orders?.cpu_c32_sharded?.total_ms_per_order ?? null,
     orders_sharded_c1_p50_ms: orders?.c1?.service_sharded?.p50 ?? null,
     orders_sharded_c8_p99_ms: orders?.c8?.service_sharded?.p99 ?? null,
+    orders_coalesced_c32_ratio: orders?.c32?.ratio_coalesced ?? null,
+    orders_coalesced_cpu_ms_per_order: orders?.cpu_c32_coalesced?.total_ms_per_order ?? null,
+    orders_coalesced_c1_p50_ms: orders?.c1?.service_coalesced?.p50 ?? null,
+    orders_coalesced_c8_p99_ms: orders?.c8?.service_coalesced?.p99 ?? null,
+    orders_floor_c1_p50_ms: orders?.floor_ping?.c1.p50 ?? null,
+    orders_floor_cpu_ms_per_update: floorCpu(orders?.floor_ping),
+    orders_floor_local_c1_p50_ms: orders?.floor_ping_local?.c1.p50 ?? null,
+    orders_floor_local_cpu_ms_per_update: floorCpu(orders?.floor_ping_local),
     search_100k_ratio: at100k?.[SEARCH_QUERIES[0]]?.p50_ratio ?? null,
     search_1m_worst_p50_ms: at1m ? Math.max(...Object.values(at1m).map((q) => q.service.p50)) : null,
     search_growth_100k_1m: at100k && at1m ? round3(at1m[defaults].service.p50 / at100k[defaults].service.p50) : null,
@@ -484,6 +599,14 @@ const SUMMARY_TARGETS: Record<string, string> = {
   orders_sharded_cpu_ms_per_order: '≤ 12',
   orders_sharded_c1_p50_ms: '≤ 15',
   orders_sharded_c8_p99_ms: '≤ 150',
+  orders_coalesced_c32_ratio: '≥ 0.5 (issue 23)',
+  orders_coalesced_cpu_ms_per_order: '≤ 12',
+  orders_coalesced_c1_p50_ms: '≤ 15',
+  orders_coalesced_c8_p99_ms: '≤ 150',
+  orders_floor_c1_p50_ms: '(Temporal alone: an Update to a workflow that does nothing)',
+  orders_floor_cpu_ms_per_update: '(Temporal + worker, at c1)',
+  orders_floor_local_c1_p50_ms: '(the same, with a local activity that does nothing)',
+  orders_floor_local_cpu_ms_per_update: '(Temporal + worker, at c1)',
   search_100k_ratio: '≤ 1.3',
   search_1m_worst_p50_ms: '≤ 100',
   search_growth_100k_1m: '≤ 1.5',
@@ -512,24 +635,63 @@ function writeResults(results: Record<string, unknown>, save: boolean) {
   for (const [k, v] of Object.entries(summary)) lines.push(`| \`${k}\` | ${v ?? 'not run'} | ${SUMMARY_TARGETS[k]} |`);
   lines.push('');
   type Cpu = { ms_per_order: Record<string, number>; total_ms_per_order: number };
-  const ordersRun = results.orders as { cpu_c32?: Cpu; cpu_c32_sharded?: Cpu; layout?: string; shards?: number } | undefined;
+  type FloorRun = { c1: LoadResult; cpu_c1: Cpu; c32: LoadResult; cpu_c32: Cpu };
+  const ordersRun = results.orders as
+    | {
+        cpu_c32?: Cpu;
+        cpu_c32_sharded?: Cpu;
+        cpu_c32_coalesced?: Cpu;
+        floor_ping?: FloorRun;
+        floor_ping_local?: FloorRun;
+        layout?: string;
+        shards?: number;
+        shards_coalesced?: number;
+      }
+    | undefined;
   const cpu = ordersRun?.cpu_c32;
   if (cpu) {
     const sharded = ordersRun?.cpu_c32_sharded;
-    const names = [...new Set([...Object.keys(cpu.ms_per_order), ...Object.keys(sharded?.ms_per_order ?? {})])];
+    const coalesced = ordersRun?.cpu_c32_coalesced;
+    const names = [
+      ...new Set([
+        ...Object.keys(cpu.ms_per_order),
+        ...Object.keys(sharded?.ms_per_order ?? {}),
+        ...Object.keys(coalesced?.ms_per_order ?? {}),
+      ]),
+    ];
     lines.push(
       `## CPU per order at concurrency 32, by process (from /proc; layout: ${ordersRun?.layout ?? 'one-process'})`,
       '',
-      '| process | per-order workflows, CPU ms per order | sharded intake, CPU ms per order |',
-      '|---|---|---|',
+      '| process | per-order workflows | sharded intake, one order an Update | sharded intake, coalesced |',
+      '|---|---|---|---|',
       ...names
         .sort((a, b) => (cpu.ms_per_order[b] ?? 0) - (cpu.ms_per_order[a] ?? 0))
-        .map((k) => `| ${k} | ${cpu.ms_per_order[k] ?? 0} | ${sharded?.ms_per_order[k] ?? '–'} |`),
-      `| **all** | **${cpu.total_ms_per_order}** | **${sharded?.total_ms_per_order ?? '–'}** |`,
+        .map((k) => `| ${k} | ${cpu.ms_per_order[k] ?? 0} | ${sharded?.ms_per_order[k] ?? '–'} | ${coalesced?.ms_per_order[k] ?? '–'} |`),
+      `| **all** | **${cpu.total_ms_per_order}** | **${sharded?.total_ms_per_order ?? '–'}** | **${coalesced?.total_ms_per_order ?? '–'}** |`,
       '',
-      '`api_and_load` is the API process, which also runs the load generator (its HTTP client).',
+      '`api_and_load` is the API process, which also runs the load generator (its HTTP client). CPU ms per order.',
       '',
     );
+  }
+  const floors = (['floor_ping', 'floor_ping_local'] as const).filter((k) => ordersRun?.[k]);
+  if (floors.length) {
+    lines.push(
+      '## The floor: one Update-with-Start to a workflow that does nothing (no HTTP, API or database)',
+      '',
+      '| update | concurrency | per second | p50 ms | p99 ms | Temporal CPU ms per update | worker CPU ms per update | client CPU ms per update |',
+      '|---|---|---|---|---|---|---|---|',
+    );
+    for (const k of floors) {
+      const f = ordersRun![k]!;
+      for (const [r, c] of [
+        [f.c1, f.cpu_c1],
+        [f.c32, f.cpu_c32],
+      ] as const)
+        lines.push(
+          `| ${k === 'floor_ping' ? 'ping (answered at once)' : 'pingLocal (a local activity that does nothing)'} | ${r.concurrency} | ${r.perSecond} | ${r.p50} | ${r.p99} | ${c.ms_per_order.temporal ?? 0} | ${c.ms_per_order.worker ?? 0} | ${c.ms_per_order.api_and_load ?? 0} |`,
+        );
+    }
+    lines.push('');
   }
   lines.push(
     '## Orders (POST /orders, 1 item, 1 voucher) vs the same transaction with bare pg',
@@ -545,12 +707,22 @@ function writeResults(results: Record<string, unknown>, save: boolean) {
     eager_gain?: { per_second: number; p50: number };
     service_sharded?: LoadResult;
     ratio_sharded?: number;
+    service_coalesced?: LoadResult;
+    ratio_coalesced?: number;
+    coalesced_orders_per_update?: number;
   };
   const levels = Object.entries((results.orders ?? {}) as Record<string, Level>).filter(([k]) => /^c\d+$/.test(k));
   for (const [level, o] of levels) {
     lines.push(row(`service ${level}`, o.service));
     if (o.service_update_with_start) lines.push(row(`service ${level}, eager start off`, o.service_update_with_start));
     if (o.service_sharded) lines.push(row(`service ${level}, sharded intake (${ordersRun?.shards} shards)`, o.service_sharded));
+    if (o.service_coalesced)
+      lines.push(
+        row(
+          `service ${level}, sharded intake coalesced (${ordersRun?.shards_coalesced} shards, ${o.coalesced_orders_per_update} orders an Update)`,
+          o.service_coalesced,
+        ),
+      );
     lines.push(row(`baseline ${level}`, o.baseline));
   }
   const errors = Object.entries((results.orders as { errors?: Record<string, number> } | undefined)?.errors ?? {});
@@ -560,7 +732,8 @@ function writeResults(results: Record<string, unknown>, save: boolean) {
     ...levels.map(
       ([l, o]) =>
         `- ${l}: service throughput = **${Math.round(o.ratio * 100)}%** of the baseline` +
-        (o.ratio_sharded !== undefined ? `; sharded intake **${Math.round(o.ratio_sharded * 100)}%**` : ''),
+        (o.ratio_sharded !== undefined ? `; sharded intake **${Math.round(o.ratio_sharded * 100)}%**` : '') +
+        (o.ratio_coalesced !== undefined ? `; coalesced **${Math.round(o.ratio_coalesced * 100)}%**` : ''),
     ),
   );
   if (levels.some(([, o]) => o.eager_gain))

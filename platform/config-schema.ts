@@ -155,13 +155,22 @@ export const EnvSchema = z.object({
     .int()
     .min(1)
     .max(256)
-    .default(16)
+    .default(4)
     .describe(
-      'With `ORDER_INTAKE=sharded`: how many intake workflows share the orders (by client and order_number). Temporal takes at most 10 Updates in flight per workflow ' +
-        '(an API process keeps at most 8 of its own in flight per shard; more wait in the process), so size it to at least the peak of orders placed at once / 8 ' +
-        '(the bench: 4 shards at 32 at once waited seconds, 16 did not). ' +
-        'Changing it while orders are placed is safe: an order ' +
+      'With `ORDER_INTAKE=sharded`: how many intake workflows share the orders (by client and order_number). Fewer shards make larger ' +
+        'coalesced Updates (the bench: 4 shards coalesced cost 11.5–13.4 ms of CPU per order at 32 at once against 15.6–22.2 for one order an ' +
+        'Update; [decisions.md](decisions.md#coalescing-on-the-api-side-issue-23)); a shard places its batches one after the other on one worker, so ' +
+        'raise it with the workers. Temporal takes at most 10 Updates in flight per workflow: coalescing, an API process has one in flight per shard, ' +
+        'so at most 10 API processes; with `ORDER_INTAKE_COALESCE=false` an API process keeps up to 8 of its own, so size it to the peak of orders ' +
+        'placed at once / 8 (16 was that default). Changing it while orders are placed is safe: an order ' +
         'in flight may be answered by its new shard, still placed once (the database decides).',
+    ),
+  ORDER_INTAKE_COALESCE: envBoolean
+    .default(true)
+    .describe(
+      'With `ORDER_INTAKE=sharded`: while an Update to a shard is in flight, an API process holds its further orders for that shard and ' +
+        'then sends them together as one `placeOrders` Update (at most 20; the first order of an idle shard goes at once); `false` sends ' +
+        'each order as its own `placeOrder` Update ([orders-and-vouchers.md](orders-and-vouchers.md#order-intake)).',
     ),
   ORDER_INTAKE_ORDERS_PER_RUN: z.coerce
     .number()

@@ -36,6 +36,20 @@ export type IntakeOrder = PlaceOrderInput & { requestId: string };
 export const placeOrderUpdate = defineUpdate<PlacedAnswer, [IntakeOrder]>('placeOrder');
 
 /**
+ * Places several orders and answers each, in the order sent (ORDER_INTAKE_COALESCE, the API's
+ * coalescing of the orders it holds for one shard into one Update: services/order-intake.ts). Each
+ * order keeps its own request id, by which the database decides exactly-once; one order's refusal
+ * is its own answer and does not touch the others. At most MAX_ORDERS_PER_UPDATE orders.
+ */
+export const placeOrdersUpdate = defineUpdate<PlacedAnswer[], [IntakeOrder[]]>('placeOrders');
+
+/**
+ * At most this many orders in one `placeOrders` Update: its answer (each order's snapshot, up to
+ * 100 vouchers) is one event in the history, kept as small as one batch activity's result.
+ */
+export const MAX_ORDERS_PER_UPDATE = 20;
+
+/**
  * The failure type with which a run that is closing (its orders taken, draining before it continues
  * as new) refuses a new order at its validator, before anything is recorded: the sender sends it
  * again, and it reaches the next run (services/order-intake.ts). So a run's history stays bounded

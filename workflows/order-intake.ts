@@ -10,7 +10,9 @@ import {
 import type { Activities } from '../activities';
 import {
   INTAKE_CLOSING,
+  MAX_ORDERS_PER_UPDATE,
   placeOrderUpdate,
+  placeOrdersUpdate,
   type IntakeOrder,
   type OrderIntakeInput,
   type OrderIntakeWorkflow,
@@ -28,7 +30,7 @@ const { placeOrderBatch } = proxyLocalActivities<Activities>({ startToCloseTimeo
  * At most this many orders per activity call: the call's result (each order's snapshot, up to 100
  * vouchers) is one marker in the history, kept far below Temporal's payload limits (2 MB warns).
  */
-const MAX_BATCH = 20;
+const MAX_BATCH = MAX_ORDERS_PER_UPDATE;
 
 /**
  * An order taken by the Update handler, waiting for its answer from the main loop. The handler
@@ -44,8 +46,10 @@ interface Waiting {
 
 /**
  * One shard of the sharded order intake (ORDER_INTAKE=sharded): a long-running workflow that takes
- * orders as `placeOrder` Updates, places what has queued through one local activity, and answers
- * each Update with its order or its refusal. A refusal is an answer, never a failed Update or
+ * orders as `placeOrders` Updates (several orders each, as an API process coalesces them) or
+ * `placeOrder` Updates (one each: ORDER_INTAKE_COALESCE=false, and senders from before it), places
+ * what has queued through one local activity, and answers each order with its order or its
+ * refusal. A refusal is an answer, never a failed Update or
  * workflow: Failed stays for what is broken.
  *
  * Exactly once is the database's: the order's id comes from (client, order_number) and its row
@@ -60,11 +64,20 @@ export async function orderIntakeWorkflow(input: OrderIntakeInput): Promise<void
   let placedInRun = 0;
 
   const closing = () => placedInRun >= input.ordersPerRun || workflowInfo().continueAsNewSuggested;
-  setHandler(placeOrderUpdate, (order) => new Promise<PlacedAnswer>((answer) => queue.push({ order, answer })), {
-    // A closing run takes no new order (the validator's refusal is not recorded), so it drains
-    // and continues as new even while orders keep coming; the sender sends it again.
-    validator: (_order: IntakeOrder) => {
-      if (closing()) throw ApplicationFailure.create({ type: INTAKE_CLOSING, message: 'this intake run is closing; send the order again' });
+  // A closing run takes no new order (the validator's refusal is not recorded), so it drains
+  // and continues as new even while orders keep coming; the sender sends it again.
+  const refuseWhenClosing = () => {
+    if (closing()) throw ApplicationFailure.create({ type: INTAKE_CLOSING, message: 'this intake run is closing; send the order again' });
+  };
+  const take = (order: IntakeOrder) => new Promise<PlacedAnswer>((answer) => queue.push({ order, answer }));
+  setHandler(placeOrderUpdate, take, { validator: (_order: IntakeOrder) => refuseWhenClosing() });
+  // Each order of the Update is queued on its own (a loop turn may place them with others, or
+  // split them across two batches); the Update answers once every one of them is answered.
+  setHandler(placeOrdersUpdate, (orders) => Promise.all(orders.map(take)), {
+    validator: (orders: IntakeOrder[]) => {
+      if (orders.length === 0 || orders.length > MAX_ORDERS_PER_UPDATE)
+        throw ApplicationFailure.create({ nonRetryable: true, message: `an Update carries 1 to ${MAX_ORDERS_PER_UPDATE} orders` });
+      refuseWhenClosing();
     },
   });
 

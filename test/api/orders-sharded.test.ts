@@ -3,8 +3,10 @@ import { saleRules } from '../../domain/sales';
 import { revenueShares } from '../../domain/money';
 import type { PlaceOrderInput } from '../../domain/orders';
 import { findOrderForOperator } from '../../services/orders';
+import { intakeOutbox } from '../../services/order-intake';
+import { eventually } from '../setup/eventually';
 import { createOrderActivities } from '../../activities/orders';
-import { orderWorkflowId } from '../../workflows/shared/ids';
+import { orderIntakeShard, orderIntakeWorkflowId, orderWorkflowId } from '../../workflows/shared/ids';
 import { seedOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
@@ -14,7 +16,8 @@ const DIST = '/distribution/beta';
  * Orders through the sharded intake (ORDER_INTAKE=sharded) on the real stack: the same answers as
  * the per-order design (vouchers, 409 duplicate with order_id, a refusal that frees its number),
  * stock never oversold, refusals never Failed workflows; and the placing transaction's request id,
- * which tells a request's own retry from a duplicate.
+ * which tells a request's own retry from a duplicate. Orders for a shard that arrive while its
+ * Update is in flight go together as one Update (ORDER_INTAKE_COALESCE, the default).
  */
 describe('orders through sharded intake workflows', () => {
   let h: Harness;
@@ -67,10 +70,85 @@ describe('orders through sharded intake workflows', () => {
     const found = await findOrderForOperator(h.services, placed.id, '');
     expect(found).toMatchObject({
       intake_workflow_id: expect.stringMatching(new RegExp(`^order-intake:${h.config.TEMPORAL_TASK_QUEUE}:[0-3]$`)),
-      intake_update_id: expect.stringMatching(new RegExp(`^order:${distClient}:sh-dup-1:[0-9a-f-]{36}$`)),
+      // The coalesced Update that carried it (ORDER_INTAKE_COALESCE, the default).
+      intake_update_id: expect.stringMatching(/^orders:[0-9a-f-]{36}$/),
     });
     const history = JSON.stringify(await h.services.temporal.workflow.getHandle(found!.intake_workflow_id!).fetchHistory());
     expect(history).toContain(found!.intake_update_id!);
+  });
+
+  it('coalesces the orders held while a shard is busy into one Update: each placed once, a duplicate order_number in it refused 409, a refusal taking nothing from the others', async () => {
+    const [offerId, leadOffer, scarce] = [
+      await seedOffer(h, subClient, { initial_quantity: 10 }),
+      await seedOffer(h, subClient, { initial_quantity: 5 }),
+      await seedOffer(h, subClient, { initial_quantity: 1 }),
+    ];
+    // Every order number on one shard: the duplicate's.
+    const shard = orderIntakeShard(distClient, 'sh-co-dup', 4);
+    const numbers: string[] = [];
+    for (let i = 0; numbers.length < 5; i++) if (orderIntakeShard(distClient, `sh-co-${i}`, 4) === shard) numbers.push(`sh-co-${i}`);
+    const workflowId = orderIntakeWorkflowId(h.config.TEMPORAL_TASK_QUEUE, shard);
+    const [lead, a, b, refusedNumber, c] = numbers;
+    // The first order's placing waits on its offer's row lock, held here: its Update stays in flight.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    const holding = h.services.db.transaction().execute(async (trx) => {
+      await trx.selectFrom('offers').select('id').where('id', '=', leadOffer).forUpdate().execute();
+      locked();
+      await released;
+    });
+    await lockTaken;
+    const leader = post({ order_number: lead, items: [{ offer_id: leadOffer, quantity: 1 }] });
+    await eventually('the first order in flight', () => intakeOutbox(h.services.temporal, workflowId).inFlight === 1);
+    const held = [
+      post({ order_number: a, items: [{ offer_id: offerId, quantity: 1 }] }),
+      post({ order_number: 'sh-co-dup', items: [{ offer_id: offerId, quantity: 1 }] }),
+      post({ order_number: b, items: [{ offer_id: offerId, quantity: 2 }] }),
+      post({ order_number: refusedNumber, items: [{ offer_id: scarce, quantity: 5 }] }),
+      post({ order_number: 'sh-co-dup', items: [{ offer_id: offerId, quantity: 1 }] }),
+      post({ order_number: c, items: [{ offer_id: offerId, quantity: 1 }] }),
+    ];
+    await eventually('six orders held', () => intakeOutbox(h.services.temporal, workflowId).held === 6);
+    release();
+    await holding;
+    expect((await leader).statusCode).toBe(200);
+    const [ra, dup1, rb, refused, dup2, rc] = await Promise.all(held);
+    for (const [r, n] of [
+      [ra, 1],
+      [rb, 2],
+      [rc, 1],
+    ] as const) {
+      expect(r.statusCode).toBe(200);
+      expect(r.json().order.vouchers).toHaveLength(n);
+    }
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().errors[0]).toMatchObject({ code: 'insufficient_stock', offer_id: scarce, available: 1 });
+    // One of the two with the same order_number is placed, the other is its duplicate.
+    const [placedDup, duplicate] = dup1.statusCode === 200 ? [dup1, dup2] : [dup2, dup1];
+    expect(placedDup.statusCode).toBe(200);
+    expect(duplicate.statusCode).toBe(409);
+    expect(duplicate.json().errors[0]).toMatchObject({ code: 'duplicate', field: 'order_number', order_id: placedDup.json().order.id });
+    // Each exactly once: the stock taken and the vouchers issued are the placed orders' (1 + 1 + 2 + 1).
+    expect(await stock(offerId)).toBe(5);
+    expect(await stock(scarce)).toBe(1);
+    const vouchers = await h.services.db.selectFrom('vouchers').select('order_id').where('offer_id', '=', offerId).execute();
+    expect(vouchers).toHaveLength(5);
+    // The six went as one Update: the placed ones' request ids name one batch, found by the operator's lookup.
+    const ids = [ra, rb, rc, placedDup].map((r) => r.json().order.id as string);
+    const found = await Promise.all(ids.map((id) => findOrderForOperator(h.services, id, '')));
+    const updates = new Set(found.map((f) => f!.intake_update_id));
+    expect(updates.size).toBe(1);
+    const updateId = found[0]!.intake_update_id!;
+    expect(updateId).toMatch(/^orders:[0-9a-f-]{36}$/);
+    expect(found[0]!.intake_workflow_id).toBe(workflowId);
+    // In the history of one of the shard's runs (the one that took it may have continued as new since).
+    const histories: string[] = [];
+    for await (const run of h.services.temporal.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
+      histories.push(JSON.stringify(await h.services.temporal.workflow.getHandle(workflowId, run.runId).fetchHistory()));
+    expect(histories.filter((x) => x.includes(updateId))).toHaveLength(1);
+    expect(await failedWorkflows()).toEqual([]);
   });
 
   it('refuses an order beyond the stock with its 409, frees its number for the corrected retry, and fails no workflow', async () => {

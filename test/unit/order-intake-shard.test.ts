@@ -1,4 +1,10 @@
-import { orderIntakeShard, orderIntakeUpdateId, orderIntakeWorkflowId } from '../../workflows/shared/ids';
+import {
+  intakeBatchRequestId,
+  intakeUpdateIdOf,
+  orderIntakeShard,
+  orderIntakeUpdateId,
+  orderIntakeWorkflowId,
+} from '../../workflows/shared/ids';
 
 /*
  * Every API process must send an order_number to the same intake workflow, in this release and the
@@ -21,5 +27,12 @@ describe('order intake shards', () => {
   it('names the workflow by task queue and shard, and the update by order and request', () => {
     expect(orderIntakeWorkflowId('offer-marketplace', 3)).toBe('order-intake:offer-marketplace:3');
     expect(orderIntakeUpdateId('cli_abc', 'n-1', 'req-1')).toBe('order:cli_abc:n-1:req-1');
+  });
+
+  it("finds the Update that carried an order from its request id: the batch's when coalesced, else the order's own", () => {
+    const batch = '0b5c3a52-5f1e-4c43-9d55-1b9f4c3e2a10';
+    expect(intakeBatchRequestId(batch, 3)).toBe(`${batch}/3`);
+    expect(intakeUpdateIdOf('cli_abc', 'n-1', `${batch}/3`)).toBe(`orders:${batch}`);
+    expect(intakeUpdateIdOf('cli_abc', 'n-1', batch)).toBe(`order:cli_abc:n-1:${batch}`);
   });
 });

@@ -48,6 +48,26 @@ export function orderIntakeShard(clientId: string, orderNumber: string, shards: 
  */
 export const orderIntakeUpdateId = (clientId: string, orderNumber: string, requestId: string) =>
   `${orderWorkflowId(clientId, orderNumber)}:${requestId}`;
+
+/**
+ * The request id of the `index`th order of a coalesced Update (services/order-intake.ts): the
+ * batch's id (a UUID, one per Update) and the order's place in it. Unique per HTTP request as a
+ * plain request id is (each request's order is in one batch, resends included), and it names the
+ * Update that carried it, so an operator finds it from the order row alone (intakeUpdateIdOf).
+ */
+export const intakeBatchRequestId = (batchId: string, index: number) => `${batchId}/${index}`;
+
+/** The update id of a coalesced Update (`placeOrders`): one per batch, reused by the client SDK's own retries and by resends. */
+export const intakeBatchUpdateId = (batchId: string) => `orders:${batchId}`;
+
+/**
+ * The update id under which the order with this request id reached its intake workflow: the
+ * batch's (`orders:<batch id>`) for a request id of a coalesced Update, else the order's own.
+ */
+export function intakeUpdateIdOf(clientId: string, orderNumber: string, requestId: string): string {
+  const slash = requestId.lastIndexOf('/');
+  return slash > 0 ? intakeBatchUpdateId(requestId.slice(0, slash)) : orderIntakeUpdateId(clientId, orderNumber, requestId);
+}
 /** The schedule that starts the monthly statements on the 1st (one per task queue, as the dispatcher). */
 export const monthlyStatementsScheduleId = (taskQueue: string) => `monthly-statements-schedule:${taskQueue}`;
 /** One run per month at a time (an operator's run and the schedule's of the same month join one another). */

@@ -8,7 +8,7 @@ export function ordersCommand(ctx: () => AdminContext): Command {
   orders
     .command('show')
     .description(
-      'an order with its client, items, vouchers and the id of its order-fulfilment workflow (sharded intake: its intake workflow and update id)',
+      'an order with its client, items, vouchers and the id of its order-fulfilment workflow (sharded intake: its intake workflow and the id of the Update that carried it)',
     )
     .argument('<order-id>')
     .action(async (id: string) => {

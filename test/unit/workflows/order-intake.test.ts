@@ -2,6 +2,7 @@ import { WithStartWorkflowOperation, WorkflowUpdateStage, type WorkflowHandle } 
 import type { OrderSnapshot } from '../../../domain/orders';
 import {
   INTAKE_CLOSING,
+  MAX_ORDERS_PER_UPDATE,
   ORDER_INTAKE_WORKFLOW_TYPE,
   placeOrderUpdate,
   type IntakeOrder,
@@ -9,15 +10,19 @@ import {
   type PlacedAnswer,
   type PlaceOrderBatch,
 } from '../../../workflows/order-intake-messages';
-import { orderIntakeUpdateId, orderWorkflowId } from '../../../workflows/shared/ids';
-import { sendToIntake } from '../../../services/order-intake';
+import { intakeBatchUpdateId, orderIntakeUpdateId, orderIntakeWorkflowId, orderWorkflowId } from '../../../workflows/shared/ids';
+import { intakeLocation, placeThroughIntake, sendOrdersToIntake, sendToIntake } from '../../../services/order-intake';
+import { loadConfig } from '../../../platform/config';
+import { businessMetrics } from '../../../platform/metrics';
 import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
 
 /*
  * The order-intake workflow (ORDER_INTAKE=sharded) with its batch activity replaced by a double:
  * orders that arrive together are placed by one activity call and each Update gets its own answer;
  * a refusal is an answer and the workflow keeps running; it continues as new past its bound and
- * later orders still answer; the same update id twice is placed once.
+ * later orders still answer; the same update id twice is placed once. Coalesced (the default), an
+ * API process sends the orders it holds for a shard while an Update is in flight as one
+ * `placeOrders` Update, each order answered with its own.
  */
 describe('order-intake workflow', () => {
   let env: WorkflowTestEnv;
@@ -77,7 +82,10 @@ describe('order-intake workflow', () => {
       return env.client.workflow.executeUpdateWithStart(placeOrderUpdate, { startWorkflowOperation, args: [o], updateId: updateId(o) });
     };
     const handle = (): WorkflowHandle<OrderIntakeWorkflow> => env.client.workflow.getHandle(workflowId);
-    return { workflowId, send, sendOnce, handle };
+    /** Several orders as one `placeOrders` Update, as a coalescing API process sends them. */
+    const sendMany = (os: IntakeOrder[], id = intakeBatchUpdateId(`batch-${os[0].requestId}`)) =>
+      sendOrdersToIntake(env.client, { workflowId, taskQueue, input: { ordersPerRun } }, os, id);
+    return { workflowId, send, sendOnce, sendMany, handle };
   };
 
   /** A batch double answering each order placed, after `gate` (when given) opens. */
@@ -224,6 +232,93 @@ describe('order-intake workflow', () => {
       expect(await s.send(o)).toEqual(placed(o));
       expect(await s.send(o)).toEqual(placed(o));
       expect(calls.of('placeOrderBatch')).toEqual([{ orders: [o] }]);
+    });
+  });
+
+  it('answers a placeOrders Update with each order in the order sent, a refusal only to its own order, in one activity call', async () => {
+    const calls = new ActivityCalls();
+    const refusal: PlacedAnswer = { ok: false, code: 'insufficient_stock', message: 'offer ofr_a has 0 unit(s) available', available: 0 };
+    const [a, refused, b] = [order(), order(), order()];
+    const doubles = calls.wrap({
+      placeOrderBatch: async ({ orders: batch }: PlaceOrderBatch) =>
+        batch.map((o) => (o.requestId === refused.requestId ? refusal : placed(o))),
+    });
+    await env.withWorker(doubles, async (taskQueue) => {
+      const s = shard(taskQueue);
+      expect(await s.sendMany([a, refused, b])).toEqual([placed(a), refusal, placed(b)]);
+      expect(calls.of('placeOrderBatch')).toEqual([{ orders: [a, refused, b] }]);
+      // An old sender's single order still answers beside it (both handlers registered).
+      const c = order();
+      expect(await s.send(c)).toEqual(placed(c));
+      // More orders than one batch carries are refused at the validator, before anything is recorded.
+      const tooMany = Array.from({ length: MAX_ORDERS_PER_UPDATE + 1 }, order);
+      await expect(s.sendMany(tooMany)).rejects.toMatchObject({ cause: { message: expect.stringMatching(/1 to 20 orders/) } });
+      expect(calls.of('placeOrderBatch')).toHaveLength(2);
+      expect((await s.handle().describe()).status.name).toBe('RUNNING');
+    });
+  });
+
+  it('coalesces: the orders for a shard that arrive while its Update is in flight go together as one Update when it answers', async () => {
+    const calls = new ActivityCalls();
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let first = true;
+    const doubles = calls.wrap({
+      placeOrderBatch: async (b: PlaceOrderBatch) => placingAll(first ? ((first = false), gate) : undefined)(b),
+    });
+    await env.withWorker(doubles, async (taskQueue) => {
+      const config = loadConfig({
+        ...process.env,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        ORDER_INTAKE_SHARDS: '1',
+        ORDER_INTAKE_COALESCE: 'true',
+      });
+      const deps = { temporal: env.client, config, metrics: businessMetrics };
+      const [a, b, c, d, e] = Array.from({ length: 5 }, order).map(({ requestId: _, ...o }) => o);
+      const answerA = placeThroughIntake(deps, a);
+      await calls.nth('placeOrderBatch', 1);
+      // Held in this process while A's Update is in flight: nothing of theirs reaches the workflow.
+      const rest = [b, c, d, e].map((o) => placeThroughIntake(deps, o));
+      open();
+      const answers = await Promise.all([answerA, ...rest]);
+      const batches = (calls.of('placeOrderBatch') as PlaceOrderBatch[]).map((x) => x.orders);
+      expect(batches.map((x) => x.map((o) => o.orderId))).toEqual([[a.orderId], [b, c, d, e].map((o) => o.orderId)]);
+      // Each answered with its own order; each order with a request id of its own, naming its Update.
+      expect(answers).toEqual(batches.flat().map(placed));
+      const requestIds = batches.flat().map((o) => o.requestId);
+      expect(new Set(requestIds).size).toBe(5);
+      const [batchA, batchRest] = batches.map((x) => x.map((o) => intakeLocation(config, o.clientId, o.orderNumber, o.requestId).updateId));
+      expect(new Set(batchRest).size).toBe(1);
+      expect(batchA[0]).not.toBe(batchRest[0]);
+      const workflowId = orderIntakeWorkflowId(taskQueue, 0);
+      const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+      const accepted = (history.events ?? []).filter((ev) => ev.workflowExecutionUpdateAcceptedEventAttributes);
+      expect(accepted.map((ev) => ev.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.meta?.updateId)).toEqual([
+        batchA[0],
+        batchRest[0],
+      ]);
+    });
+  });
+
+  it('with ORDER_INTAKE_COALESCE=false sends each order as its own placeOrder Update, under its own update id', async () => {
+    const calls = new ActivityCalls();
+    await env.withWorker(calls.wrap({ placeOrderBatch: placingAll() }), async (taskQueue) => {
+      const config = loadConfig({
+        ...process.env,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        ORDER_INTAKE_SHARDS: '1',
+        ORDER_INTAKE_COALESCE: 'false',
+      });
+      const deps = { temporal: env.client, config, metrics: businessMetrics };
+      const sent = Array.from({ length: 3 }, order).map(({ requestId: _, ...o }) => o);
+      await Promise.all(sent.map((o) => placeThroughIntake(deps, o)));
+      const placedOrders = (calls.of('placeOrderBatch') as PlaceOrderBatch[]).flatMap((x) => x.orders);
+      const updateIds = placedOrders.map((o) => intakeLocation(config, o.clientId, o.orderNumber, o.requestId).updateId);
+      expect(updateIds.sort()).toEqual(placedOrders.map((o) => orderIntakeUpdateId(o.clientId, o.orderNumber, o.requestId)).sort());
+      const history = await env.client.workflow.getHandle(orderIntakeWorkflowId(taskQueue, 0)).fetchHistory();
+      const accepted = (history.events ?? []).flatMap((ev) => ev.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest ?? []);
+      expect(accepted.map((r) => r.input?.name)).toEqual(['placeOrder', 'placeOrder', 'placeOrder']);
+      expect(accepted.map((r) => r.meta?.updateId).sort()).toEqual(updateIds.sort());
     });
   });
 });
