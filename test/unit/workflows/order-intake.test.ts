@@ -85,7 +85,19 @@ describe('order-intake workflow', () => {
     /** Several orders as one `placeOrders` Update, as a coalescing API process sends them. */
     const sendMany = (os: IntakeOrder[], id = intakeBatchUpdateId(`batch-${os[0].requestId}`)) =>
       sendOrdersToIntake(env.client, { workflowId, taskQueue, input: { ordersPerRun } }, os, id);
-    return { workflowId, send, sendOnce, sendMany, handle };
+    /**
+     * Starts the run before any order, with a short workflow task timeout: while a gated batch
+     * waits, the workflow task that runs it completes only at its heartbeat (80% of that timeout),
+     * and only then are the orders sent meanwhile delivered; the default 10 s made each wait 8 s.
+     */
+    const startQuick = () =>
+      env.client.workflow.start<OrderIntakeWorkflow>(ORDER_INTAKE_WORKFLOW_TYPE, {
+        workflowId,
+        taskQueue,
+        args: [{ ordersPerRun }],
+        workflowTaskTimeout: '2s',
+      });
+    return { workflowId, send, sendOnce, sendMany, handle, startQuick };
   };
 
   /** A batch double answering each order placed, after `gate` (when given) opens. */
@@ -96,17 +108,28 @@ describe('order-intake workflow', () => {
       return batch.map(placed);
     };
 
-  it('places the orders that arrive together in one activity call and answers each Update with its own order', async () => {
+  /**
+   * Batch doubles answering each order placed, the first `gated` calls each only once its gate is
+   * opened (`open(i)`): what queues behind a waiting batch is the next one.
+   */
+  const gatedBatches = (gated: number) => {
     const calls = new ActivityCalls();
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    let first = true;
-    const doubles = calls.wrap({
-      // The first call waits until the others have queued behind it.
-      placeOrderBatch: async (b: PlaceOrderBatch) => placingAll(first ? ((first = false), gate) : undefined)(b),
+    const gates = Array.from({ length: gated }, () => {
+      let open!: () => void;
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      return { gate, open };
     });
+    let call = 0;
+    const doubles = calls.wrap({ placeOrderBatch: async (b: PlaceOrderBatch) => placingAll(gates[call++]?.gate)(b) });
+    return { calls, doubles, open: (i = 0) => gates[i].open() };
+  };
+
+  it('places the orders that arrive together in one activity call and answers each Update with its own order', async () => {
+    // The first call waits until the others have queued behind it.
+    const { calls, doubles, open } = gatedBatches(1);
     await env.withWorker(doubles, async (taskQueue) => {
       const s = shard(taskQueue);
+      await s.startQuick();
       const [a, b, c, d] = [order(), order(), order(), order()];
       const answerA = s.send(a);
       await calls.nth('placeOrderBatch', 1);
@@ -190,32 +213,24 @@ describe('order-intake workflow', () => {
   });
 
   it('refuses new orders while a run closes, so it drains under continuous load, and the refused order is placed by the next run', async () => {
-    const calls = new ActivityCalls();
-    const gates = [0, 1].map(() => {
-      let open!: () => void;
-      const gate = new Promise<void>((resolve) => (open = resolve));
-      return { gate, open };
-    });
-    let call = 0;
-    const doubles = calls.wrap({
-      // The first two batches wait for their gate: the run is closing while the second places.
-      placeOrderBatch: async (b: PlaceOrderBatch) => placingAll(gates[call++]?.gate)(b),
-    });
+    // The first two batches wait for their gate: the run is closing while the second places.
+    const { calls, doubles, open } = gatedBatches(2);
     await env.withWorker(doubles, async (taskQueue) => {
       const s = shard(taskQueue, 1);
+      await s.startQuick();
       const [a, b, c] = [order(), order(), order()];
       const answerA = s.send(a);
       await calls.nth('placeOrderBatch', 1);
       const answerB = s.send(b); // queued behind the first batch, taken before the run closes
       await s.handle().startUpdate(placeOrderUpdate, { args: [b], updateId: updateId(b), waitForStage: WorkflowUpdateStage.ACCEPTED });
-      gates[0].open();
+      open(0);
       expect(await answerA).toEqual(placed(a));
       await calls.nth('placeOrderBatch', 2);
       const firstRun = (await s.handle().describe()).runId;
       // One order taken: the run is closing while B places, and refuses C before recording it.
       await expect(s.sendOnce(c)).rejects.toMatchObject({ cause: { type: INTAKE_CLOSING } });
       const answerC = s.send(c);
-      gates[1].open();
+      open(1);
       expect(await answerB).toEqual(placed(b));
       expect(await answerC).toEqual(placed(c));
       expect((await s.handle().describe()).runId).not.toBe(firstRun);
@@ -259,13 +274,7 @@ describe('order-intake workflow', () => {
   });
 
   it('coalesces: the orders for a shard that arrive while its Update is in flight go together as one Update when it answers', async () => {
-    const calls = new ActivityCalls();
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    let first = true;
-    const doubles = calls.wrap({
-      placeOrderBatch: async (b: PlaceOrderBatch) => placingAll(first ? ((first = false), gate) : undefined)(b),
-    });
+    const { calls, doubles, open } = gatedBatches(1);
     await env.withWorker(doubles, async (taskQueue) => {
       const config = loadConfig({
         ...process.env,
