@@ -39,12 +39,12 @@ import {
 
 /** Where an order's handling is found in Temporal: its intake workflow, and the id of the Update that carried it. */
 export function intakeLocation(config: ServiceDeps['config'], clientId: string, orderNumber: string, requestId: string) {
-  const shard = orderIntakeShard(clientId, orderNumber, config.ORDER_INTAKE_SHARDS);
-  return {
-    workflowId: orderIntakeWorkflowId(config.TEMPORAL_TASK_QUEUE, shard),
-    updateId: intakeUpdateIdOf(clientId, orderNumber, requestId),
-  };
+  return { workflowId: intakeWorkflowIdOf(config, clientId, orderNumber), updateId: intakeUpdateIdOf(clientId, orderNumber, requestId) };
 }
+
+/** The intake workflow of the order's shard, by (client, order_number): the same in every process. */
+const intakeWorkflowIdOf = (config: ServiceDeps['config'], clientId: string, orderNumber: string) =>
+  orderIntakeWorkflowId(config.TEMPORAL_TASK_QUEUE, orderIntakeShard(clientId, orderNumber, config.ORDER_INTAKE_SHARDS));
 
 type Shard = { workflowId: string; taskQueue: string; input: OrderIntakeInput };
 
@@ -59,10 +59,7 @@ export async function placeThroughIntake(
   order: PlaceOrderInput,
 ): Promise<PlacedAnswer> {
   const { config } = deps;
-  const workflowId = orderIntakeWorkflowId(
-    config.TEMPORAL_TASK_QUEUE,
-    orderIntakeShard(order.clientId, order.orderNumber, config.ORDER_INTAKE_SHARDS),
-  );
+  const workflowId = intakeWorkflowIdOf(config, order.clientId, order.orderNumber);
   const shard: Shard = { workflowId, taskQueue: config.TEMPORAL_TASK_QUEUE, input: { ordersPerRun: config.ORDER_INTAKE_ORDERS_PER_RUN } };
   let answer: PlacedAnswer;
   if (config.ORDER_INTAKE_COALESCE) {

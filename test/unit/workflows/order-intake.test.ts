@@ -108,6 +108,23 @@ describe('order-intake workflow', () => {
       return batch.map(placed);
     };
 
+  /** The API's order intake on this task queue with one shard, coalescing or not, as services/orders.ts calls it. */
+  const intakeService = (taskQueue: string, coalesce: boolean) => {
+    const config = loadConfig({
+      ...process.env,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      ORDER_INTAKE_SHARDS: '1',
+      ORDER_INTAKE_COALESCE: String(coalesce),
+    });
+    return { config, deps: { temporal: env.client, config, metrics: businessMetrics } };
+  };
+
+  /** The Updates the one shard's workflow accepted, in its history's order. */
+  const acceptedUpdates = async (taskQueue: string) => {
+    const history = await env.client.workflow.getHandle(orderIntakeWorkflowId(taskQueue, 0)).fetchHistory();
+    return (history.events ?? []).flatMap((ev) => ev.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest ?? []);
+  };
+
   /**
    * Batch doubles answering each order placed, the first `gated` calls each only once its gate is
    * opened (`open(i)`): what queues behind a waiting batch is the next one.
@@ -276,13 +293,7 @@ describe('order-intake workflow', () => {
   it('coalesces: the orders for a shard that arrive while its Update is in flight go together as one Update when it answers', async () => {
     const { calls, doubles, open } = gatedBatches(1);
     await env.withWorker(doubles, async (taskQueue) => {
-      const config = loadConfig({
-        ...process.env,
-        TEMPORAL_TASK_QUEUE: taskQueue,
-        ORDER_INTAKE_SHARDS: '1',
-        ORDER_INTAKE_COALESCE: 'true',
-      });
-      const deps = { temporal: env.client, config, metrics: businessMetrics };
+      const { config, deps } = intakeService(taskQueue, true);
       const [a, b, c, d, e] = Array.from({ length: 5 }, order).map(({ requestId: _, ...o }) => o);
       const answerA = placeThroughIntake(deps, a);
       await calls.nth('placeOrderBatch', 1);
@@ -299,33 +310,21 @@ describe('order-intake workflow', () => {
       const [batchA, batchRest] = batches.map((x) => x.map((o) => intakeLocation(config, o.clientId, o.orderNumber, o.requestId).updateId));
       expect(new Set(batchRest).size).toBe(1);
       expect(batchA[0]).not.toBe(batchRest[0]);
-      const workflowId = orderIntakeWorkflowId(taskQueue, 0);
-      const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
-      const accepted = (history.events ?? []).filter((ev) => ev.workflowExecutionUpdateAcceptedEventAttributes);
-      expect(accepted.map((ev) => ev.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.meta?.updateId)).toEqual([
-        batchA[0],
-        batchRest[0],
-      ]);
+      const accepted = await acceptedUpdates(taskQueue);
+      expect(accepted.map((r) => r.meta?.updateId)).toEqual([batchA[0], batchRest[0]]);
     });
   });
 
   it('with ORDER_INTAKE_COALESCE=false sends each order as its own placeOrder Update, under its own update id', async () => {
     const calls = new ActivityCalls();
     await env.withWorker(calls.wrap({ placeOrderBatch: placingAll() }), async (taskQueue) => {
-      const config = loadConfig({
-        ...process.env,
-        TEMPORAL_TASK_QUEUE: taskQueue,
-        ORDER_INTAKE_SHARDS: '1',
-        ORDER_INTAKE_COALESCE: 'false',
-      });
-      const deps = { temporal: env.client, config, metrics: businessMetrics };
+      const { config, deps } = intakeService(taskQueue, false);
       const sent = Array.from({ length: 3 }, order).map(({ requestId: _, ...o }) => o);
       await Promise.all(sent.map((o) => placeThroughIntake(deps, o)));
       const placedOrders = (calls.of('placeOrderBatch') as PlaceOrderBatch[]).flatMap((x) => x.orders);
       const updateIds = placedOrders.map((o) => intakeLocation(config, o.clientId, o.orderNumber, o.requestId).updateId);
       expect(updateIds.sort()).toEqual(placedOrders.map((o) => orderIntakeUpdateId(o.clientId, o.orderNumber, o.requestId)).sort());
-      const history = await env.client.workflow.getHandle(orderIntakeWorkflowId(taskQueue, 0)).fetchHistory();
-      const accepted = (history.events ?? []).flatMap((ev) => ev.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest ?? []);
+      const accepted = await acceptedUpdates(taskQueue);
       expect(accepted.map((r) => r.input?.name)).toEqual(['placeOrder', 'placeOrder', 'placeOrder']);
       expect(accepted.map((r) => r.meta?.updateId).sort()).toEqual(updateIds.sort());
     });
