@@ -1,7 +1,7 @@
 // The floor plan (docs/architecture.md), enforced: each folder may import only what lies below it.
 //
 //   main/ (composition: start, wiring, admin CLI; nothing imports it)
-//     → api/ (routes, plugins, ops console), worker/, devstack/ (local servers)
+//     → api/ (routes, plugins, ops console), worker/, infra/ (local servers)
 //   api/, main/admin/commands → services/ (application rules)
 //     → workflows/*-messages.ts and workflows/shared/ (contracts), store/ (data layer), schemas/
 //   worker/ → activities/ → store/, schemas/, contracts        workflows/ → contracts, domain/, types of activities
@@ -86,7 +86,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': restrict(
         layer(
-          ['api', 'services', 'activities', 'workflows', 'schemas', 'store', 'worker', 'devstack', 'main'],
+          ['api', 'services', 'activities', 'workflows', 'schemas', 'store', 'worker', 'infra', 'main'],
           'platform/ holds the adapters every layer may use: it imports domain/ and itself only.',
         ),
       ),
@@ -97,7 +97,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': restrict(
         layer(
-          ['api', 'services', 'activities', 'workflows', 'schemas', 'worker', 'devstack', 'main'],
+          ['api', 'services', 'activities', 'workflows', 'schemas', 'worker', 'infra', 'main'],
           'store/ is the data layer: it imports domain/, platform/ and itself only.',
         ),
       ),
@@ -108,7 +108,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': restrict(
         layer(
-          ['api', 'services', 'activities', 'workflows', 'worker', 'devstack', 'main'],
+          ['api', 'services', 'activities', 'workflows', 'worker', 'infra', 'main'],
           'schemas/ describe resources: domain/ and the store’s row types only.',
         ),
         layerValues(['store'], 'schemas/ may read the store’s row types, never call it.'),
@@ -120,7 +120,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': restrict(
         layer(
-          ['api', 'activities', 'worker', 'devstack', 'main'],
+          ['api', 'activities', 'worker', 'infra', 'main'],
           'services/ are below the API and the CLI: they get their dependencies passed in.',
         ),
         CONTRACTS_ONLY,
@@ -132,7 +132,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': restrict(
         layer(
-          ['api', 'services', 'worker', 'devstack', 'main'],
+          ['api', 'services', 'worker', 'infra', 'main'],
           'activities/ use the data layer (store/) and platform/, never the API or its services.',
         ),
         CONTRACTS_ONLY,
@@ -145,7 +145,7 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': restrictWithoutNode(
         'Workflow code is deterministic and sandboxed: no Node built-ins.',
         layer(
-          ['api', 'services', 'store', 'schemas', 'platform', 'worker', 'devstack', 'main'],
+          ['api', 'services', 'store', 'schemas', 'platform', 'worker', 'infra', 'main'],
           'Workflow code imports contracts, domain/ and activity types only: payloads are domain types, never API schemas.',
         ),
         layerValues(['activities'], 'Workflows import activity types only (`import type`): their code runs in the worker.'),
@@ -156,10 +156,7 @@ export default tseslint.config(
     files: ['api/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': restrict(
-        layer(
-          ['activities', 'worker', 'devstack', 'main'],
-          'The API reaches work through services/; of the platform it uses platform/ only.',
-        ),
+        layer(['activities', 'worker', 'infra', 'main'], 'The API reaches work through services/; of the platform it uses platform/ only.'),
         layerValues(['store'], 'Routes call services/; only row types come from store/.'),
         {
           ...CONTRACTS_ONLY,
@@ -174,22 +171,18 @@ export default tseslint.config(
     files: ['worker/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': restrict(
-        layer(
-          ['api', 'services', 'store', 'devstack', 'main'],
-          'worker/ runs activities/ and workflows/ on platform/; it is wired by main/.',
-        ),
+        layer(['api', 'services', 'store', 'infra', 'main'], 'worker/ runs activities/ and workflows/ on platform/; it is wired by main/.'),
       ),
     },
   },
   {
-    files: ['devstack/**/*.ts'],
+    files: ['infra/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': restrict(
         layer(
-          ['api', 'services', 'activities', 'store', 'schemas', 'worker', 'main'],
-          'devstack/ starts the local servers: it uses platform/ (and workflow contracts for search attributes) only.',
+          ['api', 'services', 'activities', 'workflows', 'store', 'schemas', 'worker', 'main'],
+          'infra/ runs the local servers: it uses platform/ and domain/ only.',
         ),
-        CONTRACTS_ONLY,
       ),
     },
   },
@@ -197,7 +190,7 @@ export default tseslint.config(
     files: ['main/admin/commands/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': restrict(
-        layer(['api', 'activities', 'worker', 'devstack'], 'Admin commands call services/, as the API does.'),
+        layer(['api', 'activities', 'worker', 'infra'], 'Admin commands call services/, as the API does.'),
         layerValues(['store'], 'Admin commands call services/; only row types come from store/.'),
         {
           ...CONTRACTS_ONLY,
@@ -206,6 +199,16 @@ export default tseslint.config(
           message: 'Admin commands reach workflows through services/.',
         },
       ),
+    },
+  },
+  {
+    // The suite and the benchmarks reach the composition layer through its public entry points only.
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrict({
+        group: ['../main/*', '../../main/*', '../../../main/*'],
+        message: "Import the composition layer through its public entry points (main/index.ts: '../main'), not its files.",
+      }),
     },
   },
   {

@@ -1,5 +1,5 @@
 import { loadConfig, type Config } from '../platform/config';
-import { stackEnv, type StackProcess } from '../devstack/stack-process';
+import { stackEnv, type StackProcess } from '../infra/local/stack-process';
 
 /**
  * The service's configuration for a bench on its own stack: no rate limit (the load is the point),

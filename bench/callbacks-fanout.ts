@@ -1,7 +1,7 @@
 import { createApiKey } from '../services/api-clients';
 import { setEndpoint } from '../store/callback-endpoints';
 import { changeOfferStatus } from '../store/offers';
-import type { Services } from '../main/wiring';
+import type { Services } from '../main';
 import { approvedOffer, dealInput } from './seed';
 import { startCallbackReceiver } from './callback-receiver';
 

@@ -9,11 +9,12 @@ import { loadConfig } from '../platform/config';
 import { migrateToLatest } from '../store/migrate';
 import { freePort } from '../platform/free-port';
 import { createLogger } from '../platform/logger';
-import { startEmbeddedObjectStore } from '../devstack/stack';
+import { startEmbeddedObjectStore } from '../infra/local/stack';
 import { ensureBucket } from '../platform/object-store';
-import { startEmbeddedPostgres, type RunningPostgres } from '../devstack/postgres';
-import { connectServices } from '../main/wiring';
-import { registerSearchAttributes, startTemporalDevServer, type RunningTemporal } from '../devstack/temporal';
+import { startEmbeddedPostgres, type RunningPostgres } from '../infra/local/postgres';
+import { connectServices } from '../main';
+import { startTemporalDevServer, type RunningTemporal } from '../infra/local/temporal';
+import { KEYWORD_SEARCH_ATTRIBUTES, registerSearchAttributes } from '../worker/search-attributes';
 import { checkInvariants, printCheck, type Outcome } from './chaos-invariants';
 import { listStuckWorkflows, STUCK_AFTER_ATTEMPTS } from '../services/stuck-workflows';
 import { chaosOfTheWholeStack } from './chaos-stack';
@@ -76,7 +77,13 @@ async function run(dataDir: string, stops: Array<() => Promise<unknown>>): Promi
   );
   const startPostgres = async () => (servers.pg = await startEmbeddedPostgres({ dataDir, port: ports.pg }));
   const startTemporal = async () =>
-    (servers.temporal = await startTemporalDevServer({ dataDir, port: ports.temporal, uiPort: ports.ui, namespace: 'default' }));
+    (servers.temporal = await startTemporalDevServer({
+      dataDir,
+      port: ports.temporal,
+      uiPort: ports.ui,
+      namespace: 'default',
+      keywordSearchAttributes: KEYWORD_SEARCH_ATTRIBUTES,
+    }));
   const pg = await startPostgres();
   const temporal = await startTemporal();
   // The S3 server `npm start` runs (EMBEDDED_S3: versitygw unless set otherwise).

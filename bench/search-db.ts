@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { startEmbeddedPostgres } from '../devstack/postgres';
+import { startEmbeddedPostgres } from '../infra/local/postgres';
 import { createDb } from '../store/db';
 import { migrateToLatest } from '../store/migrate';
 import { seedCatalogue } from './seed';

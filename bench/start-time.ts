@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { removeDataDir } from '../devstack/data-dir';
+import { removeDataDir } from '../infra/local/data-dir';
 import { freePort } from '../platform/free-port';
 
 /*

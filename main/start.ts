@@ -11,8 +11,8 @@ import { createLogger, progress } from '../platform/logger';
 import { ensureBucket } from '../platform/object-store';
 import { connectServices, type Services } from './wiring';
 import { writeStackFile } from '../platform/endpoints';
-import { startStack, type Stack } from '../devstack/stack';
-import { registerSearchAttributes } from '../devstack/temporal';
+import { startStack, type Stack } from '../infra/local/stack';
+import { KEYWORD_SEARCH_ATTRIBUTES, registerSearchAttributes } from '../worker/search-attributes';
 import { workflowBundle } from '../worker/workflow-bundle';
 
 type App = Awaited<ReturnType<typeof buildApp>>;
@@ -55,10 +55,10 @@ async function main() {
   progress(`data directory: ${config.DATA_DIR} (environment: ${config.SERVICE_ENVIRONMENT})`);
   // With tracing, the worker bundles at start itself: its interceptors must be in the bundle.
   const bundle = config.RUN_WORKER && !config.OTEL_EXPORTER_OTLP_ENDPOINT ? bundleWorkflows() : undefined;
-  const stack = await startStack(config);
+  const stack = await startStack(config, { keywordSearchAttributes: KEYWORD_SEARCH_ATTRIBUTES });
   const running: { services?: Services; worker?: RunningWorker; app?: App } = {};
   // Ctrl-C stops in order, within 10 s: stop accepting and drain requests, shut the worker down,
-  // close the pools, then Temporal, MinIO and Postgres (each bounded; see devstack/child-process.ts).
+  // close the pools, then Temporal, MinIO and Postgres (each bounded; see infra/local/child-process.ts).
   const stopAll = async () => {
     await within(DRAIN_MS, running.app?.close());
     await within(WORKER_MS, running.worker?.shutdown());

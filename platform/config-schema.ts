@@ -14,7 +14,7 @@ const unset = (description: string, whenUnset: string) => ({ description, unset:
 
 /**
  * Every setting the service reads, with its default and its description. Nothing else in the code
- * base reads settings from `process.env` but devstack/go-binaries.ts, which reads the `*_BIN`
+ * base reads settings from `process.env` but infra/local/go-binaries.ts, which reads the `*_BIN`
  * overrides itself (listed here so that the table has them): the result of `loadConfig` is passed
  * into factories.
  */

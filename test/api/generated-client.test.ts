@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { OPENAPI_DOCUMENTS, openApiFile } from '../../main/openapi';
+import { OPENAPI_DOCUMENTS, openApiFile } from '../../main';
 import { sendReviewDecision, waitForStatusChange } from '../../services/review';
 import { validOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';

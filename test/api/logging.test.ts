@@ -3,7 +3,7 @@ import { buildApp } from '../../api/app';
 import { createApiKey } from '../../services/api-clients';
 import { loadConfig } from '../../platform/config';
 import { createLogger } from '../../platform/logger';
-import { connectServices } from '../../main/wiring';
+import { connectServices } from '../../main';
 import { resolveEndpoints } from '../../platform/endpoints';
 import { seedOffer } from '../setup/fixtures';
 import { createHarness } from '../setup/harness';

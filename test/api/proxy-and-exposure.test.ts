@@ -3,7 +3,7 @@ import pino from 'pino';
 import { buildApp } from '../../api/app';
 import { loadConfig } from '../../platform/config';
 import { createApiKey } from '../../services/api-clients';
-import { connectServices } from '../../main/wiring';
+import { connectServices } from '../../main';
 import { resolveEndpoints } from '../../platform/endpoints';
 import { makePng, multipart } from '../setup/files';
 import { createHarness, type Harness } from '../setup/harness';

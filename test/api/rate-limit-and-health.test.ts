@@ -3,7 +3,7 @@ import { buildApp } from '../../api/app';
 import { rateLimitPlugin } from '../../api/plugins/rate-limit';
 import { loadConfig } from '../../platform/config';
 import { createLogger } from '../../platform/logger';
-import { connectServices } from '../../main/wiring';
+import { connectServices } from '../../main';
 import { resolveEndpoints } from '../../platform/endpoints';
 import { eventually } from '../setup/eventually';
 import { createHarness, type Harness } from '../setup/harness';

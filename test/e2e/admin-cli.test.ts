@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { ensureGoBinary, TEMPORAL_CLI } from '../../devstack/go-binaries';
+import { ensureGoBinary, TEMPORAL_CLI } from '../../infra/local/go-binaries';
 import { hashPassword, verifyPassword } from '../../platform/passwords';
 import { admin } from '../setup/admin';
 import { createHarness, type Harness } from '../setup/harness';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { removeDataDir } from '../../devstack/data-dir';
+import { removeDataDir } from '../../infra/local/data-dir';
 import { freePort } from '../../platform/free-port';
 import { admin } from '../setup/admin';
 import { eventually } from '../setup/eventually';

@@ -8,7 +8,20 @@ import madge from 'madge';
  */
 
 const root = path.join(__dirname, '..', '..');
-const FOLDERS = ['domain', 'platform', 'store', 'schemas', 'services', 'workflows', 'activities', 'worker', 'api', 'devstack', 'main'];
+const FOLDERS = [
+  'domain',
+  'platform',
+  'store',
+  'schemas',
+  'services',
+  'workflows',
+  'activities',
+  'worker',
+  'api',
+  'infra',
+  'main',
+  'bench',
+];
 
 async function graph(skipTypeImports: boolean) {
   return madge(
@@ -53,7 +66,11 @@ describe('the import graph', () => {
     expect(twoWay(values)).toEqual([]);
   });
 
-  test('nothing imports the composition layer (main/)', async () => {
-    expect([...folderEdges((await graph(false)).obj())].filter((e) => e.endsWith('-> main'))).toEqual([]);
+  test('no product folder imports the composition layer (main/); bench/ only through main/index.ts', async () => {
+    const deps = (await graph(false)).obj();
+    const intoMain = Object.entries(deps).flatMap(([file, imports]) =>
+      file.startsWith('main/') ? [] : imports.filter((i) => i.startsWith('main/')).map((i) => `${file} -> ${i}`),
+    );
+    expect(intoMain.filter((e) => !/^bench\/[^ ]+ -> main\/index\.ts$/.test(e))).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { runWorker } from '../../main/worker-only';
+import { runWorker } from '../../main';
 
 /**
  * A worker process for the crash test: every order stops inside its placing transaction, after

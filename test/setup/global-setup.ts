@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ensureGoBinary, MINIO_SERVER } from '../../devstack/go-binaries';
-import { stackEnv, startStackProcess } from '../../devstack/stack-process';
+import { ensureGoBinary, MINIO_SERVER } from '../../infra/local/go-binaries';
+import { stackEnv, startStackProcess } from '../../infra/local/stack-process';
 import { workflowBundle } from '../../worker/workflow-bundle';
 
 /**

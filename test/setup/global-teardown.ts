@@ -1,4 +1,4 @@
-import { stopStackProcess } from '../../devstack/stack-process';
+import { stopStackProcess } from '../../infra/local/stack-process';
 
 /** Stops the test stack and removes its temporary DATA_DIR (unless KEEP_TEST_DATA is set, for a post-mortem). */
 export default async function globalTeardown(): Promise<void> {

@@ -6,7 +6,7 @@ import type { ApiInterface } from '../../domain/environment';
 import { createApiKey } from '../../services/api-clients';
 import { loadConfig, type Config } from '../../platform/config';
 import { createLogger } from '../../platform/logger';
-import { connectServices, type Services } from '../../main/wiring';
+import { connectServices, type Services } from '../../main';
 import { resolveEndpoints } from '../../platform/endpoints';
 import { startWorker, type RunningWorker } from '../../worker/main';
 

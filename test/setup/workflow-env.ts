@@ -5,7 +5,7 @@ import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
-import { ensureGoBinary, TEMPORAL_CLI } from '../../devstack/go-binaries';
+import { ensureGoBinary, TEMPORAL_CLI } from '../../infra/local/go-binaries';
 import { workflowBundle } from '../../worker/workflow-bundle';
 import { OFFER_SEARCH_ATTRIBUTES } from '../../workflows/shared/search-attributes';
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { z } from 'zod';
-import { CONFIG_DOCS, renderConfigTable, withConfigTable } from '../../main/config-docs';
+import { CONFIG_DOCS, renderConfigTable, withConfigTable } from '../../main';
 import { EnvSchema } from '../../platform/config-schema';
 
 describe('docs/configuration.md', () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { removeDataDir } from '../../devstack/data-dir';
+import { removeDataDir } from '../../infra/local/data-dir';
 
 describe('removing a throwaway DATA_DIR', () => {
   const made = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildOpenApiDocuments, OPENAPI_DOCUMENTS, openApiFile, type OpenApiDocument } from '../../main/openapi';
+import { buildOpenApiDocuments, OPENAPI_DOCUMENTS, openApiFile, type OpenApiDocument } from '../../main';
 
 /** Why a committed document is not the built one, or undefined when they are the same bytes. */
 function staleness(file: string, committed: string, built: string): string | undefined {

@@ -2,7 +2,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 
 /**
  * Search attributes of offer-review workflows, so operators can filter in the Temporal UI or with
- * `temporal workflow list --query "OfferStatus='pending'"`. devstack/temporal.ts registers them at start.
+ * `temporal workflow list --query "OfferStatus='pending'"`. infra/local/temporal.ts registers them at start.
  */
 export const OfferStatusKey = defineSearchAttributeKey('OfferStatus', SearchAttributeType.KEYWORD);
 export const AdvertiserNameKey = defineSearchAttributeKey('AdvertiserName', SearchAttributeType.KEYWORD);

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import type { Config, EmbeddedS3Server } from '../platform/config';
-import { progress } from '../platform/logger';
-import { removeStackFile, type Endpoints } from '../platform/endpoints';
-import type { S3Settings } from '../platform/object-store';
+import type { Config, EmbeddedS3Server } from '../../platform/config';
+import { progress } from '../../platform/logger';
+import { removeStackFile, type Endpoints } from '../../platform/endpoints';
+import type { S3Settings } from '../../platform/object-store';
 import { startLocalMinio, type RunningObjectStore } from './minio';
 import { startLocalVersitygw } from './versitygw';
 import { startEmbeddedPostgres } from './postgres';
@@ -22,7 +22,7 @@ export function startEmbeddedObjectStore(server: EmbeddedS3Server, opts: { dataD
  * Brings up whatever the configuration does not point elsewhere: embedded Postgres, the Temporal
  * dev server and an S3 server (versitygw or MinIO), side by side, each keeping its files in DATA_DIR.
  */
-export async function startStack(config: Config): Promise<Stack> {
+export async function startStack(config: Config, opts: { keywordSearchAttributes: readonly string[] }): Promise<Stack> {
   fs.mkdirSync(config.DATA_DIR, { recursive: true });
   const stopping: Partial<Record<'temporal' | 'objectStore' | 'postgres', () => Promise<void>>> = {};
 
@@ -42,6 +42,7 @@ export async function startStack(config: Config): Promise<Stack> {
       port: config.TEMPORAL_DEV_PORT,
       uiPort: config.TEMPORAL_UI_PORT,
       namespace: config.TEMPORAL_NAMESPACE,
+      keywordSearchAttributes: opts.keywordSearchAttributes,
     });
     stopping.temporal = t.stop;
     progress(`temporal: ready (Web UI at ${t.uiUrl})`);

@@ -10,29 +10,6 @@ export interface RunningTemporal {
   stop(): Promise<void>;
 }
 
-import { temporal } from '@temporalio/proto';
-import { OFFER_SEARCH_ATTRIBUTES } from '../workflows/shared/search-attributes';
-
-/**
- * Registers the workflows' search attributes on any cluster (idempotent), so operators can
- * filter with `temporal workflow list --query "OfferStatus='pending'"`.
- */
-export async function registerSearchAttributes(cluster: string | Connection, namespace: string): Promise<void> {
-  // An open connection is used as is (npm start has one already); an address gets its own.
-  const connection = typeof cluster === 'string' ? await Connection.connect({ address: cluster }) : cluster;
-  try {
-    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
-    const missing = OFFER_SEARCH_ATTRIBUTES.filter((k) => !customAttributes?.[k.name]);
-    if (missing.length === 0) return;
-    await connection.operatorService.addSearchAttributes({
-      namespace,
-      searchAttributes: Object.fromEntries(missing.map((k) => [k.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
-    });
-  } finally {
-    if (connection !== cluster) await connection.close();
-  }
-}
-
 /** Whether something accepts TCP connections on this loopback port. */
 function portAccepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -91,6 +68,8 @@ export async function startTemporalDevServer(opts: {
   port: number;
   uiPort: number;
   namespace: string;
+  /** Keyword search attributes the server knows from its first start (the worker's workflows upsert them). */
+  keywordSearchAttributes: readonly string[];
 }): Promise<RunningTemporal> {
   const binary = await ensureGoBinary(TEMPORAL_CLI);
   const pidFile = path.join(opts.dataDir, 'temporal.pid');
@@ -115,7 +94,7 @@ export async function startTemporalDevServer(opts: {
       opts.namespace,
       '--log-level',
       'warn',
-      ...OFFER_SEARCH_ATTRIBUTES.flatMap((k) => ['--search-attribute', `${k.name}=Keyword`]),
+      ...opts.keywordSearchAttributes.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
       ...DEV_SERVER_TUNING,
     ],
     logDir: path.join(opts.dataDir, 'logs'),

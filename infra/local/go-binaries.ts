@@ -1,8 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { cacheDir } from '../platform/cache-dir';
-import { progress } from '../platform/logger';
+import { cacheDir } from '../../platform/cache-dir';
+import { progress } from '../../platform/logger';
 
 /** A server we build from its Go module, since no prebuilt download is reachable on our machines. */
 export interface GoBinary {

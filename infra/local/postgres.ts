@@ -6,7 +6,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { requireFreePort, startProcess, stopLeftover, waitUntilReady } from './child-process';
 import { ROOT_CLUSTERS } from './data-dir';
-import { progress } from '../platform/logger';
+import { progress } from '../../platform/logger';
 import { persistedSecret } from './secrets';
 
 export interface RunningPostgres {

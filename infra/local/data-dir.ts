@@ -3,7 +3,7 @@ import path from 'node:path';
 
 /**
  * Where embedded Postgres clusters live when root runs the stack with a DATA_DIR the postgres user
- * cannot reach (a private temp folder): DATA_DIR/postgres then links here (devstack/postgres.ts).
+ * cannot reach (a private temp folder): DATA_DIR/postgres then links here (infra/local/postgres.ts).
  */
 export const ROOT_CLUSTERS = '/var/lib/offer-marketplace';
 

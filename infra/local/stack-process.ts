@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { removeDataDir } from './data-dir';
-import { freePort } from '../platform/free-port';
-import type { Endpoints } from '../platform/endpoints';
+import { freePort } from '../../platform/free-port';
+import type { Endpoints } from '../../platform/endpoints';
 
 const ROOT = path.resolve(__dirname, '..');
 const STACK_TIMEOUT_MS = 15 * 60_000; // the very first run builds two Go servers

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { portIsFree } from '../platform/free-port';
+import { portIsFree } from '../../platform/free-port';
 
 /** A local server process we started and must stop: its output goes to a log file under DATA_DIR. */
 export interface ManagedProcess {
