@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { portIsFree } from '../../platform/free-port';
+import { waitFor } from './wait';
 
 /** A local server process we started and must stop: its output goes to a log file under DATA_DIR. */
 export interface ManagedProcess {
@@ -21,14 +22,7 @@ export function alive(pid: number): boolean {
   }
 }
 
-async function waitForExit(pid: number, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (!alive(pid)) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return !alive(pid);
-}
+const waitForExit = (pid: number, ms: number) => waitFor(() => !alive(pid), { timeoutMs: ms, everyMs: 100 });
 
 /**
  * Stops a server left behind by an earlier run that was killed (kill -9 skips our shutdown),
@@ -166,16 +160,17 @@ export async function waitUntilReady(proc: ManagedProcess, probe: () => Promise<
 const READY_POLL_MS = 50;
 
 async function pollUntilReady(proc: ManagedProcess, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
   let exitCode: number | null = null;
   proc.child.once('exit', (code) => {
     exitCode = code ?? -1;
   });
-  while (Date.now() < until) {
-    if (exitCode !== null)
-      throw new Error(`${proc.name} exited with code ${exitCode} during start-up; ${proc.logFile} ends with:\n${logTail(proc.logFile)}`);
-    if (await probe().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, READY_POLL_MS));
-  }
-  throw new Error(`${proc.name} did not become ready within ${timeoutMs / 1000} s; see ${proc.logFile}`);
+  const ready = await waitFor(
+    () => {
+      if (exitCode !== null)
+        throw new Error(`${proc.name} exited with code ${exitCode} during start-up; ${proc.logFile} ends with:\n${logTail(proc.logFile)}`);
+      return probe().catch(() => false);
+    },
+    { timeoutMs, everyMs: READY_POLL_MS },
+  );
+  if (!ready) throw new Error(`${proc.name} did not become ready within ${timeoutMs / 1000} s; see ${proc.logFile}`);
 }

@@ -2,11 +2,13 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { alive } from './child-process';
 import { removeDataDir } from './data-dir';
+import { waitFor } from './wait';
 import { freePort } from '../../platform/free-port';
 import type { Endpoints } from '../../platform/endpoints';
 
-const ROOT = path.resolve(__dirname, '..');
+const ROOT = path.resolve(__dirname, '..', '..');
 const STACK_TIMEOUT_MS = 15 * 60_000; // the very first run builds two Go servers
 
 export interface StackProcess {
@@ -46,13 +48,15 @@ export async function startStackProcess(opts: { prefix: string; onProgress?: (li
     for (const line of chunk.toString().split('\n')) if (line.trim()) opts.onProgress?.(line);
   });
   const stackFile = path.join(dataDir, 'stack.json');
-  const until = Date.now() + STACK_TIMEOUT_MS;
   // The stack file is written after migrations, so the schema is ready too.
-  while (!fs.existsSync(stackFile)) {
-    if (child.exitCode !== null) throw new Error(`stack exited (${child.exitCode}); see ${logPath}`);
-    if (Date.now() > until) throw new Error(`stack did not start in time; see ${logPath}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const started = await waitFor(
+    () => {
+      if (child.exitCode !== null) throw new Error(`stack exited (${child.exitCode}); see ${logPath}`);
+      return fs.existsSync(stackFile);
+    },
+    { timeoutMs: STACK_TIMEOUT_MS, everyMs: 250 },
+  );
+  if (!started) throw new Error(`stack did not start in time; see ${logPath}`);
   child.unref();
   return { dataDir, endpoints: JSON.parse(fs.readFileSync(stackFile, 'utf8')), pid: child.pid! };
 }
@@ -61,14 +65,10 @@ export async function startStackProcess(opts: { prefix: string; onProgress?: (li
 export async function stopStackProcess(pid: number, dataDir?: string): Promise<void> {
   try {
     process.kill(pid, 'SIGTERM');
-    const until = Date.now() + 30_000;
-    while (Date.now() < until) {
-      process.kill(pid, 0);
-      await new Promise((r) => setTimeout(r, 200));
-    }
   } catch {
-    // gone
+    // gone already
   }
+  await waitFor(() => !alive(pid), { timeoutMs: 30_000, everyMs: 200 });
   if (dataDir) removeDataDir(dataDir);
 }
 
