@@ -157,7 +157,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': restrict(
         layer(['activities', 'worker', 'infra', 'main'], 'The API reaches work through services/; of the platform it uses platform/ only.'),
-        layerValues(['store'], 'Routes call services/; only row types come from store/.'),
+        layer(['store'], 'Routes call services/ and read the types services/ and schemas/ export, never store/ (not even its row types).'),
         {
           ...CONTRACTS_ONLY,
           allowTypeImports: false,

@@ -14,6 +14,9 @@ import {
 import type { ApiClient, NewApiClient } from '../store/database';
 import type { ServiceDeps } from './deps';
 
+/** A client as the API sees it (request.client). */
+export type { ApiClient };
+
 /*
  * API keys and the clients that hold them: issued and revoked by operators (admin CLI), checked on
  * every request (api/plugins/auth.ts).

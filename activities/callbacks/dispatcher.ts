@@ -38,10 +38,85 @@ async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promis
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
+/** A wait that something may cut short (a commit, a finished fast attempt, shutdown), and whether it did. */
+function interruptibleWait() {
+  let kick = () => undefined as void;
+  const state = {
+    dirty: false,
+    poke: () => {
+      state.dirty = true;
+      kick();
+    },
+    wait: (ms: number) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(done, ms);
+        function done() {
+          clearTimeout(timer);
+          // A wait that lost a race (the drain below) must not disarm the wait after it.
+          if (kick === done) kick = () => undefined;
+          resolve();
+        }
+        kick = done;
+      }),
+  };
+  return state;
+}
+
+/** The first attempts the pump makes itself: FAST_ATTEMPTS at once, the rest of what it leased queued. */
+function fastAttempts(attempt: (d: LeasedDelivery) => Promise<void>, onDone: () => void) {
+  const inFlight = new Set<Promise<void>>();
+  const queue: LeasedDelivery[] = [];
+  const start = () => {
+    while (inFlight.size < FAST_ATTEMPTS && queue.length) {
+      const p: Promise<void> = attempt(queue.shift()!).then(() => {
+        inFlight.delete(p);
+        start();
+        onDone();
+      });
+      inFlight.add(p);
+    }
+  };
+  return {
+    add(leased: LeasedDelivery[]) {
+      queue.push(...leased);
+      start();
+    },
+    freeSlots: () => FAST_QUEUE - queue.length - inFlight.size,
+    busy: () => inFlight.size > 0 || queue.length > 0,
+    settled: () => Promise.all(inFlight),
+  };
+}
+
+type PumpDeps = Pick<ActivityDeps, 'db' | 'config' | 'temporal' | 'log' | 'stopping' | 'metrics'>;
+type Log = ActivityDeps['log'];
+
+/** A fast attempt of a leased delivery; its lane goes to `finished`, to be woken if more is pending in it. */
+const attemptLeased =
+  ({ db, config }: PumpDeps, log: Log, attemptDelivery: ReturnType<typeof createDeliveryAttempt>, finished: DeliveryLane[]) =>
+  async (d: LeasedDelivery) => {
+    try {
+      // Only while the lease still holds (renewed for the attempt): a lapsed one may be in its lane's hands.
+      if (await renewLease(db, d.deliveryId, config.CALLBACK_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS))
+        await attemptDelivery({ deliveryId: d.deliveryId });
+    } catch (err) {
+      // Our own fault (database): the lease runs out and the stale-lane sweep hands the delivery to its lane.
+      log.warn({ err, delivery_id: d.deliveryId }, 'fast callback attempt failed; its lane will retry it');
+    }
+    finished.push(d.lane);
+  };
+
+/** Listens for outbox commits; without a listener the pump polls. */
+async function listenOrPoll(db: PumpDeps['db'], log: Log, onEvent: () => void): Promise<Listener | undefined> {
+  try {
+    return await listenForOfferEvents(db, onEvent);
+  } catch (err) {
+    log.warn({ err }, 'cannot LISTEN for outbox events; polling instead');
+    return undefined;
+  }
+}
+
 /** The outbox pump: the callback dispatcher workflow's one activity. */
-export function createCallbackDispatcherActivities(
-  deps: Pick<ActivityDeps, 'db' | 'config' | 'temporal' | 'log' | 'stopping' | 'metrics'>,
-) {
+export function createCallbackDispatcherActivities(deps: PumpDeps) {
   const { db, config, temporal } = deps;
   const log = deps.log.child({ component: 'callbacks' });
   const attemptDelivery = createDeliveryAttempt(deps);
@@ -65,97 +140,48 @@ export function createCallbackDispatcherActivities(
       const taskQueue = ctx.info.taskQueue;
       const until = Date.now() + input.runForMs;
       const callbackFor = callbackBuilder(revenueShares(config));
-      let total = 0;
-      let nextSweep = 0;
-
-      // Something to do (a commit, a finished fast attempt, shutdown): cuts the current wait short.
-      let dirty: boolean;
-      let kick = () => undefined as void;
-      const poke = () => {
-        dirty = true;
-        kick();
-      };
-      const wait = (ms: number) =>
-        new Promise<void>((resolve) => {
-          const timer = setTimeout(done, ms);
-          function done() {
-            clearTimeout(timer);
-            // A wait that lost a race (the drain below) must not disarm the wait after it.
-            if (kick === done) kick = () => undefined;
-            resolve();
-          }
-          kick = done;
-        });
-      deps.stopping?.addEventListener('abort', poke, { once: true });
-
-      let listener: Listener | undefined;
-      try {
-        listener = await listenForOfferEvents(db, poke);
-      } catch (err) {
-        log.warn({ err }, 'cannot LISTEN for outbox events; polling instead');
-      }
-
-      const inFlight = new Set<Promise<void>>();
-      const queue: LeasedDelivery[] = [];
-      // Lanes whose fast attempt finished: woken if anything is still pending in them.
+      const stopped = () => deps.stopping?.aborted === true;
+      const wakeup = interruptibleWait();
+      deps.stopping?.addEventListener('abort', wakeup.poke, { once: true });
+      const listener = await listenOrPoll(db, log, wakeup.poke);
       const finished: DeliveryLane[] = [];
-      const attemptLeased = async (d: LeasedDelivery) => {
-        try {
-          // Only while the lease still holds (renewed for the attempt): a lapsed one may be in its lane's hands.
-          if (await renewLease(db, d.deliveryId, config.CALLBACK_TIMEOUT_SECONDS + LEASE_MARGIN_SECONDS))
-            await attemptDelivery({ deliveryId: d.deliveryId });
-        } catch (err) {
-          // Our own fault (database): the lease runs out and the stale-lane sweep hands the delivery to its lane.
-          log.warn({ err, delivery_id: d.deliveryId }, 'fast callback attempt failed; its lane will retry it');
-        }
-        finished.push(d.lane);
-      };
-      const startAttempts = () => {
-        while (inFlight.size < FAST_ATTEMPTS && queue.length) {
-          const p: Promise<void> = attemptLeased(queue.shift()!).then(() => {
-            inFlight.delete(p);
-            startAttempts();
-            poke();
-          });
-          inFlight.add(p);
-        }
-      };
+      const fast = fastAttempts(attemptLeased(deps, log, attemptDelivery, finished), wakeup.poke);
       const wakeFinished = async () => {
         if (finished.length) await wakeAll(taskQueue, await lanesWithPending(db, finished.splice(0)));
       };
-
+      let total = 0;
+      let nextSweep = 0;
       try {
-        while (Date.now() < until && !deps.stopping?.aborted) {
+        while (Date.now() < until && !stopped()) {
           ctx.heartbeat();
-          dirty = false;
+          wakeup.dirty = false;
           const { events, lanes, leased } = await dispatchEvents(db, DISPATCH_BATCH, callbackFor, {
-            slots: FAST_QUEUE - queue.length - inFlight.size,
+            slots: fast.freeSlots(),
             seconds: QUEUED_LEASE_SECONDS,
           });
           total += events;
-          queue.push(...leased);
-          startAttempts();
+          fast.add(leased);
           await wakeAll(taskQueue, lanes);
           await wakeFinished();
           if (Date.now() >= nextSweep) {
             nextSweep = Date.now() + 30_000;
             await wakeAll(taskQueue, await staleLanes(db, STALE_LANE_SECONDS));
           }
-          if (events < DISPATCH_BATCH && !dirty) {
+          if (events < DISPATCH_BATCH && !wakeup.dirty) {
             const pollMs = listener?.alive ? FALLBACK_POLL_MS : input.pollMs;
-            await wait(Math.max(0, Math.min(pollMs, until - Date.now())));
+            await wakeup.wait(Math.max(0, Math.min(pollMs, until - Date.now())));
           }
         }
         // Let this run's fast attempts finish (each is bounded by CALLBACK_TIMEOUT_SECONDS) and hand
         // on their lanes; on shutdown, leave them: their leases run out and the sweep takes over.
-        while ((inFlight.size || queue.length) && !deps.stopping?.aborted) {
+        while (fast.busy() && !stopped()) {
           ctx.heartbeat();
-          await Promise.race([Promise.all(inFlight), wait(5_000)]);
+          await Promise.race([fast.settled(), wakeup.wait(5_000)]);
           await wakeFinished();
         }
-        if (!deps.stopping?.aborted) await wakeFinished();
+        if (!stopped()) await wakeFinished();
       } finally {
-        deps.stopping?.removeEventListener('abort', poke);
+        deps.stopping?.removeEventListener('abort', wakeup.poke);
         await listener?.close();
       }
       return { events: total };

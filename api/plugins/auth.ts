@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiInterface, ServiceEnvironment } from '../../domain/environment';
-import { checkApiKey, type ApiKeyCache, type KeyRefusal } from '../../services/api-clients';
+import { checkApiKey, type ApiClient, type ApiKeyCache, type KeyRefusal } from '../../services/api-clients';
 import { demoRefusal } from '../../services/demo';
-import type { ApiClient } from '../../store/database';
-import type { Db } from '../../store/db';
+import type { ServiceDeps } from '../../services/deps';
 import { ApiError, type ErrorCode } from '../errors';
 
 declare module 'fastify' {
@@ -27,7 +26,7 @@ const REFUSAL_STATUS: Record<KeyRefusal, [number, ErrorCode]> = {
  */
 export async function authPlugin(
   app: FastifyInstance,
-  opts: { db: Db; iface: ApiInterface; environment: ServiceEnvironment; cache?: ApiKeyCache },
+  opts: { db: ServiceDeps['db']; iface: ApiInterface; environment: ServiceEnvironment; cache?: ApiKeyCache },
 ) {
   app.decorateRequest('client', null as unknown as ApiClient);
   app.addHook('onRequest', async (request) => {

@@ -39,6 +39,7 @@ const refused: Case[] = [
   ['domain/lint-fixture.ts', "import { newId } from '../store/ids';\nexport const id = newId;\n"],
   ['store/lint-fixture.ts', "import { toXml } from '../schemas/xml';\nexport const x = toXml;\n"],
   ['api/routes/lint-fixture.ts', "import { newId } from '../../store/ids';\nexport const id = newId;\n"],
+  ['api/plugins/lint-fixture.ts', "import type { ApiClient } from '../../store/database';\nexport type C = ApiClient;\n"],
   ['services/lint-fixture.ts', "import { ApiError } from '../api/errors';\nexport const e = ApiError;\n"],
   // A query outside store/, and a workflow's type name written as a string outside its contract.
   [
@@ -85,7 +86,7 @@ const allowed: Case[] = [
   ],
   [
     'api/routes/lint-fixture.ts',
-    "import type { OfferRow } from '../../store/database';\nimport { notFound } from '../../domain/failures';\nexport const f = (r?: OfferRow) => r ?? notFound('offer');\n",
+    "import type { ServiceDeps } from '../../services/deps';\nimport { notFound } from '../../domain/failures';\nexport const f = (d?: ServiceDeps) => d ?? notFound('offer');\n",
   ],
   ['services/lint-fixture.ts', "import { newId } from '../store/ids';\nexport const id = newId;\n"],
   [

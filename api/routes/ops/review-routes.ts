@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { IdParam, PG_INTEGER_MAX, queryInt } from '../../../schemas/common';
 import { MAX_PAGE } from '../../../schemas/pagination';
@@ -13,11 +12,11 @@ import {
   reviewQueue,
   type ReviewVerdict,
 } from '../../../services/review';
-import type { AttachmentRow } from '../../../store/database';
 import type { SignedIn } from './gate';
 import { offerPage } from './offer-page';
 import { queuePage, WAIT_CHOICES, type WaitChoice } from './queue-page';
 import { asPageError, OpsPageError, sendHtml } from './reply';
+import type { RouteApp } from '../operation';
 
 /*
  * The console's five routes, each registered by its own function: the queue, one offer, its two
@@ -25,7 +24,9 @@ import { asPageError, OpsPageError, sendHtml } from './reply';
  */
 
 /** The Fastify scope the console's routes are added to (zod-typed). */
-export type OpsScope = Parameters<FastifyPluginAsyncZod>[0];
+export type OpsScope = RouteApp;
+
+type AttachmentUnderReview = Awaited<ReturnType<typeof attachmentUnderReview>>['row'];
 
 /** What the routes work with: the services' dependencies and who signed in. */
 export interface OpsContext {
@@ -112,7 +113,7 @@ export function rejectRoute(app: OpsScope, ctx: OpsContext): void {
 }
 
 /** Images (sniffed at upload, never the client's claim) show inline; everything else downloads. */
-function contentDisposition(row: Pick<AttachmentRow, 'content_type' | 'file_name'>): string {
+function contentDisposition(row: Pick<AttachmentUnderReview, 'content_type' | 'file_name'>): string {
   const inline = row.content_type === 'image/png' || row.content_type === 'image/jpeg';
   const ascii = row.file_name.replace(/[^\x20-\x7e]|["\\]/g, '_');
   return `${inline ? 'inline' : 'attachment'}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(row.file_name)}`;

@@ -4,7 +4,7 @@ import type { ApiInterface } from '../../../domain/environment';
 import type { ServiceDeps } from '../../../services/deps';
 import { distributionStatement, distributionStatementCsv, submissionStatement, submissionStatementCsv } from '../../../services/statements';
 import { DistributionStatement, StatementQuery, SubmissionStatement } from '../../../schemas/statement';
-import { operations } from '../operation';
+import { operations, type RouteApp } from '../operation';
 import { getMonthlyStatement, listMonthlyStatements, readMonthlyStatementFile } from '../../../services/monthly-statements';
 import { MonthlyStatementList, MonthlyStatementListQuery } from '../../../schemas/monthly-statement';
 import { IdParam } from '../../../schemas/common';
@@ -20,14 +20,10 @@ export const csvResponse = {
   content: { 'text/csv': { schema: z.string() } },
 };
 
-/**
- * GET /statement (JSON, or XML by `.xml` or Accept) and GET /statement.csv on both interfaces
- * (docs/statements.md): the advertiser's own offers, or the publisher's own sales, in a period.
- */
-export const statementRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: ApiInterface }> = async (app, { deps, iface }) => {
+/** GET /statement and /statement.csv: a period's statement, computed from the sales. */
+function periodRoutes(app: RouteApp, deps: ServiceDeps, iface: ApiInterface, what: string) {
   const read = (clientId: string, q: StatementQuery) =>
     iface === 'submission' ? submissionStatement(deps, clientId, q) : distributionStatement(deps, clientId, q);
-  const what = iface === 'submission' ? 'your offers' : 'your sales';
 
   app.get(
     '/statement',
@@ -61,7 +57,10 @@ export const statementRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: 
       return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name}"`).send(csv);
     },
   );
+}
 
+/** GET /statements, /statements/:id (+ .xml, .csv): the stored monthly statements. */
+function storedRoutes(app: RouteApp, deps: ServiceDeps, iface: ApiInterface, what: string) {
   // The stored monthly statements (docs/statements.md "Monthly statements"): each client's own.
   app.get(
     '/statements',
@@ -112,4 +111,14 @@ export const statementRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: 
         .send(file.body);
     },
   );
+}
+
+/**
+ * GET /statement (JSON, or XML by `.xml` or Accept) and GET /statement.csv on both interfaces
+ * (docs/statements.md): the advertiser's own offers, or the publisher's own sales, in a period.
+ */
+export const statementRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: ApiInterface }> = async (app, { deps, iface }) => {
+  const what = iface === 'submission' ? 'your offers' : 'your sales';
+  periodRoutes(app, deps, iface, what);
+  storedRoutes(app, deps, iface, what);
 };

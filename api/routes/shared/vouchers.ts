@@ -16,7 +16,7 @@ import { listReply } from '../../../schemas/envelope';
 import { RedeemHeaders, VoucherList, VoucherListQuery, VoucherResponse, VoucherUpdateBody } from '../../../schemas/voucher';
 import { siteBaseUrl } from '../../urls';
 import { customerVoucherPage, sendVoucherPage } from '../customer/voucher-page';
-import { operations } from '../operation';
+import { operations, type RouteApp } from '../operation';
 
 const OfferParams = z.object({ id: IdParam });
 const OfferVoucherParams = z.object({ id: IdParam, voucher_id: IdParam });
@@ -33,15 +33,10 @@ const redeemAsk = (request: { body: z.infer<typeof VoucherUpdateBody>; headers: 
   idempotencyKey: request.headers['idempotency-key'],
 });
 
-/**
- * Voucher endpoints of spec §4.5 on both interfaces. The submission client sees the vouchers of
- * its own offers (the advertiser redeems them); the distribution client sees those it sold.
- * Redeem: `{voucher:{status:"redeemed", amount?}}` (amount: part of a gift card's balance), with an
- * optional Idempotency-Key header; cancel (offer path only): `{voucher:{status:"cancelled"}}`.
- */
-export const voucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: VoucherScope['iface'] }> = async (app, { deps, iface }) => {
-  const scope = (clientId: string): VoucherScope => ({ iface, clientId });
+type Scope = (clientId: string) => VoucherScope;
 
+/** Reading vouchers: lists, one by offer, one by the advertiser's reference. */
+function readRoutes(app: RouteApp, deps: ServiceDeps, scope: Scope) {
   app.get(
     '/vouchers',
     { schema: { ...op('listVouchers', 'List vouchers'), querystring: VoucherListQuery, response: { 200: VoucherList } } },
@@ -76,6 +71,24 @@ export const voucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: Vo
     }),
   );
 
+  app.get(
+    '/advertisers/:advertiser_id/vouchers/:ref',
+    {
+      schema: {
+        ...op('getAdvertiserVoucher', "Get a voucher by the advertiser's reference"),
+        params: AdvertiserParams,
+        response: { 200: VoucherResponse },
+      },
+    },
+    async (request) => ({
+      status: 'OK' as const,
+      voucher: await getVoucher(deps, scope(request.client.id), byAdvertiser(request.params), siteBaseUrl(request)),
+    }),
+  );
+}
+
+/** Redeeming (both paths) and cancelling (offer path only). */
+function changeRoutes(app: RouteApp, deps: ServiceDeps, scope: Scope) {
   app.put(
     '/offers/:id/vouchers/:voucher_id',
     {
@@ -97,21 +110,6 @@ export const voucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: Vo
         siteBaseUrl(request),
         redeemAsk(request),
       ),
-    }),
-  );
-
-  app.get(
-    '/advertisers/:advertiser_id/vouchers/:ref',
-    {
-      schema: {
-        ...op('getAdvertiserVoucher', "Get a voucher by the advertiser's reference"),
-        params: AdvertiserParams,
-        response: { 200: VoucherResponse },
-      },
-    },
-    async (request) => ({
-      status: 'OK' as const,
-      voucher: await getVoucher(deps, scope(request.client.id), byAdvertiser(request.params), siteBaseUrl(request)),
     }),
   );
 
@@ -142,32 +140,46 @@ export const voucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: Vo
       };
     },
   );
+}
 
-  if (iface === 'distribution') {
-    // The same page as print_url, for the distributor (with its key), e.g. to check what its customer sees.
-    app.get(
-      '/vouchers/:id/print',
-      { schema: { ...op('printVoucher', "The customer's voucher page (HTML), as print_url shows it"), params: OfferParams } },
-      async (request, reply) => {
-        const v = await printableVoucher(deps, scope(request.client.id), request.params.id);
-        return sendVoucherPage(reply, customerVoucherPage(await customerVoucher(deps, v.page_token)));
-      },
-    );
+/** The distributor's copy of the customer's page, and a new print_url. */
+function printRoutes(app: RouteApp, deps: ServiceDeps, scope: Scope) {
+  // The same page as print_url, for the distributor (with its key), e.g. to check what its customer sees.
+  app.get(
+    '/vouchers/:id/print',
+    { schema: { ...op('printVoucher', "The customer's voucher page (HTML), as print_url shows it"), params: OfferParams } },
+    async (request, reply) => {
+      const v = await printableVoucher(deps, scope(request.client.id), request.params.id);
+      return sendVoucherPage(reply, customerVoucherPage(await customerVoucher(deps, v.page_token)));
+    },
+  );
 
-    // A new print_url; the old address stops working (a leaked link, a voucher passed to someone else).
-    app.post(
-      '/vouchers/:id/print_url',
-      {
-        schema: {
-          ...op('rotateVoucherPrintUrl', "Replace a voucher's print_url"),
-          params: OfferParams,
-          response: { 200: VoucherResponse },
-        },
+  // A new print_url; the old address stops working (a leaked link, a voucher passed to someone else).
+  app.post(
+    '/vouchers/:id/print_url',
+    {
+      schema: {
+        ...op('rotateVoucherPrintUrl', "Replace a voucher's print_url"),
+        params: OfferParams,
+        response: { 200: VoucherResponse },
       },
-      async (request) => ({
-        status: 'OK' as const,
-        voucher: await rotatePrintUrl(deps, scope(request.client.id), request.params.id, siteBaseUrl(request)),
-      }),
-    );
-  }
+    },
+    async (request) => ({
+      status: 'OK' as const,
+      voucher: await rotatePrintUrl(deps, scope(request.client.id), request.params.id, siteBaseUrl(request)),
+    }),
+  );
+}
+
+/**
+ * Voucher endpoints of spec §4.5 on both interfaces. The submission client sees the vouchers of
+ * its own offers (the advertiser redeems them); the distribution client sees those it sold.
+ * Redeem: `{voucher:{status:"redeemed", amount?}}` (amount: part of a gift card's balance), with an
+ * optional Idempotency-Key header; cancel (offer path only): `{voucher:{status:"cancelled"}}`.
+ */
+export const voucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: VoucherScope['iface'] }> = async (app, { deps, iface }) => {
+  const scope = (clientId: string): VoucherScope => ({ iface, clientId });
+  readRoutes(app, deps, scope);
+  changeRoutes(app, deps, scope);
+  if (iface === 'distribution') printRoutes(app, deps, scope);
 };

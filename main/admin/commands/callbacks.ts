@@ -14,9 +14,10 @@ import { output, type AdminContext } from '../context';
 
 const keyOption = () => new Option('--key <api-key>', "the client's API key (or its client id)").makeOptionMandatory();
 
-/** `callbacks …`: operators set, inspect, disable and replay clients' offer-change callbacks (docs/callbacks.md). */
-export function callbacksCommand(ctx: () => AdminContext): Command {
-  const cmd = new Command('callbacks').description("clients' offer-change callback URLs, secrets and deliveries");
+type Ctx = () => AdminContext;
+
+/** Where a client's events go: set, show, disable, its deliveries, and a replay. */
+function endpointCommands(cmd: Command, ctx: Ctx) {
   cmd
     .command('set')
     .description("set (or change, re-enabling) a client's callback URL; a new endpoint prints its signing secret")
@@ -52,6 +53,29 @@ export function callbacksCommand(ctx: () => AdminContext): Command {
       output({ disabled: true, reason: o.reason });
     });
   cmd
+    .command('log')
+    .description("a client's recent deliveries, newest first: attempts, last status code, next retry")
+    .addOption(keyOption())
+    .option('--limit <n>', 'how many', (v) => Number.parseInt(v, 10), 20)
+    .action(async (o: { key: string; limit: number }) => {
+      output(await callbackLog(ctx(), o.key, o.limit));
+    });
+  cmd
+    .command('replay')
+    .description('deliver one event again (same event id), to every endpoint it went to, or only to --key')
+    .argument('<event-id>')
+    .option('--key <api-key>', "only to this client's endpoint")
+    .action(async (eventId: string, o: { key?: string }) => {
+      const c = ctx();
+      const { deliveries, lanes } = await replayCallbackEvent({ db: c.db, config: c.config }, eventId, o.key);
+      await wakeCallbackLanes({ temporal: await c.temporal(), config: c.config }, lanes);
+      output({ replayed: eventId, deliveries });
+    });
+}
+
+/** The signing secrets: rotation, and encryption at rest under CALLBACK_SECRET_KEY. */
+function secretCommands(cmd: Command, ctx: Ctx) {
+  cmd
     .command('rotate-secret')
     .description('make a new signing secret; the old one keeps signing too for CALLBACK_SECRET_OVERLAP_SECONDS')
     .addOption(keyOption())
@@ -60,14 +84,6 @@ export function callbacksCommand(ctx: () => AdminContext): Command {
       const { secret, previousValidUntil } = await rotateCallbackSecret(ctx(), o.key);
       process.stderr.write(`the previous secret stays valid until ${previousValidUntil.toISOString()}\n`);
       output(o.json ? { secret, previous_secret_valid_until: previousValidUntil } : secret);
-    });
-  cmd
-    .command('log')
-    .description("a client's recent deliveries, newest first: attempts, last status code, next retry")
-    .addOption(keyOption())
-    .option('--limit <n>', 'how many', (v) => Number.parseInt(v, 10), 20)
-    .action(async (o: { key: string; limit: number }) => {
-      output(await callbackLog(ctx(), o.key, o.limit));
     });
   cmd
     .command('encrypt-secrets')
@@ -84,17 +100,12 @@ export function callbacksCommand(ctx: () => AdminContext): Command {
     .action(async (o: { batchSize: number }) => {
       output(await reencryptCallbackSecrets(ctx(), o.batchSize));
     });
+}
 
-  cmd
-    .command('replay')
-    .description('deliver one event again (same event id), to every endpoint it went to, or only to --key')
-    .argument('<event-id>')
-    .option('--key <api-key>', "only to this client's endpoint")
-    .action(async (eventId: string, o: { key?: string }) => {
-      const c = ctx();
-      const { deliveries, lanes } = await replayCallbackEvent({ db: c.db, config: c.config }, eventId, o.key);
-      await wakeCallbackLanes({ temporal: await c.temporal(), config: c.config }, lanes);
-      output({ replayed: eventId, deliveries });
-    });
+/** `callbacks …`: operators set, inspect, disable and replay clients' offer-change callbacks (docs/callbacks.md). */
+export function callbacksCommand(ctx: Ctx): Command {
+  const cmd = new Command('callbacks').description("clients' offer-change callback URLs, secrets and deliveries");
+  endpointCommands(cmd, ctx);
+  secretCommands(cmd, ctx);
   return cmd;
 }
