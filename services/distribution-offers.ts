@@ -2,7 +2,8 @@ import type { Readable } from 'node:stream';
 import { findLiveAttachments } from '../store/attachments';
 import { categoryTree } from '../store/categories';
 import type { AttachmentRow, OfferRow } from '../store/database';
-import { findReadableOffer, searchDistributionOffers, type OfferSearch } from '../store/distribution-search';
+import { searchDistributionOffers, type OfferSearch } from '../store/distribution-search';
+import { findReadableOffer } from '../store/distribution-visibility';
 import { findCityCentre } from '../store/gazetteer';
 import { locatePostalCode, PACKAGED_POSTAL_COUNTRIES } from '../store/geocode';
 import { importedPostalCountries } from '../store/postal-codes';
@@ -21,7 +22,8 @@ import type { CursorPaged } from '../domain/paging';
 import { wantsCityCentre, type DistributionOffer, type DistributionOfferQuery } from '../schemas/distribution-offer';
 import { toDistributionOffer, type MediaLinks } from '../schemas/distribution-offer-view';
 import type { OfferInput } from '../schemas/offer';
-import { decodeSearchCursor, encodeSearchCursor, sortName } from '../schemas/search-cursor';
+import { decodeSearchCursor, encodeSearchCursor } from '../schemas/search-cursor';
+import { sortName } from '../domain/search-cursor';
 import type { ServiceDeps } from './deps';
 
 /*
