@@ -6,6 +6,7 @@ import { revenueShares } from '../domain/money';
 import type { OrderSnapshot, VoucherSnapshot } from '../domain/orders';
 import type { Location } from '../domain/location';
 import { Failure, type Refused } from '../domain/failures';
+import { giftCardBalance } from '../domain/redemptions';
 import { unstorableValue } from '../platform/postgres-errors';
 import type { CancelOrderInput, PlacedAnswer, PlaceOrderInput } from '../workflows/order-fulfilment-messages';
 import type { PlaceOrderBatch } from '../workflows/order-intake-messages';
@@ -105,7 +106,7 @@ function voucherSnapshot(v: VoucherWithRedemptions): VoucherSnapshot {
     redeemed_at: v.redeemed_at?.toISOString() ?? null,
     cancelled_at: v.cancelled_at?.toISOString() ?? null,
     page_token: v.page_token,
-    balance: v.value_currency !== null && v.balance_amount !== null ? { currency_code: v.value_currency, amount: v.balance_amount } : null,
+    balance: giftCardBalance(v),
     redemptions: v.redemptions.map((r) => ({
       id: r.id,
       amount: r.amount,

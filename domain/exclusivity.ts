@@ -2,7 +2,7 @@
  * An offer's exclusivity (issue 20): while `exclusive` is true and `until` has not begun, only the
  * distribution clients named in `channels` (by client id) find, read, order and reserve the offer,
  * and only their callbacks carry it; for every other distribution client it does not exist (404).
- * Days are UTC. store/distribution-search.ts states `openTo` in SQL (`openToSql`).
+ * Days are UTC. store/distribution-visibility.ts states `openTo` in SQL (`openToSql`).
  * docs/distribution-search.md, "Exclusive offers".
  */
 

@@ -34,7 +34,7 @@ export interface SortBy {
 }
 
 /**
- * How a sort field's key is carried in a search cursor (`after`, schemas/search-cursor.ts), and the
+ * How a sort field's key is carried in a search cursor (`after`, domain/search-cursor.ts), and the
  * Postgres type it is compared as.
  */
 export type SortKeyKind = 'int8' | 'numeric' | 'text' | 'date' | 'timestamptz' | 'float8';

@@ -1,3 +1,5 @@
+import type { Coordinates } from './offer-search';
+
 /*
  * Postal codes as the search looks them up, and one line of a GeoNames postal-code file
  * (download.geonames.org/export/zip: tab-separated, UTF-8) as `admin postal-codes import` reads it.
@@ -6,6 +8,19 @@
 /** A postal code as stored and compared: trimmed, upper case, inner spaces collapsed (`sw1a  1aa` → `SW1A 1AA`). */
 export function normalizePostalCode(code: string): string {
   return code.trim().toUpperCase().replace(/\s+/g, ' ');
+}
+
+/**
+ * Where a postal code lies by the imported codes, given each country's centre of it: that centre
+ * when one country has it; when several do (no country asked), which they are, for the caller to
+ * ask; neither when none has it.
+ */
+export function importedPostalCentre(byCountry: ReadonlyArray<Coordinates & { country_code: string }>): {
+  centre?: Coordinates;
+  countries?: string[];
+} {
+  if (byCountry.length === 1) return { centre: { latitude: byCountry[0].latitude, longitude: byCountry[0].longitude } };
+  return byCountry.length ? { countries: byCountry.map((r) => r.country_code) } : {};
 }
 
 /** One place of a postal code, as imported. */

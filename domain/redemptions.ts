@@ -1,5 +1,5 @@
 import { utcDay } from './dates';
-import { Failure, invalidField } from './failures';
+import { Failure, invalidField, notFound } from './failures';
 import type { Money } from './money';
 import { isVoucherExpired } from './voucher-expiry';
 import { requireValidDay } from './offer-terms';
@@ -8,8 +8,9 @@ import { requireValidDay } from './offer-terms';
  * When a voucher may be redeemed, how much a redemption takes, and when it may be rolled back
  * (docs/orders-and-vouchers.md#redemptions). The store applies these rules inside the redeeming
  * (or rolling back) transaction, under the voucher's row lock, so nothing changes between the
- * decision and the write: `decide` is the one place a redemption is decided, and a further rule
- * (a weekday restriction, say) belongs there.
+ * decision and the write: every refusal a redemption or a rollback can get is decided here (`decide`
+ * and `requireSameAsk` for a redemption, `decideRollback` for a rollback), and a further rule (a
+ * weekday restriction, say) belongs here too; the store writes what they decided.
  */
 
 type VoucherStatus = 'acquired' | 'redeemed' | 'cancelled';
@@ -20,6 +21,11 @@ export function giftCardValue(offer: { type: string; document: unknown }): Money
   const doc = (offer.document ?? {}) as { value?: Money; price?: Money };
   const value = doc.value ?? doc.price;
   return value && value.amount > 0 ? { currency_code: value.currency_code, amount: value.amount } : null;
+}
+
+/** What is left of a gift card, from the voucher's columns; null for a deal or coupon (no value). */
+export function giftCardBalance(v: { value_currency: string | null; balance_amount: number | null }): Money | null {
+  return v.value_currency !== null && v.balance_amount !== null ? { currency_code: v.value_currency, amount: v.balance_amount } : null;
 }
 
 /** A voucher as a redemption is decided on: locked, with its offer's stored document. */
@@ -47,9 +53,32 @@ export interface RedemptionRecord {
   rolled_back_at: Date | null;
 }
 
+/** The redemption a retry's Idempotency-Key made before, as far as comparing the ask needs it. */
+export interface EarlierRedemption {
+  id: string;
+  amount: number | null;
+  currency_code: string | null;
+}
+
+/** A rollback as it is decided on, read under the voucher's lock. */
+export interface RollbackSubject<R extends RedemptionRecord = RedemptionRecord> {
+  /** The redemption of this voucher with the asked id; undefined when it has none. */
+  redemption: R | undefined;
+  voucherStatus: VoucherStatus;
+  /** The status of the voucher's order, read after the voucher's lock. */
+  orderStatus: string;
+}
+
 export interface RedemptionRules {
   /** What redeeming takes (`amount` absent: the whole balance), or throws a Failure saying why not. */
   decide(voucher: RedemptionSubject, amount: Money | undefined, now: Date): RedemptionDecision;
+  /**
+   * Throws a Failure unless a retry with the Idempotency-Key of `earlier` asks what it took (no
+   * amount: whatever it took); then the retry is answered as the voucher is, taking nothing again.
+   */
+  requireSameAsk(earlier: EarlierRedemption, amount: Money | undefined): void;
+  /** The redemption to roll back, or throws a Failure saying why it may not be (requireRollbackable among the reasons). */
+  decideRollback<R extends RedemptionRecord>(subject: RollbackSubject<R>, now: Date, windowHours: number): R;
   /** Throws a Failure unless this redemption may be rolled back at `now`, within `windowHours` of it. */
   requireRollbackable(redemption: RedemptionRecord, now: Date, windowHours: number): void;
 }
@@ -108,5 +137,24 @@ function requireRollbackable(r: RedemptionRecord, now: Date, windowHours: number
     );
 }
 
+function requireSameAsk(earlier: EarlierRedemption, amount: Money | undefined): void {
+  if (amount && (earlier.amount !== amount.amount || earlier.currency_code !== amount.currency_code))
+    throw new Failure('idempotency_key_reused', `Idempotency-Key was used for redemption ${earlier.id} with another amount`, {
+      redemption_id: earlier.id,
+    });
+}
+
+function decideRollback<R extends RedemptionRecord>(s: RollbackSubject<R>, now: Date, windowHours: number): R {
+  if (!s.redemption) throw notFound('redemption');
+  requireRollbackable(s.redemption, now, windowHours);
+  // A voucher with a live redemption is never cancelled (store/vouchers.ts, store/orders.ts); kept as a guard.
+  if (s.voucherStatus === 'cancelled') throw new Failure('conflict', 'the voucher is cancelled');
+  // Its order's cancellation left it redeemed because it was used; undoing that use would leave a
+  // usable voucher on a cancelled order.
+  if (s.orderStatus === 'cancelled')
+    throw new Failure('conflict', "the voucher's order is cancelled: its redemptions are settled and cannot be rolled back");
+  return s.redemption;
+}
+
 /** The redemption rules of this service (docs/orders-and-vouchers.md#redemptions). */
-export const redemptionRules: RedemptionRules = { decide, requireRollbackable };
+export const redemptionRules: RedemptionRules = { decide, requireSameAsk, decideRollback, requireRollbackable };

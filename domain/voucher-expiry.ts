@@ -4,7 +4,7 @@ import { addDays, endOfUtcDayMs } from './dates';
  * When a voucher expires, and what follows for selling it. One rule for redemption (a voucher is
  * expired once its expiration date, inclusive, is over: UTC days), for selling (an offer whose
  * voucher bought now would already be expired is not sold nor listed), for the offer's own
- * validation and for the review workflow's closing at the expiry. store/distribution-search.ts
+ * validation and for the review workflow's closing at the expiry. store/distribution-visibility.ts
  * states `expiredAtPurchase` in SQL for the search (`vouchersUnexpiredSql`).
  */
 

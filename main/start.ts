@@ -5,8 +5,7 @@ import { loadConfigOrExit, type Config } from '../platform/config';
 import { migrateToLatest } from '../store/migrate';
 import { claimEnvironment } from '../services/deployment';
 import { checkCallbackSecretKey } from '../services/callbacks';
-import { loadGazetteer } from '../store/gazetteer';
-import { zipcodes } from '../store/geocode';
+import { loadGazetteer, loadZipcodes } from '../platform/geodata';
 import { createLogger, progress } from '../platform/logger';
 import { ensureBucket } from '../platform/object-store';
 import { connectServices, type Services } from './wiring';
@@ -95,10 +94,10 @@ async function main() {
   }
   if (stack.endpoints.temporalUiUrl) progress(`temporal web UI: ${stack.endpoints.temporalUiUrl}`);
   progress('ready; Ctrl-C stops everything');
-  // The postal-code data (store/geocode.ts) and the city gazetteer (store/gazetteer.ts) load a little
+  // The postal-code data and the city gazetteer (platform/geodata.ts) load a little
   // after the start rather than in the first request that needs them; not at once, where they would
   // hold up the first requests, /health too; one after the other, each about half a second of CPU.
-  setTimeout(() => zipcodes(), GEODATA_DELAY_MS).unref();
+  setTimeout(() => loadZipcodes(), GEODATA_DELAY_MS).unref();
   setTimeout(() => loadGazetteer(), 2 * GEODATA_DELAY_MS).unref();
 
   async function bringUp(cfg: Readonly<Config>, s: Stack, r: typeof running) {

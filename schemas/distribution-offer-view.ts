@@ -22,7 +22,7 @@ export function skuOf(offerId: string): string {
  * When the offer left the catalogue, or null while it is visible (or not yet started): closed_at
  * once closed; else the last change for an offer taken off sale by its status; else the
  * start of the day after its end_date; else, its vouchers expired (vouchers_expire.on is over), when that was
- * recorded and never before the day after `on`; else, sold out, when its stock reached zero. `closedAtSql` (store/distribution-search.ts) is the same rule in SQL.
+ * recorded and never before the day after `on`; else, sold out, when its stock reached zero. `closedAtSql` (store/distribution-visibility.ts) is the same rule in SQL.
  */
 export function distributionClosedAt(
   row: Pick<

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { VoucherSnapshot } from '../domain/orders';
+import { giftCardBalance } from '../domain/redemptions';
 import type { VoucherRedemptionRow } from '../store/database';
 import type { VoucherWithRedemptions } from '../store/redemptions';
 import { Currency, iso, isoOrNull, MAX_MONEY_AMOUNT, queryInt, Timestamp } from './common';
@@ -122,7 +123,7 @@ export function toVoucher(v: VoucherWithRedemptions | VoucherSnapshot, siteBase:
 function balanceOf(v: VoucherWithRedemptions | VoucherSnapshot): z.output<typeof Currency> | null {
   if ('balance' in v) return v.balance ?? null;
   if (!('balance_amount' in v)) return null;
-  return v.value_currency !== null && v.balance_amount !== null ? { currency_code: v.value_currency, amount: v.balance_amount } : null;
+  return giftCardBalance(v);
 }
 
 type RedemptionLike = Pick<VoucherRedemptionRow, 'id' | 'amount' | 'currency_code'> & {

@@ -2,10 +2,10 @@ import type { Readable } from 'node:stream';
 import { findLiveAttachments } from '../store/attachments';
 import { categoryTree } from '../store/categories';
 import type { AttachmentRow, OfferRow } from '../store/database';
-import { findReadableOffer, searchDistributionOffers, type OfferSearch } from '../store/distribution-search';
-import { findCityCentre } from '../store/gazetteer';
-import { locatePostalCode, PACKAGED_POSTAL_COUNTRIES } from '../store/geocode';
-import { importedPostalCountries } from '../store/postal-codes';
+import { searchDistributionOffers, type OfferSearch } from '../store/distribution-search';
+import { findReadableOffer } from '../store/distribution-visibility';
+import { findCityCentre, geocodePostalCode, PACKAGED_POSTAL_COUNTRIES } from '../platform/geodata';
+import { importedPostalCountries, locateImportedPostalCode } from '../store/postal-codes';
 import { utcDay } from '../domain/dates';
 import { invalidField, notFound } from '../domain/failures';
 import { revenueShares } from '../domain/money';
@@ -21,7 +21,8 @@ import type { CursorPaged } from '../domain/paging';
 import { wantsCityCentre, type DistributionOffer, type DistributionOfferQuery } from '../schemas/distribution-offer';
 import { toDistributionOffer, type MediaLinks } from '../schemas/distribution-offer-view';
 import type { OfferInput } from '../schemas/offer';
-import { decodeSearchCursor, encodeSearchCursor, sortName } from '../schemas/search-cursor';
+import { decodeSearchCursor, encodeSearchCursor } from '../schemas/search-cursor';
+import { sortName } from '../domain/search-cursor';
 import type { ServiceDeps } from './deps';
 
 /*
@@ -39,9 +40,14 @@ async function mediaLinks(deps: Deps, rows: readonly Pick<OfferRow, 'document'>[
   return { base, attachments: new Map(attachments.map((a) => [a.id, a])) };
 }
 
-/** What a postal code as a centre refers to; unknown → 422 naming the countries whose codes are known. */
+/**
+ * What a postal code as a centre refers to: the packaged data's (US and Canada), else an imported
+ * code's; unknown → 422 naming the countries whose codes are known.
+ */
 async function postalCentre(deps: Deps, postalCode: string, countryCode?: string): Promise<Coordinates> {
-  const { centre, countries } = await locatePostalCode(deps.db, postalCode, countryCode);
+  const packaged = geocodePostalCode(postalCode, countryCode);
+  if (packaged) return packaged;
+  const { centre, countries } = await locateImportedPostalCode(deps.db, postalCode, countryCode);
   if (centre) return centre;
   if (countries)
     throw invalidField(

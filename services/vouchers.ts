@@ -17,7 +17,7 @@ import {
   type RedeemAsk,
   type VoucherWithRedemptions,
 } from '../store/redemptions';
-import { redemptionRules } from '../domain/redemptions';
+import { giftCardBalance, redemptionRules } from '../domain/redemptions';
 import type { Money } from '../domain/money';
 import { toVoucher } from '../schemas/voucher';
 import type { OfferInput } from '../schemas/offer';
@@ -161,7 +161,7 @@ export async function customerVoucher(deps: Deps, token: string): Promise<Custom
     redeemed_at: v.redeemed_at,
     cancelled_at: v.cancelled_at,
     redemption_locations: doc.advertiser.redemption_locations,
-    balance: v.value_currency !== null && v.balance_amount !== null ? { currency_code: v.value_currency, amount: v.balance_amount } : null,
+    balance: giftCardBalance(v),
     value: v.value_currency !== null && v.value_amount !== null ? { currency_code: v.value_currency, amount: v.value_amount } : null,
     restrictions: informationalRestrictions(doc),
   };

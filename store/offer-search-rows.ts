@@ -1,6 +1,7 @@
 import type { Trx } from './db';
 import type { OfferDocument } from '../domain/offer';
-import { geocodeLocation, locatePostalCode } from './geocode';
+import { geocodeLocation } from '../platform/geodata';
+import { locateImportedPostalCode } from './postal-codes';
 
 /*
  * An offer's search rows: its redemption locations (offer_locations) and categories
@@ -35,7 +36,8 @@ export async function writeSearchRows(trx: Trx, offerId: string, input: OfferDoc
   for (const [position, loc] of input.advertiser.redemption_locations.entries()) {
     // After the packaged data, a postal code imported from a GeoNames file (admin postal-codes import).
     const geo =
-      geocodeLocation(loc) ?? (loc.postal_code ? (await locatePostalCode(trx, loc.postal_code, loc.country_code)).centre : undefined);
+      geocodeLocation(loc) ??
+      (loc.postal_code ? (await locateImportedPostalCode(trx, loc.postal_code, loc.country_code)).centre : undefined);
     locations.push({
       offer_id: offerId,
       position,

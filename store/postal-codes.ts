@@ -1,12 +1,12 @@
 import { sql } from 'kysely';
-import type { PostalCodeRecord } from '../domain/postal-codes';
+import { importedPostalCentre, normalizePostalCode, type PostalCodeRecord } from '../domain/postal-codes';
 import type { Coordinates } from '../domain/offer-search';
 import type { Db, Trx } from './db';
 
 /*
  * The imported postal codes (migration 0018): every read and write of postal_codes. Written by
  * `admin postal-codes import` (services/postal-codes.ts), read by the search centre and the
- * placing of offers' redemption locations after the packaged `zipcodes` data (store/geocode.ts).
+ * placing of offers' redemption locations after the packaged `zipcodes` data (platform/geodata.ts).
  */
 
 /**
@@ -35,22 +35,23 @@ export async function upsertPostalCodes(db: Db, records: readonly PostalCodeReco
 }
 
 /**
- * Where an imported postal code lies, per country that has it (`postal_code` normalized): the mean
- * of its places' points, as a code serving several villages is centred among them.
+ * Where an imported postal code lies (importedPostalCentre, domain/postal-codes.ts): per country
+ * that has it, the mean of its places' points, as a code serving several villages is centred
+ * among them. `countries` lists those that have it when, without `countryCode`, more than one does.
  */
-export async function findImportedPostalCode(
+export async function locateImportedPostalCode(
   db: Db | Trx,
   postalCode: string,
   countryCode?: string,
-): Promise<Array<Coordinates & { country_code: string }>> {
+): Promise<{ centre?: Coordinates; countries?: string[] }> {
   let q = db
     .selectFrom('postal_codes')
     .select(['country_code', sql<number>`avg(latitude)`.as('latitude'), sql<number>`avg(longitude)`.as('longitude')])
-    .where('postal_code', '=', postalCode)
+    .where('postal_code', '=', normalizePostalCode(postalCode))
     .groupBy('country_code')
     .orderBy('country_code');
   if (countryCode) q = q.where('country_code', '=', countryCode);
-  return q.execute();
+  return importedPostalCentre(await q.execute());
 }
 
 /** The countries with imported postal codes, alphabetically (a loose index scan: one probe per country, not a pass over every code). */

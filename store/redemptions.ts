@@ -2,16 +2,16 @@ import { sql } from 'kysely';
 import type { Db, Trx } from './db';
 import type { VoucherRedemptionRow, VoucherRow } from './database';
 import type { Money } from '../domain/money';
-import type { RedemptionRules } from '../domain/redemptions';
-import { refusable, refuse, type Refused } from '../domain/failures';
+import { giftCardBalance, type RedemptionRules } from '../domain/redemptions';
+import { refusable, type Refused } from '../domain/failures';
 import { derivedId, newId } from './ids';
 import { appendOfferEvent } from './offer-events';
 
 /*
  * The redemption aggregate: the voucher_redemptions table, and the voucher columns a redemption
  * moves (status, redeemed_at, balance_amount). Each redemption and each rollback is ONE
- * transaction: the voucher row locked first (FOR UPDATE), the rule decided under that lock
- * (domain/redemptions.ts), the redemption row, the voucher and the outbox event written
+ * transaction: the voucher row locked first (FOR UPDATE), every refusal decided under that lock
+ * (domain/redemptions.ts), then the redemption row, the voucher and the outbox event written
  * together. Racing redemptions of one voucher queue on its lock, so a balance is never overdrawn;
  * CHECKs and a deferred trigger (migration 0019) hold value − balance = sum of live redemptions.
  */
@@ -94,16 +94,13 @@ export interface RedeemAsk {
   idempotencyKey?: string;
 }
 
-const balanceOf = (v: VoucherRow): Money | null =>
-  v.value_currency !== null && v.balance_amount !== null ? { currency_code: v.value_currency, amount: v.balance_amount } : null;
-
 /** The event data of a redemption or its rollback; `distribution_client_id` routes it (not shown to receivers). */
 function eventData(v: VoucherRow, r: VoucherRedemptionRow) {
   return {
     voucher_id: v.id,
     order_id: v.order_id,
     voucher_status: v.status,
-    balance: balanceOf(v),
+    balance: giftCardBalance(v),
     redemption: {
       id: r.id,
       amount: r.amount === null ? null : { currency_code: r.currency_code, amount: r.amount },
@@ -136,10 +133,7 @@ export async function redeemVoucher(
           .where('idempotency_key', '=', ask.idempotencyKey)
           .executeTakeFirst();
         if (before) {
-          if (ask.amount && (before.amount !== ask.amount.amount || before.currency_code !== ask.amount.currency_code))
-            refuse('idempotency_key_reused', `Idempotency-Key was used for redemption ${before.id} with another amount`, {
-              redemption_id: before.id,
-            });
+          rules.requireSameAsk(before, ask.amount);
           return { ...(await withRedemptions(trx, [voucher]))[0], replayed: true };
         }
       }
@@ -148,7 +142,7 @@ export async function redeemVoucher(
         {
           status: voucher.status,
           expiration_date: voucher.expiration_date,
-          balance: balanceOf(voucher),
+          balance: giftCardBalance(voucher),
           offer: { id: voucher.offer_id, type: offer_type, document: offer_document },
         },
         ask.amount,
@@ -186,7 +180,7 @@ export async function redeemVoucher(
 /**
  * Rolls one redemption back, in one transaction: a gift card's amount returns to its balance, a
  * deal or coupon is `acquired` again; the voucher is `acquired` with redeemed_at null either way.
- * Refused when rolled back before or past the window (`rules.requireRollbackable`).
+ * Refused as `rules.decideRollback` says (rolled back before, past the window, a cancelled voucher or order).
  */
 export async function rollbackRedemption(
   db: Db,
@@ -198,22 +192,17 @@ export async function rollbackRedemption(
   return refusable(() =>
     db.transaction().execute(async (trx) => {
       const { offer_type: _t, offer_document: _d, ...voucher } = await lockVoucher(trx, voucherId);
-      const redemption = await trx
+      const asked = await trx
         .selectFrom('voucher_redemptions')
         .selectAll()
         .where('id', '=', redemptionId)
         .where('voucher_id', '=', voucherId)
         .executeTakeFirst();
-      if (!redemption) return refuse('not_found', 'redemption not found');
+      // The order's status, read after the voucher's lock: a cancellation that held it has committed
+      // by now (and one that comes later sees the voucher acquired and cancels it).
+      const orderStatus = await orderStatusOf(trx, voucherId);
       const now = new Date();
-      rules.requireRollbackable(redemption, now, windowHours);
-      // A voucher with a live redemption is never cancelled (store/vouchers.ts, store/orders.ts); kept as a guard.
-      if (voucher.status === 'cancelled') refuse('conflict', 'the voucher is cancelled');
-      // Its order's cancellation left it redeemed because it was used; undoing that use would leave a
-      // usable voucher on a cancelled order. Read after the voucher's lock: a cancellation that held
-      // it has committed by now (and one that comes later sees the voucher acquired and cancels it).
-      if ((await orderStatusOf(trx, voucherId)) === 'cancelled')
-        refuse('conflict', "the voucher's order is cancelled: its redemptions are settled and cannot be rolled back");
+      const redemption = rules.decideRollback({ redemption: asked, voucherStatus: voucher.status, orderStatus }, now, windowHours);
       const rolledBack = await trx
         .updateTable('voucher_redemptions')
         .set({ rolled_back_at: now })

@@ -1,4 +1,4 @@
-import { boundingBox } from '../../store/distribution-search';
+import { boundingBox } from '../../domain/search-geometry';
 import { distributionClosedAt, skuOf, toDistributionOffer } from '../../schemas/distribution-offer-view';
 import { DistributionOfferQuery } from '../../schemas/distribution-offer';
 import { OfferInput } from '../../schemas/offer';

