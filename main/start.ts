@@ -42,6 +42,10 @@ async function allOrFirstError(steps: Array<Promise<unknown> | undefined>): Prom
   if (failed) throw (failed as PromiseRejectedResult).reason;
 }
 
+type Logger = ReturnType<typeof createLogger>;
+type Running = { services?: Services; worker?: RunningWorker; app?: App };
+type Bundle = Promise<{ path: string } | undefined> | undefined;
+
 /**
  * `npm start`: the stores (embedded or configured), migrations, the Temporal worker and the API,
  * in that order; Ctrl-C stops them all in reverse. Steps that need different things run side by
@@ -55,7 +59,7 @@ async function main() {
   // With tracing, the worker bundles at start itself: its interceptors must be in the bundle.
   const bundle = config.RUN_WORKER && !config.OTEL_EXPORTER_OTLP_ENDPOINT ? bundleWorkflows() : undefined;
   const stack = await startStack(config, { keywordSearchAttributes: KEYWORD_SEARCH_ATTRIBUTES });
-  const running: { services?: Services; worker?: RunningWorker; app?: App } = {};
+  const running: Running = {};
   // Ctrl-C stops in order, within 10 s: stop accepting and drain requests, shut the worker down,
   // close the pools, then Temporal, MinIO and Postgres (each bounded; see infra/local/child-process.ts).
   const stopAll = async () => {
@@ -64,10 +68,30 @@ async function main() {
     await within(CLOSE_MS, running.services?.close());
     await stack.stop();
   };
+  stopOnSignals(log, stopAll);
+  try {
+    running.services = await connectServices(config, stack.endpoints, log);
+    await checkBackends(config, stack, running.services, running);
+    await startServing(config, stack, running, bundle, log);
+  } catch (err) {
+    await stopAll(); // leave nothing running behind a failed start
+    throw err;
+  }
+  if (stack.endpoints.temporalUiUrl) progress(`temporal web UI: ${stack.endpoints.temporalUiUrl}`);
+  progress('ready; Ctrl-C stops everything');
+  // The postal-code data and the city gazetteer (platform/geodata.ts) load a little after the start
+  // rather than in the first request that needs them; not at once, where they would hold up the
+  // first requests, /health too; one after the other, each about half a second of CPU.
+  setTimeout(() => loadZipcodes(), GEODATA_DELAY_MS).unref();
+  setTimeout(() => loadGazetteer(), 2 * GEODATA_DELAY_MS).unref();
+}
+
+/** Ctrl-C (or SIGTERM, or an uncaught error) stops everything once, in order. */
+function stopOnSignals(log: Logger, stopAll: () => Promise<void>) {
   let firstSignalAt = 0;
   closeWithGrace(
     {
-      delay: 15_000, // a backstop only: the steps above are bounded well inside it
+      delay: 15_000, // a backstop only: the steps of stopAll are bounded well inside it
       logger: { error: (m: unknown) => log.error(m) },
       // `npm start` relays the terminal's Ctrl-C to us, which also gets it from the terminal: two
       // SIGINTs for one key press. Only a second Ctrl-C a moment later means "stop now".
@@ -86,65 +110,56 @@ async function main() {
       progress('stopped');
     },
   );
-  try {
-    await bringUp(config, stack, running);
-  } catch (err) {
-    await stopAll(); // leave nothing running behind a failed start
-    throw err;
-  }
-  if (stack.endpoints.temporalUiUrl) progress(`temporal web UI: ${stack.endpoints.temporalUiUrl}`);
-  progress('ready; Ctrl-C stops everything');
-  // The postal-code data and the city gazetteer (platform/geodata.ts) load a little
-  // after the start rather than in the first request that needs them; not at once, where they would
-  // hold up the first requests, /health too; one after the other, each about half a second of CPU.
-  setTimeout(() => loadZipcodes(), GEODATA_DELAY_MS).unref();
-  setTimeout(() => loadGazetteer(), 2 * GEODATA_DELAY_MS).unref();
+}
 
-  async function bringUp(cfg: Readonly<Config>, s: Stack, r: typeof running) {
-    const services = (r.services = await connectServices(cfg, s.endpoints, log));
-    const schema = async () => {
-      progress('migrations: applying…');
-      const applied = await migrateToLatest(services.db);
-      progress(`migrations: ${applied.length ? `applied ${applied.join(', ')}` : 'schema up to date'}`);
-      await claimEnvironment(services, cfg.SERVICE_ENVIRONMENT); // sandbox and production never share a database
-      await checkCallbackSecretKey(services); // encrypted signing secrets need their key (docs/security.md)
-    };
-    const api = async () => {
-      if (cfg.RUN_API) r.app = await buildApp(services); // routes and schemas only: nothing listens yet
-    };
-    await allOrFirstError([
-      schema(),
-      ensureBucket(services.store, cfg.S3_REGION),
-      registerSearchAttributes(services.temporalConnection, s.endpoints.temporalNamespace),
-      api(),
-    ]);
-    progress('checks: schema, environment, callback key, bucket and search attributes in place');
-    writeStackFile(cfg.DATA_DIR, s.endpoints);
-    if (cfg.RUN_WORKER) {
-      progress(`worker: starting on task queue ${cfg.TEMPORAL_TASK_QUEUE}…`);
-      r.worker = await startWorker({
-        deps: services,
-        endpoints: s.endpoints,
-        taskQueue: cfg.TEMPORAL_TASK_QUEUE,
-        workflowBundlePath: (await bundle)?.path,
-        tracing: services.tracing,
-      });
-      r.worker.done.catch((e) => {
-        log.error({ err: e }, 'worker stopped unexpectedly');
-        process.kill(process.pid, 'SIGTERM');
-      });
-      progress('worker: running');
-    }
-    // The API answers only once the worker that carries out its requests runs.
-    if (r.app) {
-      await r.app.listen({ port: cfg.PORT, host: cfg.HOST });
-      progress(`api: ${localUrl(cfg)} (/submission/beta, /distribution/beta, /health)`);
-    } else if (cfg.RUN_WORKER) {
-      // A worker-only process still answers scrapes and probes: its counters live here.
-      r.app = await buildWorkerProbeApp(services);
-      await r.app.listen({ port: cfg.PORT, host: cfg.HOST });
-      progress(`metrics: ${localUrl(cfg)}/metrics and /health (worker-only process, no API routes)`);
-    }
+/** Migrations, the environment claim, the callback key, the bucket and search attributes, while the API's routes are built. */
+async function checkBackends(cfg: Readonly<Config>, s: Stack, services: Services, r: Running) {
+  const schema = async () => {
+    progress('migrations: applying…');
+    const applied = await migrateToLatest(services.db);
+    progress(`migrations: ${applied.length ? `applied ${applied.join(', ')}` : 'schema up to date'}`);
+    await claimEnvironment(services, cfg.SERVICE_ENVIRONMENT); // sandbox and production never share a database
+    await checkCallbackSecretKey(services); // encrypted signing secrets need their key (docs/security.md)
+  };
+  const api = async () => {
+    if (cfg.RUN_API) r.app = await buildApp(services); // routes and schemas only: nothing listens yet
+  };
+  await allOrFirstError([
+    schema(),
+    ensureBucket(services.store, cfg.S3_REGION),
+    registerSearchAttributes(services.temporalConnection, s.endpoints.temporalNamespace),
+    api(),
+  ]);
+  progress('checks: schema, environment, callback key, bucket and search attributes in place');
+  writeStackFile(cfg.DATA_DIR, s.endpoints);
+}
+
+/** The worker (when this process runs one), then the API, which answers only once the worker that carries out its requests runs. */
+async function startServing(cfg: Readonly<Config>, s: Stack, r: Running, bundle: Bundle, log: Logger) {
+  const services = r.services!;
+  if (cfg.RUN_WORKER) {
+    progress(`worker: starting on task queue ${cfg.TEMPORAL_TASK_QUEUE}…`);
+    r.worker = await startWorker({
+      deps: services,
+      endpoints: s.endpoints,
+      taskQueue: cfg.TEMPORAL_TASK_QUEUE,
+      workflowBundlePath: (await bundle)?.path,
+      tracing: services.tracing,
+    });
+    r.worker.done.catch((e) => {
+      log.error({ err: e }, 'worker stopped unexpectedly');
+      process.kill(process.pid, 'SIGTERM');
+    });
+    progress('worker: running');
+  }
+  if (r.app) {
+    await r.app.listen({ port: cfg.PORT, host: cfg.HOST });
+    progress(`api: ${localUrl(cfg)} (/submission/beta, /distribution/beta, /health)`);
+  } else if (cfg.RUN_WORKER) {
+    // A worker-only process still answers scrapes and probes: its counters live here.
+    r.app = await buildWorkerProbeApp(services);
+    await r.app.listen({ port: cfg.PORT, host: cfg.HOST });
+    progress(`metrics: ${localUrl(cfg)}/metrics and /health (worker-only process, no API routes)`);
   }
 }
 
