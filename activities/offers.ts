@@ -65,14 +65,5 @@ export function createOfferActivities(deps: Pick<ActivityDeps, 'db' | 'log' | 't
       deps.log.warn({ offer_id: r.offerId, waiting_seconds: r.waitingSeconds }, 'offer review is overdue');
       await recordReviewOverdue(deps.db, r);
     },
-
-    /**
-     * Wall-clock time for timers measured against calendar dates (a local activity: recorded, so
-     * replay-safe). The review and reservation workflows now read Date.now() instead (patch
-     * 'workflow-clock'); histories recorded before that still call this, so it stays registered.
-     */
-    async currentTimeMs(): Promise<number> {
-      return Date.now();
-    },
   };
 }

@@ -3,6 +3,7 @@ import type { AttachmentRow } from '../store/database';
 import { findClientAttachments, findLiveAttachment } from '../store/attachments';
 import { categoryNames, listCategories, type CategoryListing } from '../store/categories';
 import { findOffer, findOfferStatus } from '../store/offers';
+import { waitForOfferStatusChange } from '../store/offer-status-changes';
 import { findReviewRecord, listPendingOffers, pendingOffers, type PendingFilter } from '../store/review-queue';
 import { approveSignal, rejectSignal, reviewTimelineQuery, type ReviewTimelineEntry } from '../workflows/offer-review-messages';
 import { offerReviewWorkflowId } from '../workflows/shared/ids';
@@ -126,20 +127,19 @@ export async function attachmentUnderReview(
   return { row, body };
 }
 
-/** Polls the offer's status until it leaves `from` (or the timeout passes); returns the status then. */
+/**
+ * Waits until the offer's status leaves `from` (woken by the database when the workflow's write
+ * commits: store/offer-status-changes.ts) or the timeout passes; returns the status then.
+ */
 export async function waitForStatusChange(
   deps: Pick<ServiceDeps, 'db'>,
   offerId: string,
   from: string,
   timeoutMs = 30_000,
 ): Promise<string> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const status = await findOfferStatus(deps.db, offerId);
-    if (status === undefined) throw notFound('offer');
-    if (status !== from || Date.now() > until) return status;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const status = await waitForOfferStatusChange(deps.db, offerId, from, timeoutMs);
+  if (status === undefined) throw notFound('offer');
+  return status;
 }
 
 /**

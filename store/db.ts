@@ -36,21 +36,22 @@ export interface Listener {
 }
 
 /**
- * LISTENs on `channel` over a dedicated connection and calls `onNotify` for each notification
- * (delivered when the notifying transaction commits). A broken connection is not retried here:
- * `alive` turns false and the caller falls back to polling until it listens again.
+ * LISTENs on `channel` over a dedicated connection and calls `onNotify` with each notification's
+ * payload (delivered when the notifying transaction commits). A broken connection is not retried
+ * here: `alive` turns false, `onBroken` is called, and the caller decides what to do without it.
  */
-export async function listen(db: Db, channel: string, onNotify: () => void): Promise<Listener> {
+export async function listen(db: Db, channel: string, onNotify: (payload: string) => void, onBroken?: () => void): Promise<Listener> {
   const url = urls.get(db);
   if (!url) throw new Error('listen() needs a Db made by createDb()');
   const client = new pg.Client({ connectionString: url });
   let alive = true;
   const broken = () => {
+    if (alive) onBroken?.();
     alive = false;
   };
   client.on('error', broken);
   client.on('end', broken);
-  client.on('notification', () => onNotify());
+  client.on('notification', (msg) => onNotify(msg.payload ?? ''));
   try {
     await client.connect();
     await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);

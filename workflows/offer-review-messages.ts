@@ -17,21 +17,18 @@ export interface OfferReviewInput {
   endDate: string;
   /** How long a review may wait before operators are reminded. */
   reviewReminderSeconds: number;
-  /**
-   * First day on sale (YYYY-MM-DD): an offer approved earlier is published when that day begins (UTC).
-   * Absent in workflows started before publication at start_date (patch 'publish-at-start-date').
-   */
-  startDate?: string;
+  /** First day on sale (YYYY-MM-DD): an offer approved earlier is published when that day begins (UTC). */
+  startDate: string;
   /** Carried across continue-as-new. */
   step?: number;
   reminderDueAtMs?: number | null;
-  /** The review history so far, carried across continue-as-new (absent in older runs). */
+  /** The review history so far, carried across continue-as-new. */
   timeline?: ReviewTimelineEntry[];
   publishDueAtMs?: number | null;
   /**
    * The offer's `vouchers_expire.on` (YYYY-MM-DD): when that day is over, no voucher may be sold, so
-   * the offer leaves the catalogue like a sold-out one (patch 'close-at-vouchers-expiry'). Absent
-   * in workflows started before; an edit sets it.
+   * the offer leaves the catalogue like a sold-out one. Null (or absent) when the vouchers have no
+   * fixed expiry date; an edit sets it.
    */
   vouchersExpireOn?: string | null;
   /** The `vouchersExpireOn` whose expiry was recorded already (carried across continue-as-new). */
@@ -68,14 +65,13 @@ export const statusQuery = defineQuery<OfferStatus>('status');
 
 /**
  * One step of an offer's review as the workflow saw it, for operators (the console's timeline).
- * `at` is the workflow task's time (ISO 8601). Kinds: `started` (the workflow began with `status`;
- * `resumed` when it continued a run from before the timeline existed, whose steps are not in it),
+ * `at` is the workflow task's time (ISO 8601). Kinds: `started` (the workflow began with `status`),
  * `status` (a move: `to`, by `actor`, with `reviewer` and `reason` for decisions), `reminder`
  * (the review waited `waitingSeconds`), `edited` (`changedFields`), `ignored` (a decision
  * signal that arrived when the offer could not be reviewed).
  */
 export type ReviewTimelineEntry =
-  | { at: string; kind: 'started'; status: OfferStatus; resumed?: boolean }
+  | { at: string; kind: 'started'; status: OfferStatus }
   | { at: string; kind: 'status'; to: OfferStatus; actor: 'advertiser' | 'review_team' | 'system'; reviewer?: string; reason?: string }
   | { at: string; kind: 'reminder'; waitingSeconds: number }
   | { at: string; kind: 'edited'; changedFields: string[] }

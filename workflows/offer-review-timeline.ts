@@ -2,11 +2,7 @@ import { TIMELINE_LIMIT, type ReviewTimelineEntry } from './offer-review-message
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-/**
- * Operators' view of one offer's review (reviewTimelineQuery), carried across continue-as-new.
- * Noting issues no command, so histories from before the timeline existed replay unchanged (and
- * rebuild it as they replay).
- */
+/** Operators' view of one offer's review (reviewTimelineQuery), carried across continue-as-new. */
 export class ReviewTimeline {
   constructor(readonly entries: ReviewTimelineEntry[] = []) {}
 

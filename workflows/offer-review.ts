@@ -4,7 +4,6 @@ import {
   condition,
   continueAsNew,
   log,
-  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -33,11 +32,11 @@ import {
   type OfferReviewResult,
   type ReviewDecision,
 } from './offer-review-messages';
-import { nowMs, publishDeferredTo, vouchersExpiryDueMs } from './offer-review-clock';
+import { publishDeferredTo, vouchersExpiryDueMs } from './offer-review-clock';
 import { ReviewTimeline } from './offer-review-timeline';
 import { OfferStatusKey } from './shared/search-attributes';
 import { WorkQueue } from './shared/work-queue';
-import { STEP_FAILURES_PATCH, STEP_RETRY } from './shared/step-policy';
+import { STEP_RETRY } from './shared/step-policy';
 
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -51,10 +50,6 @@ type Actor = 'advertiser' | 'review_team' | 'system';
 /**
  * One offer's life: review, client moves, edits, reminders, publication at start_date and closing
  * at end_date. Set up the handlers, then run the loop (the shape of Temporal's order reference app).
- *
- * Offers live for months, so every history recorded earlier must replay: the commands issued, and
- * the order of the `patched()` and clock reads, are those of the one-closure version this replaced
- * (test/workflows/offer-review-replay.test.ts replays histories recorded from it).
  */
 export async function offerReviewWorkflow(input: OfferReviewInput): Promise<OfferReviewResult> {
   const review = new OfferReview(input);
@@ -66,7 +61,7 @@ class OfferReview {
   private readonly offerId: string;
   private status: OfferStatus;
   private endDate: string;
-  private startDate: string | undefined;
+  private startDate: string;
   private step: number;
   private reminderDueAtMs: number | null;
   private publishDueAtMs: number | null;
@@ -75,7 +70,7 @@ class OfferReview {
   /** Handlers' work, run one piece at a time by the main loop. */
   private readonly work = new WorkQueue();
   private readonly timeline: ReviewTimeline;
-  /** Set when a timer's step failed for good (patch STEP_FAILURES_PATCH): no timer fires before it. */
+  /** Set when a timer's step failed for good: no timer fires before it. */
   private timersPausedUntilMs = 0;
 
   constructor(private readonly input: OfferReviewInput) {
@@ -89,7 +84,7 @@ class OfferReview {
     this.vouchersExpireOn = input.vouchersExpireOn ?? null;
     this.vouchersExpiryRecorded = input.vouchersExpiryRecorded ?? null;
     this.timeline = new ReviewTimeline(input.timeline);
-    if (!input.timeline) this.timeline.note({ kind: 'started', status: this.status, resumed: input.step !== undefined });
+    if (!input.timeline) this.timeline.note({ kind: 'started', status: this.status });
   }
 
   /** Queries, the review team's signals and the advertiser's updates; their work waits for the main loop. */
@@ -108,7 +103,7 @@ class OfferReview {
 
   /** Until the offer ends: run the handlers' work, or the timer that came due, or continue as new. */
   async run(): Promise<OfferReviewResult> {
-    if (this.status === 'pending' && this.input.reminderDueAtMs === undefined) this.reminderDueAtMs = await this.reminderDue();
+    if (this.status === 'pending' && this.input.reminderDueAtMs === undefined) this.reminderDueAtMs = this.reminderDue();
     while (!TERMINAL.includes(this.status)) {
       const woken = await this.waitForWorkOrTimer();
       if (this.work.hasWork()) {
@@ -128,7 +123,7 @@ class OfferReview {
 
   /** Wakes for handlers' work or a suggested continue-as-new (true), or when the next timer is due (false). */
   private async waitForWorkOrTimer(): Promise<boolean> {
-    const now = await nowMs();
+    const now = Date.now();
     const due = Math.min(
       endOfUtcDayMs(this.endDate),
       this.reminderDueAtMs ?? Infinity,
@@ -141,11 +136,12 @@ class OfferReview {
 
   /** A timer is due: close at end_date, else stop selling at the vouchers' expiry, else publish at start_date, else remind the review team. */
   private async onTimer(): Promise<void> {
-    if ((await nowMs()) >= endOfUtcDayMs(this.endDate)) {
+    const now = Date.now();
+    if (now >= endOfUtcDayMs(this.endDate)) {
       await this.moveTo('closed', 'system');
-    } else if (await this.vouchersExpiryIsDue()) {
+    } else if (now >= vouchersExpiryDueMs(this.vouchersExpireOn, this.vouchersExpiryRecorded)) {
       await this.recordVouchersExpired();
-    } else if (this.publishDueAtMs !== null && (await nowMs()) >= this.publishDueAtMs) {
+    } else if (this.publishDueAtMs !== null && now >= this.publishDueAtMs) {
       await this.publish();
     } else if (this.reminderDueAtMs !== null && this.status === 'pending') {
       await this.remind();
@@ -201,13 +197,13 @@ class OfferReview {
     await acts.recordOfferEdit({ key: this.nextKey(), offerId: this.offerId, input: edit.input, changedFields: edit.changedFields });
     this.endDate = edit.input.end_date;
     this.timeline.note({ kind: 'edited', changedFields: edit.changedFields });
-    if (this.startDate !== undefined) this.startDate = edit.input.start_date;
+    this.startDate = edit.input.start_date;
     // A moved vouchers_expire.on moves its timer (and a new date is closed at again).
     this.vouchersExpireOn = edit.input.vouchers_expire?.on ?? null;
   }
 
   private async moveTo(to: OfferStatus, actor: Actor, decision: ReviewDecision = {}): Promise<void> {
-    const deferredTo = await publishDeferredTo(to, this.startDate);
+    const deferredTo = publishDeferredTo(to, this.startDate);
     await acts.recordOfferStatus({
       key: this.nextKey(),
       offerId: this.offerId,
@@ -215,19 +211,13 @@ class OfferReview {
       actor,
       reason: decision.reason,
       reviewer: decision.reviewer,
-      ...(this.startDate !== undefined && SELLABLE.includes(to) ? { publishDeferred: deferredTo !== null } : {}),
+      ...(SELLABLE.includes(to) ? { publishDeferred: deferredTo !== null } : {}),
     });
     this.publishDueAtMs = deferredTo;
     this.status = to;
     this.timeline.note({ kind: 'status', to, actor, reviewer: decision.reviewer, reason: decision.reason });
     upsertSearchAttributes([{ key: OfferStatusKey, value: to }]);
-    this.reminderDueAtMs = to === 'pending' ? await this.reminderDue() : null;
-  }
-
-  /** Whether the vouchers' expiry came due; no clock read without one, so older histories replay unchanged. */
-  private async vouchersExpiryIsDue(): Promise<boolean> {
-    const due = vouchersExpiryDueMs(this.vouchersExpireOn, this.vouchersExpiryRecorded);
-    return due !== Infinity && (await nowMs()) >= due;
+    this.reminderDueAtMs = to === 'pending' ? this.reminderDue() : null;
   }
 
   /** No voucher bought from now could be redeemed: the offer stops selling, recorded as selling out is (event, catalogue, callbacks). */
@@ -247,12 +237,10 @@ class OfferReview {
   }
 
   /**
-   * A step of a signal or a timer failed for good (refused, or out of retries): before the patch
-   * that failed the workflow (or, from a signal, its task, again and again). Now the offer stays as
+   * A step of a signal or a timer failed for good (refused, or out of retries): the offer stays as
    * it was and an operator is told; updates answer their own failures to the client.
    */
   private stepFailed(err: unknown): void {
-    if (!patched(STEP_FAILURES_PATCH)) throw err;
     log.error('offer review step failed for good; the offer stays as it was', { offerId: this.offerId, error: String(err) });
   }
 
@@ -264,8 +252,8 @@ class OfferReview {
     this.reminderDueAtMs = null;
   }
 
-  private async reminderDue(): Promise<number> {
-    return (await nowMs()) + this.input.reviewReminderSeconds * 1000;
+  private reminderDue(): number {
+    return Date.now() + this.input.reviewReminderSeconds * 1000;
   }
 
   /** Each activity's idempotency key: the workflow id and a step carried across continue-as-new. */

@@ -3,9 +3,7 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
-  patched,
   proxyActivities,
-  proxyLocalActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -22,7 +20,7 @@ import {
 } from './reservation-window-messages';
 import { endOfUtcDayMs } from '../domain/dates';
 import { stepRefusal } from './shared/step-failures';
-import { STEP_FAILURES_PATCH, STEP_RETRY } from './shared/step-policy';
+import { STEP_RETRY } from './shared/step-policy';
 
 type ReservationState = 'holding' | 'refused' | 'active' | 'releasing' | 'cancelled' | 'expired';
 
@@ -32,126 +30,149 @@ const { holdReservation, changeReservation, releaseReservation } = proxyActiviti
 });
 
 /*
- * A step that failed for good (refused, or out of retries: docs/operations.md) leaves a known state
- * (issue 19), from this patch on: a hold ends the workflow as refused with nothing held, a change
- * or cancellation fails its Update and the reservation stays active as it was, and an expiry that
- * cannot release tries again an hour later. Each step is one transaction: a failed one changed nothing.
+ * A step that failed for good (refused, or out of retries: docs/operations.md) leaves a known state:
+ * a hold ends the workflow as refused with nothing held, a change or cancellation fails its Update
+ * and the reservation stays active as it was, and an expiry that cannot release tries again an hour
+ * later. Each step is one transaction: a failed one changed nothing.
  */
 const RELEASE_RETRY_MS = 60 * 60 * 1000;
-
-/** Fails an Update with the refusal as its details and its code as the type (the API answers the code). */
-function refusedUpdate(r: Refused): ApplicationFailure {
-  return ApplicationFailure.create({ message: r.message, type: r.code, nonRetryable: true, details: [r] });
-}
-
-// Histories recorded before the 'workflow-clock' patch read the time through this local activity;
-// they must replay it. New runs read Date.now() instead (see the loop below).
-const { currentTimeMs } = proxyLocalActivities<Activities>({ startToCloseTimeout: '5 seconds', retry: STEP_RETRY });
 
 // Changes are client-driven and unbounded in number: start a fresh history well before it grows large.
 const MAX_HISTORY = 2000;
 
 /**
  * Holds a reservation's units for one account until end_date (a timer, moved by changes) or a
- * cancellation; then whatever is left returns to the offer's general stock.
+ * cancellation; then whatever is left returns to the offer's general stock. Set up the handlers,
+ * then run: hold, then wait for the end or a change until the reservation is no longer active.
  */
 export async function reservationWindowWorkflow(input: ReservationWindowInput): Promise<{ status: ReservationState }> {
-  const { workflowId } = workflowInfo();
-  const id = input.hold.reservationId;
-  let state: ReservationState = input.held ? 'active' : 'holding';
-  let held: ReservationOutcome | undefined = input.held ? { ok: true, endDate: input.endDate! } : undefined;
-  let endDate = input.endDate ?? input.hold.endDate;
-  let changes = input.changes ?? 0;
-  let wake = false;
-  let releaseRetryAtMs = 0; // after an expiry that could not release (patch STEP_FAILURES_PATCH)
-  const mustBeActive = () => {
-    if (state !== 'active') throw new Error(`the reservation is ${state}`);
-  };
+  const reservation = new ReservationWindow(input);
+  reservation.setup();
+  return reservation.run();
+}
 
-  setHandler(reservationStatusQuery, () => state);
-  setHandler(heldUpdate, async () => {
-    await condition(() => held !== undefined);
-    return held!;
-  });
-  setHandler(
-    changeReservationUpdate,
-    async (change: ReservationChangeArgs) => {
-      const result = await changeReservation({ key: `${workflowId}:change:${++changes}`, reservationId: id, ...change }).catch(
-        (err: unknown) => {
-          if (patched(STEP_FAILURES_PATCH)) throw refusedUpdate(stepRefusal(err, 'the change'));
-          throw err;
-        },
-      );
-      if (!result.ok) throw refusedUpdate(result);
-      endDate = result.endDate;
-      wake = true;
-      return result;
-    },
-    { validator: (_change: ReservationChangeArgs) => mustBeActive() },
-  );
-  setHandler(
-    cancelReservationUpdate,
-    async () => {
-      state = 'releasing';
-      try {
-        await releaseReservation({ key: `${workflowId}:cancel`, reservationId: id, to: 'cancelled' });
-      } catch (err) {
-        if (!patched(STEP_FAILURES_PATCH)) throw err;
-        state = 'active';
-        throw refusedUpdate(stepRefusal(err, 'the cancellation'));
-      }
-      state = 'cancelled';
-      return { status: state };
-    },
-    { validator: mustBeActive },
-  );
+class ReservationWindow {
+  private readonly workflowId = workflowInfo().workflowId;
+  private readonly reservationId: string;
+  private state: ReservationState;
+  /** The hold's answer, for the `held` Update; set when continuing as new (the units are held). */
+  private held: ReservationOutcome | undefined;
+  private endDate: string;
+  private changes: number;
+  /** Set by a change (end_date may have moved): the wait for the end starts again. */
+  private changed = false;
+  /** After an expiry that could not release: no release is tried before it. */
+  private releaseRetryAtMs = 0;
 
-  if (!held) {
-    held = await holdReservation(input.hold).catch((err: unknown) => {
-      if (patched(STEP_FAILURES_PATCH)) return stepRefusal(err, 'the reservation');
-      throw err;
+  constructor(private readonly input: ReservationWindowInput) {
+    this.reservationId = input.hold.reservationId;
+    this.state = input.held ? 'active' : 'holding';
+    this.held = input.held ? { ok: true, endDate: input.endDate! } : undefined;
+    this.endDate = input.endDate ?? input.hold.endDate;
+    this.changes = input.changes ?? 0;
+  }
+
+  /** The status query and the client's Updates: `held` (sent with the start), `change` and `cancel`. */
+  setup(): void {
+    setHandler(reservationStatusQuery, () => this.state);
+    setHandler(heldUpdate, async () => {
+      await condition(() => this.held !== undefined);
+      return this.held!;
     });
+    setHandler(changeReservationUpdate, (change) => this.change(change), { validator: (_change) => this.mustBeActive() });
+    setHandler(cancelReservationUpdate, () => this.cancel(), { validator: () => this.mustBeActive() });
+  }
+
+  /** Holds the units (unless already held), then waits for the end or a change until the reservation ends or continues as new. */
+  async run(): Promise<{ status: ReservationState }> {
+    if (!this.held) await this.hold();
+    while (await this.waitForEndOrChange()) {
+      if (workflowInfo().historyLength > MAX_HISTORY) {
+        await condition(allHandlersFinished);
+        const { hold } = this.input;
+        return continueAsNew<typeof reservationWindowWorkflow>({ hold, held: true, endDate: this.endDate, changes: this.changes });
+      }
+    }
+    await condition(allHandlersFinished);
+    return { status: this.state };
+  }
+
+  /** Holds the units; a refused hold (or one failed for good) answers `held` and fails the workflow with its code. */
+  private async hold(): Promise<void> {
+    const held = await holdReservation(this.input.hold).catch((err: unknown) => stepRefusal(err, 'the reservation'));
+    this.held = held;
     if (!held.ok) {
-      state = 'refused';
+      this.state = 'refused';
       await condition(allHandlersFinished);
       throw ApplicationFailure.create({ message: held.message, type: held.code, nonRetryable: true, details: [held] });
     }
-    state = 'active';
+    this.state = 'active';
   }
 
-  const current = (): ReservationState => state; // read through a call: handlers change it between awaits
-  for (;;) {
-    wake = false;
-    // In the workflow sandbox Date.now() is deterministic (the current workflow task's start time,
-    // replayed from history), so a timer against a calendar date needs no activity round trip.
-    // Runs recorded with the currentTimeMs local activity keep replaying it.
-    const nowMs = patched('workflow-clock') ? Date.now() : await currentTimeMs();
+  /**
+   * Waits until end_date is over (then releases the units as expired), a change came, or a
+   * cancellation ended; whether the reservation is still active afterwards.
+   */
+  private async waitForEndOrChange(): Promise<boolean> {
+    this.changed = false;
     // The hold ends when end_date (a whole UTC day, inclusive) is over.
-    const dueMs = Math.max(endOfUtcDayMs(endDate), releaseRetryAtMs);
-    const woken = await condition(() => wake || current() !== 'active', Math.max(dueMs - nowMs, 1000));
-    if (!woken && current() === 'active') {
-      state = 'releasing';
-      try {
-        await releaseReservation({ key: `${workflowId}:expire`, reservationId: id, to: 'expired' });
-        state = 'expired';
-      } catch (err) {
-        if (!patched(STEP_FAILURES_PATCH)) throw err;
-        // Still held: stay active (cancellable) and try again later; `admin workflows stuck` lists it.
-        state = 'active';
-        releaseRetryAtMs = Date.now() + RELEASE_RETRY_MS;
-      }
-    }
-    if (current() === 'releasing' && patched(STEP_FAILURES_PATCH)) {
-      // A cancellation is releasing: it may fail and leave the reservation active (then wait on).
-      await condition(() => current() !== 'releasing');
-      if (current() === 'active') continue;
-    }
-    if (current() !== 'active') break;
-    if (workflowInfo().historyLength > MAX_HISTORY) {
-      await condition(allHandlersFinished);
-      return continueAsNew<typeof reservationWindowWorkflow>({ hold: input.hold, held: true, endDate, changes });
+    const dueMs = Math.max(endOfUtcDayMs(this.endDate), this.releaseRetryAtMs);
+    const woken = await condition(() => this.changed || this.current() !== 'active', Math.max(dueMs - Date.now(), 1000));
+    if (!woken && this.current() === 'active') await this.expire();
+    // A cancellation is releasing: it may fail and leave the reservation active (then wait on).
+    if (this.current() === 'releasing') await condition(() => this.current() !== 'releasing');
+    return this.current() === 'active';
+  }
+
+  /** Returns the units as expired; if that fails for good, stays active (cancellable) and tries again later. */
+  private async expire(): Promise<void> {
+    this.state = 'releasing';
+    try {
+      await releaseReservation({ key: `${this.workflowId}:expire`, reservationId: this.reservationId, to: 'expired' });
+      this.state = 'expired';
+    } catch {
+      // Still held: `admin workflows stuck` lists it.
+      this.state = 'active';
+      this.releaseRetryAtMs = Date.now() + RELEASE_RETRY_MS;
     }
   }
-  await condition(allHandlersFinished);
-  return { status: state };
+
+  /** The client's change (quantity or dates); a refusal fails the Update and changes nothing. */
+  private async change(change: ReservationChangeArgs): Promise<ReservationOutcome> {
+    const key = `${this.workflowId}:change:${++this.changes}`;
+    const result = await changeReservation({ key, reservationId: this.reservationId, ...change }).catch((err: unknown) => {
+      throw refusedUpdate(stepRefusal(err, 'the change'));
+    });
+    if (!result.ok) throw refusedUpdate(result);
+    this.endDate = result.endDate;
+    this.changed = true;
+    return result;
+  }
+
+  /** The client's cancellation: returns the units; if that fails, the Update fails and the reservation stays active. */
+  private async cancel(): Promise<{ status: string }> {
+    this.state = 'releasing';
+    try {
+      await releaseReservation({ key: `${this.workflowId}:cancel`, reservationId: this.reservationId, to: 'cancelled' });
+    } catch (err) {
+      this.state = 'active';
+      throw refusedUpdate(stepRefusal(err, 'the cancellation'));
+    }
+    this.state = 'cancelled';
+    return { status: this.state };
+  }
+
+  private mustBeActive(): void {
+    if (this.state !== 'active') throw new Error(`the reservation is ${this.state}`);
+  }
+
+  /** The state read through a call: handlers change it between awaits. */
+  private current(): ReservationState {
+    return this.state;
+  }
+}
+
+/** Fails an Update with the refusal as its details and its code as the type (the API answers the code). */
+function refusedUpdate(r: Refused): ApplicationFailure {
+  return ApplicationFailure.create({ message: r.message, type: r.code, nonRetryable: true, details: [r] });
 }

@@ -3,6 +3,7 @@ import { approveSignal, rejectSignal } from '../../workflows/offer-review-messag
 import { createHarness, type Harness } from '../setup/harness';
 import { validOffer, waitForOfferStatus } from '../setup/fixtures';
 import { eventually } from '../setup/eventually';
+import { recordHistory } from '../setup/workflow-env';
 import { SubmissionOfferResponse } from '../../schemas/offer';
 import { coerceXmlToSchema, parseXml } from '../../schemas/xml';
 
@@ -96,6 +97,8 @@ describe('submission offers under the review workflow', () => {
       expect([to, res.statusCode]).toEqual([to, code]);
       if (code === 200) expect(res.json().offer.status).toBe(to);
     }
+    // The replay test's history of a workflow run by the real activities (approved, moved, resubmitted).
+    await recordHistory(h.services.temporal.workflow.getHandle(offerReviewWorkflowId(id)), 'offer-review-approved-withdrawn-resubmitted');
     expect((await move(id, 'cancelled')).json().offer.status).toBe('cancelled');
     for (const to of ['pending', 'withdrawn', 'suspended']) expect((await move(id, to)).statusCode).toBe(409);
   });

@@ -161,7 +161,7 @@ describe('admin CLI', () => {
     const handle = await h.services.temporal.workflow.start<OfferReviewWorkflow>(OFFER_REVIEW_WORKFLOW_TYPE, {
       workflowId,
       taskQueue: h.config.TEMPORAL_TASK_QUEUE,
-      args: [{ offerId, status: 'approved', endDate: '2020-01-01', reviewReminderSeconds: 3600 }],
+      args: [{ offerId, status: 'approved', startDate: '2019-12-01', endDate: '2020-01-01', reviewReminderSeconds: 3600 }],
     });
     const attempt = async () => (await handle.describe()).raw.pendingActivities?.[0]?.attempt ?? 0;
     await eventually('the closing step to fail twice', async () => (await attempt()) > 2, { timeoutMs: 30_000 });

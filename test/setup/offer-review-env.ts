@@ -16,7 +16,6 @@ export function offerReviewDoubles(calls: ActivityCalls, overrides: ActivityDoub
     recordOfferEdit: async () => {},
     recordReviewOverdue: async () => {},
     recordVouchersExpired: async () => {},
-    currentTimeMs: async () => Date.now(),
     ...overrides,
   });
 }

@@ -7,22 +7,18 @@ import { workflowBundle } from '../../worker/workflow-bundle';
 /*
  * Offers live for months, reservations until their end_date: their workflows must replay every
  * history recorded by earlier code, or running ones would fail their next workflow task.
- * - offer-review-local-activity-clock: the clock was the `currentTimeMs` local activity (before the
- *   `workflow-clock` patch): approve, withdraw, resubmit.
- * - offer-review-approved-suspended-resumed, -withdrawn-edited-closed, -publish-at-start-date:
- *   recorded (test/unit/workflows/offer-review.test.ts with RECORD_HISTORIES set) from the workflow
- *   as one closure, before it was split into named steps: reminder, decisions, an ignored
- *   decision, status moves, publication deferred and due, edits, closing at end_date.
- * - offer-review-vouchers-expiry: recorded (test/unit/workflows/offer-review-expiry.test.ts) with the
- *   'close-at-vouchers-expiry' patch: the expiry timer moved by edits, the expiry recorded.
- * - offer-review-timeline-*, offer-review-edit-refused and reservation-window-*: recorded (the unit
- *   tests with RECORD_HISTORIES set) before the bounded step policy and the 'step-failures-settle'
- *   patch (issue 19): the same scenarios with the review timeline, an edit and a reservation change
- *   whose step was refused for good, holds, refusals, changes, cancellation and expiry.
- * - order-fulfilment-* and order-cancellation-*: recorded from the code before that patch: an
+ * - offer-review-* and reservation-window-*: recorded from today's code (no deployment has run these
+ *   workflows yet, so they hold no patches: docs/decisions.md) by the tests with RECORD_HISTORIES set
+ *   to this folder: test/unit/workflows/offer-review.test.ts and offer-review-expiry.test.ts
+ *   (reminder, decisions, an ignored decision, status moves, publication deferred and due, edits,
+ *   closing at end_date, the vouchers' expiry, an edit and a publication refused for good),
+ *   test/api/offers.test.ts on the real stack (approve, suspend, resume, withdraw, resubmit), and
+ *   test/unit/workflows/reservation-window.test.ts (holds, refusals, changes, cancellation, expiry,
+ *   a change and a cancellation refused for good).
+ * - order-fulfilment-* and order-cancellation-*: recorded from the code before 'step-failures-settle': an
  *   order placed, an order refused, a cancellation.
- * - *-settled-*: recorded with the patch taken (a publication, a change and a cancellation, an
- *   order's placing, each failed for good), so later code keeps replaying the patched path too.
+ * - order-*-settled-*: recorded with the patch taken (an order's placing failed for good), so later
+ *   code keeps replaying the patched path too.
  * - order-intake-continued-as-new: recorded (test/unit/workflows/order-intake.test.ts) from the
  *   first sharded intake workflow: one run with a refusal answered, an order placed, continued as new.
  */

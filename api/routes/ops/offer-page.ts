@@ -169,11 +169,7 @@ const ACTORS = { advertiser: 'the advertiser', review_team: 'the review team', s
 function describe(e: ReviewTimelineEntry): SafeHtml {
   switch (e.kind) {
     case 'started':
-      return e.resumed
-        ? html`Review workflow continued with status <strong>${e.status}</strong> (earlier steps were recorded before the timeline existed)`
-        : e.status === 'pending'
-          ? html`Submitted for review`
-          : html`Review workflow started with status <strong>${e.status}</strong>`;
+      return e.status === 'pending' ? html`Submitted for review` : html`Review workflow started with status <strong>${e.status}</strong>`;
     case 'status':
       if (e.actor === 'review_team')
         return html`<strong>${e.to === 'approved' ? 'Approved' : e.to === 'rejected' ? 'Rejected' : e.to}</strong> by

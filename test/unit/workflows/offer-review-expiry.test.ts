@@ -6,9 +6,9 @@ import { offerReviewDoubles, offerReviewStarter } from '../../setup/offer-review
 import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
 
 /*
- * The offer-review workflow at its vouchers' expiry (patch 'close-at-vouchers-expiry'), with its
- * activities replaced. A test cannot shorten a day: expiry dates already past drive the timer, and
- * a date ahead is checked by the timer the workflow starts.
+ * The offer-review workflow at its vouchers' expiry, with its activities replaced. A test cannot
+ * shorten a day: expiry dates already past drive the timer, and a date ahead is checked by the
+ * timer the workflow starts.
  */
 describe('offer-review workflow at vouchers_expire.on', () => {
   let env: WorkflowTestEnv;

@@ -157,7 +157,12 @@ describe('offer-review workflow', () => {
   it('closes at once when started after its end_date', async () => {
     const calls = new ActivityCalls();
     await env.withWorker(doubles(calls), async (taskQueue) => {
-      const h = await start(taskQueue, { status: 'approved', endDate: addDays(today, -1), reviewReminderSeconds: 3600 });
+      const h = await start(taskQueue, {
+        status: 'approved',
+        startDate: addDays(today, -9),
+        endDate: addDays(today, -1),
+        reviewReminderSeconds: 3600,
+      });
       expect(await h.result()).toBe('closed');
       expect(calls.of('recordOfferStatus')).toEqual([
         { key: `${h.workflowId}:0`, offerId: expect.any(String), to: 'closed', actor: 'system' },
@@ -205,7 +210,7 @@ describe('offer-review workflow', () => {
       }),
     };
     await env.withWorker(activities, async (taskQueue) => {
-      const h = await start(taskQueue, { status: 'withdrawn', endDate: addDays(today, 30), reviewReminderSeconds: 3600 });
+      const h = await start(taskQueue, { status: 'withdrawn', startDate: today, endDate: addDays(today, 30), reviewReminderSeconds: 3600 });
       const input = { title: 'Year zero', start_date: '0000-01-01', end_date: addDays(today, 20) } as never;
       const err = (await h
         .executeUpdate(editOfferUpdate, { args: [{ input, changedFields: ['start_date'] }] })
@@ -253,7 +258,7 @@ describe('offer-review workflow', () => {
       expect(await move(h, 'cancelled')).toBe('cancelled');
       expect(await h.result()).toBe('cancelled');
       expect(calls.of('publishOffer')).toHaveLength(1);
-      await recordHistory(h, 'offer-review-settled-publish-refused');
+      await recordHistory(h, 'offer-review-publish-refused');
     });
   });
 });

@@ -243,7 +243,7 @@ describe('reservation-window workflow', () => {
         expect(await handle.executeUpdate(cancelReservationUpdate)).toEqual({ status: 'cancelled' });
         expect(await handle.result()).toEqual({ status: 'cancelled' });
         expect(calls.of('changeReservation')).toHaveLength(1);
-        await recordHistory(handle, 'reservation-window-settled-change-cancel-refused');
+        await recordHistory(handle, 'reservation-window-change-cancel-refused');
       });
     });
 
