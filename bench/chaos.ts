@@ -18,9 +18,9 @@ import { KEYWORD_SEARCH_ATTRIBUTES, registerSearchAttributes } from '../worker/s
 import { checkInvariants, printCheck, type Outcome } from './chaos-invariants';
 import { listStuckWorkflows, STUCK_AFTER_ATTEMPTS } from '../services/stuck-workflows';
 import { chaosOfTheWholeStack } from './chaos-stack';
-import { approvedOffer, dealInput } from './seed';
+import { approvedOffer, dealInput } from './offer-fixture';
 import { poisonedRequest, poisonProblems, sendPoison, type PoisonOutcome, type PoisonTargets } from './chaos-poison';
-import { validOffer } from '../test/setup/fixtures';
+import { offerBody } from './offer-fixture';
 
 /*
  * `npm run chaos` (`-- --short` for the version `npm test` runs): orders arrive at a steady rate
@@ -399,7 +399,7 @@ async function preparePoison(
   accountId: string,
   reservationId: string,
 ): Promise<PoisonTargets> {
-  const offer = validOffer();
+  const offer = offerBody();
   const created = await submission('POST', '/submission/beta/offers', { offer });
   if (created.status !== 200) throw new Error(`could not create the offer to poison: ${created.status} ${await created.text()}`);
   const withdrawnOfferId = ((await created.json()) as { offer: { id: string } }).offer.id;

@@ -10,7 +10,7 @@ import { startWorker } from '../worker/main';
 import { benchConfig } from './bench-config';
 import { runLoad } from './load';
 import { cpuSnapshot, cpuSpent } from './proc-cpu';
-import { approvedOffer, dealInput } from './seed';
+import { approvedOffer, dealInput } from './offer-fixture';
 
 /*
  * `node --import tsx bench/intake-probe.ts [levels…]` (levels repeat: `8 8 32`): where an order's time goes in the sharded intake, with

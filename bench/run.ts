@@ -25,7 +25,8 @@ import { benchFeed, benchStatements, type StatementsBenchResult } from './statem
 import { benchConfig } from './bench-config';
 import { runLoad, runPaired, type LoadResult } from './load';
 import { cpuSnapshot, cpuSpent, subtree } from './proc-cpu';
-import { approvedOffer, dealInput, seedCatalogue } from './seed';
+import { seedCatalogue } from './seed';
+import { approvedOffer, dealInput } from './offer-fixture';
 import { floorWorkflow, pingLocalUpdate, pingUpdate } from './floor-workflow';
 import { SEARCH_QUERIES } from './search-queries';
 
