@@ -6,7 +6,7 @@ import { removeDataDir } from './data-dir';
 import { freePort } from '../../platform/free-port';
 import type { Endpoints } from '../../platform/endpoints';
 
-const ROOT = path.resolve(__dirname, '..');
+const ROOT = path.resolve(__dirname, '..', '..');
 const STACK_TIMEOUT_MS = 15 * 60_000; // the very first run builds two Go servers
 
 export interface StackProcess {
