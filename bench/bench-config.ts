@@ -5,13 +5,12 @@ import { stackEnv, type StackProcess } from '../infra/local/stack-process';
  * The service's configuration for a bench on its own stack: no rate limit (the load is the point),
  * no logs (writing them would be measured), and a database pool sized for concurrency 32.
  */
-export function benchConfig(stack: StackProcess, overrides: Record<string, string> = {}): Readonly<Config> {
+export function benchConfig(stack: StackProcess): Readonly<Config> {
   return loadConfig({
     ...process.env,
     ...stackEnv(stack),
     RATE_LIMIT_PER_SECOND: '1000000',
     LOG_LEVEL: 'silent',
     DATABASE_POOL_SIZE: '20',
-    ...overrides,
   });
 }

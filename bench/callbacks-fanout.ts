@@ -2,10 +2,10 @@ import { createApiKey } from '../services/api-clients';
 import { setEndpoint } from '../store/callback-endpoints';
 import { changeOfferStatus } from '../store/offers';
 import type { Services } from '../main';
-import { approvedOffer, dealInput } from './seed';
+import { approvedOffer, dealInput } from './offer-fixture';
 import { startCallbackReceiver } from './callback-receiver';
 
-/** What the summary reads (bench/run.ts): seconds from one offer change until every endpoint had it. */
+/** What the summary reads (bench/summary.ts): seconds from one offer change until every endpoint had it. */
 export interface CallbacksFanoutResult {
   endpoints: number;
   /** Endpoints that received the change before the time limit. */

@@ -11,7 +11,7 @@ import { resolveEndpoints } from '../platform/endpoints';
 import { createApiKey } from '../services/api-clients';
 import { createDb } from '../store/db';
 import { checkInvariants, type Outcome } from './chaos-invariants';
-import { approvedOffer, dealInput } from './seed';
+import { approvedOffer, dealInput } from './offer-fixture';
 
 /*
  * The chaos run's whole-stack part (`npm run chaos` runs it after the faults under load):

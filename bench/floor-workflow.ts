@@ -1,7 +1,7 @@
 import { condition, defineUpdate, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 
 /*
- * The floor of an order through an intake workflow (bench/run.ts, "floor"): a long-running
+ * The floor of an order through an intake workflow (bench/floor.ts): a long-running
  * workflow that answers an Update at once (`ping`), or after one local activity that does nothing
  * (`pingLocal`, the shape of the intake's placing without its transaction). What Temporal and a
  * worker cost for one Update-with-Start round trip, with nothing of ours on the path.

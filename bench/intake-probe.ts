@@ -10,13 +10,14 @@ import { startWorker } from '../worker/main';
 import { benchConfig } from './bench-config';
 import { runLoad } from './load';
 import { cpuSnapshot, cpuSpent } from './proc-cpu';
-import { approvedOffer, dealInput } from './seed';
+import { approvedOffer, dealInput } from './offer-fixture';
 
 /*
- * `node --import tsx bench/intake-probe.ts [levels…]` (levels repeat: `8 8 32`): where an order's time goes in the sharded intake, with
- * the worker in this process so its Core SDK metrics can be read (workflow tasks, sticky cache,
- * local activities): per level, the latencies, the CPU by process and the worker metrics' deltas
- * per order. A diagnostic beside `npm run bench` (which measures the layouts); not recorded.
+ * `node --import tsx bench/intake-probe.ts [levels…]` (levels repeat: `8 8 32`): where an order's
+ * time goes in the order intake (default settings), with the worker in this process so its Core
+ * SDK metrics can be read (workflow tasks, sticky cache, local activities): per level, the
+ * latencies, the CPU by process and the worker metrics' deltas per order. A diagnostic beside
+ * `npm run bench -- orders`; not recorded.
  */
 
 const say = (m: string) => process.stderr.write(`[probe] ${m}\n`);
@@ -39,7 +40,7 @@ async function main() {
   const stack = await startStackProcess({ prefix: 'offer-marketplace-probe-' });
   const stops: Array<() => Promise<unknown>> = [() => stopStackProcess(stack.pid, stack.dataDir)];
   try {
-    const config = benchConfig(stack, { ORDER_INTAKE: 'sharded' });
+    const config = benchConfig(stack);
     const services = await connectServices(config, stack.endpoints, createLogger('silent'));
     stops.push(() => services.close());
     const worker = await startWorker({ deps: services, endpoints: stack.endpoints, taskQueue: config.TEMPORAL_TASK_QUEUE });

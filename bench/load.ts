@@ -33,7 +33,9 @@ async function timeRuns(count: number, concurrency: number, task: (i: number) =>
   return { errors, seconds: (performance.now() - started) / 1000 };
 }
 
-const round = (x: number) => Math.round(x * 10) / 10;
+/** Figures as the results show them: one decimal (milliseconds, rates), three (ratios). */
+export const round1 = (x: number) => Math.round(x * 10) / 10;
+export const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 function summary(count: number, concurrency: number, errors: number, seconds: number, latencies: number[]): LoadResult {
   latencies.sort((a, b) => a - b);
@@ -41,11 +43,11 @@ function summary(count: number, concurrency: number, errors: number, seconds: nu
     count,
     concurrency,
     errors,
-    seconds: round(seconds),
-    perSecond: round(count / seconds),
-    p50: round(percentile(latencies, 50)),
-    p95: round(percentile(latencies, 95)),
-    p99: round(percentile(latencies, 99)),
+    seconds: round1(seconds),
+    perSecond: round1(count / seconds),
+    p50: round1(percentile(latencies, 50)),
+    p95: round1(percentile(latencies, 95)),
+    p99: round1(percentile(latencies, 99)),
   };
 }
 

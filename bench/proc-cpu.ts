@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { round1, type LoadResult } from './load';
 
 /*
  * CPU time of a process tree from /proc (Linux): what every process of the stack spent during a
@@ -85,4 +86,33 @@ export function subtree(snapshot: Map<number, ProcCpu>, root: number): Set<numbe
     }
   }
   return out;
+}
+
+/** CPU milliseconds per order (or per update), by process, and in all. */
+export interface CpuPerOrder {
+  orders: number;
+  ms_per_order: Record<string, number>;
+  total_ms_per_order: number;
+}
+
+/**
+ * `run` timed with the CPU every process of the stack spent meanwhile (this process with its load
+ * generator, the worker under `workerRoot`, Temporal, Postgres), per successful order.
+ */
+export async function withCpu(run: () => Promise<LoadResult>, workerRoot?: number): Promise<{ result: LoadResult; cpu: CpuPerOrder }> {
+  const before = cpuSnapshot(process.pid);
+  const result = await run();
+  const after = cpuSnapshot(process.pid);
+  const worker = workerRoot ? subtree(after, workerRoot) : new Set<number>();
+  const byProcess = cpuSpent(before, after, (p) =>
+    p.pid === process.pid ? 'api_and_load' : worker.has(p.pid) ? 'worker' : /^postgres|^postmaster/.test(p.comm) ? 'postgres' : p.comm,
+  );
+  const total = Object.values(byProcess).reduce((a, b) => a + b, 0);
+  const placed = Math.max(1, result.count - result.errors);
+  const cpu = {
+    orders: placed,
+    ms_per_order: Object.fromEntries(Object.entries(byProcess).map(([k, v]) => [k, round1(v / placed)])),
+    total_ms_per_order: round1(total / placed),
+  };
+  return { result, cpu };
 }

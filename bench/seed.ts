@@ -1,19 +1,8 @@
 import { sql } from 'kysely';
 import zipcodes from 'zipcodes';
 import { ensureAdvertiser } from '../store/advertisers';
-import { validOffer, writeOffer } from '../test/setup/fixtures';
-import { OfferInput } from '../schemas/offer';
 import type { Db } from '../store/db';
-
-/** A valid deal (the test fixtures' offer) with plenty of stock, and the given changes. */
-export function dealInput(overrides: Record<string, unknown> = {}): OfferInput {
-  return OfferInput.parse(validOffer({ initial_quantity: 1_000_000, ...overrides }));
-}
-
-/** One approved offer written as the API would (transaction + events), without a review workflow. */
-export function approvedOffer(db: Db, clientId: string, input: OfferInput): Promise<string> {
-  return writeOffer(db, clientId, input, 'approved');
-}
+import { dealInput } from './offer-fixture';
 
 const US_ZIPS = Object.values(zipcodes.codes).filter((z) => z.country === 'US');
 

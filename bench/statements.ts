@@ -7,7 +7,7 @@ import { statementRange } from '../domain/statements';
 import { distributionStatementRows, submissionStatementRows } from '../store/statements';
 import type { Config } from '../platform/config';
 import type { Db } from '../store/db';
-import { approvedOffer, dealInput } from './seed';
+import { approvedOffer, dealInput } from './offer-fixture';
 
 /*
  * `npm run bench -- statements`: a statement over a month holding 1,000,000 vouchers (issue 22,

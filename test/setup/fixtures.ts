@@ -67,7 +67,7 @@ export function seedOffer(
 
 type SeedStatus = 'pending' | 'approved' | 'suspended' | 'cancelled';
 
-/** The same, given the database and a parsed offer (the benchmarks seed this way too). */
+/** The same, given the database and a parsed offer. */
 export async function writeOffer(db: Db, clientId: string, input: OfferInput, status: SeedStatus): Promise<string> {
   const id = newId('ofr');
   // Supplied codes go to their own table, as the offers service sends them (services/offers.ts).

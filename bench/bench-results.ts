@@ -1,0 +1,24 @@
+import type { CallbacksResult } from './callbacks';
+import type { CallbacksFanoutResult } from './callbacks-fanout';
+import type { LoadResult } from './load';
+import type { OrdersResult } from './orders';
+import type { SearchResult } from './search';
+import type { StatementsBenchResult } from './statements';
+
+/**
+ * What `npm run bench` writes to bench/results/latest.json, a key per section that ran (in the
+ * order they run), then the summary (bench/summary.ts).
+ */
+export interface BenchResults {
+  machine: { cpus: number; node: string };
+  at: string;
+  orders?: OrdersResult;
+  search?: SearchResult;
+  /** Offers created through the API, each with its review workflow started. */
+  intake?: LoadResult;
+  callbacks?: CallbacksResult;
+  callbacksFanout?: CallbacksFanoutResult;
+  /** The statements and the feed, or the feed alone (`npm run bench -- feed`). */
+  statements?: StatementsBenchResult | Pick<StatementsBenchResult, 'feed'>;
+  summary?: Record<string, number | null>;
+}

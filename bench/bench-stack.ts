@@ -1,0 +1,90 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { buildApp } from '../api/app';
+import { createApiKey } from '../services/api-clients';
+import type { Config } from '../platform/config';
+import { freePort } from '../platform/free-port';
+import { createLogger } from '../platform/logger';
+import { connectServices, type Services } from '../main';
+import { stackEnv, startStackProcess, stopStackProcess, type StackProcess } from '../infra/local/stack-process';
+import { startWorker } from '../worker/main';
+import { benchConfig } from './bench-config';
+
+/*
+ * What every section of `npm run bench` measures against: its own stack (embedded Postgres,
+ * Temporal dev server, S3 server) on free ports, the service's API on it with the default
+ * settings, a worker, and a key of each interface.
+ */
+
+export const say = (m: string) => process.stderr.write(`[bench] ${m}\n`);
+
+type ApiKey = Awaited<ReturnType<typeof createApiKey>>;
+
+export interface BenchStack {
+  stack: StackProcess;
+  config: Readonly<Config>;
+  services: Services;
+  /** The API's address, `http://127.0.0.1:<port>`. */
+  base: string;
+  sub: ApiKey;
+  dist: ApiKey;
+  /** `one-process` (the worker in this process, as `npm start` runs it) or `separate` (BENCH_WORKER=separate). */
+  layout: 'one-process' | 'separate';
+  /** The worker's process when it runs in its own. */
+  workerPid?: number;
+  /** POSTs `body` as JSON to the API with `key`. */
+  post(url: string, key: string, body: unknown): Promise<Response>;
+}
+
+/** Starts the stack; `stops` gets what stops each part again (to be run last first, however the run ends). */
+export async function startBenchStack(stops: Array<() => Promise<unknown>>): Promise<BenchStack> {
+  say('starting the stack (embedded Postgres, Temporal dev server, S3 server)…');
+  const stack = await startStackProcess({ prefix: 'offer-marketplace-bench-' });
+  stops.push(() => stopStackProcess(stack.pid, stack.dataDir));
+  const config = benchConfig(stack);
+  const services = await connectServices(config, stack.endpoints, createLogger('silent'));
+  stops.push(() => services.close());
+  const layout = process.env.BENCH_WORKER === 'separate' ? 'separate' : 'one-process';
+  const workerPid = await startBenchWorker(stack, services, layout, stops);
+  const app = await buildApp(services);
+  stops.push(() => app.close());
+  const port = await freePort();
+  await app.listen({ port, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${port}`;
+  const sub = await createApiKey(services, { iface: 'submission', environment: config.SERVICE_ENVIRONMENT });
+  const dist = await createApiKey(services, { iface: 'distribution', environment: config.SERVICE_ENVIRONMENT });
+  const post = (url: string, key: string, body: unknown) =>
+    fetch(`${base}${url}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-api-key': key },
+      body: JSON.stringify(body),
+    });
+  return { stack, config, services, base, sub, dist, layout, workerPid, post };
+}
+
+/**
+ * The worker in this process, as `npm start` runs it, or (BENCH_WORKER=separate) in a process of
+ * its own, as the production layout does (docs/deployment.md), where it does not share the API's
+ * (and the load generator's) event loop. Answers the worker's pid when it has its own process.
+ */
+async function startBenchWorker(
+  stack: StackProcess,
+  services: Services,
+  layout: BenchStack['layout'],
+  stops: Array<() => Promise<unknown>>,
+): Promise<number | undefined> {
+  if (layout === 'one-process') {
+    const worker = await startWorker({ deps: services, endpoints: stack.endpoints, taskQueue: services.config.TEMPORAL_TASK_QUEUE });
+    stops.push(() => worker.shutdown());
+    return undefined;
+  }
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'main', 'worker-only.ts')], {
+    env: { ...process.env, ...stackEnv(stack), LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: '20' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  stops.push(async () => {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  });
+  return child.pid;
+}

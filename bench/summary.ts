@@ -1,0 +1,76 @@
+import type { BenchResults } from './bench-results';
+import type { FloorRun } from './floor';
+import { round1, round3 } from './load';
+import { SEARCH_QUERIES } from './search-queries';
+
+/*
+ * The targets, one number each, under `summary` in latest.json so progress can be followed across
+ * runs (null when its section did not run). bench/README.md says where each target comes from.
+ */
+
+export const SUMMARY_TARGETS: Record<string, string> = {
+  orders_c32_ratio: '≥ 0.5 (issue 23)',
+  orders_cpu_ms_per_order: '≤ 12',
+  orders_c1_p50_ms: '≤ 15',
+  orders_c8_p99_ms: '≤ 150',
+  orders_floor_c1_p50_ms: '(Temporal alone: an Update to a workflow that does nothing)',
+  orders_floor_cpu_ms_per_update: '(Temporal + worker, at c1)',
+  orders_floor_local_c1_p50_ms: '(the same, with a local activity that does nothing)',
+  orders_floor_local_cpu_ms_per_update: '(Temporal + worker, at c1)',
+  search_100k_ratio: '≤ 1.3',
+  search_1m_worst_p50_ms: '≤ 100',
+  search_growth_100k_1m: '≤ 1.5',
+  search_category_100k_p50_ms: '≤ 50',
+  search_deep_page_1m_p50_ms: '(by page number; for comparison)',
+  search_deep_after_1m_p50_ms: '(by cursor; issue 24 deep paging: flat with depth)',
+  callbacks_fanout_1000_s: '≤ 10',
+  statement_1m_vouchers_s: '≤ 2',
+  feed_10k_events_s: '≤ 1',
+};
+
+export function summarize(results: BenchResults): Record<string, number | null> {
+  return { ...ordersSummary(results), ...searchSummary(results), ...otherSummary(results) };
+}
+
+/** Temporal's and the floor worker's CPU per update (what the floor measures; the client's is the load). */
+const floorCpu = (f?: FloorRun) => (f ? round1((f.cpu_c1.ms_per_order.temporal ?? 0) + (f.cpu_c1.ms_per_order.worker ?? 0)) : null);
+
+function ordersSummary({ orders }: BenchResults) {
+  return {
+    orders_c32_ratio: orders?.c32?.ratio ?? null,
+    orders_cpu_ms_per_order: orders?.cpu_c32?.total_ms_per_order ?? null,
+    orders_c1_p50_ms: orders?.c1?.service.p50 ?? null,
+    orders_c8_p99_ms: orders?.c8?.service.p99 ?? null,
+    orders_floor_c1_p50_ms: orders?.floor_ping?.c1.p50 ?? null,
+    orders_floor_cpu_ms_per_update: floorCpu(orders?.floor_ping),
+    orders_floor_local_c1_p50_ms: orders?.floor_ping_local?.c1.p50 ?? null,
+    orders_floor_local_cpu_ms_per_update: floorCpu(orders?.floor_ping_local),
+  };
+}
+
+function searchSummary({ search }: BenchResults) {
+  const at100k = search?.offers_100000?.queries;
+  const at1m = search?.offers_1000000?.queries;
+  const defaults = SEARCH_QUERIES[SEARCH_QUERIES.length - 1];
+  return {
+    search_100k_ratio: at100k?.[SEARCH_QUERIES[0]]?.p50_ratio ?? null,
+    search_1m_worst_p50_ms: at1m ? Math.max(...Object.values(at1m).map((q) => q.service.p50)) : null,
+    search_growth_100k_1m: at100k && at1m ? round3(at1m[defaults].service.p50 / at100k[defaults].service.p50) : null,
+    search_category_100k_p50_ms: at100k?.['categories=2']?.service.p50 ?? null,
+    // The page at offset 500,000 of the first copy's query at 1,000,000 offers: by page number, by cursor.
+    search_deep_page_1m_p50_ms: search?.deep_page?.page.p50 ?? null,
+    search_deep_after_1m_p50_ms: search?.deep_page?.after.p50 ?? null,
+  };
+}
+
+function otherSummary({ callbacksFanout, statements }: BenchResults) {
+  const both = statements && 'submission' in statements ? statements : undefined;
+  return {
+    callbacks_fanout_1000_s: callbacksFanout?.seconds ?? null,
+    // The slower of the two statements through HTTP.
+    statement_1m_vouchers_s: both ? Math.max(both.submission.service_s, both.distribution.service_s) : null,
+    // Events numbered as they come (a reader polls), read whole; the first read, which also numbers
+    // all 10,000 at once, is beside it in the results.
+    feed_10k_events_s: statements?.feed.second_read_s ?? null,
+  };
+}
