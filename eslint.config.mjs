@@ -219,6 +219,19 @@ export default tseslint.config(
     },
   },
   {
+    // The benchmarks build their own data (bench/offer-fixture.ts): nothing of the test suite.
+    files: ['bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': restrict(
+        {
+          group: ['../main/*', '../../main/*'],
+          message: "Import the composition layer through its public entry points (main/index.ts: '../main'), not its files.",
+        },
+        { group: ['../test', '../test/*', '../../test/*'], message: 'The benchmarks do not import the test suite: build data in bench/.' },
+      ),
+    },
+  },
+  {
     // Plain CommonJS that Node runs as is (main/launch.cjs, before any TypeScript loader).
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: globals.node },

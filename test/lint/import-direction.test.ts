@@ -71,6 +71,7 @@ const refused: Case[] = [
   ],
   ['test/lint-fixture.ts', "import { connectServices } from '../main/wiring';\nexport const c = connectServices;\n"],
   ['bench/lint-fixture.ts', "import { connectServices } from '../main/wiring';\nexport const c = connectServices;\n"],
+  ['bench/lint-fixture.ts', "import { validOffer } from '../test/setup/fixtures';\nexport const v = validOffer;\n"],
   ['main/admin/commands/lint-fixture.ts', "import { ApiError } from '../../../api/errors';\nexport const e = ApiError;\n"],
   ['main/admin/commands/lint-fixture.ts', "import { newId } from '../../../store/ids';\nexport const id = newId;\n"],
 ];
