@@ -19,12 +19,13 @@ import { workflowBundle } from '../../worker/workflow-bundle';
  *   tests with RECORD_HISTORIES set) before the bounded step policy and the 'step-failures-settle'
  *   patch (issue 19): the same scenarios with the review timeline, an edit and a reservation change
  *   whose step was refused for good, holds, refusals, changes, cancellation and expiry.
- * - order-fulfilment-* and order-cancellation-*: recorded from the code before that patch: an
- *   order placed, an order refused, a cancellation.
- * - *-settled-*: recorded with the patch taken (a publication, a change and a cancellation, an
- *   order's placing, each failed for good), so later code keeps replaying the patched path too.
+ * - order-cancellation-*: recorded (test/unit/workflows/order-cancellation.test.ts with
+ *   RECORD_HISTORIES set) from the code without version branches (issue 32): a cancellation, a refusal.
+ * - *-settled-*: recorded with the patch taken (a publication, a change and a cancellation, each
+ *   failed for good), so later code keeps replaying the patched path too.
  * - order-intake-continued-as-new: recorded (test/unit/workflows/order-intake.test.ts) from the
- *   first sharded intake workflow: one run with a refusal answered, an order placed, continued as new.
+ *   intake with its one Update, `placeOrders` (issue 32): one run with a refusal answered, an order
+ *   placed, continued as new.
  */
 const HISTORIES = path.join(__dirname, 'histories');
 
