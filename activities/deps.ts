@@ -1,12 +1,10 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../platform/config';
 import type { Db } from '../store/db';
-import type { LocalWorker } from '../platform/local-worker';
-import type { PlacedAnswer } from '../workflows/order-fulfilment-messages';
 import type { Logger } from '../platform/logger';
 import type { BusinessMetrics } from '../platform/metrics';
 import type { ObjectStore } from '../platform/object-store';
-import type { OrderHooks } from '../store/orders';
+import type { OrderHooks } from '../store/order-placing';
 
 /** What activities may touch. Each factory narrows this with Pick<> to what it really uses. */
 export interface ActivityDeps {
@@ -22,8 +20,6 @@ export interface ActivityDeps {
    * callback outbox pump) return at once instead of holding the shutdown for its grace time.
    */
   stopping?: AbortSignal;
-  /** Where the placing activity tells an API in this same process that an order committed (platform/local-worker.ts). */
-  localWorker?: LocalWorker<PlacedAnswer>;
   /** Test seams only (e.g. pausing an order between its stock and its vouchers); never set in production. */
   orderHooks?: OrderHooks;
 }

@@ -1,6 +1,7 @@
 import type { ActivityDeps } from './deps';
 import type { VoucherWithRedemptions } from '../store/redemptions';
-import { cancelOrder, placeOrder, type OrderHooks, type OrderWithDetails } from '../store/orders';
+import { cancelOrder, type OrderWithDetails } from '../store/orders';
+import { recordPlacedOrder, type OrderHooks } from '../store/order-placing';
 import { saleRules } from '../domain/sales';
 import { revenueShares } from '../domain/money';
 import type { OrderSnapshot, VoucherSnapshot } from '../domain/orders';
@@ -8,25 +9,20 @@ import type { Location } from '../domain/location';
 import { Failure, type Refused } from '../domain/failures';
 import { giftCardBalance } from '../domain/redemptions';
 import { unstorableValue } from '../platform/postgres-errors';
-import type { CancelOrderInput, PlacedAnswer, PlaceOrderInput } from '../workflows/order-fulfilment-messages';
-import type { PlaceOrderBatch } from '../workflows/order-intake-messages';
+import type { CancelOrderInput } from '../workflows/order-cancellation-messages';
+import type { PlacedAnswer, PlaceOrderBatch, PlaceOrderInput } from '../workflows/order-intake-messages';
 
 /**
- * The placed order travels back in the activity's result and the `placed` update only up to this
+ * The placed order travels back in the activity's result and the `placeOrders` Update only up to this
  * many vouchers: it then stays far below Temporal's payload limits (2 MB warns, 4 MB fails), and
  * a larger order is read from the database by the API instead.
  */
 const ANSWER_MAX_VOUCHERS = 100;
 
-/** Activities of the order-fulfilment workflow; each is one idempotent transaction. */
-export function createOrderActivities(deps: Pick<ActivityDeps, 'db' | 'config' | 'localWorker' | 'metrics'> & { orderHooks?: OrderHooks }) {
-  /** The answer, and to an API of this same process waiting for it, at once (an eagerly started order). */
-  const answer = (o: PlaceOrderInput, a: PlacedAnswer): PlacedAnswer => {
-    deps.localWorker?.placed.notify(o.workflowId, a);
-    return a;
-  };
+/** Activities of the order workflows (intake and cancellation); each order's placing is one idempotent transaction. */
+export function createOrderActivities(deps: Pick<ActivityDeps, 'db' | 'config' | 'metrics'> & { orderHooks?: OrderHooks }) {
   const place = async (o: PlaceOrderInput): Promise<PlacedAnswer> => {
-    const placed = await placeOrder(deps.db, o, saleRules, revenueShares(deps.config), deps.orderHooks);
+    const placed = await recordPlacedOrder(deps.db, o, saleRules, revenueShares(deps.config), deps.orderHooks);
     // The refusal was decided (and its transaction rolled back) here; a retry of an already
     // placed order (issued 0) counts neither.
     if (!placed.ok) {
@@ -38,13 +34,12 @@ export function createOrderActivities(deps: Pick<ActivityDeps, 'db' | 'config' |
     return order.vouchers.length <= ANSWER_MAX_VOUCHERS ? { ...rest, orderSnapshot: orderSnapshot(order) } : rest;
   };
   return {
-    placeOrder: async (o: PlaceOrderInput): Promise<PlacedAnswer> => answer(o, await place(o)),
     /**
-     * The orders an intake workflow took together (ORDER_INTAKE=sharded), one transaction each, so
-     * that one order's refusal rolls back only that order; answered in the batch's order. Postgres
-     * serialises what must be (the offers' row locks, taken in id order; the order's key). A fault
-     * that retrying may fix (Postgres restarting) fails the whole call, which is retried: an order
-     * it had placed is then found by its request id and answered as placed, with nothing written twice.
+     * The orders an intake workflow took together, one transaction each, so that one order's
+     * refusal rolls back only that order; answered in the batch's order. Postgres serialises what
+     * must be (the offers' row locks, taken in id order; the order's key). A fault that retrying
+     * may fix (Postgres restarting) fails the whole call, which is retried: an order it had placed
+     * is then found by its request id and answered as placed, with nothing written twice.
      */
     placeOrderBatch: async ({ orders }: PlaceOrderBatch): Promise<PlacedAnswer[]> => {
       const settled = await Promise.allSettled(

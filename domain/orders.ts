@@ -3,13 +3,23 @@ import type { Refused } from './failures';
 import type { Location } from './location';
 
 /*
- * What the order-fulfilment workflow hands its activities and gets back: shared by the workflow
- * contract (workflows/order-fulfilment-messages.ts), the data layer (store/orders.ts), and the
- * API, which maps an OrderSnapshot to its view (schemas/order.ts).
+ * What the order workflows hand their activities and get back: shared by the workflow contracts
+ * (workflows/order-intake-messages.ts, order-cancellation-messages.ts), the data layer
+ * (store/order-placing.ts, store/orders.ts), and the API, which maps an OrderSnapshot to its view
+ * (schemas/order.ts).
  */
 
+/**
+ * One order per (distribution client, order_number): the order's id, its stock events' keys and
+ * its vouchers' ids derive from this key, so a retried POST can never place it twice. Stored as
+ * `orders.workflow_id`: it was the id of the per-order workflow that placed orders until issue 32,
+ * and keeps that form so an order_number placed before still meets its order.
+ */
+export const orderKey = (clientId: string, orderNumber: string) => `order:${clientId}:${orderNumber}`;
+
 export interface PlaceOrderInput {
-  workflowId: string;
+  /** orderKey(clientId, orderNumber). */
+  orderKey: string;
   orderId: string;
   clientId: string;
   orderNumber: string;
@@ -21,9 +31,9 @@ export interface PlaceOrderInput {
   shippingAddress: Location | null;
   items: { offer_id: string; quantity: number }[];
   /**
-   * The HTTP request placing it through a sharded intake workflow (ORDER_INTAKE=sharded), stored
-   * on the order: finding the order already there, the same request id is this request's own
-   * retry, another a duplicate order_number. Absent on the per-order workflow's path.
+   * The HTTP request placing it (its batch and place in it), stored on the order: finding the
+   * order already there, the same request id is this request's own retry, another a duplicate
+   * order_number. Orders placed before issue 32 by a per-order workflow have none.
    */
   requestId?: string;
 }

@@ -2,13 +2,11 @@ import { Client, Connection } from '@temporalio/client';
 import type { ServiceDeps } from '../services/deps';
 import type { Config } from '../platform/config';
 import { createDb } from '../store/db';
-import { createLocalWorker } from '../platform/local-worker';
 import type { Logger } from '../platform/logger';
 import { businessMetrics } from '../platform/metrics';
 import { createObjectStore } from '../platform/object-store';
 import type { Endpoints } from '../platform/endpoints';
 import { startTracing, type Tracing } from '../platform/tracing';
-import type { PlacedAnswer } from '../workflows/order-fulfilment-messages';
 
 export interface Services extends ServiceDeps {
   temporalConnection: Connection;
@@ -38,8 +36,6 @@ export async function connectServices(config: Readonly<Config>, endpoints: Endpo
     metrics: businessMetrics,
     tracing,
     temporalUiUrl: config.TEMPORAL_UI_URL ?? endpoints.temporalUiUrl,
-    // Shared by the API and a worker started in this process on these services (worker/main.ts).
-    localWorker: createLocalWorker<PlacedAnswer>(),
     async close() {
       await Promise.allSettled([db.destroy(), temporalConnection.close(), tracing?.shutdown()]);
     },

@@ -1,16 +1,9 @@
 import { z } from 'zod';
 import { SERVICE_ENVIRONMENTS } from '../domain/environment';
-import { baseUrl, envBoolean, operatorUsers, port, seconds, secretKeyList, trustProxy } from './config-values';
+import { baseUrl, envBoolean, operatorUsers, port, seconds, secretKeyList, trustProxy, unset } from './config-values';
+import { backendSettings } from './config-schema-backends';
 
-/** The S3 servers `npm start` can run itself when S3_ENDPOINT is unset (docs/decisions.md). */
-export const EMBEDDED_S3_SERVERS = ['versitygw', 'minio'] as const;
-export type EmbeddedS3Server = (typeof EMBEDDED_S3_SERVERS)[number];
-
-/**
- * What docs/configuration.md shows for a setting without a default in the schema: what happens
- * when it is unset (`npm run docs:config` renders the table from this schema).
- */
-const unset = (description: string, whenUnset: string) => ({ description, unset: whenUnset });
+export { EMBEDDED_S3_SERVERS, type EmbeddedS3Server } from './config-schema-backends';
 
 /**
  * Every setting the service reads, with its default and its description. Nothing else in the code
@@ -72,84 +65,10 @@ export const EnvSchema = z.object({
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
     .default('info')
     .describe('pino level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.'),
-  DATABASE_URL: z
-    .string()
-    .url()
-    .optional()
-    .meta(unset('Any Postgres (`postgres://…`) instead of the embedded one.', '(embedded Postgres)')),
-  EMBEDDED_POSTGRES_PORT: port.default(54329).describe('Port of the embedded Postgres.'),
-  DATABASE_POOL_SIZE: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(200)
-    .default(10)
-    .describe('Database connections per process (1–200); size the server for every process’s pool.'),
-  TEMPORAL_ADDRESS: z
-    .string()
-    .min(1)
-    .optional()
-    .meta(unset('Any Temporal cluster (`host:port`) instead of the local dev server.', '(local dev server)')),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default').describe('The Temporal namespace of the workflows.'),
-  TEMPORAL_TASK_QUEUE: z.string().min(1).default('offer-marketplace').describe('Task queue of the workers: the same on every process.'),
-  TEMPORAL_DEV_PORT: port.default(7233).describe('Port of the local Temporal dev server.'),
-  TEMPORAL_UI_PORT: port.default(8233).describe('Port of the local dev server’s Web UI.'),
-  TEMPORAL_UI_URL: z
-    .string()
-    .url()
-    .optional()
-    .meta(unset('The Temporal Web UI’s address, for the review console’s links to each offer’s workflow.', '(the dev server’s UI)')),
-  // Object storage: any S3-compatible store, else a local server (docs/decisions.md, "Embedded object store").
-  S3_ENDPOINT: z
-    .string()
-    .url()
-    .optional()
-    .meta(
-      unset(
-        'Any S3-compatible store (URL) instead of the local S3 server; needs `S3_ACCESS_KEY` and `S3_SECRET_KEY`.',
-        '(local S3 server)',
-      ),
-    ),
-  S3_ACCESS_KEY: z.string().min(1).optional().describe('Access key of `S3_ENDPOINT`.'),
-  S3_SECRET_KEY: z.string().min(1).optional().describe('Secret key of `S3_ENDPOINT`.'),
-  S3_REGION: z.string().min(1).default('us-east-1').describe('Region of the S3 store.'),
-  S3_BUCKET: z
-    .string()
-    .min(3)
-    .max(63)
-    .regex(/^[a-z0-9][a-z0-9.-]+[a-z0-9]$/, 'must be a valid S3 bucket name')
-    .default('attachments')
-    .describe('Bucket of the attachments’ bytes, created at start when missing.'),
-  EMBEDDED_S3: z
-    .enum(EMBEDDED_S3_SERVERS)
-    .default('versitygw')
-    .describe(
-      'The local S3 server `npm start` runs when `S3_ENDPOINT` is unset: `versitygw` (the Versity S3 gateway, under `DATA_DIR/versitygw`) ' +
-        'or `minio` (under `DATA_DIR/minio`). Each keeps its own files, so switching starts with an empty store ([decisions.md](decisions.md)).',
-    ),
-  EMBEDDED_S3_PORT: port.optional().meta(unset('Port of the local S3 server.', '`MINIO_PORT`, else `9000`')),
-  MINIO_PORT: port.optional().describe('The older name of `EMBEDDED_S3_PORT`, still read; `EMBEDDED_S3_PORT` wins.'),
-  TEMPORAL_BIN: z
-    .string()
-    .min(1)
-    .optional()
-    .meta(unset('A `temporal` CLI binary to run instead of building one.', '(on PATH, else built)')),
-  VERSITYGW_BIN: z.string().min(1).optional().meta(unset('A `versitygw` binary to run instead of building one.', '(on PATH, else built)')),
-  MINIO_BIN: z.string().min(1).optional().meta(unset('A `minio` binary to run instead of building one.', '(on PATH, else built)')),
+  ...backendSettings,
   RUN_WORKER: envBoolean
     .default(true)
-    .describe(
-      'Run a Temporal worker in this process. Beside the API, orders start eagerly on it, one Temporal round trip fewer ([orders-and-vouchers.md](orders-and-vouchers.md)).',
-    ),
-  ORDER_INTAKE: z
-    .enum(['per-order', 'sharded'])
-    .default('sharded')
-    .describe(
-      'How orders are placed: `sharded` (an Update to one of `ORDER_INTAKE_SHARDS` long-running intake workflows, which places what ' +
-        'arrives together in one local activity; the default, as the bench measured it cheaper and faster on every order figure) or ' +
-        '`per-order` (a workflow per order, started eagerly beside a worker); ' +
-        '[orders-and-vouchers.md](orders-and-vouchers.md#order-intake). Every API process of a deployment must say the same.',
-    ),
+    .describe('Run a Temporal worker in this process; `false` for an API-only process ([deployment.md](deployment.md)).'),
   ORDER_INTAKE_SHARDS: z.coerce
     .number()
     .int()
@@ -157,20 +76,12 @@ export const EnvSchema = z.object({
     .max(256)
     .default(4)
     .describe(
-      'With `ORDER_INTAKE=sharded`: how many intake workflows share the orders (by client and order_number). Fewer shards make larger ' +
-        'coalesced Updates (the bench: 4 shards coalesced cost 11.5–13.4 ms of CPU per order at 32 at once against 15.6–22.2 for one order an ' +
-        'Update; [decisions.md](decisions.md#coalescing-on-the-api-side-issue-23)); a shard places its batches one after the other on one worker, so ' +
-        'raise it with the workers. Temporal takes at most 10 Updates in flight per workflow: coalescing, an API process has one in flight per shard, ' +
-        'so at most 10 API processes; with `ORDER_INTAKE_COALESCE=false` an API process keeps up to 8 of its own, so size it to the peak of orders ' +
-        'placed at once / 8 (16 was that default). Changing it while orders are placed is safe: an order ' +
-        'in flight may be answered by its new shard, still placed once (the database decides).',
-    ),
-  ORDER_INTAKE_COALESCE: envBoolean
-    .default(true)
-    .describe(
-      'With `ORDER_INTAKE=sharded`: while an Update to a shard is in flight, an API process holds its further orders for that shard and ' +
-        'then sends them together as one `placeOrders` Update (at most 20; the first order of an idle shard goes at once); `false` sends ' +
-        'each order as its own `placeOrder` Update ([orders-and-vouchers.md](orders-and-vouchers.md#order-intake)).',
+      'How many order-intake workflows share the orders (by client and order_number; [orders-and-vouchers.md](orders-and-vouchers.md#order-intake)). ' +
+        'Fewer shards make larger Updates, each carrying the orders an API process held for its shard (the bench: 4 shards cost 11.5–13.4 ms of ' +
+        'CPU per order at 32 at once; [decisions.md](decisions.md#coalescing-on-the-api-side-issue-23)); a shard places its batches one after the ' +
+        'other on one worker, so raise it with the workers. Temporal takes at most 10 Updates in flight per workflow and an API process has one ' +
+        'in flight per shard, so at most 10 API processes. Changing it while orders are placed is safe: an order in flight may be answered by ' +
+        'its new shard, still placed once (the database decides).',
     ),
   ORDER_INTAKE_ORDERS_PER_RUN: z.coerce
     .number()
@@ -179,7 +90,7 @@ export const EnvSchema = z.object({
     .max(1900)
     .default(100)
     .describe(
-      'With `ORDER_INTAKE=sharded`: an intake workflow continues as new after this many orders (or sooner when Temporal suggests it); at most 1900, ' +
+      'An intake workflow continues as new after this many orders (or sooner when Temporal suggests it); at most 1900, ' +
         'below Temporal’s 2000 Updates per run. Short runs cost less: the bench measured the worker’s CPU per order 5× higher at 1000 than at 100 ' +
         '([decisions.md](decisions.md#sharded-order-intake-issue-23)). Read when an intake workflow starts.',
     ),

@@ -10,6 +10,12 @@ export const envBoolean = z.enum(['true', 'false', '1', '0']).transform((v) => v
 export const port = z.coerce.number().int().min(1).max(65535);
 export const seconds = z.coerce.number().int().min(1);
 
+/**
+ * What docs/configuration.md shows for a setting without a default in the schema: what happens
+ * when it is unset (`npm run docs:config` renders the table from the schema).
+ */
+export const unset = (description: string, whenUnset: string) => ({ description, unset: whenUnset });
+
 /** An IP address or a CIDR block (`10.0.0.0/8`, `fd00::/8`), as Fastify's trustProxy takes them. */
 function isAddressOrBlock(s: string): boolean {
   const [addr, bits, ...rest] = s.split('/');

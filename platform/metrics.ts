@@ -27,9 +27,8 @@ export const ordersRefused = new Counter({
 });
 export const orderAnswers = new Counter({
   name: 'order_answers_total',
-  help:
-    'POST /orders answers by how the API learnt the outcome: eager_notice (eager start, in-process notice), notice (queued start, ' +
-    "notice), eager_update / update (the placed Update after no notice came), update_with_start (no worker in this process), intake (ORDER_INTAKE=sharded: the intake workflow's Update)",
+  // One `via` since issue 32 (the intake's placeOrders Update): the label stays for the dashboards and queries that use it.
+  help: "POST /orders answers the API had from placing, by how it learnt them: intake (the intake workflow's placeOrders Update)",
   labelNames: ['via'] as const,
   registers: [registry],
 });
@@ -68,7 +67,7 @@ export const businessMetrics = {
   },
   orderRefused: (reason: string) => ordersRefused.inc({ reason }),
   callbackAttempt: (outcome: 'delivered' | 'failed_attempt' | 'gave_up') => callbackDeliveries.inc({ outcome }),
-  orderAnswered: (via: 'eager_notice' | 'notice' | 'eager_update' | 'update' | 'update_with_start' | 'intake') => orderAnswers.inc({ via }),
+  orderAnswered: () => orderAnswers.inc({ via: 'intake' }),
 };
 export type BusinessMetrics = typeof businessMetrics;
 

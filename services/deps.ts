@@ -1,8 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../platform/config';
 import type { Db } from '../store/db';
-import type { LocalWorker } from '../platform/local-worker';
-import type { PlacedAnswer } from '../workflows/order-fulfilment-messages';
 import type { Logger } from '../platform/logger';
 import type { BusinessMetrics } from '../platform/metrics';
 import type { ObjectStore } from '../platform/object-store';
@@ -18,6 +16,4 @@ export interface ServiceDeps {
   metrics: BusinessMetrics;
   /** The Temporal Web UI's base address (TEMPORAL_UI_URL, or the dev server's), for links to workflows. */
   temporalUiUrl?: string;
-  /** What this process shares with a worker running in it (eager order starts; platform/local-worker.ts). */
-  localWorker?: LocalWorker<PlacedAnswer>;
 }

@@ -1,191 +1,85 @@
-import {
-  WithStartWorkflowOperation,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowFailedError,
-  WorkflowNotFoundError,
-  type Client,
-  type WorkflowHandle,
-  type WorkflowStartOptions,
-} from '@temporalio/client';
+import { WithStartWorkflowOperation } from '@temporalio/client';
 import type { ServiceDeps } from './deps';
-import { refusalCarried, updateWithinDeadline, withinDeadline } from './workflow-outcomes';
+import { updateWithinDeadline, withinDeadline } from './workflow-outcomes';
 import { intakeLocation, placeThroughIntake } from './order-intake';
 import type { Page, Paged } from '../domain/paging';
-import { conflict, Failure, notFound, refusalFailure } from '../domain/failures';
+import { Failure, notFound, refusalFailure } from '../domain/failures';
 import { requireActiveAccount } from '../domain/account-lifecycle';
+import { orderKey, type PlaceOrderInput } from '../domain/orders';
 import { findAccount } from '../store/accounts';
 import { derivedId } from '../store/ids';
 import { findAnyOrder, findOrder, listOrders as listOrderRows, type OrderWithDetails } from '../store/orders';
 import { LIST_VOUCHERS_PER_ORDER, toOrder, type OrderCreate } from '../schemas/order';
-import {
-  ORDER_WORKFLOW_TYPE,
-  placedUpdate,
-  type OrderFulfilmentInput,
-  type OrderFulfilmentWorkflow,
-  type PlacedAnswer,
-} from '../workflows/order-fulfilment-messages';
 import { cancelledUpdate, ORDER_CANCELLATION_WORKFLOW_TYPE, type OrderCancellationInput } from '../workflows/order-cancellation-messages';
-import { orderCancellationWorkflowId, orderWorkflowId } from '../workflows/shared/ids';
+import { orderCancellationWorkflowId } from '../workflows/shared/ids';
 
 /*
- * Orders: each is placed by an order-fulfilment workflow whose id comes from (client,
- * order_number). The answer holds the vouchers: when a worker runs in this process, the workflow
- * starts eagerly on it and the placing activity's notice answers (placeEagerly); otherwise an
- * Update sent with the start answers once the order is placed. With ORDER_INTAKE=sharded the
- * order goes instead as an Update to its shard's long-running intake workflow
- * (services/order-intake.ts), under the same order id. Cancelling is an order-cancellation
- * workflow whose id comes from the order, either way.
+ * Orders. Placing goes through the order intake (services/order-intake.ts): the order joins the
+ * `placeOrders` Update its API process sends to the intake workflow of the order's shard, whose
+ * batch activity records it in one transaction (store/order-placing.ts) and answers it with its
+ * vouchers. Its id comes from (client, order_number), so the same order_number again is a duplicate.
+ * Cancelling is an order-cancellation workflow whose id comes from the order.
  */
 
 type OrderView = ReturnType<typeof toOrder>;
-/** How an order's workflow starts, either way (Update-with-Start needs the conflict policy said). */
-type OrderStart = WorkflowStartOptions<OrderFulfilmentWorkflow> & Required<Pick<WorkflowStartOptions, 'workflowIdConflictPolicy'>>;
 
 async function requireOrder(deps: Pick<ServiceDeps, 'db'>, clientId: string, id: string): Promise<OrderWithDetails> {
   return (await findOrder(deps.db, clientId, id)) ?? Promise.reject(notFound('order'));
 }
 
 /**
- * Places the order through its workflow and returns it with its vouchers. The same order_number
- * again is a duplicate (with the existing order's id), unless that order was refused.
+ * Places the order through the order intake and returns it with its vouchers. The same
+ * order_number again is a duplicate (409, with the existing order's id), unless that order was
+ * refused: a refused order writes nothing, so its number stays free for the corrected retry.
  */
 export async function placeOrder(
-  deps: Pick<ServiceDeps, 'db' | 'temporal' | 'config' | 'metrics' | 'localWorker'>,
+  deps: Pick<ServiceDeps, 'db' | 'temporal' | 'config' | 'metrics'>,
   clientId: string,
   o: OrderCreate,
   siteBase: string,
 ): Promise<OrderView> {
-  const { config } = deps;
-  if (o.account_id) {
-    // Refused before any workflow starts; the placing activity counts the refusals it decides itself.
-    try {
-      requireActiveAccount(o.account_id, await findAccount(deps.db, clientId, o.account_id));
-    } catch (err) {
-      if (err instanceof Failure) deps.metrics.orderRefused(err.details[0].code);
-      throw err;
-    }
-  }
-  const workflowId = orderWorkflowId(clientId, o.order_number);
-  const orderId = derivedId('ord', workflowId);
-  const input: OrderFulfilmentInput = {
-    order: {
-      orderId,
-      clientId,
-      orderNumber: o.order_number,
-      accountId: o.account_id ?? null,
-      applicationId: o.application_id ?? null,
-      customerName: o.customer_name,
-      customerReference: o.customer_reference ?? null,
-      shippingAddress: o.shipping_address ?? null,
-      items: o.items,
-    },
-  };
-  const start: OrderStart = {
-    workflowId,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    args: [input],
-    workflowIdConflictPolicy: 'FAIL',
-    // A refused order ends failed, so its order_number may be used again; a placed one never.
-    workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-  };
+  if (o.account_id) await requireBuyingAccount(deps, clientId, o.account_id);
+  const order = placeOrderInput(clientId, o);
   const late = {
-    message: `order ${orderId} is still being placed; GET /orders/${orderId} or retry the same POST (it is idempotent by order_number)`,
-    order_id: orderId,
+    message: `order ${order.orderId} is still being placed; GET /orders/${order.orderId} or retry the same POST (it is idempotent by order_number)`,
+    order_id: order.orderId,
   };
-  const local = deps.localWorker;
-  const eager = local?.client && local.taskQueue === config.TEMPORAL_TASK_QUEUE ? local.client : undefined;
-  // Listening before the start: an eager first task may commit before the start call returns.
-  const sharded = config.ORDER_INTAKE === 'sharded';
-  const notice = eager && !sharded ? local!.placed.listen(workflowId) : undefined;
-  const place = sharded
-    ? () => placeThroughIntake(deps, { ...input.order, workflowId })
-    : eager
-      ? () => placeEagerly(deps, eager, start, notice!.next)
-      : () => placeWithUpdate(deps, start);
-  try {
-    const placed = await withinDeadline(eager ?? deps.temporal, place, config.WORKFLOW_ANSWER_TIMEOUT_SECONDS, late);
-    if (!placed.ok) throw refusalFailure(placed);
-    // The workflow answers with the order as placing wrote it, unless it was too large to carry
-    // (or the answer is from before snapshots: see PlacedAnswer). Otherwise it is read.
-    // A snapshot from a worker older than gift-card balances lacks them: then the order is read.
-    if ('orderSnapshot' in placed && placed.orderSnapshot.vouchers.every((v) => v.redemptions))
-      return toOrder(placed.orderSnapshot, siteBase);
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) {
-      throw conflict('duplicate', `order_number ${o.order_number} is already used by order ${orderId}`, {
-        field: 'order_number',
-        order_id: orderId,
-      });
-    }
-    throw err;
-  } finally {
-    notice?.stop();
-  }
-  return getOrder(deps, clientId, orderId, siteBase);
+  const placed = await withinDeadline(
+    deps.temporal,
+    () => placeThroughIntake(deps, order),
+    deps.config.WORKFLOW_ANSWER_TIMEOUT_SECONDS,
+    late,
+  );
+  if (!placed.ok) throw refusalFailure(placed);
+  // The answer holds the order as placing wrote it, unless it was too large to carry: then it is read.
+  return 'orderSnapshot' in placed ? toOrder(placed.orderSnapshot, siteBase) : getOrder(deps, clientId, order.orderId, siteBase);
 }
 
-/** Starts the order's workflow with the `placed` Update, which answers once the order is placed or refused. */
-async function placeWithUpdate(deps: Pick<ServiceDeps, 'temporal' | 'metrics'>, start: OrderStart): Promise<PlacedAnswer> {
-  const startWorkflowOperation = new WithStartWorkflowOperation(ORDER_WORKFLOW_TYPE, start);
-  const answer = await deps.temporal.workflow.executeUpdateWithStart(placedUpdate, { startWorkflowOperation });
-  deps.metrics.orderAnswered('update_with_start');
-  return answer;
-}
-
-/**
- * How long an eagerly started order waits for its placing activity's notice before it asks the
- * workflow with the `placed` Update instead. The notice normally comes within milliseconds; it
- * never comes when the task ran in another process (the server declined eager start and another
- * worker polled it, or this process's task failed and was retried elsewhere).
- */
-const NOTICE_WAIT_MS = 2_000;
-
-/**
- * Starts the order's workflow asking for eager start on the worker of this process, so its first
- * task (the placing local activity) runs here without a matching round trip, and answers when the
- * placing activity commits (its in-process notice). Update-with-Start cannot be eager (the server
- * refuses the combination), so the `placed` Update is the fallback: when no notice comes in time,
- * it asks the workflow as the Update-with-Start path does.
- */
-async function placeEagerly(
-  deps: Pick<ServiceDeps, 'metrics'>,
-  client: Client,
-  start: OrderStart,
-  notice: Promise<PlacedAnswer>,
-): Promise<PlacedAnswer> {
-  const handle = await client.workflow.start<OrderFulfilmentWorkflow>(ORDER_WORKFLOW_TYPE, { ...start, requestEagerStart: true });
-  let timer: NodeJS.Timeout | undefined;
-  const asked = new Promise<'ask'>((resolve) => (timer = setTimeout(() => resolve('ask'), NOTICE_WAIT_MS)));
-  const first = await Promise.race([notice, asked]).finally(() => clearTimeout(timer));
-  // Past the wait, the Update asks the workflow; the notice may still win while it is on its way.
-  const answer = first === 'ask' ? await Promise.race([notice, placedByUpdate(handle)]) : first;
-  const via = first === 'ask' ? 'update' : 'notice';
-  deps.metrics.orderAnswered(handle.eagerlyStarted ? `eager_${via}` : via);
-  // A refused order's workflow fails right after placing answers: answer once it has, so that the
-  // order_number is free again (ALLOW_DUPLICATE_FAILED_ONLY) for the corrected retry it invites.
-  if (!answer.ok) await handle.result().catch(() => undefined);
-  return answer;
-}
-
-/**
- * The `placed` Update on a started order workflow. A workflow that has already ended (placed and
- * closed before the Update arrived) answers from its result instead: the order is then read.
- */
-async function placedByUpdate(handle: WorkflowHandle<OrderFulfilmentWorkflow>): Promise<PlacedAnswer> {
+/** Refused before the order is sent; the placing activity counts the refusals it decides itself. */
+async function requireBuyingAccount(deps: Pick<ServiceDeps, 'db' | 'metrics'>, clientId: string, accountId: string): Promise<void> {
   try {
-    return await handle.executeUpdate(placedUpdate);
+    requireActiveAccount(accountId, await findAccount(deps.db, clientId, accountId));
   } catch (err) {
-    if (!(err instanceof WorkflowNotFoundError)) throw err;
-  }
-  try {
-    const { orderId } = await handle.result();
-    return { ok: true, orderId, issued: 0 };
-  } catch (err) {
-    // A refused order's workflow fails with its refusal.
-    const refusal = err instanceof WorkflowFailedError ? refusalCarried(err.cause) : undefined;
-    if (refusal) return refusal;
+    if (err instanceof Failure) deps.metrics.orderRefused(err.details[0].code);
     throw err;
   }
+}
+
+/** What placing is given: the order under its key, whose id derives from the key. */
+function placeOrderInput(clientId: string, o: OrderCreate): PlaceOrderInput {
+  const key = orderKey(clientId, o.order_number);
+  return {
+    orderKey: key,
+    orderId: derivedId('ord', key),
+    clientId,
+    orderNumber: o.order_number,
+    accountId: o.account_id ?? null,
+    applicationId: o.application_id ?? null,
+    customerName: o.customer_name,
+    customerReference: o.customer_reference ?? null,
+    shippingAddress: o.shipping_address ?? null,
+    items: o.items,
+  };
 }
 
 /** One order of this client, with its items and vouchers (not_found otherwise). */
@@ -244,26 +138,27 @@ export async function cancelOrder(
   return getOrder(deps, clientId, order.id, siteBase);
 }
 
-/** Where to look in Temporal for an order placed through the sharded intake. */
+/** Where to look in Temporal for an order: its intake workflow and the Update that carried it. */
 type IntakeHandling = { intake_workflow_id: string; intake_update_id: string };
 
 /**
- * Any client's order, with who placed it and its workflow: for operators (admin CLI), never the
- * API. An order placed through the sharded intake (it has a request id) names its intake workflow
- * (computed with this configuration's ORDER_INTAKE_SHARDS and task queue) and its update id;
- * `workflow_id` is then the order's key, not a workflow of its own.
+ * Any client's order, with who placed it and where: for operators (admin CLI), never the API.
+ * `order_key` is the order's key (orderKey); an order placed through the intake (it has a request
+ * id) names its intake workflow (computed with this configuration's ORDER_INTAKE_SHARDS and task
+ * queue) and the id of the Update that carried it. An order placed before issue 32 has no request
+ * id: its key was the id of the per-order workflow that placed it.
  */
 export async function findOrderForOperator(
   deps: Pick<ServiceDeps, 'db' | 'config'>,
   orderId: string,
   siteBase: string,
-): Promise<(OrderView & { client_id: string; workflow_id: string } & Partial<IntakeHandling>) | undefined> {
+): Promise<(OrderView & { client_id: string; order_key: string } & Partial<IntakeHandling>) | undefined> {
   const row = await findAnyOrder(deps.db, orderId);
   if (!row) return undefined;
   const intake = row.request_id ? intakeLocation(deps.config, row.client_id, row.order_number, row.request_id) : undefined;
   return {
     client_id: row.client_id,
-    workflow_id: row.workflow_id,
+    order_key: row.workflow_id,
     ...(intake ? { intake_workflow_id: intake.workflowId, intake_update_id: intake.updateId } : {}),
     ...toOrder(row, siteBase),
   };

@@ -6,7 +6,6 @@ import { CALLBACK_DISPATCHER_WORKFLOW_TYPE } from '../workflows/callback-dispatc
 import { MONTHLY_STATEMENTS_WORKFLOW_TYPE } from '../workflows/monthly-statements-messages';
 import { OFFER_REVIEW_WORKFLOW_TYPE } from '../workflows/offer-review-messages';
 import { ORDER_CANCELLATION_WORKFLOW_TYPE } from '../workflows/order-cancellation-messages';
-import { ORDER_WORKFLOW_TYPE } from '../workflows/order-fulfilment-messages';
 import { ORDER_INTAKE_WORKFLOW_TYPE } from '../workflows/order-intake-messages';
 import { RESERVATION_WORKFLOW_TYPE } from '../workflows/reservation-window-messages';
 import { reservationWorkflowId } from '../workflows/shared/ids';
@@ -25,11 +24,9 @@ export { STUCK_AFTER_ATTEMPTS };
 
 /** How long one run of each process may take; null: unbounded, listed only for a retrying activity. */
 export const MAX_AGE_MS: Readonly<Record<string, number | null>> = {
-  // Placing answers in seconds and the run ends once placed (orders from before issue 11 waited
-  // up to 400 days for a cancel: they are listed, and may be left to end on their own).
-  [ORDER_WORKFLOW_TYPE]: 15 * MINUTE,
+  // A cancellation answers in seconds and the run ends once the order is cancelled.
   [ORDER_CANCELLATION_WORKFLOW_TYPE]: 15 * MINUTE,
-  // An intake run (ORDER_INTAKE=sharded) lives until it has taken ORDER_INTAKE_ORDERS_PER_RUN orders:
+  // An intake run lives until it has taken ORDER_INTAKE_ORDERS_PER_RUN orders:
   // days, by design, while orders are few. A fault in it shows as an activity retrying instead.
   [ORDER_INTAKE_WORKFLOW_TYPE]: null,
   // One run pumps the outbox a hundred times, a minute each, then continues as new.

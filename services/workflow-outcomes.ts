@@ -11,7 +11,7 @@ import { refusalIn } from '../workflows/shared/step-failures';
 
 /**
  * The refusal a workflow failed an Update, or itself, with: our workflows put it in the
- * ApplicationFailure's details (workflows/order-fulfilment.ts), and a step refused for good
+ * ApplicationFailure's details (workflows/order-cancellation.ts), and a step refused for good
  * carries it in its ActivityFailure's cause (worker/activity-failures.ts). Undefined otherwise.
  */
 export function refusalCarried(cause: unknown): Refused | undefined {

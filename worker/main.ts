@@ -4,7 +4,6 @@ import { createActivities } from '../activities';
 import { activityFailureInterceptors } from './activity-failures';
 import type { ActivityDeps } from '../activities/deps';
 import { freePort } from '../platform/free-port';
-import { attachLocalWorker } from '../platform/local-worker';
 import { setWorkerMetricsUrl } from '../platform/metrics';
 import type { Endpoints } from '../platform/endpoints';
 import type { Tracing } from '../platform/tracing';
@@ -43,12 +42,11 @@ async function installRuntime(deps: ActivityDeps) {
 }
 
 /*
- * Polling and caching for a checkout path (issue 11). Every order is a new workflow, so its first
- * task comes from the task queue's normal (non-sticky) queue: the SDK's default gives that queue
- * 2 of 10 pollers, and orders waited for one. The slots stay above the concurrency we serve (the
- * benchmark's 32 clients, each order also answering an update), and the cache is bounded: order
- * workflows now end once placed, so it holds the long-lived reviews, reservations and callback
- * lanes, whose evicted histories are replayed on their next task.
+ * Polling and caching (issue 11). Short workflows (a cancellation, a reservation's first task)
+ * come from the task queue's normal (non-sticky) queue: the SDK's default gives that queue 2 of 10
+ * pollers, and requests waited for one. The slots stay above the concurrency we serve (the
+ * benchmark's 32 clients), and the cache is bounded: it holds the long-lived intake runs, reviews,
+ * reservations and callback lanes, whose evicted histories are replayed on their next task.
  */
 const WORKER_TUNING = {
   maxConcurrentWorkflowTaskExecutions: 100,
@@ -103,26 +101,12 @@ export async function startWorker(opts: {
     shutdownGraceTime: '3s',
     ...WORKER_TUNING,
   });
-  // An API in this process may now start order workflows eagerly on this worker's connection
-  // (services/orders.ts); it stops doing so as soon as the worker starts to stop.
-  const detach = opts.deps.localWorker
-    ? attachLocalWorker(opts.deps.localWorker, {
-        connection,
-        namespace: opts.endpoints.temporalNamespace,
-        taskQueue: opts.taskQueue,
-        interceptors: opts.tracing ? { workflow: [opts.tracing.clientInterceptor] } : undefined,
-      })
-    : () => undefined;
-  const done = worker.run().finally(() => {
-    detach();
-    return connection.close();
-  });
+  const done = worker.run().finally(() => connection.close());
   if (opts.callbackDispatcher ?? true) {
     try {
       await ensureCallbackDispatcher(opts.deps, opts.taskQueue);
       await ensureMonthlyStatementsSchedule(opts.deps, opts.taskQueue);
     } catch (err) {
-      detach();
       stopping.abort();
       worker.shutdown();
       await done.catch(() => undefined);
@@ -133,7 +117,6 @@ export async function startWorker(opts: {
     worker,
     done,
     async shutdown() {
-      detach();
       stopping.abort();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await done;

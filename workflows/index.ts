@@ -2,7 +2,6 @@
 export { offerReviewWorkflow } from './offer-review';
 export { callbackDeliveryWorkflow } from './callback-delivery';
 export { callbackDispatcherWorkflow } from './callback-dispatcher';
-export { orderFulfilmentWorkflow } from './order-fulfilment';
 export { orderCancellationWorkflow } from './order-cancellation';
 export { reservationWindowWorkflow } from './reservation-window';
 export { orderIntakeWorkflow } from './order-intake';

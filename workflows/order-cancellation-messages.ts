@@ -1,7 +1,7 @@
 import { defineUpdate } from '@temporalio/workflow';
 import type { Cancelled } from '../domain/orders';
 
-export type { Cancelled } from '../domain/orders';
+export type { CancelOrderInput, Cancelled } from '../domain/orders';
 
 /*
  * The order-cancellation workflow's contract. Cancelling is a short workflow of its own, apart

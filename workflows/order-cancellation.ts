@@ -1,16 +1,8 @@
-import {
-  ApplicationFailure,
-  allHandlersFinished,
-  condition,
-  patched,
-  proxyLocalActivities,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ApplicationFailure, allHandlersFinished, condition, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { cancelledUpdate, type Cancelled, type OrderCancellationInput } from './order-cancellation-messages';
 import { stepRefusal } from './shared/step-failures';
-import { STEP_FAILURES_PATCH, STEP_RETRY } from './shared/step-policy';
+import { STEP_RETRY } from './shared/step-policy';
 
 // One idempotent transaction, run by the worker holding the workflow task (no task-queue round
 // trip while the client waits); retried as placing is, boundedly: a cancellation that fails for
@@ -35,11 +27,10 @@ export async function orderCancellationWorkflow(input: OrderCancellationInput): 
     }
     return result!;
   });
-  result = await cancelOrder({ key: workflowInfo().workflowId, orderId: input.orderId }).catch((err: unknown) => {
-    // Failed for good: the Update answers why, and the client's next request starts a new run.
-    if (patched(STEP_FAILURES_PATCH)) return stepRefusal(err, 'the cancellation');
-    throw err;
-  });
+  // Failed for good: the Update answers why, and the client's next request starts a new run.
+  result = await cancelOrder({ key: workflowInfo().workflowId, orderId: input.orderId }).catch((err: unknown) =>
+    stepRefusal(err, 'the cancellation'),
+  );
   await condition(allHandlersFinished);
   return result;
 }

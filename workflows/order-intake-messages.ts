@@ -1,14 +1,12 @@
 import { defineUpdate } from '@temporalio/workflow';
-import type { PlaceOrderInput } from '../domain/orders';
-import type { PlacedAnswer } from './order-fulfilment-messages';
+import type { OrderSnapshot, Placed, PlaceOrderInput } from '../domain/orders';
 
-export type { PlaceOrderInput } from '../domain/orders';
-export type { PlacedAnswer } from './order-fulfilment-messages';
+export type { OrderSnapshot, Placed, PlaceOrderInput } from '../domain/orders';
 
 /*
- * The order-intake workflow's contract (ORDER_INTAKE=sharded; docs/orders-and-vouchers.md): one
- * long-running workflow per shard takes orders as Updates, places what has arrived together
- * through one local activity, and answers each Update with its order or its refusal.
+ * The order-intake workflow's contract (docs/orders-and-vouchers.md#order-intake): one
+ * long-running workflow per shard takes orders as `placeOrders` Updates, places what has arrived
+ * together through one local activity, and answers each order with its order or its refusal.
  */
 
 export const ORDER_INTAKE_WORKFLOW_TYPE = 'orderIntakeWorkflow';
@@ -22,24 +20,24 @@ export interface OrderIntakeInput {
 export type OrderIntakeWorkflow = (input: OrderIntakeInput) => Promise<void>;
 
 /**
+ * What placing answers for one order: the placed order (so the API does not read it again),
+ * unless it is too large to carry (then the API reads it), or the refusal.
+ */
+export type PlacedAnswer = Placed | (Extract<Placed, { ok: true }> & { orderSnapshot: OrderSnapshot });
+
+/**
  * One order to place: `requestId` names the HTTP request (stored on the order, so a retry of this
- * request is told from a duplicate order_number); `workflowId` is the order's key, its per-order
- * workflow id (orderWorkflowId), from which its stock keys and voucher ids derive as on that path.
+ * request is told from a duplicate order_number); `orderKey` is the order's key (orderKey in
+ * domain/orders.ts), from which its id, its stock keys and its voucher ids derive.
  */
 export type IntakeOrder = PlaceOrderInput & { requestId: string };
 
 /**
- * Places one order and answers it: the order (vouchers included) or its refusal, a result and
- * never a failed Update or workflow (a refusal is not an operator's concern). Sent with the start
- * (Update-with-Start, USE_EXISTING) by services/orders.ts.
- */
-export const placeOrderUpdate = defineUpdate<PlacedAnswer, [IntakeOrder]>('placeOrder');
-
-/**
- * Places several orders and answers each, in the order sent (ORDER_INTAKE_COALESCE, the API's
- * coalescing of the orders it holds for one shard into one Update: services/order-intake.ts). Each
- * order keeps its own request id, by which the database decides exactly-once; one order's refusal
- * is its own answer and does not touch the others. At most MAX_ORDERS_PER_UPDATE orders.
+ * Places the orders an API process held for this shard and answers each, in the order sent
+ * (services/order-intake.ts coalesces them: one Update per shard in flight). Each order keeps its
+ * own request id, by which the database decides exactly-once; one order's refusal is its own
+ * answer (a result, never a failed Update) and does not touch the others. Sent with the start
+ * (Update-with-Start, USE_EXISTING). At most MAX_ORDERS_PER_UPDATE orders.
  */
 export const placeOrdersUpdate = defineUpdate<PlacedAnswer[], [IntakeOrder[]]>('placeOrders');
 
@@ -51,11 +49,19 @@ export const MAX_ORDERS_PER_UPDATE = 20;
 
 /**
  * The failure type with which a run that is closing (its orders taken, draining before it continues
- * as new) refuses a new order at its validator, before anything is recorded: the sender sends it
+ * as new) refuses a new Update at its validator, before anything is recorded: the sender sends it
  * again, and it reaches the next run (services/order-intake.ts). So a run's history stays bounded
  * under continuous load, where the queue might otherwise never be empty at a loop turn.
  */
 export const INTAKE_CLOSING = 'OrderIntakeClosing';
+
+/**
+ * The failure types with which the Temporal server itself fails an Update that a run did not see
+ * through (its service/history/workflow/update/errors_failures.go): the run ended (continued as
+ * new) after accepting it, or a workflow task carried it and completed without accepting or
+ * refusing it. The sender sends such an Update again, as for INTAKE_CLOSING.
+ */
+export const SERVER_UPDATE_NOT_SEEN_THROUGH = ['AcceptedUpdateCompletedWorkflow', 'UnprocessedUpdate'] as const;
 
 /** What the batch activity is given: the orders that arrived together, answered in the same order. */
 export interface PlaceOrderBatch {

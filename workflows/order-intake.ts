@@ -11,7 +11,6 @@ import type { Activities } from '../activities';
 import {
   INTAKE_CLOSING,
   MAX_ORDERS_PER_UPDATE,
-  placeOrderUpdate,
   placeOrdersUpdate,
   type IntakeOrder,
   type OrderIntakeInput,
@@ -45,18 +44,16 @@ interface Waiting {
 }
 
 /**
- * One shard of the sharded order intake (ORDER_INTAKE=sharded): a long-running workflow that takes
- * orders as `placeOrders` Updates (several orders each, as an API process coalesces them) or
- * `placeOrder` Updates (one each: ORDER_INTAKE_COALESCE=false, and senders from before it), places
- * what has queued through one local activity, and answers each order with its order or its
- * refusal. A refusal is an answer, never a failed Update or
- * workflow: Failed stays for what is broken.
+ * One shard of the order intake, the one way orders are placed: a long-running workflow that takes
+ * orders as `placeOrders` Updates (the orders an API process held for this shard), places what has
+ * queued through one local activity, and answers each order with its order or its refusal. A
+ * refusal is an answer, never a failed Update or workflow: Failed stays for what is broken.
  *
  * Exactly once is the database's: the order's id comes from (client, order_number) and its row
- * records the request that placed it (store/orders.ts). Temporal's per-run dedup of update ids only
+ * records the request that placed it (store/order-placing.ts). Temporal's per-run dedup of update ids only
  * spares a repeated call (the SDK's own retries) a second placing. Nothing is carried across
  * continue-as-new, which comes after `ordersPerRun` orders (or when Temporal suggests it), once
- * what was queued is answered and every handler has finished; a closing run refuses new orders
+ * what was queued is answered and every handler has finished; a closing run refuses new Updates
  * at its validator (INTAKE_CLOSING), and their senders reach the next run.
  */
 export async function orderIntakeWorkflow(input: OrderIntakeInput): Promise<void> {
@@ -64,13 +61,12 @@ export async function orderIntakeWorkflow(input: OrderIntakeInput): Promise<void
   let placedInRun = 0;
 
   const closing = () => placedInRun >= input.ordersPerRun || workflowInfo().continueAsNewSuggested;
-  // A closing run takes no new order (the validator's refusal is not recorded), so it drains
+  // A closing run takes no new Update (the validator's refusal is not recorded), so it drains
   // and continues as new even while orders keep coming; the sender sends it again.
   const refuseWhenClosing = () => {
     if (closing()) throw ApplicationFailure.create({ type: INTAKE_CLOSING, message: 'this intake run is closing; send the order again' });
   };
   const take = (order: IntakeOrder) => new Promise<PlacedAnswer>((answer) => queue.push({ order, answer }));
-  setHandler(placeOrderUpdate, take, { validator: (_order: IntakeOrder) => refuseWhenClosing() });
   // Each order of the Update is queued on its own (a loop turn may place them with others, or
   // split them across two batches); the Update answers once every one of them is answered.
   setHandler(placeOrdersUpdate, (orders) => Promise.all(orders.map(take)), {

@@ -37,6 +37,7 @@ export interface OrderTable {
   id: string;
   client_id: string;
   order_number: string;
+  /** The order's key (orderKey in domain/orders.ts), named after the per-order workflow whose id it was until issue 32. */
   workflow_id: string;
   account_id: string | null;
   application_id: string | null;
@@ -47,7 +48,7 @@ export interface OrderTable {
   status: 'active' | 'cancelled';
   purchased_at: Timestamp;
   cancelled_at: Timestamp | null;
-  /** The HTTP request that placed it through a sharded intake workflow; null when a per-order workflow placed it. */
+  /** The HTTP request that placed it through the intake (its batch and place in it); null when a per-order workflow placed it before issue 32. */
   request_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 

@@ -1,25 +1,24 @@
-import { placeOrder } from '../../store/orders';
+import { recordPlacedOrder } from '../../store/order-placing';
 import { saleRules } from '../../domain/sales';
 import { revenueShares } from '../../domain/money';
-import type { PlaceOrderInput } from '../../domain/orders';
+import { orderKey, type PlaceOrderInput } from '../../domain/orders';
 import { findOrderForOperator } from '../../services/orders';
 import { intakeOutbox } from '../../services/order-intake';
 import { eventually } from '../setup/eventually';
 import { createOrderActivities } from '../../activities/orders';
-import { orderIntakeShard, orderIntakeWorkflowId, orderWorkflowId } from '../../workflows/shared/ids';
+import { orderIntakeShard, orderIntakeWorkflowId } from '../../workflows/shared/ids';
 import { seedOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
 const DIST = '/distribution/beta';
 
 /*
- * Orders through the sharded intake (ORDER_INTAKE=sharded) on the real stack: the same answers as
- * the per-order design (vouchers, 409 duplicate with order_id, a refusal that frees its number),
- * stock never oversold, refusals never Failed workflows; and the placing transaction's request id,
- * which tells a request's own retry from a duplicate. Orders for a shard that arrive while its
- * Update is in flight go together as one Update (ORDER_INTAKE_COALESCE, the default).
+ * Orders through the order intake on the real stack: vouchers, 409 duplicate with order_id, a
+ * refusal that frees its number, stock never oversold, refusals never Failed workflows; and the
+ * placing transaction's request id, which tells a request's own retry from a duplicate. Orders for
+ * a shard that arrive while its Update is in flight go together as its next Update.
  */
-describe('orders through sharded intake workflows', () => {
+describe('orders through the sharded intake workflows', () => {
   let h: Harness;
   let key: string;
   let distClient: string;
@@ -27,7 +26,7 @@ describe('orders through sharded intake workflows', () => {
   beforeAll(async () => {
     h = await createHarness({
       worker: true,
-      env: { ORDER_INTAKE: 'sharded', ORDER_INTAKE_SHARDS: '4', ORDER_INTAKE_ORDERS_PER_RUN: '3' },
+      env: { ORDER_INTAKE_SHARDS: '4', ORDER_INTAKE_ORDERS_PER_RUN: '3' },
     });
     ({ key, clientId: distClient } = await h.client('distribution'));
     subClient = (await h.client('submission')).clientId;
@@ -70,7 +69,7 @@ describe('orders through sharded intake workflows', () => {
     const found = await findOrderForOperator(h.services, placed.id, '');
     expect(found).toMatchObject({
       intake_workflow_id: expect.stringMatching(new RegExp(`^order-intake:${h.config.TEMPORAL_TASK_QUEUE}:[0-3]$`)),
-      // The coalesced Update that carried it (ORDER_INTAKE_COALESCE, the default).
+      // The Update that carried it: its batch's.
       intake_update_id: expect.stringMatching(/^orders:[0-9a-f-]{36}$/),
     });
     const history = JSON.stringify(await h.services.temporal.workflow.getHandle(found!.intake_workflow_id!).fetchHistory());
@@ -187,7 +186,7 @@ describe('orders through sharded intake workflows', () => {
     const offerId = await seedOffer(h, subClient, { initial_quantity: 3 });
     const { placeOrderBatch } = createOrderActivities({ db: h.services.db, config: h.config, metrics: h.services.metrics });
     const intakeOrder = (n: string, quantity: number) => ({
-      workflowId: orderWorkflowId(distClient, n),
+      orderKey: orderKey(distClient, n),
       orderId: `ord_bt_${Math.random().toString(36).slice(2)}`,
       clientId: distClient,
       orderNumber: n,
@@ -215,7 +214,7 @@ describe('orders through sharded intake workflows', () => {
   it("places once per request: the same request's retry is answered its order, another request is a duplicate", async () => {
     const offerId = await seedOffer(h, subClient, { initial_quantity: 5 });
     const o: PlaceOrderInput = {
-      workflowId: orderWorkflowId(distClient, 'sh-rq-1'),
+      orderKey: orderKey(distClient, 'sh-rq-1'),
       orderId: `ord_rq_${Math.random().toString(36).slice(2)}`,
       clientId: distClient,
       orderNumber: 'sh-rq-1',
@@ -226,16 +225,20 @@ describe('orders through sharded intake workflows', () => {
       items: [{ offer_id: offerId, quantity: 2 }],
       requestId: 'req-a',
     };
-    const placed = await placeOrder(h.services.db, o, saleRules, revenueShares(h.config));
+    const placed = await recordPlacedOrder(h.services.db, o, saleRules, revenueShares(h.config));
     expect(placed).toMatchObject({ ok: true, issued: 2 });
     // A batch re-run (worker crash, a replayed workflow task): the same request, nothing written twice.
-    const retried = await placeOrder(h.services.db, o, saleRules, revenueShares(h.config));
+    const retried = await recordPlacedOrder(h.services.db, o, saleRules, revenueShares(h.config));
     expect(retried).toMatchObject({ ok: true, issued: 0 });
     expect(retried.ok && retried.order.vouchers.map((v) => v.id)).toEqual(placed.ok && placed.order.vouchers.map((v) => v.id));
-    // Another request for the same order_number, on either path (the per-order workflow has no request id).
+    // Another request for the same order_number (an order placed before issue 32 has no request id).
     const duplicate = { ok: false, code: 'duplicate', field: 'order_number', order_id: o.orderId };
-    expect(await placeOrder(h.services.db, { ...o, requestId: 'req-b' }, saleRules, revenueShares(h.config))).toMatchObject(duplicate);
-    expect(await placeOrder(h.services.db, { ...o, requestId: undefined }, saleRules, revenueShares(h.config))).toMatchObject(duplicate);
+    expect(await recordPlacedOrder(h.services.db, { ...o, requestId: 'req-b' }, saleRules, revenueShares(h.config))).toMatchObject(
+      duplicate,
+    );
+    expect(await recordPlacedOrder(h.services.db, { ...o, requestId: undefined }, saleRules, revenueShares(h.config))).toMatchObject(
+      duplicate,
+    );
     expect(await stock(offerId)).toBe(3);
   });
 });

@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../../store/database';
-import { placeOrder } from '../../store/orders';
+import { recordPlacedOrder } from '../../store/order-placing';
 import { saleRules } from '../../domain/sales';
 import { DEFAULT_REVENUE_SHARES } from '../../domain/money';
 import { seedOffer } from '../setup/fixtures';
@@ -9,7 +9,7 @@ import { createHarness, type Harness } from '../setup/harness';
 
 const DIST = '/distribution/beta';
 
-describe('orders: a workflow per order that issues vouchers exactly once', () => {
+describe('orders: placed through the intake, each issuing its vouchers exactly once', () => {
   let h: Harness;
   let key: string;
   let subClient: string;
@@ -160,7 +160,7 @@ describe('orders: a workflow per order that issues vouchers exactly once', () =>
     expect((await order([{ offer_id: ended, quantity: 1 }])).statusCode).toBe(422);
   });
 
-  it('cancels an order through its workflow: vouchers cancelled, stock returned', async () => {
+  it('cancels an order through its cancellation workflow: vouchers cancelled, stock returned', async () => {
     const offerId = await seedOffer(h, subClient, { initial_quantity: 4 });
     const placed = (await order([{ offer_id: offerId, quantity: 3 }])).json().order;
     expect(await stock(offerId)).toBe(1);
@@ -212,7 +212,7 @@ describe('orders: a workflow per order that issues vouchers exactly once', () =>
     });
     try {
       const input = {
-        workflowId: `order:${distClient}:rt-1`,
+        orderKey: `order:${distClient}:rt-1`,
         orderId: `ord_rt_${Math.random().toString(36).slice(2)}`,
         clientId: distClient,
         orderNumber: 'rt-1',
@@ -222,13 +222,13 @@ describe('orders: a workflow per order that issues vouchers exactly once', () =>
         shippingAddress: null,
         items: [{ offer_id: offerId, quantity: 2 }],
       };
-      const placed = await placeOrder(counted, input, saleRules, DEFAULT_REVENUE_SHARES);
+      const placed = await recordPlacedOrder(counted, input, saleRules, DEFAULT_REVENUE_SHARES);
       // Order row, offers locked, stock with its event, items, vouchers (it was 8: the order read
       // first, and the stock update, event sequence and event insert as three).
       expect(statements).toHaveLength(5);
       expect(placed).toMatchObject({ ok: true, issued: 2, order: { id: input.orderId, items: [{ quantity: 2 }] } });
       statements.length = 0;
-      const again = await placeOrder(counted, input, saleRules, DEFAULT_REVENUE_SHARES);
+      const again = await recordPlacedOrder(counted, input, saleRules, DEFAULT_REVENUE_SHARES);
       expect(again).toMatchObject({ ok: true, issued: 0 });
       expect(again.ok && again.order.vouchers.map((v) => v.id)).toEqual(placed.ok && placed.order.vouchers.map((v) => v.id));
       expect(await stock(offerId)).toBe(3);

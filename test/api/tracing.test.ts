@@ -45,8 +45,7 @@ describe('OpenTelemetry traces', () => {
   beforeAll(async () => {
     collector = await startCollector();
     // The worker bundles its workflows at start here (with the SDK's workflow interceptors): slower.
-    // The per-order design's trace (its order workflow started eagerly); ORDER_INTAKE=sharded is the default.
-    h = await createHarness({ worker: true, env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, ORDER_INTAKE: 'per-order' } });
+    h = await createHarness({ worker: true, env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url } });
   }, 180_000);
   afterAll(async () => {
     await h?.close();
@@ -57,7 +56,7 @@ describe('OpenTelemetry traces', () => {
     expect(startTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: undefined, OTEL_SERVICE_NAME: 'x' })).toBeUndefined();
   });
 
-  it('follow an order from the API through its workflow to the placing activity, in one trace', async () => {
+  it('follow an order from the API through its intake Update to the placing activity, in one trace', async () => {
     const { clientId } = await h.client('submission');
     const offerId = await seedOffer(h, clientId, { initial_quantity: 5 });
     const res = await h.app.inject({
@@ -72,7 +71,7 @@ describe('OpenTelemetry traces', () => {
     const inTrace = () => collector.spans.filter((s) => s.traceId === apiSpan()?.traceId);
     const complete = () => {
       const names = inTrace().map((s) => s.name);
-      return names.some((n) => n.startsWith('RunActivity:placeOrder')) && names.some((n) => /^(HandleUpdate|StartActivity):/.test(n));
+      return names.some((n) => n.startsWith('RunActivity:placeOrderBatch')) && names.some((n) => n.startsWith('HandleUpdate:placeOrders'));
     };
     // Workflow spans leave the worker through a sink after each activation: poll, flushing.
     await eventually('the API, workflow and activity spans of one trace', async () => {
@@ -84,20 +83,22 @@ describe('OpenTelemetry traces', () => {
     expect(api).toBeDefined();
     expect(api!.parentSpanId ?? '').toBe('');
     const names = inTrace().map((s) => s.name);
-    // The API's Temporal call (an eager start: the worker runs in this process), the workflow's
-    // scheduling of its activity, the activity itself.
+    // The API's Temporal call (the Update-with-Start to the order's shard), the workflow's handling
+    // of the Update, and the placing batch: scheduled by the run's loop, in this trace because this
+    // order (the first of its shard) started the run.
     expect(names).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/^StartWorkflow:orderFulfilmentWorkflow/),
-        expect.stringMatching(/^StartActivity:placeOrder/),
-        expect.stringMatching(/^RunActivity:placeOrder/),
+        expect.stringMatching(/^UpdateWithStartWorkflow:placeOrders/),
+        expect.stringMatching(/^HandleUpdate:placeOrders/),
+        expect.stringMatching(/^StartActivity:placeOrderBatch/),
+        expect.stringMatching(/^RunActivity:placeOrderBatch/),
       ]),
     );
     // Linked, not merely sharing an id: the API's request is the parent of its Temporal call, and
-    // the workflow's scheduling of the activity the parent of the activity's run. (Some parents,
-    // such as the still-running workflow's own span, end only when the order's workflow does.)
+    // the workflow's scheduling of the batch the parent of the batch's run. (The intake run's own
+    // span ends only when the run does.)
     const span = (re: RegExp) => inTrace().find((s) => re.test(s.name))!;
-    expect(span(/^StartWorkflow:/).parentSpanId).toBe(api!.spanId);
-    expect(span(/^RunActivity:placeOrder/).parentSpanId).toBe(span(/^StartActivity:placeOrder/).spanId);
+    expect(span(/^UpdateWithStartWorkflow:/).parentSpanId).toBe(api!.spanId);
+    expect(span(/^RunActivity:placeOrderBatch/).parentSpanId).toBe(span(/^StartActivity:placeOrderBatch/).spanId);
   }, 60_000);
 });

@@ -7,6 +7,7 @@ import { seedOffer, validOffer, waitForOfferStatus } from '../setup/fixtures';
 import { eventually } from '../setup/eventually';
 import { OFFER_REVIEW_WORKFLOW_TYPE, type OfferReviewWorkflow } from '../../workflows/offer-review-messages';
 import { offerReviewWorkflowId } from '../../workflows/shared/ids';
+import { RETIRED_WORKFLOW_TYPES } from '../../workflows/retired-messages';
 
 describe('admin CLI', () => {
   let h: Harness;
@@ -43,7 +44,7 @@ describe('admin CLI', () => {
     expect(list.every((c: { interface: string }) => c.interface === 'distribution')).toBe(true);
   });
 
-  it("orders show finds any client's order with its vouchers and workflow", async () => {
+  it("orders show finds any client's order with its vouchers, its key and where it was placed", async () => {
     const { clientId } = await h.client('submission');
     const offerId = await seedOffer(h, clientId);
     const dist = await h.client('distribution');
@@ -60,7 +61,9 @@ describe('admin CLI', () => {
       client_id: dist.clientId,
       order_number: 'support-1',
       status: 'active',
-      workflow_id: expect.stringContaining('support-1'),
+      order_key: `order:${dist.clientId}:support-1`,
+      intake_workflow_id: expect.stringMatching(/^order-intake:/),
+      intake_update_id: expect.stringMatching(/^orders:/),
     });
     expect(shown.vouchers).toHaveLength(2);
     const missing = await admin(['orders', 'show', 'ord_nope']);
@@ -186,12 +189,24 @@ describe('admin CLI', () => {
     expect((await admin(['workflows', 'stuck', '--attempts', '50', '--json'])).stdout).not.toContain(workflowId);
 
     const metrics = await h.app.inject({ method: 'GET', url: '/metrics' });
-    expect(metrics.body).toMatch(/^workflows_stuck\{type="orderFulfilmentWorkflow"\} \d+$/m);
+    expect(metrics.body).toMatch(/^workflows_stuck\{type="orderCancellationWorkflow"\} \d+$/m);
 
     // What docs/operations.md tells an operator to do with one that cannot be repaired.
     await handle.terminate('stuck: its offer does not exist');
     expect((await admin(['workflows', 'stuck', '--attempts', '2', '--json'])).stdout).not.toContain(workflowId);
   }, 90_000);
+
+  it('workflows retired lists the open runs of a type this release no longer runs, until they end (the upgrade check of docs/deployment.md)', async () => {
+    // A run an older release left open: no worker of this release has its code (nobody polls this queue).
+    const [type] = Object.keys(RETIRED_WORKFLOW_TYPES);
+    const workflowId = `order:cli_retired:${process.pid}-${Date.now()}`;
+    const handle = await h.services.temporal.workflow.start(type, { workflowId, taskQueue: `retired-${process.pid}`, args: [{}] });
+    const listed = async () => JSON.parse((await admin(['workflows', 'retired'])).stdout).runs as Array<{ workflow_id: string }>;
+    const run = await eventually('the retired run listed', async () => (await listed()).find((r) => r.workflow_id === workflowId));
+    expect(run).toMatchObject({ type, run_id: handle.firstExecutionRunId, replaced_by: expect.stringMatching(/orderIntakeWorkflow/) });
+    await handle.terminate('left by an older release');
+    await eventually('the ended run gone from the list', async () => !(await listed()).some((r) => r.workflow_id === workflowId));
+  }, 60_000);
 
   describe('ops users: review-console operators without a restart', () => {
     const [ana, bo] = [`ana-${process.pid}`, `bo-${process.pid}`];

@@ -49,10 +49,7 @@ const refused: Case[] = [
   ['services/lint-fixture.ts', "export const start = (c: { start(n: string): void }) => c.start('offerReviewWorkflow');\n"],
   // The platform layer imports domain/ only; composition (main/) and the dev stack are imported by nobody below.
   ['platform/lint-fixture.ts', "import { Operators } from '../services/operators';\nexport const o = Operators;\n"],
-  [
-    'platform/lint-fixture.ts',
-    "import type { PlacedAnswer } from '../workflows/order-fulfilment-messages';\nexport type P = PlacedAnswer;\n",
-  ],
+  ['platform/lint-fixture.ts', "import type { PlacedAnswer } from '../workflows/order-intake-messages';\nexport type P = PlacedAnswer;\n"],
   ['platform/lint-fixture.ts', "import { newId } from '../store/ids';\nexport const id = newId;\n"],
   ['api/routes/lint-fixture.ts', "import { startStack } from '../../infra/local/stack';\nexport const s = startStack;\n"],
   ['api/lint-fixture.ts', "import { connectServices } from '../main/wiring';\nexport const c = connectServices;\n"],

@@ -1,10 +1,5 @@
-import {
-  intakeBatchRequestId,
-  intakeUpdateIdOf,
-  orderIntakeShard,
-  orderIntakeUpdateId,
-  orderIntakeWorkflowId,
-} from '../../workflows/shared/ids';
+import { orderKey } from '../../domain/orders';
+import { intakeBatchRequestId, intakeUpdateIdOf, orderIntakeShard, orderIntakeWorkflowId } from '../../workflows/shared/ids';
 
 /*
  * Every API process must send an order_number to the same intake workflow, in this release and the
@@ -24,15 +19,17 @@ describe('order intake shards', () => {
     for (const c of counts) expect(Math.abs(c - 200)).toBeLessThanOrEqual(50);
   });
 
-  it('names the workflow by task queue and shard, and the update by order and request', () => {
+  it('names the workflow by task queue and shard', () => {
     expect(orderIntakeWorkflowId('offer-marketplace', 3)).toBe('order-intake:offer-marketplace:3');
-    expect(orderIntakeUpdateId('cli_abc', 'n-1', 'req-1')).toBe('order:cli_abc:n-1:req-1');
   });
 
-  it("finds the Update that carried an order from its request id: the batch's when coalesced, else the order's own", () => {
+  it("keeps the order's key in the form the per-order workflow's id had: an order_number placed before still meets its order", () => {
+    expect(orderKey('cli_abc', 'n-1')).toBe('order:cli_abc:n-1');
+  });
+
+  it("finds the Update that carried an order from its request id: its batch's", () => {
     const batch = '0b5c3a52-5f1e-4c43-9d55-1b9f4c3e2a10';
     expect(intakeBatchRequestId(batch, 3)).toBe(`${batch}/3`);
-    expect(intakeUpdateIdOf('cli_abc', 'n-1', `${batch}/3`)).toBe(`orders:${batch}`);
-    expect(intakeUpdateIdOf('cli_abc', 'n-1', batch)).toBe(`order:cli_abc:n-1:${batch}`);
+    expect(intakeUpdateIdOf(`${batch}/3`)).toBe(`orders:${batch}`);
   });
 });

@@ -15,12 +15,11 @@ import { workflowBundle } from '../../worker/workflow-bundle';
  *   test/api/offers.test.ts on the real stack (approve, suspend, resume, withdraw, resubmit), and
  *   test/unit/workflows/reservation-window.test.ts (holds, refusals, changes, cancellation, expiry,
  *   a change and a cancellation refused for good).
- * - order-fulfilment-* and order-cancellation-*: recorded from the code before 'step-failures-settle': an
- *   order placed, an order refused, a cancellation.
- * - order-*-settled-*: recorded with the patch taken (an order's placing failed for good), so later
- *   code keeps replaying the patched path too.
+ * - order-cancellation-*: recorded (test/unit/workflows/order-cancellation.test.ts with
+ *   RECORD_HISTORIES set) from the code without version branches (issue 32): a cancellation, a refusal.
  * - order-intake-continued-as-new: recorded (test/unit/workflows/order-intake.test.ts) from the
- *   first sharded intake workflow: one run with a refusal answered, an order placed, continued as new.
+ *   intake with its one Update, `placeOrders` (issue 32): one run with a refusal answered, an order
+ *   placed, continued as new.
  */
 const HISTORIES = path.join(__dirname, 'histories');
 

@@ -11,7 +11,7 @@ import { createHarness, type Harness } from '../setup/harness';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
-describe('order fulfilment survives a worker killed between taking stock and issuing vouchers', () => {
+describe('an order survives a worker killed between taking stock and issuing vouchers', () => {
   let h: Harness;
   let child: ChildProcess | undefined;
   beforeAll(async () => {

@@ -12,15 +12,13 @@ export const callbackDeliveryWorkflowId = (endpointId: string, offerId: string) 
  * that test files, each on its own queue against one Temporal server, each get their own.
  */
 export const callbackDispatcherWorkflowId = (taskQueue: string) => `callback-dispatcher:${taskQueue}`;
-/** One order per (distribution client, order_number): a retried POST can never fulfil it twice. */
-export const orderWorkflowId = (clientId: string, orderNumber: string) => `order:${clientId}:${orderNumber}`;
 export const reservationWorkflowId = (reservationId: string) => `reservation:${reservationId}`;
 /** One cancellation per order at a time: concurrent cancel requests join the same run. */
 export const orderCancellationWorkflowId = (orderId: string) => `order-cancellation:${orderId}`;
 
 /**
- * Sharded order intake (ORDER_INTAKE=sharded): one long-running intake workflow per shard and task
- * queue (the queue in the id as for the dispatcher: test files share one server).
+ * The order intake: one long-running intake workflow per shard and task queue (the queue in the id
+ * as for the dispatcher: test files share one server).
  */
 export const orderIntakeWorkflowId = (taskQueue: string, shard: number) => `order-intake:${taskQueue}:${shard}`;
 
@@ -40,34 +38,18 @@ export function orderIntakeShard(clientId: string, orderNumber: string, shards: 
 }
 
 /**
- * The update id of one HTTP request's order at its intake workflow: it names the order (its
- * per-order workflow id: client and order_number) and the request, so an operator finds the
- * order's handling in the intake workflow's history, and the client SDK's own retries of the call
- * are deduplicated by Temporal. A new request (a client's retry) is a new update; the database
- * tells its retry from a duplicate (store/orders.ts).
- */
-export const orderIntakeUpdateId = (clientId: string, orderNumber: string, requestId: string) =>
-  `${orderWorkflowId(clientId, orderNumber)}:${requestId}`;
-
-/**
- * The request id of the `index`th order of a coalesced Update (services/order-intake.ts): the
- * batch's id (a UUID, one per Update) and the order's place in it. Unique per HTTP request as a
- * plain request id is (each request's order is in one batch, resends included), and it names the
- * Update that carried it, so an operator finds it from the order row alone (intakeUpdateIdOf).
+ * The request id of the `index`th order of a `placeOrders` Update (services/order-intake.ts): the
+ * batch's id (a UUID, one per Update) and the order's place in it. Unique per HTTP request (each
+ * request's order is in one batch, resends included), and it names the Update that carried it, so
+ * an operator finds it from the order row alone (intakeUpdateIdOf).
  */
 export const intakeBatchRequestId = (batchId: string, index: number) => `${batchId}/${index}`;
 
-/** The update id of a coalesced Update (`placeOrders`): one per batch, reused by the client SDK's own retries and by resends. */
+/** The update id of a `placeOrders` Update: one per batch, reused by the client SDK's own retries and by resends. */
 export const intakeBatchUpdateId = (batchId: string) => `orders:${batchId}`;
 
-/**
- * The update id under which the order with this request id reached its intake workflow: the
- * batch's (`orders:<batch id>`) for a request id of a coalesced Update, else the order's own.
- */
-export function intakeUpdateIdOf(clientId: string, orderNumber: string, requestId: string): string {
-  const slash = requestId.lastIndexOf('/');
-  return slash > 0 ? intakeBatchUpdateId(requestId.slice(0, slash)) : orderIntakeUpdateId(clientId, orderNumber, requestId);
-}
+/** The update id under which the order with this request id (intakeBatchRequestId) reached its intake workflow. */
+export const intakeUpdateIdOf = (requestId: string) => intakeBatchUpdateId(requestId.slice(0, requestId.lastIndexOf('/')));
 /** The schedule that starts the monthly statements on the 1st (one per task queue, as the dispatcher). */
 export const monthlyStatementsScheduleId = (taskQueue: string) => `monthly-statements-schedule:${taskQueue}`;
 /** One run per month at a time (an operator's run and the schedule's of the same month join one another). */

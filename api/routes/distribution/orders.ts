@@ -13,8 +13,8 @@ const Params = z.object({ id: IdParam });
 const op = operations('Orders');
 
 /**
- * Orders: each is an order-fulfilment workflow (services/orders.ts). POST answers once the order
- * is placed, so the reply holds the vouchers.
+ * Orders (services/orders.ts): POST places the order through the order intake, the one way orders
+ * are placed, and answers once it is placed, so the reply holds the vouchers; PUT cancels it.
  */
 export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   app.post(

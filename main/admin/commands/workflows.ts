@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { listStuckWorkflows, STUCK_AFTER_ATTEMPTS, type StuckWorkflow } from '../../../services/stuck-workflows';
+import { listRetiredWorkflowRuns } from '../../../services/retired-workflows';
 import { output, type AdminContext } from '../context';
 
 const whole = (v: string) => {
@@ -8,9 +9,9 @@ const whole = (v: string) => {
   return n;
 };
 
-/** `workflows …`: operators find stuck work (docs/operations.md, "Stuck workflows"). */
+/** `workflows …`: operators find stuck work (docs/operations.md, "Stuck workflows") and runs an upgrade would strand. */
 export function workflowsCommand(ctx: () => AdminContext): Command {
-  const cmd = new Command('workflows').description('running workflows: find stuck ones');
+  const cmd = new Command('workflows').description('running workflows: find stuck ones, and open runs of retired types');
   cmd
     .command('stuck')
     .description('running workflows older than their process allows, or with an activity retrying past --attempts')
@@ -24,6 +25,15 @@ export function workflowsCommand(ctx: () => AdminContext): Command {
       if (o.json) return output(listing);
       if (listing.workflows.length === 0) process.stderr.write(`nothing stuck among ${listing.scanned} running workflows\n`);
       else output(table(listing.workflows));
+    });
+  cmd
+    .command('retired')
+    .description('open runs of workflow types this release no longer runs (before an upgrade: docs/deployment.md)')
+    .option('--limit <n>', 'list no more runs than this', whole, 1000)
+    .action(async (o: { limit: number }) => {
+      const runs = await listRetiredWorkflowRuns({ temporal: await ctx().temporal() }, o.limit);
+      if (runs.length === 0) process.stderr.write('no open run of a retired workflow type\n');
+      output({ runs });
     });
   return cmd;
 }

@@ -52,6 +52,10 @@ describe('order-cancellation workflow', () => {
       const cause = (err as WorkflowUpdateFailedError).cause as ApplicationFailure;
       expect(cause).toBeInstanceOf(ApplicationFailure);
       expect({ type: cause.type, details: cause.details }).toEqual({ type: 'not_found', details: [refusal] });
+      // The run ends with the refusal as its result (a refusal is no failed workflow).
+      const handle = env.client.workflow.getHandle(orderCancellationWorkflowId('ord_2'));
+      expect(await handle.result()).toEqual(refusal);
+      await recordHistory(handle, 'order-cancellation-refused');
     });
   });
 

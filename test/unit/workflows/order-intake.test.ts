@@ -1,28 +1,37 @@
-import { WithStartWorkflowOperation, WorkflowUpdateStage, type WorkflowHandle } from '@temporalio/client';
-import type { OrderSnapshot } from '../../../domain/orders';
+import {
+  ApplicationFailure,
+  WithStartWorkflowOperation,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateStage,
+  type WorkflowHandle,
+} from '@temporalio/client';
+import { orderKey, type OrderSnapshot } from '../../../domain/orders';
 import {
   INTAKE_CLOSING,
   MAX_ORDERS_PER_UPDATE,
   ORDER_INTAKE_WORKFLOW_TYPE,
-  placeOrderUpdate,
+  placeOrdersUpdate,
+  SERVER_UPDATE_NOT_SEEN_THROUGH,
   type IntakeOrder,
   type OrderIntakeWorkflow,
   type PlacedAnswer,
   type PlaceOrderBatch,
 } from '../../../workflows/order-intake-messages';
-import { intakeBatchUpdateId, orderIntakeUpdateId, orderIntakeWorkflowId, orderWorkflowId } from '../../../workflows/shared/ids';
-import { intakeLocation, placeThroughIntake, sendOrdersToIntake, sendToIntake } from '../../../services/order-intake';
+import { intakeBatchUpdateId, orderIntakeWorkflowId } from '../../../workflows/shared/ids';
+import { intakeLocation, placeThroughIntake, sendOrdersToIntake, toSendAgain } from '../../../services/order-intake';
 import { loadConfig } from '../../../platform/config';
 import { businessMetrics } from '../../../platform/metrics';
+import { eventually } from '../../setup/eventually';
 import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
 
 /*
- * The order-intake workflow (ORDER_INTAKE=sharded) with its batch activity replaced by a double:
- * orders that arrive together are placed by one activity call and each Update gets its own answer;
- * a refusal is an answer and the workflow keeps running; it continues as new past its bound and
- * later orders still answer; the same update id twice is placed once. Coalesced (the default), an
- * API process sends the orders it holds for a shard while an Update is in flight as one
- * `placeOrders` Update, each order answered with its own.
+ * The order-intake workflow with its batch activity replaced by a double: orders that arrive
+ * together are placed by one activity call and each gets its own answer; a refusal is an answer and
+ * the workflow keeps running; it continues as new past its bound and later orders still answer; the
+ * same update id twice is placed once; an Update refused by a closing run, or failed by the server
+ * because its run ended, is sent again (decided by the failure's type). An API process sends the
+ * orders it holds for a shard while an Update is in flight as its next `placeOrders` Update, each
+ * order answered with its own.
  */
 describe('order-intake workflow', () => {
   let env: WorkflowTestEnv;
@@ -36,7 +45,7 @@ describe('order-intake workflow', () => {
     const n = ++orders;
     const orderNumber = `n-${n}`;
     return {
-      workflowId: orderWorkflowId('cli_test', orderNumber),
+      orderKey: orderKey('cli_test', orderNumber),
       orderId: `ord_test${n}`,
       clientId: 'cli_test',
       orderNumber,
@@ -63,14 +72,16 @@ describe('order-intake workflow', () => {
     voucher_count: 0,
   });
   const placed = (o: IntakeOrder): PlacedAnswer => ({ ok: true, orderId: o.orderId, issued: 1, orderSnapshot: snapshot(o) });
-  const updateId = (o: IntakeOrder) => orderIntakeUpdateId(o.clientId, o.orderNumber, o.requestId);
+  /** The update id of a `placeOrders` Update carrying this one order. */
+  const updateId = (o: IntakeOrder) => intakeBatchUpdateId(`one-${o.requestId}`);
 
   let shards = 0;
   /** A fresh shard's workflow on this task queue, reached as the API does (Update-with-Start, USE_EXISTING). */
   const shard = (taskQueue: string, ordersPerRun = 100) => {
     const workflowId = `order-intake:${taskQueue}:${++shards}`;
-    // As the API sends it: sent again while a closing run refuses it.
-    const send = (o: IntakeOrder, id = updateId(o)) => sendToIntake(env.client, { workflowId, taskQueue, input: { ordersPerRun } }, o, id);
+    const target = { workflowId, taskQueue, input: { ordersPerRun } };
+    /** One order in its own Update, as the API sends it: sent again while a closing run refuses it. */
+    const send = async (o: IntakeOrder, id = updateId(o)) => (await sendOrdersToIntake(env.client, target, [o], id))[0];
     /** Sent once, as a sender that does not retry would: a closing run's refusal is the answer. */
     const sendOnce = (o: IntakeOrder) => {
       const startWorkflowOperation = new WithStartWorkflowOperation<OrderIntakeWorkflow>(ORDER_INTAKE_WORKFLOW_TYPE, {
@@ -79,12 +90,12 @@ describe('order-intake workflow', () => {
         args: [{ ordersPerRun }],
         workflowIdConflictPolicy: 'USE_EXISTING',
       });
-      return env.client.workflow.executeUpdateWithStart(placeOrderUpdate, { startWorkflowOperation, args: [o], updateId: updateId(o) });
+      return env.client.workflow.executeUpdateWithStart(placeOrdersUpdate, { startWorkflowOperation, args: [[o]], updateId: updateId(o) });
     };
     const handle = (): WorkflowHandle<OrderIntakeWorkflow> => env.client.workflow.getHandle(workflowId);
     /** Several orders as one `placeOrders` Update, as a coalescing API process sends them. */
     const sendMany = (os: IntakeOrder[], id = intakeBatchUpdateId(`batch-${os[0].requestId}`)) =>
-      sendOrdersToIntake(env.client, { workflowId, taskQueue, input: { ordersPerRun } }, os, id);
+      sendOrdersToIntake(env.client, target, os, id);
     /**
      * Starts the run before any order, with a short workflow task timeout: while a gated batch
      * waits, the workflow task that runs it completes only at its heartbeat (80% of that timeout),
@@ -108,14 +119,9 @@ describe('order-intake workflow', () => {
       return batch.map(placed);
     };
 
-  /** The API's order intake on this task queue with one shard, coalescing or not, as services/orders.ts calls it. */
-  const intakeService = (taskQueue: string, coalesce: boolean) => {
-    const config = loadConfig({
-      ...process.env,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      ORDER_INTAKE_SHARDS: '1',
-      ORDER_INTAKE_COALESCE: String(coalesce),
-    });
+  /** The API's order intake on this task queue with one shard, as services/orders.ts calls it. */
+  const intakeService = (taskQueue: string) => {
+    const config = loadConfig({ ...process.env, TEMPORAL_TASK_QUEUE: taskQueue, ORDER_INTAKE_SHARDS: '1' });
     return { config, deps: { temporal: env.client, config, metrics: businessMetrics } };
   };
 
@@ -155,12 +161,12 @@ describe('order-intake workflow', () => {
       // which is what makes this test take seconds; real batches last milliseconds.
       const queued = await Promise.all(
         [b, c, d].map((o) =>
-          s.handle().startUpdate(placeOrderUpdate, { args: [o], updateId: updateId(o), waitForStage: WorkflowUpdateStage.ACCEPTED }),
+          s.handle().startUpdate(placeOrdersUpdate, { args: [[o]], updateId: updateId(o), waitForStage: WorkflowUpdateStage.ACCEPTED }),
         ),
       );
       open();
       expect(await answerA).toEqual(placed(a));
-      expect(await Promise.all(queued.map((u) => u.result()))).toEqual([b, c, d].map(placed));
+      expect(await Promise.all(queued.map((u) => u.result()))).toEqual([b, c, d].map((o) => [placed(o)]));
       // The three arrived together (in any order among them): one call for all of them.
       const batches = calls.of('placeOrderBatch') as PlaceOrderBatch[];
       expect(batches.map((x) => x.orders.map((o) => o.orderId).sort())).toEqual([[a.orderId], [b, c, d].map((o) => o.orderId).sort()]);
@@ -239,7 +245,7 @@ describe('order-intake workflow', () => {
       const answerA = s.send(a);
       await calls.nth('placeOrderBatch', 1);
       const answerB = s.send(b); // queued behind the first batch, taken before the run closes
-      await s.handle().startUpdate(placeOrderUpdate, { args: [b], updateId: updateId(b), waitForStage: WorkflowUpdateStage.ACCEPTED });
+      await s.handle().startUpdate(placeOrdersUpdate, { args: [[b]], updateId: updateId(b), waitForStage: WorkflowUpdateStage.ACCEPTED });
       open(0);
       expect(await answerA).toEqual(placed(a));
       await calls.nth('placeOrderBatch', 2);
@@ -279,13 +285,10 @@ describe('order-intake workflow', () => {
       const s = shard(taskQueue);
       expect(await s.sendMany([a, refused, b])).toEqual([placed(a), refusal, placed(b)]);
       expect(calls.of('placeOrderBatch')).toEqual([{ orders: [a, refused, b] }]);
-      // An old sender's single order still answers beside it (both handlers registered).
-      const c = order();
-      expect(await s.send(c)).toEqual(placed(c));
       // More orders than one batch carries are refused at the validator, before anything is recorded.
       const tooMany = Array.from({ length: MAX_ORDERS_PER_UPDATE + 1 }, order);
       await expect(s.sendMany(tooMany)).rejects.toMatchObject({ cause: { message: expect.stringMatching(/1 to 20 orders/) } });
-      expect(calls.of('placeOrderBatch')).toHaveLength(2);
+      expect(calls.of('placeOrderBatch')).toHaveLength(1);
       expect((await s.handle().describe()).status.name).toBe('RUNNING');
     });
   });
@@ -293,7 +296,7 @@ describe('order-intake workflow', () => {
   it('coalesces: the orders for a shard that arrive while its Update is in flight go together as one Update when it answers', async () => {
     const { calls, doubles, open } = gatedBatches(1);
     await env.withWorker(doubles, async (taskQueue) => {
-      const { config, deps } = intakeService(taskQueue, true);
+      const { config, deps } = intakeService(taskQueue);
       const [a, b, c, d, e] = Array.from({ length: 5 }, order).map(({ requestId: _, ...o }) => o);
       const answerA = placeThroughIntake(deps, a);
       await calls.nth('placeOrderBatch', 1);
@@ -315,18 +318,38 @@ describe('order-intake workflow', () => {
     });
   });
 
-  it('with ORDER_INTAKE_COALESCE=false sends each order as its own placeOrder Update, under its own update id', async () => {
-    const calls = new ActivityCalls();
-    await env.withWorker(calls.wrap({ placeOrderBatch: placingAll() }), async (taskQueue) => {
-      const { config, deps } = intakeService(taskQueue, false);
-      const sent = Array.from({ length: 3 }, order).map(({ requestId: _, ...o }) => o);
-      await Promise.all(sent.map((o) => placeThroughIntake(deps, o)));
-      const placedOrders = (calls.of('placeOrderBatch') as PlaceOrderBatch[]).flatMap((x) => x.orders);
-      const updateIds = placedOrders.map((o) => intakeLocation(config, o.clientId, o.orderNumber, o.requestId).updateId);
-      expect(updateIds.sort()).toEqual(placedOrders.map((o) => orderIntakeUpdateId(o.clientId, o.orderNumber, o.requestId)).sort());
-      const accepted = await acceptedUpdates(taskQueue);
-      expect(accepted.map((r) => r.input?.name)).toEqual(['placeOrder', 'placeOrder', 'placeOrder']);
-      expect(accepted.map((r) => r.meta?.updateId).sort()).toEqual(updateIds.sort());
+  it('sends an Update again when the server fails it because its run ended before answering (AcceptedUpdateCompletedWorkflow): the next run places it', async () => {
+    const { calls, doubles, open } = gatedBatches(1);
+    await env.withWorker(doubles, async (taskQueue) => {
+      const s = shard(taskQueue);
+      await s.startQuick();
+      const firstRunId = (await s.handle().describe()).runId;
+      const firstRun = env.client.workflow.getHandle(s.workflowId, firstRunId);
+      const a = order();
+      const answerA = s.send(a);
+      // Accepted (in the history), its batch placing (held): the run ends now, with the Update unanswered.
+      await calls.nth('placeOrderBatch', 1);
+      await eventually('the Update accepted', async () =>
+        (await firstRun.fetchHistory()).events!.some((e) => e.workflowExecutionUpdateAcceptedEventAttributes),
+      );
+      await firstRun.terminate('a run that ends before answering');
+      // The held batch is let go either way, so that a failure here does not hold the worker's shutdown.
+      const answered = await answerA.finally(() => open());
+      expect(answered).toEqual(placed(a));
+      expect((await s.handle().describe()).runId).not.toBe(firstRunId);
+      expect(calls.of('placeOrderBatch')).toEqual([{ orders: [a] }, { orders: [a] }]);
     });
+  });
+
+  it('decides a resend by the failure type, never by its text', () => {
+    const failed = (cause: Error) => new WorkflowUpdateFailedError('Workflow Update failed', cause);
+    for (const type of [INTAKE_CLOSING, ...SERVER_UPDATE_NOT_SEEN_THROUGH])
+      expect(toSendAgain(failed(ApplicationFailure.create({ type, message: 'any text', nonRetryable: true })))).toBe(true);
+    // The server's text without its type, a refusal, a plain error: answered as they are.
+    const text = 'Workflow Update failed because the Workflow completed before the Update completed.';
+    expect(toSendAgain(failed(ApplicationFailure.create({ message: text })))).toBe(false);
+    expect(toSendAgain(failed(new Error(text)))).toBe(false);
+    expect(toSendAgain(failed(ApplicationFailure.create({ type: 'insufficient_stock', message: 'no stock' })))).toBe(false);
+    expect(toSendAgain(ApplicationFailure.create({ type: INTAKE_CLOSING, message: 'not an Update failure' }))).toBe(false);
   });
 });

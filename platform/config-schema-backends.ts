@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { port, unset } from './config-values';
+
+/*
+ * The settings of the three backends (Postgres, Temporal, the S3 store) and of the local servers
+ * `npm start` runs when they are not given; part of the one schema (config-schema.ts), in its order.
+ */
+
+/** The S3 servers `npm start` can run itself when S3_ENDPOINT is unset (docs/decisions.md). */
+export const EMBEDDED_S3_SERVERS = ['versitygw', 'minio'] as const;
+export type EmbeddedS3Server = (typeof EMBEDDED_S3_SERVERS)[number];
+
+export const backendSettings = {
+  DATABASE_URL: z
+    .string()
+    .url()
+    .optional()
+    .meta(unset('Any Postgres (`postgres://…`) instead of the embedded one.', '(embedded Postgres)')),
+  EMBEDDED_POSTGRES_PORT: port.default(54329).describe('Port of the embedded Postgres.'),
+  DATABASE_POOL_SIZE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(200)
+    .default(10)
+    .describe('Database connections per process (1–200); size the server for every process’s pool.'),
+  TEMPORAL_ADDRESS: z
+    .string()
+    .min(1)
+    .optional()
+    .meta(unset('Any Temporal cluster (`host:port`) instead of the local dev server.', '(local dev server)')),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default').describe('The Temporal namespace of the workflows.'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('offer-marketplace').describe('Task queue of the workers: the same on every process.'),
+  TEMPORAL_DEV_PORT: port.default(7233).describe('Port of the local Temporal dev server.'),
+  TEMPORAL_UI_PORT: port.default(8233).describe('Port of the local dev server’s Web UI.'),
+  TEMPORAL_UI_URL: z
+    .string()
+    .url()
+    .optional()
+    .meta(unset('The Temporal Web UI’s address, for the review console’s links to each offer’s workflow.', '(the dev server’s UI)')),
+  // Object storage: any S3-compatible store, else a local server (docs/decisions.md, "Embedded object store").
+  S3_ENDPOINT: z
+    .string()
+    .url()
+    .optional()
+    .meta(
+      unset(
+        'Any S3-compatible store (URL) instead of the local S3 server; needs `S3_ACCESS_KEY` and `S3_SECRET_KEY`.',
+        '(local S3 server)',
+      ),
+    ),
+  S3_ACCESS_KEY: z.string().min(1).optional().describe('Access key of `S3_ENDPOINT`.'),
+  S3_SECRET_KEY: z.string().min(1).optional().describe('Secret key of `S3_ENDPOINT`.'),
+  S3_REGION: z.string().min(1).default('us-east-1').describe('Region of the S3 store.'),
+  S3_BUCKET: z
+    .string()
+    .min(3)
+    .max(63)
+    .regex(/^[a-z0-9][a-z0-9.-]+[a-z0-9]$/, 'must be a valid S3 bucket name')
+    .default('attachments')
+    .describe('Bucket of the attachments’ bytes, created at start when missing.'),
+  EMBEDDED_S3: z
+    .enum(EMBEDDED_S3_SERVERS)
+    .default('versitygw')
+    .describe(
+      'The local S3 server `npm start` runs when `S3_ENDPOINT` is unset: `versitygw` (the Versity S3 gateway, under `DATA_DIR/versitygw`) ' +
+        'or `minio` (under `DATA_DIR/minio`). Each keeps its own files, so switching starts with an empty store ([decisions.md](decisions.md)).',
+    ),
+  EMBEDDED_S3_PORT: port.optional().meta(unset('Port of the local S3 server.', '`MINIO_PORT`, else `9000`')),
+  MINIO_PORT: port.optional().describe('The older name of `EMBEDDED_S3_PORT`, still read; `EMBEDDED_S3_PORT` wins.'),
+  TEMPORAL_BIN: z
+    .string()
+    .min(1)
+    .optional()
+    .meta(unset('A `temporal` CLI binary to run instead of building one.', '(on PATH, else built)')),
+  VERSITYGW_BIN: z.string().min(1).optional().meta(unset('A `versitygw` binary to run instead of building one.', '(on PATH, else built)')),
+  MINIO_BIN: z.string().min(1).optional().meta(unset('A `minio` binary to run instead of building one.', '(on PATH, else built)')),
+};
