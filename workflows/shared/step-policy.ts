@@ -13,12 +13,6 @@ import type { RetryPolicy } from '@temporalio/common';
  *   API reports. Changing a policy is replay-safe: Temporal compares an activity's type, not its options.
  */
 
-/**
- * The patch under which a workflow handles a step that failed for good (a known state instead of
- * a failed workflow); histories recorded before it replay the old path (test/workflows/histories).
- */
-export const STEP_FAILURES_PATCH = 'step-failures-settle';
-
 /** The failure type of a refusal raised in an activity: `details[0]` is the `Refused` value. */
 export const REFUSED_FAILURE_TYPE = 'Refused';
 
