@@ -15,6 +15,13 @@ import { withCpu, type CpuPerOrder } from './proc-cpu';
  * the floor, what Temporal alone costs (bench/floor.ts).
  */
 
+/**
+ * Orders placed before anything is measured: enough that the worker's and the API's code paths are
+ * compiled by then, as other designs' runs used to do before issue 32 (bench/README.md, "One order
+ * path", says what too short a warm-up cost).
+ */
+const WARM_ORDERS = 1_000;
+
 /** Orders at each concurrency level; each level's orders all buy one offer. */
 const ORDERS_PER_LEVEL = { 1: 150, 8: 600, 32: 1200 } as const;
 
@@ -94,9 +101,9 @@ function placer(bench: BenchStack, errors: Record<string, number>): PlaceOne {
  */
 async function warmUp(bench: BenchStack, placeOne: PlaceOne): Promise<void> {
   const warm = await approvedOffer(bench.services.db, bench.sub.clientId, dealInput());
-  say('orders: warming up (waiting for the worker, then 100 orders)…');
+  say(`orders: warming up (waiting for the worker, then ${WARM_ORDERS} orders)…`);
   for (let i = 0; !(await placeOne(warm, 'warm')(i)); i++) if (i > 300) throw new Error('no order placed after warm-up');
-  await runLoad(100, 8, placeOne(warm, 'warm'));
+  await runLoad(WARM_ORDERS, 8, placeOne(warm, 'warm'));
   await runLoad(200, 8, (i) => bareOrder(bench.services.db, bench.dist.clientId, warm, `warm-base-${i}`));
 }
 
