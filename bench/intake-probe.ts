@@ -1,14 +1,7 @@
-import crypto from 'node:crypto';
-import { buildApp } from '../api/app';
-import { createApiKey } from '../services/api-clients';
-import { freePort } from '../platform/free-port';
-import { createLogger } from '../platform/logger';
 import { scrape } from '../platform/metrics';
-import { connectServices } from '../main';
-import { startStackProcess, stopStackProcess } from '../infra/local/stack-process';
-import { startWorker } from '../worker/main';
-import { benchConfig } from './bench-config';
+import { startBenchStack } from './bench-stack';
 import { runLoad } from './load';
+import { placer, warmUp } from './orders';
 import { cpuSnapshot, cpuSpent } from './proc-cpu';
 import { approvedOffer, dealInput } from './offer-fixture';
 
@@ -37,44 +30,17 @@ function parseMetrics(text: string): Map<string, number> {
 }
 
 async function main() {
-  const stack = await startStackProcess({ prefix: 'offer-marketplace-probe-' });
-  const stops: Array<() => Promise<unknown>> = [() => stopStackProcess(stack.pid, stack.dataDir)];
+  // The worker in this process (startBenchStack's one-process layout), so its metrics are read here.
+  delete process.env.BENCH_WORKER;
+  const stops: Array<() => Promise<unknown>> = [];
   try {
-    const config = benchConfig(stack);
-    const services = await connectServices(config, stack.endpoints, createLogger('silent'));
-    stops.push(() => services.close());
-    const worker = await startWorker({ deps: services, endpoints: stack.endpoints, taskQueue: config.TEMPORAL_TASK_QUEUE });
-    stops.push(() => worker.shutdown());
-    const app = await buildApp(services);
-    stops.push(() => app.close());
-    const port = await freePort();
-    await app.listen({ port, host: '127.0.0.1' });
-    const base = `http://127.0.0.1:${port}`;
-    const sub = await createApiKey(services, { iface: 'submission', environment: config.SERVICE_ENVIRONMENT });
-    const dist = await createApiKey(services, { iface: 'distribution', environment: config.SERVICE_ENVIRONMENT });
+    const bench = await startBenchStack(stops);
     const errors: Record<string, number> = {};
-    const placeOne = (offerId: string, tag: string) => async (i: number) => {
-      const res = await fetch(`${base}/distribution/beta/orders`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-service-api-key': dist.key },
-        body: JSON.stringify({
-          order: {
-            order_number: `p-${tag}-${i}-${crypto.randomUUID()}`,
-            customer_name: 'Probe',
-            items: [{ offer_id: offerId, quantity: 1 }],
-          },
-        }),
-      });
-      const body = await res.text();
-      if (res.status !== 200) errors[`${res.status} ${body.slice(0, 400)}`] = (errors[`${res.status} ${body.slice(0, 400)}`] ?? 0) + 1;
-      return res.status === 200;
-    };
-    const warm = await approvedOffer(services.db, sub.clientId, dealInput());
-    for (let i = 0; !(await placeOne(warm, 'warm')(i)); i++) if (i > 300) throw new Error('no order placed');
-    await runLoad(100, 8, placeOne(warm, 'warm'));
+    const placeOne = placer(bench, errors);
+    await warmUp(bench, placeOne);
     for (const c of LEVELS) {
       const n = ORDERS[c] ?? 600;
-      const offer = await approvedOffer(services.db, sub.clientId, dealInput());
+      const offer = await approvedOffer(bench.services.db, bench.sub.clientId, dealInput());
       const m0 = parseMetrics(await scrape());
       const cpu0 = cpuSnapshot(process.pid);
       const r = await runLoad(n, c, placeOne(offer, `c${c}`));

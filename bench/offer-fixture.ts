@@ -4,8 +4,8 @@ import { OfferInput } from '../schemas/offer';
 import type { Db } from '../store/db';
 
 /*
- * The offers the benchmarks and the chaos run sell. The bench's own, not the suite's fixtures
- * (test/setup/fixtures.ts has the same deal): bench/ imports nothing of test/.
+ * The offers the benchmarks and the chaos run sell. bench/ imports nothing of test/; the suite's
+ * fixtures (test/setup/fixtures.ts) take their deal from here instead.
  */
 
 /** A complete, valid deal as an advertiser would POST it (the JSON body of `{offer: …}`), with the given changes. */

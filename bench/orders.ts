@@ -71,10 +71,10 @@ export async function benchOrders(bench: BenchStack, stops: Array<() => Promise<
   return { ...result, ...(await benchFloor(bench.services.temporal, floorWorker)) };
 }
 
-type PlaceOne = (offerId: string, tag: string) => (i: number) => Promise<boolean>;
+export type PlaceOne = (offerId: string, tag: string) => (i: number) => Promise<boolean>;
 
 /** Order `i` of one offer through the API, tagged in its order number; a failure is counted in `errors`. */
-function placer(bench: BenchStack, errors: Record<string, number>): PlaceOne {
+export function placer(bench: BenchStack, errors: Record<string, number>): PlaceOne {
   return (offerId, tag) => async (i) => {
     const res = await bench.post('/distribution/beta/orders', bench.dist.key, {
       order: {
@@ -99,7 +99,7 @@ function placer(bench: BenchStack, errors: Record<string, number>): PlaceOne {
  * The worker bundles its workflows at start, and the first orders of a fresh process pay for
  * compiling and connecting; none of that belongs in the measure.
  */
-async function warmUp(bench: BenchStack, placeOne: PlaceOne): Promise<void> {
+export async function warmUp(bench: BenchStack, placeOne: PlaceOne): Promise<void> {
   const warm = await approvedOffer(bench.services.db, bench.sub.clientId, dealInput());
   say(`orders: warming up (waiting for the worker, then ${WARM_ORDERS} orders)…`);
   for (let i = 0; !(await placeOne(warm, 'warm')(i)); i++) if (i > 300) throw new Error('no order placed after warm-up');

@@ -4,40 +4,10 @@ import { OfferInput } from '../../schemas/offer';
 import type { Db } from '../../store/db';
 import { eventually } from './eventually';
 import type { Harness } from './harness';
+import { offerBody as validOffer } from '../../bench/offer-fixture';
 
-/** A complete, valid deal as an advertiser would POST it (JSON body of `{offer: …}`). */
-export function validOffer(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    title: 'Two-course dinner for two',
-    type: 'deal',
-    price: { currency_code: 'USD', amount: 4500 },
-    value: { currency_code: 'USD', amount: 9000 },
-    discount: { type: 'percentage', percentage: 50 },
-    fine_print: 'Valid Monday to Thursday. Reservation required.',
-    start_date: '2026-01-01',
-    end_date: '2099-12-31',
-    vouchers_expire: { on: '2099-12-31' },
-    initial_quantity: 100,
-    creative: {
-      requires_editorial_support: false,
-      headlines: ['Dinner for two', 'Half price'],
-      description: 'A fine dinner.',
-      original_media: [],
-    },
-    advertiser: {
-      name: 'Trattoria Roma',
-      description: 'Family Italian restaurant',
-      categories: [{ id: 2 }],
-      redemption_locations: [
-        { address_line_1: '350 5th Ave', city: 'New York', state_code: 'NY', postal_code: '10118', country_code: 'US' },
-      ],
-      website_url: 'https://trattoria.example',
-      public_phone: '+1 212 555 0100',
-    },
-    custom_attributes: [{ name: 'cuisine', value: 'italian' }],
-    ...overrides,
-  };
-}
+/** A complete, valid deal as an advertiser would POST it (JSON body of `{offer: …}`): the benchmarks' deal, one copy for both. */
+export { validOffer };
 
 /** Waits until the offer's status is `expected` (its review workflow records it in its own time). */
 export async function waitForOfferStatus(h: Harness, offerId: string, expected: string, timeoutMs = 30_000): Promise<void> {
