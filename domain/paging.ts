@@ -1,4 +1,4 @@
-/** Which page of a list: `page` counts from 1 (docs/decisions.md: 25 a page by default, at most 100). */
+/** Which page of a list: `page` counts from 1 (docs/decisions/0004-api-conventions.md: 25 a page by default, at most 100). */
 export interface Page {
   page: number;
   per_page: number;

@@ -8,7 +8,7 @@ import { businessMetrics } from '../platform/metrics';
 import { createObjectStore } from '../platform/object-store';
 import { createDb } from '../store/db';
 
-/** The three published documents, each committed as docs/openapi/<name>.json (docs/decisions.md). */
+/** The three published documents, each committed as docs/openapi/<name>.json (docs/decisions/0032-generated-clients-documents-committed.md). */
 export const OPENAPI_DOCUMENTS = ['submission', 'distribution', 'developer'] as const;
 export type OpenApiDocument = (typeof OPENAPI_DOCUMENTS)[number];
 

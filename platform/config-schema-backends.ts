@@ -6,7 +6,7 @@ import { port, unset } from './config-values';
  * `npm start` runs when they are not given; part of the one schema (config-schema.ts), in its order.
  */
 
-/** The S3 servers `npm start` can run itself when S3_ENDPOINT is unset (docs/decisions.md). */
+/** The S3 servers `npm start` can run itself when S3_ENDPOINT is unset (docs/decisions/0026-embedded-object-store.md). */
 export const EMBEDDED_S3_SERVERS = ['versitygw', 'minio'] as const;
 export type EmbeddedS3Server = (typeof EMBEDDED_S3_SERVERS)[number];
 
@@ -38,7 +38,7 @@ export const backendSettings = {
     .url()
     .optional()
     .meta(unset('The Temporal Web UI’s address, for the review console’s links to each offer’s workflow.', '(the dev server’s UI)')),
-  // Object storage: any S3-compatible store, else a local server (docs/decisions.md, "Embedded object store").
+  // Object storage: any S3-compatible store, else a local server (docs/decisions/0026-embedded-object-store.md).
   S3_ENDPOINT: z
     .string()
     .url()
@@ -64,7 +64,7 @@ export const backendSettings = {
     .default('versitygw')
     .describe(
       'The local S3 server `npm start` runs when `S3_ENDPOINT` is unset: `versitygw` (the Versity S3 gateway, under `DATA_DIR/versitygw`) ' +
-        'or `minio` (under `DATA_DIR/minio`). Each keeps its own files, so switching starts with an empty store ([decisions.md](decisions.md)).',
+        'or `minio` (under `DATA_DIR/minio`). Each keeps its own files, so switching starts with an empty store ([decision 0026](decisions/0026-embedded-object-store.md)).',
     ),
   EMBEDDED_S3_PORT: port.optional().meta(unset('Port of the local S3 server.', '`MINIO_PORT`, else `9000`')),
   MINIO_PORT: port.optional().describe('The older name of `EMBEDDED_S3_PORT`, still read; `EMBEDDED_S3_PORT` wins.'),

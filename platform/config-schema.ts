@@ -78,7 +78,7 @@ export const EnvSchema = z.object({
     .describe(
       'How many order-intake workflows share the orders (by client and order_number; [orders-and-vouchers.md](orders-and-vouchers.md#order-intake)). ' +
         'Fewer shards make larger Updates, each carrying the orders an API process held for its shard (the bench: 4 shards cost 11.5–13.4 ms of ' +
-        'CPU per order at 32 at once; [decisions.md](decisions.md#coalescing-on-the-api-side-issue-23)); a shard places its batches one after the ' +
+        'CPU per order at 32 at once; [decision 0043](decisions/0043-coalescing-on-the-api-side.md)); a shard places its batches one after the ' +
         'other on one worker, so raise it with the workers. Temporal takes at most 10 Updates in flight per workflow and an API process has one ' +
         'in flight per shard, so at most 10 API processes. Changing it while orders are placed is safe: an order in flight may be answered by ' +
         'its new shard, still placed once (the database decides).',
@@ -92,7 +92,7 @@ export const EnvSchema = z.object({
     .describe(
       'An intake workflow continues as new after this many orders (or sooner when Temporal suggests it); at most 1900, ' +
         'below Temporal’s 2000 Updates per run. Short runs cost less: the bench measured the worker’s CPU per order 5× higher at 1000 than at 100 ' +
-        '([decisions.md](decisions.md#sharded-order-intake-issue-23)). Read when an intake workflow starts.',
+        '([decision 0042](decisions/0042-sharded-order-intake.md)). Read when an intake workflow starts.',
     ),
   RUN_API: envBoolean.default(true).describe('Run the API in this process; `false` for a worker-only process.'),
   DISTRIBUTOR_REVENUE_PERCENT: z.coerce
@@ -107,7 +107,7 @@ export const EnvSchema = z.object({
     .max(100)
     .default(50)
     .describe('The part of the distributor’s share passed on to its account (the publisher), in %.'),
-  // Limits and timings the spec leaves to us (docs/decisions.md).
+  // Limits and timings the spec leaves to us (docs/decisions/).
   ATTACHMENT_MAX_BYTES: z.coerce
     .number()
     .int()

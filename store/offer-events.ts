@@ -130,7 +130,7 @@ export function listenForOfferEvents(db: Db, onEvents: () => void): Promise<List
 /*
  * The change feed (docs/change-feed.md): the outbox read by `feed_position`, a number given to an
  * event only after its transaction committed, by one numbering transaction at a time. Why not the
- * order of writing: see docs/decisions.md, "The change feed pages by a commit-ordered position".
+ * order of writing: see docs/decisions/0038-change-feed-commit-ordered-position.md.
  */
 
 /** The advisory lock that makes the numbering a single writer. */

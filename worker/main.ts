@@ -97,7 +97,7 @@ export async function startWorker(opts: {
       ? { workflowBundle: { codePath: opts.workflowBundlePath } }
       : { workflowsPath: WORKFLOWS_PATH }),
     // A graceful stop lets running activities finish for this long before they are cancelled (they
-    // are idempotent and retried); `npm start` must stop within 10 s in all (docs/decisions.md).
+    // are idempotent and retried); `npm start` must stop within 10 s in all (docs/decisions/0002-servers-in-their-own-process-groups.md).
     shutdownGraceTime: '3s',
     ...WORKER_TUNING,
   });

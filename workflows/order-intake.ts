@@ -35,8 +35,7 @@ const MAX_BATCH = MAX_ORDERS_PER_UPDATE;
  * An order taken by the Update handler, waiting for its answer from the main loop. The handler
  * awaits a promise that the loop resolves rather than a `condition` of its own: the SDK evaluates
  * the pending conditions in passes, each pass one more call into the workflow sandbox (a `vm` call
- * with its timeout watchdog), the largest item of the worker's CPU in a profile (docs/decisions.md,
- * "Sharded order intake").
+ * with its timeout watchdog), the largest item of the worker's CPU in a profile (docs/decisions/0042-sharded-order-intake.md).
  */
 interface Waiting {
   order: IntakeOrder;

@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 // Frozen: never edit a migration that has shipped; add a new one.
 
 /*
- * Developer sign-up (spec 5.3, docs/decisions.md): who got a sandbox key pair by themselves. One
+ * Developer sign-up (spec 5.3, docs/decisions/0031-developer-sign-up.md): who got a sandbox key pair by themselves. One
  * row per email address (stored lower-case, so the unique index is case-blind), naming the two
  * API clients it created and the client address it came from (for abuse reports). Keys stay in
  * api_clients, hashed, like every key.

@@ -33,7 +33,7 @@ async function generateTypes(base: string, dir: string): Promise<void> {
 }
 
 /*
- * The generated TypeScript is not committed (docs/decisions.md: the reviewed artifact is
+ * The generated TypeScript is not committed (docs/decisions/0032-generated-clients-documents-committed.md: the reviewed artifact is
  * docs/openapi/*.json). This test generates it into a temporary folder, type-checks an
  * integrator's program against it and runs that program against the live API.
  */

@@ -9,7 +9,7 @@ import { cacheDir } from '../../platform/cache-dir';
  * The browser tests' Chromium is the headless Chromium that the `@sparticuz/chromium` devDependency
  * ships inside its npm package (linux-x64, brotli-compressed), driven by playwright-core: `npm
  * install` brings it and nothing is downloaded, at install or at run time, so `npm test` needs no
- * system browser (docs/decisions.md, "The browser tests' Chromium"). It is unpacked once per
+ * system browser (docs/decisions/0036-browser-tests-chromium.md). It is unpacked once per
  * package version into ~/.cache/offer-marketplace. CHROMIUM_PATH names another Chromium instead,
  * e.g. on a platform the package has no build for.
  */

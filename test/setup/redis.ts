@@ -5,7 +5,7 @@ import path from 'node:path';
  * The shared rate-limit tests start a real `redis-server`: the one system package the suite needs
  * beside Node and Go. No npm package ships a Redis server without downloading it at install time,
  * and no Go module has a Redis server with the Lua scripting @fastify/rate-limit's Redis store
- * sends (EVALSHA); docs/decisions.md, "The tests' Redis".
+ * sends (EVALSHA); docs/decisions/0037-tests-redis.md.
  */
 export const REDIS_SERVER = 'redis-server';
 

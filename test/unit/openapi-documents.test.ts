@@ -15,7 +15,7 @@ function staleness(file: string, committed: string, built: string): string | und
 }
 
 /**
- * The committed documents are what a reviewer reads when the API changes (docs/decisions.md), so
+ * The committed documents are what a reviewer reads when the API changes (docs/decisions/0032-generated-clients-documents-committed.md), so
  * they must be the ones the routes build. The API is built with no backend, so this runs in the
  * fast lane.
  */

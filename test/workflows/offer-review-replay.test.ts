@@ -8,7 +8,7 @@ import { workflowBundle } from '../../worker/workflow-bundle';
  * Offers live for months, reservations until their end_date: their workflows must replay every
  * history recorded by earlier code, or running ones would fail their next workflow task.
  * - offer-review-* and reservation-window-*: recorded from today's code (no deployment has run these
- *   workflows yet, so they hold no patches: docs/decisions.md) by the tests with RECORD_HISTORIES set
+ *   workflows yet, so they hold no patches: docs/decisions/0048-version-branches-only-when-needed.md) by the tests with RECORD_HISTORIES set
  *   to this folder: test/unit/workflows/offer-review.test.ts and offer-review-expiry.test.ts
  *   (reminder, decisions, an ignored decision, status moves, publication deferred and due, edits,
  *   closing at end_date, the vouchers' expiry, an edit and a publication refused for good),

@@ -8,7 +8,7 @@ import { signupApiRoutes } from './signups';
 import { signupLimiter } from './signup-limit';
 
 /*
- * Developer sign-up (spec 5.3; docs/decisions.md): in the sandbox, anyone gets a key pair by
+ * Developer sign-up (spec 5.3; docs/decisions/0031-developer-sign-up.md): in the sandbox, anyone gets a key pair by
  * themselves, through the API (`POST /developer/beta/signups`, its own OpenAPI document) or the
  * page at /developer/signup. No API key. Both share one tight per-address budget on top of the
  * usual per-second limit; off (404) in production and with DEVELOPER_SIGNUP=off.

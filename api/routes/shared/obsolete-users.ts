@@ -7,8 +7,7 @@ import { SIGNUP_PAGE_PATH } from '../developer/signup-page';
 /**
  * The spec's obsolete User endpoints (section 4.7), relative to an interface's base address. They
  * are answered rather than left to the router's 404 so that a client written against the old API
- * learns the resource is gone for good and what took its place (docs/decisions.md, "The obsolete
- * User resource"). Not in the OpenAPI documents: there is nothing a client should call here.
+ * learns the resource is gone for good and what took its place (docs/decisions/0035-obsolete-user-resource.md). Not in the OpenAPI documents: there is nothing a client should call here.
  */
 export const OBSOLETE_USER_ROUTES: ReadonlyArray<{ method: 'POST' | 'PUT' | 'DELETE'; url: string }> = [
   { method: 'POST', url: '/applications/:id/users' },
