@@ -12,7 +12,7 @@ import { SEARCH_QUERIES } from './search-queries';
  * `node --import tsx bench/search-plans.ts postgres://…` prints, for each query of the search bench,
  * the statements the search runs and their `EXPLAIN (ANALYZE, BUFFERS)` plans on that database (seed
  * it with the bench's catalogue first: bench/seed.ts seedCatalogue). The plans in
- * docs/distribution-search.md come from it. `--query 'state_code=CA'` picks one query.
+ * docs/distribution-search-plans.md come from it. `--query 'state_code=CA'` picks one query.
  *
  * `--deep N` (with `--query`, 100 a page) prints the plans of page N twice: by `page=N`, then by
  * `after` (the cursor the page before hands out): what a deep page costs each way

@@ -3,7 +3,7 @@
  * distribution clients named in `channels` (by client id) find, read, order and reserve the offer,
  * and only their callbacks carry it; for every other distribution client it does not exist (404).
  * Days are UTC. store/distribution-visibility.ts states `openTo` in SQL (`openToSql`).
- * docs/distribution-search.md, "Exclusive offers".
+ * docs/distribution-offers.md, "Exclusive offers".
  */
 
 /** The `exclusivity` of an offer's stored document (schemas/offer.ts `Exclusivity`). */

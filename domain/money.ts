@@ -1,5 +1,5 @@
 /*
- * Money and the distribution revenue rule (docs/distribution-search.md): amounts are integer minor
+ * Money and the distribution revenue rule (docs/distribution-offers.md): amounts are integer minor
  * units, so every share is computed on whole cents and rounded down.
  */
 

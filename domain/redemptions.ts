@@ -6,7 +6,7 @@ import { requireValidDay } from './offer-terms';
 
 /*
  * When a voucher may be redeemed, how much a redemption takes, and when it may be rolled back
- * (docs/orders-and-vouchers.md#redemptions). The store applies these rules inside the redeeming
+ * (docs/vouchers.md#redemptions). The store applies these rules inside the redeeming
  * (or rolling back) transaction, under the voucher's row lock, so nothing changes between the
  * decision and the write: every refusal a redemption or a rollback can get is decided here (`decide`
  * and `requireSameAsk` for a redemption, `decideRollback` for a rollback), and a further rule (a
@@ -156,5 +156,5 @@ function decideRollback<R extends RedemptionRecord>(s: RollbackSubject<R>, now: 
   return s.redemption;
 }
 
-/** The redemption rules of this service (docs/orders-and-vouchers.md#redemptions). */
+/** The redemption rules of this service (docs/vouchers.md#redemptions). */
 export const redemptionRules: RedemptionRules = { decide, requireSameAsk, decideRollback, requireRollbackable };

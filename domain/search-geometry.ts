@@ -1,7 +1,7 @@
 import type { Coordinates } from './offer-search';
 
 /*
- * The geometry of a radius search (docs/distribution-search.md "How the search is answered"): the
+ * The geometry of a radius search (docs/distribution-search-design.md): the
  * Earth the distances are measured on, and the boxes an index is asked for before the exact
  * great-circle distance (store/distribution-locations.ts, in SQL) decides.
  */

@@ -2,7 +2,7 @@ import { DAY_MS } from './dates';
 import { NULLABLE_SORT_FIELDS, SEARCH_TOTAL_BOUND, type Coordinates, type SearchCursor, type SortBy, type SortField } from './offer-search';
 
 /*
- * How the offer search is answered (docs/distribution-search.md "How the search is answered"):
+ * How the offer search is answered (docs/distribution-search-design.md):
  * from a search's filters, which rows its count and its page read and in which order; where a
  * page after a cursor starts. The data layer (store/distribution-search.ts) states each choice
  * in SQL; the choices are made here, without a database.

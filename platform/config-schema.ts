@@ -76,7 +76,7 @@ export const EnvSchema = z.object({
     .max(256)
     .default(4)
     .describe(
-      'How many order-intake workflows share the orders (by client and order_number; [orders-and-vouchers.md](orders-and-vouchers.md#order-intake)). ' +
+      'How many order-intake workflows share the orders (by client and order_number; [order-intake.md](order-intake.md)). ' +
         'Fewer shards make larger Updates, each carrying the orders an API process held for its shard (the bench: 4 shards cost 11.5–13.4 ms of ' +
         'CPU per order at 32 at once; [decision 0043](decisions/0043-coalescing-on-the-api-side.md)); a shard places its batches one after the ' +
         'other on one worker, so raise it with the workers. Temporal takes at most 10 Updates in flight per workflow and an API process has one ' +
@@ -100,7 +100,7 @@ export const EnvSchema = z.object({
     .min(0)
     .max(100)
     .default(20)
-    .describe('The distributor’s share of an offer’s price, in % ([distribution-search.md](distribution-search.md)).'),
+    .describe('The distributor’s share of an offer’s price, in % ([distribution-offers.md](distribution-offers.md#the-representation)).'),
   ACCOUNT_REVENUE_PERCENT: z.coerce
     .number()
     .min(0)
@@ -140,7 +140,7 @@ export const EnvSchema = z.object({
     .max(24 * 366)
     .default(24)
     .describe(
-      'How long after a voucher redemption the advertiser may roll it back (`POST …/redemptions/:id/rollback`), in hours; 0: never ([orders-and-vouchers.md](orders-and-vouchers.md#redemptions)).',
+      'How long after a voucher redemption the advertiser may roll it back (`POST …/redemptions/:id/rollback`), in hours; 0: never ([vouchers.md](vouchers.md#redemptions)).',
     ),
   CALLBACK_RETRY_SCHEDULE: z
     .string()

@@ -17,7 +17,7 @@ import {
 /*
  * The offer as publishers see it on the distribution interface (spec §2.1: the common fields plus
  * the distribution attributes; never the submission-only ones), and the search query of §4.2
- * completed as docs/distribution-search.md describes.
+ * completed as docs/distribution-offers.md and docs/distribution-search.md describe.
  */
 
 /** ISO 8601 timestamps in UTC, already strings (toDistributionOffer formats them). */

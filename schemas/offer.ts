@@ -39,7 +39,7 @@ type Day = typeof DateString | typeof CalendarDate;
 const exclusivity = (day: Day) =>
   z.object({
     exclusive: z.boolean(),
-    /** Distribution client ids the exclusivity is granted to (docs/distribution-search.md, "Exclusive offers"). */
+    /** Distribution client ids the exclusivity is granted to (docs/distribution-offers.md, "Exclusive offers"). */
     channels: z
       .array(z.string().min(1).max(100))
       .max(50)
@@ -154,7 +154,7 @@ export const offerFields = {
   initial_quantity: z.number().int().min(0).max(10_000_000).optional(),
   advertiser_rebate: Currency.optional(),
   custom_attributes: z.array(CustomAttribute).max(100).default([]),
-  /** The advertiser's own codes: the offer then sells exactly these (docs/orders-and-vouchers.md). */
+  /** The advertiser's own codes: the offer then sells exactly these (docs/vouchers.md). */
   vouchers: z.array(SuppliedVoucherInput).min(1).max(MAX_SUPPLIED_VOUCHERS).optional(),
 };
 

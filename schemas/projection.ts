@@ -5,7 +5,7 @@ import { z } from 'zod';
  * that keeps, in the schema's order, exactly the fields the schema declares (zod's own output drops
  * the others the same way) and checks nothing. For answers the service builds itself from rows it
  * validated on the way in, on hot routes, where re-checking every field of 50 offers was the
- * largest CPU cost of a search (docs/distribution-search.md). The zod schema stays the one source
+ * largest CPU cost of a search (docs/distribution-search-design.md). The zod schema stays the one source
  * of the shape: test/unit/projection.test.ts holds the two to the same output.
  */
 

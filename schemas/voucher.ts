@@ -34,7 +34,7 @@ export const Voucher = z.object({
   reservation_id: z.string().nullable(),
   account_id: z.string().nullable(),
   barcode: z.string(),
-  /** The customer's voucher page (docs/orders-and-vouchers.md): open it without a key, print it, scan it. */
+  /** The customer's voucher page (docs/vouchers.md): open it without a key, print it, scan it. */
   print_url: z.string(),
   /** What is left of a gift card (its offer's `value` when sold); null for deals and coupons. */
   balance: Currency.nullable(),
@@ -68,7 +68,7 @@ export const VoucherUpdateBody = wrappedBody(
 
 /**
  * The optional `Idempotency-Key` of a redeem: a retry with the same key on the same voucher answers
- * the redemption the first request made instead of taking again (docs/orders-and-vouchers.md).
+ * the redemption the first request made instead of taking again (docs/vouchers.md).
  */
 export const RedeemHeaders = z.object({
   'idempotency-key': z

@@ -27,7 +27,7 @@ import type { ServiceDeps } from './deps';
 
 /*
  * The distribution interface's offers: the search and one visible offer, each shown with this
- * deployment's revenue shares (docs/distribution-search.md).
+ * deployment's revenue shares (docs/distribution-offers.md).
  */
 
 type Deps = Pick<ServiceDeps, 'db' | 'config'>;

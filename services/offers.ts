@@ -65,7 +65,7 @@ async function checkOfferReferences(deps: Pick<ServiceDeps, 'db'>, clientId: str
       details.push({
         code: 'invalid_field',
         field: `exclusivity.channels[${i}]`,
-        message: `${id} is not a distribution client id: exclusivity names distributors by the client id they give you (docs/distribution-search.md, "Exclusive offers")`,
+        message: `${id} is not a distribution client id: exclusivity names distributors by the client id they give you (docs/distribution-offers.md, "Exclusive offers")`,
       });
   });
   if (offer.advertiser.id && !(await findAdvertiser(deps.db, clientId, offer.advertiser.id)))

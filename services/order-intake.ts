@@ -23,7 +23,7 @@ import {
 } from '../workflows/shared/ids';
 
 /*
- * The order intake, the one way orders are placed (docs/orders-and-vouchers.md#order-intake): an
+ * The order intake, the one way orders are placed (docs/order-intake.md): an
  * order goes in a `placeOrders` Update-with-Start to the intake workflow of its shard, started when
  * missing and joined otherwise (USE_EXISTING). Every process computes the same shard from (client,
  * order_number), so retries of an order_number meet at one workflow; the database decides whether

@@ -6,7 +6,7 @@ import { rowMatches, type VisibilityFilters } from './distribution-visibility';
 import { firstOfItsOffer, inPlace } from './distribution-locations';
 
 /*
- * The offer search's total, counted up to a bound (docs/distribution-search.md "Bounded count"):
+ * The offer search's total, counted up to a bound (docs/distribution-search-design.md "Bounded count"):
  * from the rows plan.count names, each offer once, reading at most the bound's matches and one.
  */
 

@@ -202,7 +202,7 @@ function chosenHits(db: Db, s: OfferSearch, o: Ordering): Hits {
 /**
  * One page of the offers a publisher may see that match every filter, and their total counted up
  * to SEARCH_TOTAL_BOUND (past it, the bound with `total_relation: 'gte'`). Each query reads in the
- * order it answers (docs/distribution-search.md, "How the search is answered"; the choice is
+ * order it answers (docs/distribution-search-design.md; the choice is
  * domain/search-plan.ts planSearch). The page is chosen on narrow rows (id, distance, sort key),
  * then only its offers' wide rows are joined. A page starts after `s.after` (keyset: each order
  * reads from the cursor on, in its index where it has one) or at its page number; one more offer

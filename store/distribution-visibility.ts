@@ -6,7 +6,7 @@ import { addDays, utcDay } from '../domain/dates';
 import { recentSince, type Place, type SearchFilters } from '../domain/search-plan';
 
 /*
- * Which offers a publisher sees (docs/distribution-search.md): visibility, exclusivity, the
+ * Which offers a publisher sees (docs/distribution-offers.md): visibility, exclusivity, the
  * nationwide rule and the catalogue sync's recently_* are defined here once, in SQL, on the offer
  * row `o` and on the search rows' copies of its values; and the one offer a publisher may read.
  */

@@ -30,7 +30,7 @@ export function expirationDate(doc: unknown, purchasedOn: string): string | null
  * Gives the units of cancelled vouchers back: to their reservation while it is active, otherwise
  * to the offer's general stock. Vouchers of uncapped coupons took no stock and give none back;
  * nor do vouchers with an advertiser-supplied code: that code may already be in a customer's
- * hands, so it is never sold again (docs/orders-and-vouchers.md).
+ * hands, so it is never sold again (docs/vouchers.md).
  */
 export async function returnUnits(
   trx: Trx,

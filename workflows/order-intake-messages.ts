@@ -4,7 +4,7 @@ import type { OrderSnapshot, Placed, PlaceOrderInput } from '../domain/orders';
 export type { OrderSnapshot, Placed, PlaceOrderInput } from '../domain/orders';
 
 /*
- * The order-intake workflow's contract (docs/orders-and-vouchers.md#order-intake): one
+ * The order-intake workflow's contract (docs/order-intake.md): one
  * long-running workflow per shard takes orders as `placeOrders` Updates, places what has arrived
  * together through one local activity, and answers each order with its order or its refusal.
  */

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 
 // Frozen: never edit a migration that has shipped; add a new one.
 // Stable advertiser ids, advertiser-supplied voucher codes, barcode lookup and customer voucher
-// pages (docs/orders-and-vouchers.md, docs/resources.md).
+// pages (docs/vouchers.md, docs/resources.md).
 
 export async function up(db: Kysely<any>): Promise<void> {
   // One row per advertiser of a submission client; its id outlives renames.

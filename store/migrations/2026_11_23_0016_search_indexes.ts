@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely';
 const SELLABLE = sql`status in ('approved', 'resumed')`;
 
 /**
- * Searches that stay flat as the catalogue grows (docs/distribution-search.md, "performance"). Radius
+ * Searches that stay flat as the catalogue grows (docs/distribution-search-design.md). Radius
  * searches read the redemption locations inside the search box from the point index alone: it
  * carries the offer id and the coordinates (for the exact distance), so a search no longer visits
  * one heap page per location in the box.

@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 // Frozen: never edit a migration that has shipped; add a new one.
 
 /*
- * Gift-card balances and redemption rollback (docs/orders-and-vouchers.md#redemptions).
+ * Gift-card balances and redemption rollback (docs/vouchers.md#redemptions).
  *
  * - vouchers.value_amount / value_currency: a gift card's face value, fixed when it is sold (the
  *   offer's `value`, else its `price`); null for deals and coupons. balance_amount: what is left.

@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 // Frozen: never edit a migration that has shipped; add a new one.
 
 /*
- * Searches that read only what they return (issue 24, docs/distribution-search.md "performance"):
+ * Searches that read only what they return (issue 24, docs/distribution-search-design.md):
  *
  * - The rest of the visibility rule as columns: the vouchers' fixed expiry day and the offer's
  *   exclusivity, generated from the document; and its category ids (as offer_categories holds them). With them in the covering index, checking whether an

@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 // Frozen: never edit a migration that has shipped; add a new one.
 
 /*
- * The search rows as a read model (issue 24, docs/distribution-search.md "The search rows carry
+ * The search rows as a read model (issue 24, docs/distribution-search-design.md "The search rows carry
  * their offer's filters"): each redemption location (offer_locations) and category
  * (offer_categories) row carries what the search filters its offer on, so a count walks one index
  * range (the place, the circle or the category leading) and reads nothing else; before, each match

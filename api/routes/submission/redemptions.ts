@@ -14,7 +14,7 @@ const AdvertiserParams = z.object({ advertiser_id: IdParam, ref: IdParam, redemp
 const op = operations('Vouchers');
 
 /**
- * Redemption rollback (docs/orders-and-vouchers.md#redemptions), on the submission interface only:
+ * Redemption rollback (docs/vouchers.md#redemptions), on the submission interface only:
  * the advertiser undoes its till's mistake within REDEMPTION_ROLLBACK_HOURS, on the same two paths
  * as redeeming (by offer and voucher id, or by advertiser and the voucher's id, code or barcode).
  * The answer is the voucher, as a redeem answers it.
