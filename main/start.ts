@@ -81,7 +81,7 @@ async function main() {
   progress('ready; Ctrl-C stops everything');
   // The postal-code data and the city gazetteer (platform/geodata.ts) load a little after the start
   // rather than in the first request that needs them; not at once, where they would hold up the
-  // first requests, /health too; one after the other, each about half a second of CPU.
+  // first requests, /health too; one after the other, since each takes noticeable CPU.
   setTimeout(() => loadZipcodes(), GEODATA_DELAY_MS).unref();
   setTimeout(() => loadGazetteer(), 2 * GEODATA_DELAY_MS).unref();
 }

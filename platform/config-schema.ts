@@ -77,8 +77,8 @@ export const EnvSchema = z.object({
     .default(4)
     .describe(
       'How many order-intake workflows share the orders (by client and order_number; [order-intake.md](order-intake.md)). ' +
-        'Fewer shards make larger Updates, each carrying the orders an API process held for its shard (the bench: 4 shards cost 11.5–13.4 ms of ' +
-        'CPU per order at 32 at once; [decision 0043](decisions/0043-coalescing-on-the-api-side.md)); a shard places its batches one after the ' +
+        'Fewer shards make larger Updates, each carrying the orders an API process held for its shard, which costs less CPU per order ' +
+        '([decision 0043](decisions/0043-coalescing-on-the-api-side.md); figures in [bench/README.md](../bench/README.md)); a shard places its batches one after the ' +
         'other on one worker, so raise it with the workers. Temporal takes at most 10 Updates in flight per workflow and an API process has one ' +
         'in flight per shard, so at most 10 API processes. Changing it while orders are placed is safe: an order in flight may be answered by ' +
         'its new shard, still placed once (the database decides).',
@@ -91,8 +91,8 @@ export const EnvSchema = z.object({
     .default(100)
     .describe(
       'An intake workflow continues as new after this many orders (or sooner when Temporal suggests it); at most 1900, ' +
-        'below Temporal’s 2000 Updates per run. Short runs cost less: the bench measured the worker’s CPU per order 5× higher at 1000 than at 100 ' +
-        '([decision 0042](decisions/0042-sharded-order-intake.md)). Read when an intake workflow starts.',
+        'below Temporal’s 2000 Updates per run. Short runs cost the worker less CPU per order ' +
+        '([decision 0042](decisions/0042-sharded-order-intake.md); figures in [bench/README.md](../bench/README.md)). Read when an intake workflow starts.',
     ),
   RUN_API: envBoolean.default(true).describe('Run the API in this process; `false` for a worker-only process.'),
   DISTRIBUTOR_REVENUE_PERCENT: z.coerce

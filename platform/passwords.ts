@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
  * checks OPS_USERS with it, the console verifies sign-ins with it (services/operators.ts).
  */
 
-/** scrypt cost for new hashes: N=2^15, r=8, p=1 (32 MiB, ~50-100 ms here); stored in each hash, so it can rise later. */
+/** scrypt cost for new hashes: N=2^15, r=8, p=1 (32 MiB of memory per hash); stored in each hash, so it can rise later. */
 export const SCRYPT_COST = { N: 2 ** 15, r: 8, p: 1 };
 const KEY_BYTES = 32;
 const SALT_BYTES = 16;

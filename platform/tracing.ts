@@ -34,8 +34,8 @@ export function startTracing(config: Pick<Config, 'OTEL_EXPORTER_OTLP_ENDPOINT' 
     current.users++;
     return current.tracing;
   }
-  // Loaded here, not at the top: the SDK and exporter cost about half a second of CPU to load,
-  // which every start without tracing (the default) would pay for nothing.
+  // Loaded here, not at the top: the SDK and exporter take noticeable CPU to load (bench/README.md,
+  // start-up time), which every start without tracing (the default) would pay for nothing.
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttp;
   const { NodeSDK, resources, tracing: sdkTracing } = require('@opentelemetry/sdk-node') as typeof OtelSdk;

@@ -174,7 +174,7 @@ const SEND_AGAIN_ON: ReadonlySet<string> = new Set([INTAKE_CLOSING, ...SERVER_UP
 /**
  * Whether a failed Update is sent again, decided by its failure's type (never its text): the
  * closing run's refusal, or the server's failure of an Update a run did not see through (both seen
- * under load in the bench). Either way the database decides what the resend does: an order that
+ * under load). Either way the database decides what the resend does: an order that
  * the ended run had placed is found by its request id and answered as placed, one it had not is
  * placed now.
  */

@@ -5,8 +5,8 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { cacheDir } from '../platform/cache-dir';
 
 /*
- * A worker given `workflowsPath` bundles the workflows with webpack at every start: 2.5–4 s of CPU
- * here, most of a warm `npm start`. The bundle only changes when a file webpack read changes, so we
+ * A worker given `workflowsPath` bundles the workflows with webpack at every start, most of a warm
+ * `npm start`'s CPU (bench/README.md). The bundle only changes when a file webpack read changes, so we
  * keep it in the user's cache with the list of those files and their hashes (webpack's own
  * dependency list, as its watch mode uses), and reuse it while every one of them is unchanged.
  */

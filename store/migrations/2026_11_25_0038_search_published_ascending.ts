@@ -7,7 +7,7 @@ import { sql, type Kysely } from 'kysely';
  * "Paging by cursor"): the first copy of the catalogue pages through `sort_by=published_at+asc`.
  * offers_visible_published (migration 0037) is newest first with ties by id ascending; read
  * backwards it gives ties by id descending and empty keys first, so oldest first sorted every
- * offer on sale for each page (0.4-0.6 s at a million, however shallow). This index is that
+ * offer on sale for each page, however shallow. This index is that
  * order itself, covering the filters like 0037's, so a page after a cursor reads one page of it.
  */
 
