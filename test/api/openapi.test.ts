@@ -24,6 +24,12 @@ describe('OpenAPI documents', () => {
 
   const DOCUMENTS = ['submission', 'distribution', 'developer'];
 
+  /** An operation's answer for `code`, read through its reference when it is a named response. */
+  const answer = (d: Document, op: { responses: Record<string, Answer> }, code: string): Answer => {
+    const r = op.responses[code]!;
+    return r.$ref ? d.components.responses[r.$ref.replace('#/components/responses/', '')]! : r;
+  };
+
   it.each(DOCUMENTS)('the %s document is valid OpenAPI 3.1', async (iface) => {
     expect(await validateOpenApi(await doc(iface))).toBe('valid');
   });
@@ -37,7 +43,8 @@ describe('OpenAPI documents', () => {
   );
 
   it.each(['submission', 'distribution'])('the %s document shows /statement.csv answering text/csv, not JSON', async (iface) => {
-    const ok = (await doc(iface)).paths['/statement.csv'].get.responses['200'];
+    const d = await doc(iface);
+    const ok = answer(d, d.paths['/statement.csv'].get, '200');
     expect(Object.keys(ok.content)).toEqual(['text/csv']);
     expect(ok.content['text/csv'].schema).toMatchObject({ type: 'string' });
   });
@@ -96,8 +103,13 @@ describe('OpenAPI documents', () => {
     const d = await doc('submission');
     const post = d.paths['/offers'].post;
     expect(Object.keys(post.requestBody.content)).toEqual(expect.arrayContaining(['application/json', 'application/xml']));
-    expect(Object.keys(post.responses['200'].content)).toEqual(expect.arrayContaining(['application/json', 'application/xml']));
-    expect(post.responses['422'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
+    expect(Object.keys(answer(d, post, '200').content)).toEqual(expect.arrayContaining(['application/json', 'application/xml']));
+    // Every error answer is one named response, whose body is the one Error schema in JSON and XML.
+    expect(post.responses['422']).toEqual({ $ref: '#/components/responses/UnprocessableEntity' });
+    expect(answer(d, post, '422').content).toEqual({
+      'application/json': { schema: { $ref: '#/components/schemas/Error' } },
+      'application/xml': { schema: { $ref: '#/components/schemas/Error' } },
+    });
     expect(d.servers).toEqual([{ url: '/submission/beta' }]);
   });
 
@@ -124,7 +136,7 @@ describe('OpenAPI documents', () => {
         ...(payload ? { payload: payload as object } : {}),
       });
       const d = docs[iface];
-      const schema = d.paths[template][method.toLowerCase()].responses[String(res.statusCode)].content['application/json'].schema;
+      const schema = answer(d, d.paths[template][method.toLowerCase()], String(res.statusCode)).content['application/json']!.schema;
       const validate = ajv.compile({ ...schema, components: d.components });
       expect([`${method} ${template} ${res.statusCode}`, validate(res.json()) ? 'valid' : ajv.errorsText(validate.errors)]).toEqual([
         `${method} ${template} ${res.statusCode}`,
@@ -232,7 +244,7 @@ describe('OpenAPI documents', () => {
       const res = await h.app.inject({ method: 'POST', url: '/developer/beta/signups', payload });
       expect(res.statusCode).toBe(status);
       const validate = ajv.compile({
-        ...developer.paths['/signups'].post.responses[String(status)].content['application/json'].schema,
+        ...answer(developer, developer.paths['/signups'].post, String(status)).content['application/json']!.schema,
         components: developer.components,
       });
       expect(validate(res.json()) ? 'valid' : ajv.errorsText(validate.errors)).toBe('valid');
@@ -248,6 +260,10 @@ describe('OpenAPI documents', () => {
     expect(init.body).toContain('/submission/beta/openapi.json');
   });
 });
+
+/** A served document, read as JSON. */
+type Document = any;
+type Answer = { $ref?: string; description?: string; content: Record<string, { schema: object }> };
 
 /**
  * Validates with @apidevtools/swagger-parser in a plain Node process: the validator's ESM

@@ -1,7 +1,7 @@
 import createClient from 'openapi-fetch';
 import type { paths as DeveloperPaths } from './developer';
-import type { paths as DistributionPaths } from './distribution';
-import type { paths as SubmissionPaths } from './submission';
+import type { components as DistributionParts, paths as DistributionPaths } from './distribution';
+import type { components as SubmissionParts, paths as SubmissionPaths } from './submission';
 
 /*
  * What an integrator writes against types generated from the published documents with
@@ -11,7 +11,12 @@ import type { paths as SubmissionPaths } from './submission';
  * and then runs it against the live API.
  */
 
-export type NewOffer = NonNullable<SubmissionPaths['/offers']['post']['requestBody']>['content']['application/json']['offer'];
+/** The named types the documents give: what an integrator declares its own values with. */
+export type NewOffer = SubmissionParts['schemas']['OfferCreateInput'];
+type Offer = SubmissionParts['schemas']['SubmissionOffer'];
+type Order = DistributionParts['schemas']['Order'];
+type Voucher = SubmissionParts['schemas']['Voucher'];
+type Refusal = SubmissionParts['schemas']['Error'];
 
 /** What the program saw, for the test to compare with what the API promises. */
 export interface Seen {
@@ -46,7 +51,8 @@ export async function journey(opts: { baseUrl: string; offer: NewOffer; approve:
 
   // The advertiser submits; an operator decides.
   const created = await submission.POST('/offers', { body: { offer: opts.offer } });
-  const offerId = created.data!.offer.id;
+  const offer: Offer = created.data!.offer;
+  const offerId = offer.id;
   const decided = await opts.approve(offerId);
 
   // The publisher searches near a postal code and near coordinates (numbers, as the documents type
@@ -57,13 +63,15 @@ export async function journey(opts: { baseUrl: string; offer: NewOffer; approve:
   const placed = await distribution.POST('/orders', {
     body: { order: { order_number: `gen-${offerId}`, customer_name: 'Ada Lovelace', items: [{ offer_id: offerId, quantity: 2 }] } },
   });
-  const order = placed.data!.order;
+  const order: Order = placed.data!.order;
   const voucherId = order.vouchers[0]!.id;
 
   // The merchant redeems one at the till, once; a second redemption is refused with the error body.
   const redeemPath = { params: { path: { id: offerId, voucher_id: voucherId } }, body: { voucher: { status: 'redeemed' as const } } };
   const redeemed = await submission.PUT('/offers/{id}/vouchers/{voucher_id}', redeemPath);
   const again = await submission.PUT('/offers/{id}/vouchers/{voucher_id}', redeemPath);
+  const voucher: Voucher = redeemed.data!.voucher;
+  const refusal: Refusal = again.error!;
 
   // The publisher sees the redemption on its order.
   const read = await distribution.GET('/orders/{id}', { params: { path: { id: order.id } } });
@@ -74,8 +82,8 @@ export async function journey(opts: { baseUrl: string; offer: NewOffer; approve:
     found: found.data!.offers.some((o) => o.id === offerId),
     foundNear: near.data!.offers.some((o) => o.id === offerId),
     vouchers: order.vouchers.length,
-    redeemed: redeemed.data!.voucher.status,
-    again: [again.response.status, again.error!.status],
+    redeemed: voucher.status,
+    again: [again.response.status, refusal.status],
     readBack: read.data!.order.vouchers.find((v) => v.id === voucherId)?.status,
   };
 }
