@@ -13,14 +13,22 @@ import type { Logger } from '../platform/logger';
  * - a saturated app pool (slow orders, reports) does not queue every request's count behind it.
  * It holds at most RATE_LIMIT_CONNECTIONS connections per API process.
  *
- * Expired rows are deleted by the library's own cleanup: every five minutes each process deletes
- * the rows whose window ended more than an hour ago (a timer that does not hold the process open).
+ * Expired rows are deleted with the library's own statement (`clearExpired`) on a schedule of ours
+ * rather than its built-in timer, which cannot be stopped and starts in every process that merely
+ * builds the counts (workers, the admin CLI): from the first count on, every five minutes, each API
+ * process deletes the rows whose window ended over a minute ago (the minute covers other hosts'
+ * clocks); the timer does not hold the process open and stops with `close()`.
  */
 
 /** Connections of the counting pool per API process: each count is one short statement. */
 export const RATE_LIMIT_CONNECTIONS = 4;
 /** How long a count may wait for a connection, and then for its answer, before the caller gives up. */
 const TIMEOUT_MS = 1000;
+const SWEEP_EVERY_MS = 5 * 60_000;
+const SWEEP_MARGIN_MS = 60_000;
+
+/** rate-limiter-flexible's delete of rows expired before a time: public in its code, missing from its types. */
+type Sweeping = { clearExpired(expiredBeforeMs: number): Promise<void> };
 
 /** A key's current window: the hits counted in it (this one included) and the ms it has left. */
 export interface WindowCount {
@@ -44,7 +52,7 @@ const counted = (res: RateLimiterRes | null): WindowCount =>
  * Counts in the database at `url`. The first failure after a success is logged as a warning (the
  * rate limit is off meanwhile), and the first success after that at info, not every failed request.
  */
-export function createRateLimitCounts(url: string, log: Logger): RateLimitCounts {
+export function createRateLimitCounts(url: string, log: Logger, opts: { sweepEveryMs?: number } = {}): RateLimitCounts {
   const pool = new pg.Pool({
     connectionString: url,
     max: RATE_LIMIT_CONNECTIONS,
@@ -62,11 +70,18 @@ export function createRateLimitCounts(url: string, log: Logger): RateLimitCounts
     storeType: 'pool',
     tableName: 'rate_limits',
     tableCreated: true,
-    clearExpiredByTimeout: true,
+    clearExpiredByTimeout: false,
     keyPrefix: 'rl',
     points: 1,
     duration: 1,
   });
+  let sweeper: NodeJS.Timeout | undefined;
+  const sweep = () =>
+    (sweeper ??= setInterval(
+      // Never rejects: a failed delete is tried again next time.
+      () => void (limiter as unknown as Sweeping).clearExpired(Date.now() - SWEEP_MARGIN_MS),
+      opts.sweepEveryMs ?? SWEEP_EVERY_MS,
+    ).unref());
   let down = false;
   const watched = async (call: Promise<RateLimiterRes | null>): Promise<WindowCount> => {
     try {
@@ -81,9 +96,13 @@ export function createRateLimitCounts(url: string, log: Logger): RateLimitCounts
     }
   };
   return {
-    hit: (key, windowMs) => watched(limiter.penalty(key, 1, { customDuration: windowMs / 1000 })),
+    hit: (key, windowMs) => {
+      sweep();
+      return watched(limiter.penalty(key, 1, { customDuration: windowMs / 1000 }));
+    },
     peek: (key, windowMs) => watched(limiter.get(key, { customDuration: windowMs / 1000 })),
     async close() {
+      clearInterval(sweeper);
       await pool.end();
     },
   };

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { buildApp } from '../../api/app';
 import { rateLimitPlugin } from '../../api/plugins/rate-limit';
 import { loadConfig } from '../../platform/config';
@@ -166,6 +167,28 @@ describe('rate limit with the database away', () => {
     } finally {
       await app.close();
       await counts.close();
+    }
+  });
+});
+
+describe('rate limit rows', () => {
+  it('are deleted once their window ended over a minute ago, live ones kept', async () => {
+    const pool = new pg.Pool({ connectionString: databaseUrl(), max: 1 });
+    const id = crypto.randomUUID();
+    // A row as the library writes it (key prefix `rl:`), whose window ended two minutes ago.
+    await pool.query('insert into rate_limits (key, points, expire) values ($1, 1, $2)', [`rl:stale-${id}`, Date.now() - 120_000]);
+    const counts = createRateLimitCounts(databaseUrl(), createLogger('silent'), { sweepEveryMs: 100 });
+    const rows = async (key: string) => (await pool.query('select points from rate_limits where key = $1', [`rl:${key}`])).rows;
+    try {
+      await counts.hit(`live-${id}`, 60_000); // the first count starts the sweeps
+      await eventually('the stale row to be deleted', async () => (await rows(`stale-${id}`)).length === 0, {
+        timeoutMs: 5_000,
+        intervalMs: 50,
+      });
+      expect(await rows(`live-${id}`)).toEqual([{ points: 1 }]);
+    } finally {
+      await counts.close();
+      await pool.end();
     }
   });
 });
