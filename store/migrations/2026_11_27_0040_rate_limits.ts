@@ -9,7 +9,7 @@ import { sql, type Kysely } from 'kysely';
  * the epoch). Created here rather than by the library, so that the schema has one history.
  *
  * Unlogged: every request writes a row, and a count lost with a crash only restarts a window, so
- * the counts skip the write-ahead log. No index on `expire`: the library's cleanup scans the table
+ * the counts skip the write-ahead log. No index on `expire`: the cleanup (store/rate-limits.ts) scans the table
  * (a few thousand live rows) every five minutes, while an index would cost every request's update.
  */
 
