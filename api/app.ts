@@ -159,7 +159,7 @@ export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
   for (const { prefix, iface, routes } of interfaces) {
     await app.register(
       async (scope) => {
-        await rateLimitPlugin(scope, { perSecond: deps.config.RATE_LIMIT_PER_SECOND, redisUrl: deps.config.REDIS_URL });
+        await rateLimitPlugin(scope, { perSecond: deps.config.RATE_LIMIT_PER_SECOND, counts: deps.rateLimits });
         await authPlugin(scope, { db: deps.db, iface, environment: deps.config.SERVICE_ENVIRONMENT, cache: keyCache });
         await scope.register(categoryRoutes, { deps });
         await scope.register(routes, { deps });

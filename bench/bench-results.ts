@@ -2,6 +2,7 @@ import type { CallbacksResult } from './callbacks';
 import type { CallbacksFanoutResult } from './callbacks-fanout';
 import type { LoadResult } from './load';
 import type { OrdersResult } from './orders';
+import type { RateLimitBenchResult } from './ratelimit';
 import type { SearchResult } from './search';
 import type { StatementsBenchResult } from './statements';
 
@@ -20,5 +21,6 @@ export interface BenchResults {
   callbacksFanout?: CallbacksFanoutResult;
   /** The statements and the feed, or the feed alone (`npm run bench -- feed`). */
   statements?: StatementsBenchResult | Pick<StatementsBenchResult, 'feed'>;
+  ratelimit?: RateLimitBenchResult;
   summary?: Record<string, number | null>;
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { BenchResults } from './bench-results';
 import type { LoadResult } from './load';
 import type { OrdersResult } from './orders';
+import { rateLimitLines } from './ratelimit';
 import type { SearchResult } from './search';
 import { SUMMARY_TARGETS } from './summary';
 
@@ -21,6 +22,7 @@ export function writeResults(results: BenchResults, save: boolean): void {
     ...(results.orders ? [...orderCpuLines(results.orders), ...floorLines(results.orders), ...orderLines(results.orders)] : []),
     ...(results.search ? searchLines(results.search) : []),
     ...otherLines(results),
+    ...(results.ratelimit ? rateLimitLines(results.ratelimit) : []),
     '',
   ].join('\n');
   if (save) fs.writeFileSync(path.join(dir, 'latest.md'), md);

@@ -7,6 +7,7 @@ import { benchCallbacksFanout } from './callbacks-fanout';
 import { runLoad } from './load';
 import { dealInput } from './offer-fixture';
 import { benchOrders } from './orders';
+import { benchRateLimit } from './ratelimit';
 import { writeResults } from './report';
 import { benchSearch } from './search';
 import { benchFeed, benchStatements } from './statements';
@@ -40,6 +41,11 @@ const SECTIONS: Array<{ names: string[]; run: (b: BenchStack, stops: Stops, want
   },
   // Statements over 1,000,000 vouchers and the change feed over 10,000 events, or the feed alone (bench/statements.ts).
   { names: ['statements', 'feed'], run: async (b, _stops, wanted) => ({ statements: await benchStatementsOrFeed(b, wanted) }) },
+  // The shared rate limit: the same route with its counts in Postgres and with the limit off (bench/ratelimit.ts).
+  {
+    names: ['ratelimit'],
+    run: async (b, stops) => ({ ratelimit: await benchRateLimit(b, stops, benchCount('BENCH_RATELIMIT_REQUESTS', 3000)) }),
+  },
 ];
 
 async function main() {
@@ -57,6 +63,12 @@ async function main() {
   results.summary = summarize(results);
   // A partial run (some sections only) is printed but does not replace the recorded full results.
   writeResults(results, names.length === 0);
+}
+
+/** A request count a short run may lower through the environment (`BENCH_RATELIMIT_REQUESTS=600`). */
+function benchCount(name: string, fallback: number): number {
+  const n = Number(process.env[name]);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
 }
 
 function benchOfferIntake(bench: BenchStack) {

@@ -26,6 +26,8 @@ export const SUMMARY_TARGETS: Record<string, string> = {
   callbacks_fanout_1000_s: '≤ 10',
   statement_1m_vouchers_s: '≤ 2',
   feed_10k_events_s: '≤ 1',
+  ratelimit_c8_ratio: '(req/s with the shared limit ÷ with it off, same route; issue 33)',
+  ratelimit_c1_p50_added_ms: '(what the shared limit adds to one request, ms)',
 };
 
 export function summarize(results: BenchResults): Record<string, number | null> {
@@ -63,7 +65,7 @@ function searchSummary({ search }: BenchResults) {
   };
 }
 
-function otherSummary({ callbacksFanout, statements }: BenchResults) {
+function otherSummary({ callbacksFanout, statements, ratelimit }: BenchResults) {
   const both = statements && 'submission' in statements ? statements : undefined;
   return {
     callbacks_fanout_1000_s: callbacksFanout?.seconds ?? null,
@@ -72,5 +74,7 @@ function otherSummary({ callbacksFanout, statements }: BenchResults) {
     // Events numbered as they come (a reader polls), read whole; the first read, which also numbers
     // all 10,000 at once, is beside it in the results.
     feed_10k_events_s: statements?.feed.second_read_s ?? null,
+    ratelimit_c8_ratio: ratelimit?.c8.ratio ?? null,
+    ratelimit_c1_p50_added_ms: ratelimit?.c1.p50_added_ms ?? null,
   };
 }

@@ -7,6 +7,7 @@ import { createLogger } from '../platform/logger';
 import { businessMetrics } from '../platform/metrics';
 import { createObjectStore } from '../platform/object-store';
 import { createDb } from '../store/db';
+import { createRateLimitCounts } from '../store/rate-limits';
 
 /** The three published documents, each committed as docs/openapi/<name>.json (docs/decisions/0032-generated-clients-documents-committed.md). */
 export const OPENAPI_DOCUMENTS = ['submission', 'distribution', 'developer'] as const;
@@ -18,7 +19,7 @@ export const openApiFile = (name: OpenApiDocument) => path.join(OPENAPI_DIR, `${
 /**
  * Each document exactly as the API serves it at `/<name>/beta/openapi.json`, pretty-printed in the
  * order the swagger plugin emits it. The API is built as main/wiring.ts builds it, but its backends
- * are never reached (the pool, the Temporal connection and the S3 client connect on first use, and
+ * are never reached (the pools, the Temporal connection and the S3 client connect on first use, and
  * serving a document uses none), so this needs no running stack. The settings are fixed rather than
  * read from the environment, so every machine builds the same bytes; sign-up is on so the
  * developer document exists.
@@ -27,7 +28,9 @@ export async function buildOpenApiDocuments(): Promise<Record<OpenApiDocument, s
   const config = loadConfig({ SERVICE_ENVIRONMENT: 'sandbox', DEVELOPER_SIGNUP: 'on' });
   const db = createDb('postgres://offline.invalid/openapi', 1);
   const store = createObjectStore({ endpoint: 'http://offline.invalid', accessKey: '-', secretKey: '-', region: 'us-east-1', bucket: '-' });
-  const app = await buildApp({ config, db, temporal: new Client(), store, log: createLogger('silent'), metrics: businessMetrics });
+  const log = createLogger('silent');
+  const rateLimits = createRateLimitCounts('postgres://offline.invalid/openapi', log);
+  const app = await buildApp({ config, db, temporal: new Client(), store, log, metrics: businessMetrics, rateLimits });
   try {
     const documents = {} as Record<OpenApiDocument, string>;
     for (const name of OPENAPI_DOCUMENTS) {
@@ -38,7 +41,7 @@ export async function buildOpenApiDocuments(): Promise<Record<OpenApiDocument, s
     return documents;
   } finally {
     await app.close();
-    await db.destroy();
+    await Promise.all([db.destroy(), rateLimits.close()]);
   }
 }
 

@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { ServiceDeps } from '../services/deps';
 import type { Config } from '../platform/config';
 import { createDb } from '../store/db';
+import { createRateLimitCounts } from '../store/rate-limits';
 import type { Logger } from '../platform/logger';
 import { businessMetrics } from '../platform/metrics';
 import { createObjectStore } from '../platform/object-store';
@@ -26,6 +27,7 @@ export async function connectServices(config: Readonly<Config>, endpoints: Endpo
     interceptors: tracing ? { workflow: [tracing.clientInterceptor] } : undefined,
   });
   const store = createObjectStore(endpoints.s3);
+  const rateLimits = createRateLimitCounts(endpoints.databaseUrl, log);
   return {
     config,
     db,
@@ -34,10 +36,11 @@ export async function connectServices(config: Readonly<Config>, endpoints: Endpo
     store,
     log,
     metrics: businessMetrics,
+    rateLimits,
     tracing,
     temporalUiUrl: config.TEMPORAL_UI_URL ?? endpoints.temporalUiUrl,
     async close() {
-      await Promise.allSettled([db.destroy(), temporalConnection.close(), tracing?.shutdown()]);
+      await Promise.allSettled([db.destroy(), rateLimits.close(), temporalConnection.close(), tracing?.shutdown()]);
     },
   };
 }

@@ -24,7 +24,7 @@ export const EnvSchema = z.object({
     .min(1)
     .default(3)
     .describe(
-      'Requests per second per API key, and per client address for requests with a bad or missing key (429 with `Retry-After` beyond).',
+      'Requests per second per API key, and per client address for requests with a bad or missing key (429 with `Retry-After` beyond); counted in Postgres, so every API process shares the limit.',
     ),
   // Spec 5.3: production keys come from the service team, so production cannot turn sign-up on.
   DEVELOPER_SIGNUP: z
@@ -44,17 +44,7 @@ export const EnvSchema = z.object({
     .max(1000)
     .default(5)
     .describe(
-      'Sign-up attempts per client address per hour (an IPv6 address counts by its /64), page and API together; 429 with `Retry-After` beyond. Kept in Redis with `REDIS_URL`.',
-    ),
-  REDIS_URL: z
-    .string()
-    .url()
-    .optional()
-    .meta(
-      unset(
-        'A Redis (`redis://[:password@]host:port[/db]`) where every API process keeps one shared rate-limit count ([deployment.md](deployment.md)).',
-        '(each process counts in memory)',
-      ),
+      'Sign-up attempts per client address per hour (an IPv6 address counts by its /64), page and API together; 429 with `Retry-After` beyond. Counted in Postgres, shared by every API process.',
     ),
   DATA_DIR: z
     .string()

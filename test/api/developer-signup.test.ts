@@ -1,14 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { Redis } from 'ioredis';
 import { ConfigError, loadConfig } from '../../platform/config';
-import { freePort } from '../../platform/free-port';
 import { revokeApiKey } from '../../services/api-clients';
 import { DEMO_CLIENT_ID, demoKey } from '../../services/demo';
 import { signupOf } from '../../services/developer-signups';
-import { eventually } from '../setup/eventually';
 import { validOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
-import { redisArgs, redisServer } from '../setup/redis';
 
 const API = '/developer/beta/signups';
 const PAGE = '/developer/signup';
@@ -358,41 +353,19 @@ describe('developer sign-up where it is off', () => {
   });
 });
 
-describe('developer sign-up budget shared through Redis (REDIS_URL)', () => {
-  let redis: ChildProcess;
-  let url: string;
-  beforeAll(async () => {
-    const port = await freePort();
-    redis = spawn(redisServer(), redisArgs(port), { stdio: 'ignore' });
-    url = `redis://127.0.0.1:${port}`;
-    const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    await eventually(
-      'redis-server to accept connections',
-      () =>
-        probe.connect().then(
-          () => true,
-          () => false,
-        ),
-      { timeoutMs: 10_000, intervalMs: 100 },
-    );
-    expect(await probe.ping()).toBe('PONG');
-    probe.disconnect();
-  });
-  afterAll(() => {
-    redis?.kill('SIGTERM');
-  });
-
-  it('two API processes count one address together', async () => {
-    const env = { REDIS_URL: url, DEVELOPER_SIGNUPS_PER_HOUR: '3', RATE_LIMIT_PER_SECOND: '50' };
+describe('developer sign-up budget shared by API processes', () => {
+  it('two API processes (each with its own connections) count one address together in Postgres', async () => {
+    const env = { DEVELOPER_SIGNUPS_PER_HOUR: '3', RATE_LIMIT_PER_SECOND: '50' };
     const [a, b] = [await createHarness({ env }), await createHarness({ env })];
     try {
       const address = freshAddress();
       const answers = [];
-      for (const h of [a, b, a, b]) answers.push(await signUp(h, { signup: { email: email('redis') } }, address));
+      for (const h of [a, b, a, b]) answers.push(await signUp(h, { signup: { email: email('shared') } }, address));
       expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200, 429]);
       expect(answers[3].json().errors[0].message).toMatch(/3 sign-ups per hour/);
+      expect(Number(answers[3].headers['retry-after'])).toBeGreaterThan(3500);
       // Another address still signs up on either process.
-      expect((await signUp(b, { signup: { email: email('redis') } })).statusCode).toBe(200);
+      expect((await signUp(b, { signup: { email: email('shared') } })).statusCode).toBe(200);
     } finally {
       await a.close();
       await b.close();

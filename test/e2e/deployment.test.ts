@@ -3,13 +3,11 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { freePort } from '../../platform/free-port';
 import { sendReviewDecision, waitForStatusChange } from '../../services/review';
 import { eventually } from '../setup/eventually';
 import { validOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
-import { redisArgs, redisServer } from '../setup/redis';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const LIMIT = 3;
@@ -52,39 +50,21 @@ async function stop(p: Proc): Promise<void> {
 
 /**
  * The production layout of docs/deployment.md on the suite's stack (its Postgres, Temporal and
- * S3 stand in for the managed ones): a real redis-server, two API processes (RUN_WORKER=false)
- * sharing the rate limit through it, and two worker processes (RUN_API=false) on one task queue.
+ * S3 stand in for the managed ones): two API processes (RUN_WORKER=false) sharing the rate limit
+ * through that Postgres, and two worker processes (RUN_API=false) on one task queue.
  */
-describe('production layout: two API processes and two workers on one stack, rate limit in Redis', () => {
+describe('production layout: two API processes and two workers on one stack, rate limit in Postgres', () => {
   const procs: Proc[] = [];
   const dirs: string[] = [];
-  let redis: Proc;
   let apis: string[] = [];
   let workers: string[] = [];
   let h: Harness;
 
   beforeAll(async () => {
-    const redisPort = await freePort();
-    redis = launch(redisServer(), redisArgs(redisPort), process.env);
-    procs.push(redis);
-    const ping = new Redis(redisPort, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    ping.on('error', () => undefined);
-    await waitFor('redis-server', redis, async () => {
-      try {
-        if (ping.status !== 'ready') await ping.connect();
-        return (await ping.ping()) === 'PONG';
-      } catch {
-        ping.disconnect();
-        return false;
-      }
-    });
-    ping.disconnect();
-
     // The suite's stack is in this process's environment (DATABASE_URL, TEMPORAL_ADDRESS, S3_*).
     const common = {
       ...process.env,
       TEMPORAL_TASK_QUEUE: `test-${crypto.randomUUID()}`,
-      REDIS_URL: `redis://127.0.0.1:${redisPort}`,
       RATE_LIMIT_PER_SECOND: String(LIMIT),
       LOG_LEVEL: 'warn',
       HOST: '127.0.0.1',

@@ -144,7 +144,7 @@ export function sendVoucherPage(reply: FastifyReply, page: string): FastifyReply
 /** `GET /customer/vouchers/:token`: the page print_url points to. */
 export const customerVoucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   // Limited per address like keyless requests elsewhere: tokens are unguessable, but not worth guessing at speed either.
-  await rateLimitPlugin(app, { perSecond: deps.config.RATE_LIMIT_PER_SECOND });
+  await rateLimitPlugin(app, { perSecond: deps.config.RATE_LIMIT_PER_SECOND, counts: deps.rateLimits });
   app.get(`${CUSTOMER_VOUCHER_PATH}/:token`, { schema: { params: Params, hide: true } }, async (request, reply) =>
     sendVoucherPage(reply, customerVoucherPage(await customerVoucher(deps, request.params.token))),
   );

@@ -20,7 +20,7 @@ export { SIGNUP_PAGE_PATH };
 /** The sign-up routes, when this deployment offers sign-up (the sandbox, unless DEVELOPER_SIGNUP=off). */
 export const developerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   // The usual per-address limit per second (no key here), then the hourly sign-up budget.
-  await rateLimitPlugin(app, { perSecond: deps.config.RATE_LIMIT_PER_SECOND, redisUrl: deps.config.REDIS_URL });
+  await rateLimitPlugin(app, { perSecond: deps.config.RATE_LIMIT_PER_SECOND, counts: deps.rateLimits });
   const limit = signupLimiter(app, deps.config.DEVELOPER_SIGNUPS_PER_HOUR);
   await app.register(signupApiRoutes, { deps, limit, prefix: DEVELOPER_PREFIX });
   await app.register(signupPageRoutes, { deps, limit });

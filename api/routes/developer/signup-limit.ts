@@ -9,7 +9,7 @@ export type SignupLimit = (request: FastifyRequest, reply: FastifyReply) => Prom
  * The sign-up budget: `perHour` attempts per client address (an IPv6 address counts by its /64,
  * which one subscriber usually holds whole), page and API together. Every attempt counts, refused
  * ones too, so the budget also bounds guessing which addresses have signed up. It lives in the
- * rate-limit plugin's store: Redis (shared by every API process) when REDIS_URL is set.
+ * rate-limit plugin's store: Postgres, shared by every API process.
  */
 export function signupLimiter(app: FastifyInstance, perHour: number): SignupLimit {
   const count = app.createRateLimit({
