@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import Negotiator from 'negotiator';
 import type { z } from 'zod';
 import { ApiError, type ErrorDetail } from '../errors';
 import { checkFields } from '../../schemas/unknown-fields';
@@ -32,13 +33,23 @@ export function rewriteFormatSuffix(req: IncomingMessage): string {
   return pathPart.slice(0, -m[0].length) + (q === -1 ? '' : url.slice(q));
 }
 
-function negotiate(request: FastifyRequest): Format {
-  const suffix = (request.raw as RawWithFormat)[SUFFIX_FORMAT];
+/** The types the service answers in, JSON first: it wins a tie (any type, any application type) and answers when nothing is acceptable. */
+const ANSWERED: ReadonlyArray<[string, Format]> = [
+  ['application/json', 'json'],
+  ['application/xml', 'xml'],
+  ['text/xml', 'xml'],
+];
+const ANSWERED_TYPES = ANSWERED.map(([type]) => type);
+
+/**
+ * The answer's format: a `.xml`/`.json` suffix wins; else the `Accept` header, read by negotiator
+ * (q-values, wildcards, specificity, then the client's order); else JSON. An `Accept` naming
+ * neither format is not refused (no 406): it gets JSON, as a request without one does.
+ */
+export function answerFormat(accept: string | undefined, suffix?: Format): Format {
   if (suffix) return suffix;
-  const accept = (request.headers.accept ?? '').toLowerCase();
-  const xmlAt = accept.search(/(application|text)\/xml/);
-  const jsonAt = accept.indexOf('application/json');
-  return xmlAt !== -1 && (jsonAt === -1 || xmlAt < jsonAt) ? 'xml' : 'json';
+  const chosen = new Negotiator({ headers: { accept } }).mediaType(ANSWERED_TYPES);
+  return ANSWERED.find(([type]) => type === chosen)?.[1] ?? 'json';
 }
 
 /** Deepest nesting accepted in a JSON body, as for XML; real resources need under ten. */
@@ -181,7 +192,7 @@ export default fp(async function contentNegotiation(app: FastifyInstance) {
   });
 
   app.addHook('onRequest', async (request) => {
-    request.responseFormat = negotiate(request);
+    request.responseFormat = answerFormat(request.headers.accept, (request.raw as RawWithFormat)[SUFFIX_FORMAT]);
   });
 
   app.addHook('preValidation', async (request) => {
