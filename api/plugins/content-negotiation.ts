@@ -14,6 +14,10 @@ declare module 'fastify' {
     responseFormat: Format;
     bodyIsXml: boolean;
   }
+  interface FastifyContextConfig {
+    /** The route's body is an uploaded file (multipart), not a resource: it has no body schema, yet takes a body. */
+    bodyIsFile?: boolean;
+  }
 }
 
 const SUFFIX_FORMAT = Symbol('suffixFormat');
@@ -163,6 +167,15 @@ function shapeBody(request: FastifyRequest): void {
   request.body = cleaned;
 }
 
+/** The request says it has no body: neither Content-Length (or 0) nor Transfer-Encoding (RFC 9112 §6.3). */
+function emptyByFraming(request: FastifyRequest): boolean {
+  const { 'content-length': length, 'transfer-encoding': encoding } = request.headers;
+  return encoding === undefined && (length === undefined || length === '0');
+}
+
+/** A route that reads no body: no body schema, and no file upload. */
+const takesNoBody = (request: FastifyRequest) => !request.routeOptions.schema?.body && !request.routeOptions.config.bodyIsFile;
+
 /**
  * JSON and XML handled once, at the edge: XML bodies are parsed safely and shaped by the route's
  * own zod schema; answers are objects that one serializer turns into JSON or XML.
@@ -189,6 +202,15 @@ export default fp(async function contentNegotiation(app: FastifyInstance) {
       const message = err instanceof XmlInputError ? err.message : 'malformed XML';
       done(new ApiError(400, 'malformed_body', message), undefined);
     }
+  });
+
+  // Client libraries label even an empty DELETE `Content-Type: application/json`. With no body to
+  // read the label describes nothing, so on a route that reads none it is dropped before parsing:
+  // any type, even one no parser knows, is fine there. Routes that take a body parse it as before.
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    if (request.headers['content-type'] !== undefined && emptyByFraming(request) && takesNoBody(request))
+      delete request.raw.headers['content-type'];
+    return payload;
   });
 
   app.addHook('onRequest', async (request) => {
