@@ -54,6 +54,24 @@ describe('attachments and comments with real offers under the review workflow', 
     ]);
   });
 
+  it('refuses deleting an attachment an offer shows until an edit drops it, then deletes it', async () => {
+    const [shown, other] = [await upload(), await upload()];
+    const offer = (await call('POST', '/offers', withMedia(shown, other))).json().offer;
+    const refused = await call('DELETE', `/attachments/${shown}`);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().errors[0]).toMatchObject({ code: 'attachment_in_use', offer_ids: [offer.id] });
+    expect((await call('GET', `/attachments/${shown}`)).statusCode).toBe(200);
+    // Withdrawn and edited without it, the offer no longer shows it: the deletion goes through.
+    const put = (body: unknown) =>
+      h.app.inject({ method: 'PUT', url: `${SUB}/offers/${offer.id}`, headers: { 'x-service-api-key': key }, payload: body as object });
+    expect((await put({ offer: { status: 'withdrawn' } })).statusCode).toBe(200);
+    const edited = await put({ offer: { creative: { headlines: ['Dinner'], original_media: [{ id: other }] } } });
+    expect(edited.statusCode).toBe(200);
+    expect((await call('DELETE', `/attachments/${shown}`)).statusCode).toBe(200);
+    expect((await call('GET', `/attachments/${shown}`)).statusCode).toBe(404);
+    expect((await call('GET', `/offers/${offer.id}`)).json().offer.creative.original_media).toEqual([{ id: other }]);
+  });
+
   it('shows a rejection by the review team in the comment thread, read-only', async () => {
     const offer = (await call('POST', '/offers', withMedia())).json().offer;
     await call('POST', `/offers/${offer.id}/comments`, { comment: { author_name: 'Maria', content: 'Ready for review.' } });
