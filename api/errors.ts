@@ -30,6 +30,7 @@ export const FAILURE_STATUS: Readonly<Record<FailureCode, number>> = {
   insufficient_balance: 409,
   already_rolled_back: 409,
   rollback_window_closed: 409,
+  attachment_in_use: 409,
   idempotency_key_reused: 422,
   invalid_state_transition: 409,
   payload_too_large: 413,

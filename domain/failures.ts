@@ -25,6 +25,8 @@ export type FailureCode =
   | 'already_rolled_back'
   /** A redemption older than REDEMPTION_ROLLBACK_HOURS. */
   | 'rollback_window_closed'
+  /** Deleting an attachment that an offer which has not ended still shows (`offer_ids` names them). */
+  | 'attachment_in_use'
   /** An Idempotency-Key used before on this voucher with another amount. */
   | 'idempotency_key_reused'
   | 'forbidden'

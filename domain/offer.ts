@@ -26,4 +26,6 @@ export interface OfferDocument {
     categories: ReadonlyArray<{ id: number }>;
     redemption_locations: readonly RedemptionLocation[];
   };
+  /** The client's attachments the offer shows, held while the offer is written (store/attachments.ts). */
+  creative?: { original_media?: ReadonlyArray<{ id: string }> };
 }

@@ -15,7 +15,7 @@ import { utcDay } from '../domain/dates';
  */
 
 /** Outbox event types delivered as is to the offer's own submission client. `offer.review_overdue` is for operators only. */
-const SUBMISSION_TYPES = new Set([
+export const SUBMISSION_EVENT_TYPES = [
   'offer.created',
   'offer.status_changed',
   'offer.published',
@@ -25,12 +25,16 @@ const SUBMISSION_TYPES = new Set([
   'offer.closed',
   'voucher.redeemed',
   'voucher.redemption_rolled_back',
-]);
+] as const;
+const SUBMISSION_TYPES = new Set<string>(SUBMISSION_EVENT_TYPES);
 
 /** Events about one voucher: for the offer's submission client and the distribution client that sold it, nobody else. */
-const VOUCHER_TYPES = new Set(['voucher.redeemed', 'voucher.redemption_rolled_back']);
+export const VOUCHER_EVENT_TYPES = ['voucher.redeemed', 'voucher.redemption_rolled_back'] as const;
+const VOUCHER_TYPES = new Set<string>(VOUCHER_EVENT_TYPES);
 
-export type DistributionEventType = 'offer.published' | 'offer.changed' | 'offer.suspended' | 'offer.closed' | 'offer.sold_out';
+/** The names distribution clients see offer events under (voucher events keep theirs). */
+export const DISTRIBUTION_EVENT_TYPES = ['offer.published', 'offer.changed', 'offer.suspended', 'offer.closed', 'offer.sold_out'] as const;
+export type DistributionEventType = (typeof DISTRIBUTION_EVENT_TYPES)[number];
 
 /** The submission name of an outbox event: the same, or null for operators-only events. */
 export function submissionEventType(event: Pick<OfferEventRow, 'type'>): string | null {

@@ -1,3 +1,4 @@
+import { suppliedBarcode } from '../domain/barcodes';
 import type { OfferRow } from '../store/database';
 import type { SuppliedCounts, SuppliedVoucherState } from '../store/supplied-vouchers';
 import type { OfferInput, OfferStatus, SubmissionOffer, SuppliedVoucher } from './offer';
@@ -10,7 +11,7 @@ export function toSuppliedVoucher(v: SuppliedVoucherState): SuppliedVoucher {
   return {
     id: v.id,
     redemption_code: v.redemption_code,
-    barcode: v.barcode,
+    barcode: suppliedBarcode(v),
     status: v.status,
     redeemed_at: v.redeemed_at,
     cancelled_at: v.cancelled_at,

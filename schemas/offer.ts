@@ -123,7 +123,8 @@ export const MAX_SUPPLIED_VOUCHERS = 20_000;
 export const SuppliedVoucher = z.object({
   id: z.string(),
   redemption_code: z.string(),
-  barcode: z.string().nullable(),
+  /** The advertiser's barcode, else the code: the same value the voucher carries once sold (domain/barcodes.ts). */
+  barcode: z.string(),
   status: z.enum(['available', 'acquired', 'redeemed', 'cancelled']),
   redeemed_at: Timestamp.nullable(),
   cancelled_at: Timestamp.nullable(),

@@ -1,6 +1,8 @@
 import type { Insertable } from 'kysely';
 import type { AttachmentRow, AttachmentTable } from './database';
-import type { Db } from './db';
+import type { Db, Trx } from './db';
+import { refuse } from '../domain/failures';
+import { MAX_OFFERS_NAMED, offersShowingAttachment } from './offer-media';
 
 /*
  * Uploaded files' rows; their bytes are in the object store under `object_key`. A deleted
@@ -49,6 +51,9 @@ export async function unownedAttachmentIds(db: Db, clientId: string, ids: readon
 /**
  * Marks one live attachment of this client deleted and, in the same transaction, has
  * `removeBytes` remove its object: if that fails, the row stays live. False when there is none.
+ * Refused (`attachment_in_use`, naming them) while an offer that has not ended shows it. The row
+ * is locked before the offers are read, and an offer being written holds its media rows
+ * (`holdLiveAttachments`), so an offer naming it cannot commit unseen in between.
  */
 export async function deleteClientAttachment(
   db: Db,
@@ -66,9 +71,35 @@ export async function deleteClientAttachment(
       .returning('object_key')
       .executeTakeFirst();
     if (!row) return false;
+    const offers = await offersShowingAttachment(trx, clientId, id);
+    if (offers.length)
+      refuse(
+        'attachment_in_use',
+        `attachment ${id} is shown by ${offers.length === MAX_OFFERS_NAMED ? 'at least ' : ''}${offers.length} offer(s) that have not ended: ${offers.join(', ')}; remove it from their creative.original_media first (withdraw, edit, resubmit)`,
+        { attachment_id: id, offer_ids: offers },
+      );
     await removeBytes(row.object_key);
     return true;
   });
+}
+
+/**
+ * Locks (FOR SHARE) the client's live attachments among `ids` while an offer naming them is
+ * written, and returns the ids that are not among them (deleted meanwhile, unknown, another's).
+ * A deletion waits for that write, then sees the offer; a deletion that came first is seen here.
+ */
+export async function holdLiveAttachments(trx: Trx, clientId: string, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const live = await trx
+    .selectFrom('attachments')
+    .select('id')
+    .where('id', 'in', [...new Set(ids)])
+    .where('client_id', '=', clientId)
+    .where('deleted_at', 'is', null)
+    .forShare()
+    .execute();
+  const held = new Set(live.map((r) => r.id));
+  return ids.filter((id) => !held.has(id));
 }
 
 /** Any client's live attachment by id (the review console shows an offer's media). */

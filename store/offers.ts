@@ -11,6 +11,7 @@ import { ensureAdvertiser, renameAdvertiser } from './advertisers';
 import { hasSuppliedCodes, insertSuppliedCodes, type SuppliedCode } from './supplied-vouchers';
 import { refuse } from '../domain/failures';
 import { endOfferReservations } from './reservations';
+import { holdLiveAttachments } from './attachments';
 
 /*
  * The offers table, written with its search rows (store/offer-search-rows.ts). Every write to an
@@ -38,6 +39,16 @@ async function advertiserOf(
   return id;
 }
 
+/** Holds the offer's media while it is written (store/attachments.ts); one deleted since the service checked it is refused by name. */
+async function holdMedia(trx: Trx, clientId: string, input: OfferDocument): Promise<void> {
+  const ids = (input.creative?.original_media ?? []).map((m) => m.id);
+  const [gone] = await holdLiveAttachments(trx, clientId, ids);
+  if (gone)
+    refuse('invalid_field', `attachment ${gone} is not one of your attachments`, {
+      field: `creative.original_media[${ids.indexOf(gone)}].id`,
+    });
+}
+
 function columnsOf(input: OfferDocument) {
   // The advertiser's id lives in the offers.advertiser_id column only, so the document never holds a stale one.
   const { id: _id, ...advertiser } = input.advertiser;
@@ -61,6 +72,7 @@ export async function insertOffer(
   o: { id: string; clientId: string; input: OfferDocument; suppliedCodes?: SuppliedCode[] },
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    await holdMedia(trx, o.clientId, o.input);
     const advertiserId = await advertiserOf(trx, o.clientId, o.input);
     await trx
       .insertInto('offers')
@@ -203,6 +215,7 @@ export async function saveOfferFields(
       .where('id', '=', e.offerId)
       .forUpdate()
       .executeTakeFirstOrThrow();
+    await holdMedia(trx, row.client_id, e.input);
     const advertiserId = await advertiserOf(trx, row.client_id, e.input, {
       currentId: row.advertiser_id,
       sent: e.changedFields.includes('advertiser'),

@@ -9,6 +9,7 @@ import { distributionRevenues, type Money, type RevenueShares } from '../domain/
 import { customerKey, restrictionsOf } from '../domain/offer-terms';
 import { vouchersExpireOf } from '../domain/voucher-expiry';
 import { giftCardValue } from '../domain/redemptions';
+import { generatedBarcode } from '../domain/barcodes';
 import { findAccount } from './accounts';
 import { derivedId } from './ids';
 import { lockOffers, moveStock, type LockedOffer } from './offer-stock';
@@ -194,7 +195,7 @@ async function issueVouchers(
         reservation_id: unit < taken[i].fromReservation ? taken[i].reservationId : null,
         counts_stock: offer.quantity_in_stock !== null,
         redemption_code: code,
-        barcode: code.replace(/-/g, ''),
+        barcode: generatedBarcode(code),
         customer_name: o.customerName,
         customer_key: customer,
         status: 'acquired' as const,

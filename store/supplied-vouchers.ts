@@ -3,6 +3,7 @@ import type { Db, Trx } from './db';
 import type { VoucherRow } from './database';
 import type { Page, Paged } from '../domain/paging';
 import { refuse } from '../domain/failures';
+import { suppliedBarcode } from '../domain/barcodes';
 import { appendOfferEvent } from './offer-events';
 import { newId } from './ids';
 import { lockOffers, moveStock, type LockedOffer } from './offer-stock';
@@ -14,7 +15,7 @@ import { pageOf } from './paging';
  * first-out, and each is issued once. A code is unique per advertiser, across its offers.
  */
 
-/** A code as the advertiser sends it; the barcode defaults to the code. */
+/** A code as the advertiser sends it; without a barcode, it is its own (domain/barcodes.ts). */
 export interface SuppliedCode {
   redemption_code: string;
   barcode?: string;
@@ -154,7 +155,7 @@ export async function useSuppliedCodes<V extends IssuedVoucher>(trx: Trx, vouche
         ...out[idx],
         id: code.id,
         redemption_code: code.redemption_code,
-        barcode: code.barcode ?? code.redemption_code,
+        barcode: suppliedBarcode(code),
         supplied: true,
       };
     });

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import Negotiator from 'negotiator';
 import type { z } from 'zod';
 import { ApiError, type ErrorDetail } from '../errors';
 import { checkFields } from '../../schemas/unknown-fields';
@@ -12,6 +13,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     responseFormat: Format;
     bodyIsXml: boolean;
+  }
+  interface FastifyContextConfig {
+    /** The route's body is an uploaded file (multipart), not a resource: it has no body schema, yet takes a body. */
+    bodyIsFile?: boolean;
   }
 }
 
@@ -32,13 +37,23 @@ export function rewriteFormatSuffix(req: IncomingMessage): string {
   return pathPart.slice(0, -m[0].length) + (q === -1 ? '' : url.slice(q));
 }
 
-function negotiate(request: FastifyRequest): Format {
-  const suffix = (request.raw as RawWithFormat)[SUFFIX_FORMAT];
+/** The types the service answers in, JSON first: it wins a tie (any type, any application type) and answers when nothing is acceptable. */
+const ANSWERED: ReadonlyArray<[string, Format]> = [
+  ['application/json', 'json'],
+  ['application/xml', 'xml'],
+  ['text/xml', 'xml'],
+];
+const ANSWERED_TYPES = ANSWERED.map(([type]) => type);
+
+/**
+ * The answer's format: a `.xml`/`.json` suffix wins; else the `Accept` header, read by negotiator
+ * (q-values, wildcards, specificity, then the client's order); else JSON. An `Accept` naming
+ * neither format is not refused (no 406): it gets JSON, as a request without one does.
+ */
+export function answerFormat(accept: string | undefined, suffix?: Format): Format {
   if (suffix) return suffix;
-  const accept = (request.headers.accept ?? '').toLowerCase();
-  const xmlAt = accept.search(/(application|text)\/xml/);
-  const jsonAt = accept.indexOf('application/json');
-  return xmlAt !== -1 && (jsonAt === -1 || xmlAt < jsonAt) ? 'xml' : 'json';
+  const chosen = new Negotiator({ headers: { accept } }).mediaType(ANSWERED_TYPES);
+  return ANSWERED.find(([type]) => type === chosen)?.[1] ?? 'json';
 }
 
 /** Deepest nesting accepted in a JSON body, as for XML; real resources need under ten. */
@@ -152,6 +167,15 @@ function shapeBody(request: FastifyRequest): void {
   request.body = cleaned;
 }
 
+/** The request says it has no body: neither Content-Length (or 0) nor Transfer-Encoding (RFC 9112 §6.3). */
+function emptyByFraming(request: FastifyRequest): boolean {
+  const { 'content-length': length, 'transfer-encoding': encoding } = request.headers;
+  return encoding === undefined && (length === undefined || length === '0');
+}
+
+/** A route that reads no body: no body schema, and no file upload. */
+const takesNoBody = (request: FastifyRequest) => !request.routeOptions.schema?.body && !request.routeOptions.config.bodyIsFile;
+
 /**
  * JSON and XML handled once, at the edge: XML bodies are parsed safely and shaped by the route's
  * own zod schema; answers are objects that one serializer turns into JSON or XML.
@@ -180,8 +204,17 @@ export default fp(async function contentNegotiation(app: FastifyInstance) {
     }
   });
 
+  // Client libraries label even an empty DELETE `Content-Type: application/json`. With no body to
+  // read the label describes nothing, so on a route that reads none it is dropped before parsing:
+  // any type, even one no parser knows, is fine there. Routes that take a body parse it as before.
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    if (request.headers['content-type'] !== undefined && emptyByFraming(request) && takesNoBody(request))
+      delete request.raw.headers['content-type'];
+    return payload;
+  });
+
   app.addHook('onRequest', async (request) => {
-    request.responseFormat = negotiate(request);
+    request.responseFormat = answerFormat(request.headers.accept, (request.raw as RawWithFormat)[SUFFIX_FORMAT]);
   });
 
   app.addHook('preValidation', async (request) => {

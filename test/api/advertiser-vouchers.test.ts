@@ -94,6 +94,23 @@ describe("advertisers' own voucher codes, stable advertiser ids and customer vou
       expect(other.statusCode).toBe(200);
     });
 
+    it('a code sent without a barcode shows the same barcode before and after it is sold: the code', async () => {
+      const offerId = await seedOffer(h, sub.clientId, {
+        initial_quantity: undefined,
+        vouchers: [{ redemption_code: 'AUDIT-001' }],
+        advertiser: { ...(validOffer().advertiser as object), name: 'Audit Bakery' },
+      });
+      const listed = async () => {
+        const offer = (await call('GET', `${SUB}/offers/${offerId}`, sub.key)).json().offer;
+        const paged = (await call('GET', `${SUB}/offers/${offerId}/supplied_vouchers`, sub.key)).json();
+        return [offer.vouchers[0].barcode, paged.vouchers[0].barcode];
+      };
+      expect(await listed()).toEqual(['AUDIT-001', 'AUDIT-001']);
+      const [sold] = (await buy(offerId, 1)).vouchers;
+      expect(sold).toMatchObject({ redemption_code: 'AUDIT-001', barcode: 'AUDIT-001' });
+      expect(await listed()).toEqual(['AUDIT-001', 'AUDIT-001']);
+    });
+
     it('hands codes out first-in first-out; redeems by barcode; a cancelled supplied code does not return to stock', async () => {
       const offerId = await seedOffer(h, sub.clientId, {
         initial_quantity: undefined,

@@ -99,12 +99,24 @@ describe('distribution offers: media and offers a publisher has sold', () => {
     await changeOfferStatus(h.services.db, { key: `t:${suspended}:s`, offerId: suspended, to: 'suspended', actor: 'advertiser' });
     expect((await call('GET', `${DIST}/offers/${suspended}/media/${image}`, dist)).statusCode).toBe(404);
     expect((await call('GET', `${DIST}/offers/${onSale}/media/${stray}`, dist)).statusCode).toBe(404);
-    // Deleted by the advertiser: the medium keeps its id but loses its URL, and its bytes are gone.
-    const gone = await upload('c.png', makePng());
-    const offerId = await offerWith([gone]);
-    expect((await call('DELETE', `${SUB}/attachments/${gone}`, sub.key)).statusCode).toBe(200);
-    expect((await call('GET', `${DIST}/offers/${offerId}`, dist)).json().offer.creative.original_media).toEqual([{ id: gone }]);
-    expect((await call('GET', `${DIST}/offers/${offerId}/media/${gone}`, dist)).statusCode).toBe(404);
+  });
+
+  it('keeps an offer on sale whole: deleting a medium it shows is refused, naming the offer, until the offer ends', async () => {
+    const kept = await upload('c.png', makePng());
+    const offerId = await offerWith([kept]);
+    const refused = await call('DELETE', `${SUB}/attachments/${kept}`, sub.key);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().errors).toEqual([
+      { code: 'attachment_in_use', message: expect.stringContaining(offerId), attachment_id: kept, offer_ids: [offerId] },
+    ]);
+    const [medium] = (await call('GET', `${DIST}/offers/${offerId}`, dist)).json().offer.creative.original_media;
+    expect(medium).toMatchObject({ id: kept, url: expect.any(String) });
+    expect((await call('GET', new URL(medium.url).pathname, dist)).statusCode).toBe(200);
+    // Cancelled, the offer is sold no more: the attachment may go, and the offer keeps its id only.
+    // (A seeded offer has no review workflow: its move is written as the workflow's step would.)
+    await changeOfferStatus(h.services.db, { key: `t:${offerId}:c`, offerId, to: 'cancelled', actor: 'advertiser' });
+    expect((await call('DELETE', `${SUB}/attachments/${kept}`, sub.key)).statusCode).toBe(200);
+    expect((await call('GET', `${SUB}/offers/${offerId}`, sub.key)).json().offer.creative.original_media).toEqual([{ id: kept }]);
   });
 
   it('shows an offer that left the catalogue to a publisher holding its vouchers or a reservation, with its status and closed_at', async () => {

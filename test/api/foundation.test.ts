@@ -66,6 +66,12 @@ describe('foundation: keys, formats and errors against the real stack', () => {
     }
     const forcedJson = await get(`${SUB}/categories.json`, subKey, { accept: 'application/xml' });
     expect(forcedJson.json()).toEqual(json);
+    // Accept is read with its q-values: XML refused (q=0) is never the answer.
+    const refusedXml = await get(`${SUB}/categories`, subKey, { accept: 'application/xml;q=0, application/json' });
+    expect(refusedXml.headers['content-type']).toMatch(/application\/json/);
+    expect(refusedXml.json()).toEqual(json);
+    const preferredXml = await get(`${SUB}/categories`, subKey, { accept: 'application/json;q=0.5, application/xml' });
+    expect(preferredXml.headers['content-type']).toMatch(/application\/xml/);
   });
 
   it('pages lists with page, per_page and total', async () => {

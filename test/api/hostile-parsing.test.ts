@@ -40,6 +40,47 @@ describe('hostile parsing: bodies and query strings are read one way, refused cl
   });
 
   it.each([
+    ['application/json', ''],
+    ['application/json', undefined],
+    ['application/xml', ''],
+    ['text/plain', ''],
+    ['application/octet-stream', undefined],
+  ])('an empty body labelled %s (payload %p) is fine on a route that reads none', async (type, payload) => {
+    const headers = { 'x-service-api-key': sub, 'content-type': type };
+    // The route runs (404: no such attachment), where the label used to be a 400 or 415.
+    const deleted = await h.app.inject({ method: 'DELETE', url: '/submission/beta/attachments/att_none', headers, payload });
+    expect(deleted.statusCode).toBe(404);
+    expect(deleted.json().errors[0].code).toBe('not_found');
+    const rollback = await h.app.inject({
+      method: 'POST',
+      url: '/submission/beta/offers/ofr_none/vouchers/vch_none/redemptions/rdm_none/rollback',
+      headers,
+      payload,
+    });
+    expect(rollback.statusCode).toBe(404);
+  });
+
+  it('routes that read a body still refuse an empty one, the upload included', async () => {
+    for (const [url, type, status] of [
+      ['/submission/beta/offers', 'application/json', 400],
+      ['/submission/beta/offers', 'application/xml', 400],
+      ['/submission/beta/attachments', 'application/json', 400],
+      ['/submission/beta/offers', 'text/plain', 415],
+    ] as const) {
+      const res = await h.app.inject({ method: 'POST', url, headers: { 'x-service-api-key': sub, 'content-type': type }, payload: '' });
+      expect([url, type, res.statusCode]).toEqual([url, type, status]);
+    }
+    // A body on a route that reads none is still parsed, so a malformed one is still refused.
+    const res = await h.app.inject({
+      method: 'DELETE',
+      url: '/submission/beta/attachments/att_none',
+      headers: { 'x-service-api-key': sub, 'content-type': 'application/json' },
+      payload: '{"oops',
+    });
+    expect(res.statusCode).toBe(400);
+  });
+
+  it.each([
     ['two roots of one name', '<offer><title>a</title></offer><offer><title>b</title></offer>', /second root element/],
     ['two roots of different names', '<offer><title>a</title></offer><order><status>x</status></order>', /second root element/],
     ['an unclosed element', '<offer><title>a</title>', /^malformed XML: line 1: element <offer> is never closed$/],

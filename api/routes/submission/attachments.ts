@@ -104,7 +104,7 @@ export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
 
   app.post(
     '/attachments',
-    { schema: { ...op('createAttachment', 'Upload an attachment'), response: { 200: AttachmentResponse } } },
+    { schema: { ...op('createAttachment', 'Upload an attachment'), response: { 200: AttachmentResponse } }, config: { bodyIsFile: true } },
     async (request) => {
       const part = await receiveFilePart(request, maxBytes);
       const row = await storeAttachment(deps, request.client.id, { fileName: part.filename, bytes: untruncated(part, maxBytes) });
