@@ -45,7 +45,7 @@ import { Redemption, Voucher, VoucherList, VoucherResponse, VoucherUpdateBody } 
 /*
  * The named parts of the OpenAPI documents: each schema here is registered once, under its name,
  * in zod's global registry, and fastify-type-provider-zod turns every use of it into a `$ref` to
- * one `components.schemas` entry (docs/decisions/new-openapi-components.md). The names are API:
+ * one `components.schemas` entry (docs/decisions/0051-openapi-components.md). The names are API:
  * generated clients name their types after them. A name is the spec's where the spec has one
  * (§2: Currency, Discount, BundleItem, …); where the two interfaces show a resource differently,
  * the interface names it (SubmissionOffer, DistributionOffer). Request bodies are the parts a
