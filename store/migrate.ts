@@ -31,6 +31,7 @@ import * as m0036 from './migrations/2026_11_25_0036_search_index_order';
 import * as m0037 from './migrations/2026_11_25_0037_search_read_model';
 import * as m0038 from './migrations/2026_11_25_0038_search_published_ascending';
 import * as m0039 from './migrations/2026_11_27_0039_offer_status_notify';
+import * as m0040 from './migrations/2026_11_27_0040_offer_as_sold';
 
 /**
  * Migrations by name, in order. A static map rather than a folder scan, so the same list works
@@ -68,6 +69,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_25_0037_search_read_model': m0037,
   '2026_11_25_0038_search_published_ascending': m0038,
   '2026_11_27_0039_offer_status_notify': m0039,
+  '2026_11_27_0040_offer_as_sold': m0040,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -10,7 +10,7 @@ import { pageOf } from './paging';
 import { ensureAdvertiser, renameAdvertiser } from './advertisers';
 import { hasSuppliedCodes, insertSuppliedCodes, type SuppliedCode } from './supplied-vouchers';
 import { refuse } from '../domain/failures';
-import { endOfferReservations } from './reservations';
+import { endClosedOutReservations, endOfferReservations } from './reservations';
 
 /*
  * The offers table, written with its search rows (store/offer-search-rows.ts). Every write to an
@@ -189,7 +189,8 @@ export class StockConflictError extends Error {}
 
 /**
  * Replaces the offer's fields with an edited version (status stays `withdrawn`). A changed
- * initial_quantity moves the stock by the same difference and may not take it below zero.
+ * initial_quantity moves the stock by the same difference and may not take it below zero. An
+ * exclusivity that leaves distributors out ends their reservations in the same transaction.
  */
 export async function saveOfferFields(
   db: Db,
@@ -232,6 +233,8 @@ export async function saveOfferFields(
       .where('id', '=', e.offerId)
       .execute();
     await writeSearchRows(trx, e.offerId, e.input);
+    // Holds of distributors an exclusivity now leaves out end with this edit: no door stays open to them.
+    await endClosedOutReservations(trx, { key: e.key, offerId: e.offerId, document: e.input });
     await appendOfferEvent(trx, { key: e.key, offerId: e.offerId, type: 'offer.updated', data: { changed_fields: e.changedFields } });
   });
 }
