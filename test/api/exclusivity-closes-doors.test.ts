@@ -52,8 +52,13 @@ describe('an exclusivity edit closes every door', () => {
     });
   const move = (offerId: string, status: string) => call(sub.key, 'PUT', `${SUB}/offers/${offerId}`, { offer: { status } });
   const stock = (offerId: string) =>
-    h.services.db.selectFrom('offers').select(['quantity_in_stock', 'reserved_quantity']).where('id', '=', offerId).executeTakeFirstOrThrow();
-  const reservationRow = (id: string) => h.services.db.selectFrom('reservations').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    h.services.db
+      .selectFrom('offers')
+      .select(['quantity_in_stock', 'reserved_quantity'])
+      .where('id', '=', offerId)
+      .executeTakeFirstOrThrow();
+  const reservationRow = (id: string) =>
+    h.services.db.selectFrom('reservations').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
   it("ends the left-out distributor's holds with the edit; its vouchers stay redeemable and show the offer as sold", async () => {
     const receiver = await new CallbackReceiver().start();
