@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { setEndpoint } from '../../store/callback-endpoints';
 import { approveSignal } from '../../workflows/offer-review-messages';
 import { offerReviewWorkflowId, reservationWorkflowId } from '../../workflows/shared/ids';
@@ -92,7 +93,7 @@ describe('an exclusivity edit closes every door', () => {
         .select('data')
         .where('offer_id', '=', offerId)
         .where('type', '=', 'offer.stock_changed')
-        .where(({ ref }) => ref('data', '->>').key('reason'), '=', 'offer_exclusive')
+        .where(sql`data->>'reason'`, '=', 'offer_exclusive')
         .executeTakeFirstOrThrow();
       expect(stockEvent.data).toMatchObject({ change: 3, reserved_change: -3 });
       // Its reservation-window workflow is told and ends, instead of waiting for 2099.
