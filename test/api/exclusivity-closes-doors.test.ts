@@ -61,65 +61,82 @@ describe('an exclusivity edit closes every door', () => {
   const reservationRow = (id: string) =>
     h.services.db.selectFrom('reservations').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
-  it("ends the left-out distributor's holds with the edit; its vouchers stay redeemable and show the offer as sold", async () => {
+  /** A public offer, approved through its review workflow. */
+  const publicOffer = async () => {
+    const created = await call(sub.key, 'POST', `${SUB}/offers`, { offer: validOffer({ title: 'Open to all', initial_quantity: 10 }) });
+    const offerId = created.json().offer.id as string;
+    await approve(offerId);
+    return offerId;
+  };
+  const approve = async (offerId: string) => {
+    await h.services.temporal.workflow.getHandle(offerReviewWorkflowId(offerId)).signal(approveSignal, { reviewer: 'Ana' });
+    await waitForOfferStatus(h, offerId, 'approved');
+  };
+  /** The advertiser withdraws the offer and makes it exclusive to the insider, renamed. */
+  const makeExclusive = async (offerId: string) => {
+    expect((await move(offerId, 'withdrawn')).statusCode).toBe(200);
+    const edit = await call(sub.key, 'PUT', `${SUB}/offers/${offerId}`, {
+      offer: { title: 'Insiders only', exclusivity: { exclusive: true, channels: [insider.clientId] } },
+    });
+    expect(edit.statusCode).toBe(200);
+  };
+
+  it("ends the left-out distributor's holds with the edit, workflows included: no back door to the stock", async () => {
+    const offerId = await publicOffer();
+    const outHold = (await reserve(outsider, offerId, await account(outsider), 3)).json().reservation.id as string;
+    const inHold = (await reserve(insider, offerId, await account(insider), 1)).json().reservation.id as string;
+    expect(await stock(offerId)).toEqual({ quantity_in_stock: 6, reserved_quantity: 4 });
+    await makeExclusive(offerId);
+
+    // The edit's transaction ended the outsider's hold, its units back in general stock; the insider's stays.
+    expect(await reservationRow(outHold)).toMatchObject({ status: 'cancelled', end_reason: 'offer_exclusive', quantity_in_stock: 0 });
+    expect(await reservationRow(inHold)).toMatchObject({ status: 'active', quantity_in_stock: 1 });
+    expect(await stock(offerId)).toEqual({ quantity_in_stock: 9, reserved_quantity: 1 });
+    const stockEvent = await h.services.db
+      .selectFrom('offer_events')
+      .select('data')
+      .where('offer_id', '=', offerId)
+      .where('type', '=', 'offer.stock_changed')
+      .where(sql`data->>'reason'`, '=', 'offer_exclusive')
+      .executeTakeFirstOrThrow();
+    expect(stockEvent.data).toMatchObject({ change: 3, reserved_change: -3 });
+    // Its reservation-window workflow is told and ends, instead of waiting for 2099.
+    expect(await h.services.temporal.workflow.getHandle(reservationWorkflowId(outHold)).result()).toEqual({ status: 'cancelled' });
+
+    // No back door: the hold cannot be raised (it drained the stock before), nor the offer read, held or ordered.
+    const raise = await call(outsider.key, 'PUT', `${DIST}/offers/${offerId}/reservations/${outHold}`, {
+      reservation: { quantity_reserved: 5 },
+    });
+    expect(raise.statusCode).toBe(409);
+    expect((await move(offerId, 'pending')).statusCode).toBe(200);
+    await approve(offerId);
+    expect((await call(outsider.key, 'GET', `${DIST}/offers/${offerId}`)).statusCode).toBe(404);
+    expect((await reserve(outsider, offerId, await account(outsider), 1)).statusCode).toBe(404);
+    expect((await order(outsider, offerId, 1)).statusCode).toBe(422);
+    // The named channel gets every unit left.
+    expect((await order(insider, offerId, 9)).statusCode).toBe(200);
+  });
+
+  it('leaves its vouchers redeemable, showing the offer as sold: feed, callback, customer and print pages', async () => {
     const receiver = await new CallbackReceiver().start();
     try {
       await setEndpoint(h.services.db, { clientId: outsider.clientId, url: receiver.url, format: 'json', secretKeys: undefined });
-      const created = await call(sub.key, 'POST', `${SUB}/offers`, { offer: validOffer({ title: 'Open to all', initial_quantity: 10 }) });
-      const offerId = created.json().offer.id as string;
-      await h.services.temporal.workflow.getHandle(offerReviewWorkflowId(offerId)).signal(approveSignal, { reviewer: 'Ana' });
-      await waitForOfferStatus(h, offerId, 'approved');
-
-      const outHold = (await reserve(outsider, offerId, await account(outsider), 3)).json().reservation.id as string;
-      const inHold = (await reserve(insider, offerId, await account(insider), 1)).json().reservation.id as string;
+      const offerId = await publicOffer();
       const sold = await order(outsider, offerId, 1);
       expect(sold.statusCode).toBe(200);
       const voucher = sold.json().order.vouchers[0] as { id: string; print_url: string };
-      expect(await stock(offerId)).toEqual({ quantity_in_stock: 5, reserved_quantity: 4 });
-
-      // The advertiser makes it exclusive to the insider, and renames it.
-      expect((await move(offerId, 'withdrawn')).statusCode).toBe(200);
-      const edit = await call(sub.key, 'PUT', `${SUB}/offers/${offerId}`, {
-        offer: { title: 'Insiders only', exclusivity: { exclusive: true, channels: [insider.clientId] } },
-      });
-      expect(edit.statusCode).toBe(200);
-
-      // The edit's transaction ended the outsider's hold, its units back in general stock; the insider's stays.
-      expect(await reservationRow(outHold)).toMatchObject({ status: 'cancelled', end_reason: 'offer_exclusive', quantity_in_stock: 0 });
-      expect(await reservationRow(inHold)).toMatchObject({ status: 'active', quantity_in_stock: 1 });
-      expect(await stock(offerId)).toEqual({ quantity_in_stock: 8, reserved_quantity: 1 });
-      const stockEvent = await h.services.db
-        .selectFrom('offer_events')
-        .select('data')
-        .where('offer_id', '=', offerId)
-        .where('type', '=', 'offer.stock_changed')
-        .where(sql`data->>'reason'`, '=', 'offer_exclusive')
-        .executeTakeFirstOrThrow();
-      expect(stockEvent.data).toMatchObject({ change: 3, reserved_change: -3 });
-      // Its reservation-window workflow is told and ends, instead of waiting for 2099.
-      expect(await h.services.temporal.workflow.getHandle(reservationWorkflowId(outHold)).result()).toEqual({ status: 'cancelled' });
-
-      // No back door: the hold cannot be raised (it drained the stock before), nor the offer read, held or ordered.
-      const raise = await call(outsider.key, 'PUT', `${DIST}/offers/${offerId}/reservations/${outHold}`, {
-        reservation: { quantity_reserved: 5 },
-      });
-      expect(raise.statusCode).toBe(409);
+      await makeExclusive(offerId);
       expect((await move(offerId, 'pending')).statusCode).toBe(200);
-      await h.services.temporal.workflow.getHandle(offerReviewWorkflowId(offerId)).signal(approveSignal, { reviewer: 'Ana' });
-      await waitForOfferStatus(h, offerId, 'approved');
-      expect((await call(outsider.key, 'GET', `${DIST}/offers/${offerId}`)).statusCode).toBe(404);
-      expect((await reserve(outsider, offerId, await account(outsider), 1)).statusCode).toBe(404);
-      expect((await order(outsider, offerId, 1)).statusCode).toBe(422);
-      // The named channel gets every unit left.
-      expect((await order(insider, offerId, 8)).statusCode).toBe(200);
+      await approve(offerId);
+      expect((await order(insider, offerId, 9)).statusCode).toBe(200);
 
       // The outsider's voucher stays redeemable...
       const redeemed = await call(sub.key, 'PUT', `${SUB}/offers/${offerId}/vouchers/${voucher.id}`, { voucher: { status: 'redeemed' } });
       expect(redeemed.statusCode).toBe(200);
-      // ...and what the outsider hears of it is the offer as it sold it: feed and callback alike.
+      // ...and what the outsider hears of it is the offer as it sold it (stock 9 after its sale), feed and callback alike.
       const asSold = (data: FeedEvent['data']) => {
         expect(data.voucher_id).toBe(voucher.id);
-        expect(data.offer).toMatchObject({ id: offerId, title: 'Open to all', quantity_in_stock: 5 });
+        expect(data.offer).toMatchObject({ id: offerId, title: 'Open to all', quantity_in_stock: 9 });
       };
       const feed = await call(outsider.key, 'GET', `${DIST}/events?limit=500`);
       const fed = (feed.json().events as FeedEvent[]).filter((e) => e.offer_id === offerId);
