@@ -19,7 +19,7 @@ import {
 /** Activities of the offer-review workflow: each one idempotent through its `key` (workflow id + step). */
 export function createOfferActivities(deps: Pick<ActivityDeps, 'db' | 'log' | 'temporal'>) {
   /**
-   * The offer's move ended its reservations in its own transaction; their reservation-window
+   * The offer's move (or an edit of its exclusivity) ended reservations in its own transaction; their reservation-window
    * workflows are then asked to end (their `cancel` Update finds the row ended and changes
    * nothing), so none waits for an end_date that no longer matters. Best effort: one that cannot
    * be reached ends at its end_date anyway, finding the reservation ended.
@@ -59,6 +59,8 @@ export function createOfferActivities(deps: Pick<ActivityDeps, 'db' | 'log' | 't
         if (err instanceof StockConflictError) throw new Failure('conflict', err.message, { field: 'initial_quantity' });
         throw err;
       }
+      // An exclusivity may have ended holds of distributors it leaves out: their workflows end too.
+      await endReservationWorkflows(edit.offerId);
     },
 
     async recordReviewOverdue(r: { key: string; offerId: string; waitingSeconds: number }): Promise<void> {

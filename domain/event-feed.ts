@@ -11,3 +11,21 @@ export const FEED_RETENTION_DAYS = 30;
 export function feedWindowStart(now: Date): Date {
   return new Date(now.getTime() - FEED_RETENTION_DAYS * 86_400_000);
 }
+
+/**
+ * The order item a voucher event is about (its voucher's order and offer), whose copy of the offer
+ * as sold (store/orders.ts `offersAsSold`) the event shows a distributor the offer is no longer
+ * open to; undefined for any other event.
+ */
+export function soldItemOf(event: {
+  type: string;
+  offer_id: string | null;
+  data: unknown;
+}): { order_id: string; offer_id: string } | undefined {
+  const orderId = (event.data as { order_id?: unknown } | null)?.order_id;
+  if (!event.type.startsWith('voucher.') || typeof orderId !== 'string' || !event.offer_id) return undefined;
+  return { order_id: orderId, offer_id: event.offer_id };
+}
+
+/** The key of an order item in the map `offersAsSold` answers. */
+export const soldItemKey = (item: { order_id: string; offer_id: string }) => `${item.order_id}:${item.offer_id}`;

@@ -103,3 +103,16 @@ export interface OrderSnapshot {
   vouchers: VoucherSnapshot[];
   voucher_count: number;
 }
+
+/**
+ * What cancelling an order does to one of its vouchers (spec 3.2: "all vouchers of the order are
+ * cancelled"): an acquired voucher is cancelled and its unit returns (`cancel`); a gift card partly
+ * spent is cancelled too, its unspent balance voided, but its unit stays sold, since part of it was
+ * used (`void`); a voucher redeemed (used up) or cancelled before stays as it is (`keep`).
+ */
+export type VoucherCancellation = 'cancel' | 'void' | 'keep';
+
+export function voucherCancellation(v: { status: 'acquired' | 'redeemed' | 'cancelled'; partlySpent: boolean }): VoucherCancellation {
+  if (v.status !== 'acquired') return 'keep';
+  return v.partlySpent ? 'void' : 'cancel';
+}

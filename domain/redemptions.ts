@@ -28,6 +28,16 @@ export function giftCardBalance(v: { value_currency: string | null; balance_amou
   return v.value_currency !== null && v.balance_amount !== null ? { currency_code: v.value_currency, amount: v.balance_amount } : null;
 }
 
+/**
+ * What a gift card still lets its holder spend: its balance while it is live; nothing once it is
+ * cancelled (the balance its cancellation voided stays stored, so value − balance still equals
+ * what was spent, and the statements refund the unspent part). Null for a deal or coupon.
+ */
+export function spendableBalance(v: { status: VoucherStatus; value_currency: string | null; balance_amount: number | null }): Money | null {
+  const balance = giftCardBalance(v);
+  return balance && v.status === 'cancelled' ? { currency_code: balance.currency_code, amount: 0 } : balance;
+}
+
 /** A voucher as a redemption is decided on: locked, with its offer's stored document. */
 export interface RedemptionSubject {
   status: VoucherStatus;

@@ -32,10 +32,21 @@ export interface ReservationRelease {
 }
 
 /**
- * Why a reservation ended: its client cancelled it, its end_date passed, or its offer was cancelled
- * or closed (the offer's move ends every active hold in the same transaction: nothing is sold from them).
+ * Why a reservation ended: its client cancelled it, its end_date passed, its offer was cancelled
+ * or closed (the offer's move ends every active hold in the same transaction: nothing is sold from
+ * them), or an edit made the offer exclusive to other distributors (the edit ends the holds of
+ * those it leaves out, the same way).
  */
-export const RESERVATION_END_REASONS = ['cancelled_by_client', 'end_date_passed', 'offer_cancelled', 'offer_closed'] as const;
+export const RESERVATION_END_REASONS = [
+  'cancelled_by_client',
+  'end_date_passed',
+  'offer_cancelled',
+  'offer_closed',
+  'offer_exclusive',
+] as const;
+
+/** The reasons for which a reservation ended with a change of its offer, not by its own workflow. */
+export const ENDED_BY_OFFER: readonly ReservationEndReason[] = ['offer_cancelled', 'offer_closed', 'offer_exclusive'];
 export type ReservationEndReason = (typeof RESERVATION_END_REASONS)[number];
 
 export type ReservationOutcome = { ok: true; endDate: string } | Refused;

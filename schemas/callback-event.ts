@@ -2,6 +2,7 @@ import type { RevenueShares } from '../domain/money';
 import { toDistributionOffer } from './distribution-offer-view';
 import { toSubmissionOffer } from './offer-view';
 import type { OfferEventRow, OfferRow } from '../store/database';
+import type { FoundOffer } from '../store/distribution-search';
 import type { CallbackFor } from '../store/callback-fanout';
 import type { EndpointAudience } from '../store/callback-endpoints';
 import { SELLABLE, TERMINAL, type OfferStatus } from '../domain/offer-lifecycle';
@@ -25,11 +26,12 @@ export const SUBMISSION_EVENT_TYPES = [
   'offer.closed',
   'voucher.redeemed',
   'voucher.redemption_rolled_back',
+  'voucher.balance_voided',
 ] as const;
 const SUBMISSION_TYPES = new Set<string>(SUBMISSION_EVENT_TYPES);
 
 /** Events about one voucher: for the offer's submission client and the distribution client that sold it, nobody else. */
-export const VOUCHER_EVENT_TYPES = ['voucher.redeemed', 'voucher.redemption_rolled_back'] as const;
+export const VOUCHER_EVENT_TYPES = ['voucher.redeemed', 'voucher.redemption_rolled_back', 'voucher.balance_voided'] as const;
 const VOUCHER_TYPES = new Set<string>(VOUCHER_EVENT_TYPES);
 
 /** The names distribution clients see offer events under (voucher events keep theirs). */
@@ -102,6 +104,23 @@ export function eventTypeFor(
   return distributionEventType(event, offer);
 }
 
+/**
+ * The offer as a voucher event shows it to a distribution client the offer is no longer open to
+ * (an exclusivity edited since the sale): as the voucher's order sold it (`asSold`), never as it is
+ * now, so the vouchers it sold tell it nothing of the offer's current content. Undefined when the
+ * offer as it is now is shown (every other event and viewer, or no copy kept: items written
+ * outside the placing transaction).
+ */
+export function soldView(
+  event: Pick<OfferEventRow, 'type'>,
+  offer: Pick<OfferRow, 'document'> | null,
+  viewer: EventViewer,
+  asSold: FoundOffer | undefined,
+): FoundOffer | undefined {
+  if (!offer || viewer.interface !== 'distribution' || !VOUCHER_TYPES.has(event.type)) return undefined;
+  return openTo(offer.document, viewer.client_id, utcDay()) ? undefined : asSold;
+}
+
 /** Change details every event carries beside the offer; internal bookkeeping stays out. */
 function changeDetails(event: Pick<OfferEventRow, 'type' | 'data'>, audience: 'submission' | 'distribution'): Record<string, unknown> {
   // distribution_client_id routes voucher events (callbackBuilder); it is not news to anyone.
@@ -131,6 +150,8 @@ export function callbackPayload(
   shares: RevenueShares,
   /** The offers' views already made, by offer id: a page of the change feed holds many events of one offer. */
   views?: Map<string, unknown>,
+  /** Shown instead of the offer as it is now (`soldView`): the offer as the voucher's order sold it. */
+  sold?: FoundOffer,
 ): CallbackPayload {
   // A client event carries its own data (statement.ready: the statement's id, month and addresses).
   if (!offer)
@@ -143,7 +164,7 @@ export function callbackPayload(
     };
   // As GET /…/offers/:id of the receiver's interface shows it, with this deployment's revenue shares.
   // As plain JSON (no undefined fields), made once per offer when the caller keeps `views`.
-  let shown = views?.get(offer.id);
+  let shown = sold ? JSON.parse(JSON.stringify(toDistributionOffer(sold, shares))) : views?.get(offer.id);
   if (shown === undefined) {
     shown = JSON.parse(JSON.stringify(audience === 'submission' ? toSubmissionOffer(offer) : toDistributionOffer(offer, shares)));
     views?.set(offer.id, shown);
@@ -162,9 +183,10 @@ export function callbackPayload(
  * own offers, a distribution client in its own vocabulary; the body as `callbackPayload` builds it.
  */
 export function callbackBuilder(shares: RevenueShares): CallbackFor {
-  return (event, offer, endpoint) => {
+  return (event, offer, endpoint, asSold) => {
     const type = eventTypeFor(event, offer, endpoint);
     if (!type) return null;
-    return { type, payload: callbackPayload(event, type, offer, endpoint.interface, shares) };
+    const sold = soldView(event, offer, endpoint, asSold);
+    return { type, payload: callbackPayload(event, type, offer, endpoint.interface, shares, undefined, sold) };
   };
 }

@@ -57,7 +57,7 @@ export const Reservation = z.object({
     .enum(RESERVATION_END_REASONS)
     .nullable()
     .describe(
-      'Why it ended: cancelled_by_client, end_date_passed, or offer_cancelled / offer_closed (its offer ended, and the hold with it); null while active',
+      'Why it ended: cancelled_by_client, end_date_passed, offer_cancelled / offer_closed (its offer ended, and the hold with it), or offer_exclusive (an edit made the offer exclusive to other distributors); null while active',
     ),
 });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { VoucherSnapshot } from '../domain/orders';
-import { giftCardBalance } from '../domain/redemptions';
+import { spendableBalance } from '../domain/redemptions';
 import type { VoucherRedemptionRow } from '../store/database';
 import type { VoucherWithRedemptions } from '../store/redemptions';
 import { Currency, iso, isoOrNull, MAX_MONEY_AMOUNT, queryInt, Timestamp } from './common';
@@ -36,7 +36,7 @@ export const Voucher = z.object({
   barcode: z.string(),
   /** The customer's voucher page (docs/vouchers.md): open it without a key, print it, scan it. */
   print_url: z.string(),
-  /** What is left of a gift card (its offer's `value` when sold); null for deals and coupons. */
+  /** What is left of a gift card to spend (its offer's `value` when sold; 0 once cancelled); null for deals and coupons. */
   balance: Currency.nullable(),
   /** The latest redemptions (at most 100), oldest first; rolled-back ones carry rolled_back_at. */
   redemptions: z.array(Redemption),
@@ -123,7 +123,7 @@ export function toVoucher(v: VoucherWithRedemptions | VoucherSnapshot, siteBase:
 function balanceOf(v: VoucherWithRedemptions | VoucherSnapshot): z.output<typeof Currency> | null {
   if ('balance' in v) return v.balance ?? null;
   if (!('balance_amount' in v)) return null;
-  return giftCardBalance(v);
+  return spendableBalance(v);
 }
 
 type RedemptionLike = Pick<VoucherRedemptionRow, 'id' | 'amount' | 'currency_code'> & {

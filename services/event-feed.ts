@@ -1,7 +1,7 @@
-import { FEED_RETENTION_DAYS, feedWindowStart } from '../domain/event-feed';
+import { FEED_RETENTION_DAYS, feedWindowStart, soldItemKey, soldItemOf } from '../domain/event-feed';
 import { Failure } from '../domain/failures';
 import { revenueShares } from '../domain/money';
-import { callbackPayload, eventTypeFor, type EventViewer } from '../schemas/callback-event';
+import { callbackPayload, eventTypeFor, soldView, type EventViewer } from '../schemas/callback-event';
 import {
   decodeCursor,
   encodeCursor,
@@ -12,6 +12,7 @@ import {
 } from '../schemas/event-feed';
 import { feedHead, numberCommittedEvents, readFeedEvents, type FeedScope } from '../store/offer-events';
 import { findOffersByIds } from '../store/offers';
+import { offersAsSold } from '../store/orders';
 import type { ServiceDeps } from './deps';
 
 /*
@@ -67,6 +68,10 @@ export async function readEventFeed(
     const rows = await readFeedEvents(deps.db, { after: last?.position ?? cursor?.position ?? 0, since, scope, limit: batch + 1 });
     const offerIds = [...new Set(rows.flatMap((r) => (r.offer_id ? [r.offer_id] : [])))];
     const offers = new Map((await findOffersByIds(deps.db, offerIds)).map((o) => [o.id, o]));
+    const sold = await offersAsSold(
+      deps.db,
+      rows.flatMap((r) => soldItemOf(r) ?? []),
+    );
     more = rows.length > batch;
     for (const row of rows.slice(0, batch)) {
       if (events.length === q.limit) {
@@ -79,7 +84,9 @@ export async function readEventFeed(
       if (offer === undefined) continue;
       const type = eventTypeFor(row, offer, viewer);
       if (!type) continue;
-      const body = callbackPayload(row, type, offer, viewer.interface, shares, views);
+      const item = soldItemOf(row);
+      const asSold = soldView(row, offer, viewer, item && sold.get(soldItemKey(item)));
+      const body = callbackPayload(row, type, offer, viewer.interface, shares, views, asSold);
       events.push({ id: body.id, type, offer_id: row.offer_id, sequence: body.sequence, created_at: body.created_at, data: body.data });
     }
     if (!more) break;

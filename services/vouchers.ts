@@ -17,7 +17,7 @@ import {
   type RedeemAsk,
   type VoucherWithRedemptions,
 } from '../store/redemptions';
-import { giftCardBalance, redemptionRules } from '../domain/redemptions';
+import { redemptionRules, spendableBalance } from '../domain/redemptions';
 import type { Money } from '../domain/money';
 import { toVoucher } from '../schemas/voucher';
 import type { OfferInput } from '../schemas/offer';
@@ -147,9 +147,11 @@ export interface CustomerVoucher {
 export async function customerVoucher(deps: Deps, token: string): Promise<CustomerVoucher> {
   const v = await findVoucherByPageToken(deps.db, token);
   if (!v) throw notFound('voucher');
-  const doc = v.document as OfferInput;
+  // An offer no longer open to the distributor that sold the voucher shows it as it was sold, not as it is now.
+  const sold = (v.offer_as_sold as { document: unknown } | null)?.document;
+  const doc = (sold && !openTo(v.document, v.client_id, utcDay()) ? sold : v.document) as OfferInput;
   return {
-    title: v.title,
+    title: doc.title,
     advertiser_name: doc.advertiser.name,
     fine_print: doc.fine_print ?? null,
     customer_name: v.customer_name,
@@ -161,7 +163,7 @@ export async function customerVoucher(deps: Deps, token: string): Promise<Custom
     redeemed_at: v.redeemed_at,
     cancelled_at: v.cancelled_at,
     redemption_locations: doc.advertiser.redemption_locations,
-    balance: giftCardBalance(v),
+    balance: spendableBalance(v),
     value: v.value_currency !== null && v.value_amount !== null ? { currency_code: v.value_currency, amount: v.value_amount } : null,
     restrictions: informationalRestrictions(doc),
   };

@@ -3,6 +3,9 @@ import type { Db } from './db';
 import { derivedId, newId } from './ids';
 import { findOfferEvent, markEventsDispatched, takeUndispatchedEvents } from './offer-events';
 import { findOffersByIds } from './offers';
+import { offersAsSold } from './orders';
+import type { FoundOffer } from './distribution-search';
+import { soldItemKey, soldItemOf } from '../domain/event-feed';
 import { enabledEndpoints, type EndpointAudience } from './callback-endpoints';
 import { laneKey, pendingLanes, uniqueLanes, type DeliveryLane } from './callback-deliveries';
 
@@ -20,7 +23,12 @@ export type CallbackFor = (
   event: OfferEventRow,
   offer: OfferRow | null,
   endpoint: EndpointAudience,
+  /** For a voucher event, its offer as the voucher's order sold it (store/orders.ts `offersAsSold`). */
+  asSold?: FoundOffer,
 ) => { type: string; payload: unknown } | null;
+
+/** The order items voucher events among these are about (domain/event-feed.ts `soldItemOf`). */
+const soldItems = (events: OfferEventRow[]) => events.flatMap((e) => soldItemOf(e) ?? []);
 
 /** The lane a delivery waits in: the offer's (its events in order); an event for one client alone is a lane of its own. */
 const laneOf = (event: Pick<OfferEventRow, 'id' | 'offer_id'>) => event.offer_id ?? event.id;
@@ -28,12 +36,21 @@ const laneOf = (event: Pick<OfferEventRow, 'id' | 'offer_id'>) => event.offer_id
 type Endpoint = Pick<CallbackEndpointRow, 'id' | 'client_id' | 'created_at'> & EndpointAudience;
 
 /** Who receives one event, under which type, with which body; the offer's row is read at dispatch time. */
-function deliveriesFor(event: OfferEventRow, offer: OfferRow | null, endpoints: Endpoint[], callbackFor: CallbackFor, replay = false) {
+function deliveriesFor(
+  event: OfferEventRow,
+  offer: OfferRow | null,
+  endpoints: Endpoint[],
+  callbackFor: CallbackFor,
+  sold: Map<string, FoundOffer>,
+  replay = false,
+) {
+  const item = soldItemOf(event);
+  const asSold = item && sold.get(soldItemKey(item));
   const rows = [];
   for (const ep of endpoints) {
     // An endpoint hears about changes made after it was set, not the history before it.
     if (!replay && new Date(ep.created_at) > new Date(event.created_at)) continue;
-    const callback = callbackFor(event, offer, ep);
+    const callback = callbackFor(event, offer, ep, asSold);
     if (!callback) continue;
     rows.push({
       id: replay ? newId('dlv') : derivedId('dlv', `${ep.id}:${event.id}`),
@@ -93,9 +110,10 @@ export async function dispatchEvents(
         eb.or([eb('c.interface', '=', 'distribution'), eb.and([eb('c.interface', '=', 'submission'), eb('e.client_id', 'in', clientIds)])]),
       )
       .execute();
+    const sold = await offersAsSold(trx, soldItems(events));
     const rows: (ReturnType<typeof deliveriesFor>[number] & { leased_until?: Date })[] = events.flatMap((ev) => {
       const offer = ev.offer_id ? offers.get(ev.offer_id) : null;
-      return offer !== undefined && endpoints.length ? deliveriesFor(ev, offer, endpoints, callbackFor) : [];
+      return offer !== undefined && endpoints.length ? deliveriesFor(ev, offer, endpoints, callbackFor, sold) : [];
     });
     const leased: LeasedDelivery[] = [];
     if (rows.length && lease.slots > 0) {
@@ -143,7 +161,7 @@ export async function replayEvent(
   let q = enabledEndpoints(db);
   if (endpointId) q = q.where('e.id', '=', endpointId);
   else q = q.where('e.id', 'in', db.selectFrom('callback_deliveries').select('endpoint_id').where('event_id', '=', eventId));
-  const rows = deliveriesFor(event, offer, await q.execute(), callbackFor, true);
+  const rows = deliveriesFor(event, offer, await q.execute(), callbackFor, await offersAsSold(db, soldItems([event])), true);
   if (rows.length) await db.insertInto('callback_deliveries').values(rows).execute();
   return { deliveries: rows.map((r) => r.id), lanes: uniqueLanes(rows.map((r) => ({ endpointId: r.endpoint_id, offerId: r.offer_id }))) };
 }

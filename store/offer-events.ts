@@ -19,7 +19,9 @@ export type OfferEventType =
   | 'offer.closed'
   /** A voucher of the offer was redeemed (a gift card: partly or wholly); docs/callbacks.md. */
   | 'voucher.redeemed'
-  | 'voucher.redemption_rolled_back';
+  | 'voucher.redemption_rolled_back'
+  /** A partly spent gift card's order was cancelled: its unspent balance is void (store/orders.ts). */
+  | 'voucher.balance_voided';
 
 /** Events addressed to one client, about no offer (docs/statements.md "Monthly statements"). */
 export type ClientEventType = 'statement.ready';

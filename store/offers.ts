@@ -10,15 +10,14 @@ import { pageOf } from './paging';
 import { ensureAdvertiser, renameAdvertiser } from './advertisers';
 import { hasSuppliedCodes, insertSuppliedCodes, type SuppliedCode } from './supplied-vouchers';
 import { refuse } from '../domain/failures';
-import { endOfferReservations } from './reservations';
+import { endClosedOutReservations, endOfferReservations } from './reservations';
 import { holdLiveAttachments } from './attachments';
 
 /*
  * The offers table, written with its search rows (store/offer-search-rows.ts). Every write to an
  * offer is one transaction that also appends its offer-change event to the outbox (offer_events).
- * The review queue's reads are in store/review-queue.ts.
- * The API uses `insertOffer`; the review workflow's activities use the rest, passing an
- * idempotency key derived from the workflow and step, so a retry changes nothing twice.
+ * The review queue's reads are in store/review-queue.ts. The API uses `insertOffer`; the review
+ * workflow's activities the rest, with a key derived from workflow and step (a retry changes nothing twice).
  */
 
 /**
@@ -201,7 +200,8 @@ export class StockConflictError extends Error {}
 
 /**
  * Replaces the offer's fields with an edited version (status stays `withdrawn`). A changed
- * initial_quantity moves the stock by the same difference and may not take it below zero.
+ * initial_quantity moves the stock by the same difference and may not take it below zero. An
+ * exclusivity that leaves distributors out ends their reservations in the same transaction.
  */
 export async function saveOfferFields(
   db: Db,
@@ -245,6 +245,8 @@ export async function saveOfferFields(
       .where('id', '=', e.offerId)
       .execute();
     await writeSearchRows(trx, e.offerId, e.input);
+    // Holds of distributors an exclusivity now leaves out end with this edit: no door stays open to them.
+    await endClosedOutReservations(trx, { key: e.key, offerId: e.offerId, document: e.input });
     await appendOfferEvent(trx, { key: e.key, offerId: e.offerId, type: 'offer.updated', data: { changed_fields: e.changedFields } });
   });
 }

@@ -13,7 +13,7 @@ import { generatedBarcode } from '../domain/barcodes';
 import { findAccount } from './accounts';
 import { derivedId } from './ids';
 import { lockOffers, moveStock, type LockedOffer } from './offer-stock';
-import { findOrderRow, sortVouchers, withDetails, type OrderWithDetails } from './orders';
+import { findOrderRow, offerAsSoldSql, ORDER_ITEM_COLUMNS, sortVouchers, withDetails, type OrderWithDetails } from './orders';
 import type { VoucherWithRedemptions } from './redemptions';
 import { lockUsableReservation, takeReservedUnits } from './reservations';
 import { useSuppliedCodes } from './supplied-vouchers';
@@ -102,8 +102,9 @@ export async function recordPlacedOrder(
       await hooks.afterStockTaken?.(o.orderId);
       const items = await trx
         .insertInto('order_items')
-        .values(o.items.map((it, position) => ({ order_id: o.orderId, position, ...it })))
-        .returningAll()
+        // Each item keeps its offer as it is sold (after its units were taken), read under the lock.
+        .values(o.items.map((it, position) => ({ order_id: o.orderId, position, ...it, offer_as_sold: offerAsSoldSql(it.offer_id) })))
+        .returning(ORDER_ITEM_COLUMNS)
         .execute();
       const vouchers = await issueVouchers(trx, o, offers, taken, today, shares);
       return {

@@ -1,25 +1,31 @@
 import { sql } from 'kysely';
-import type { Db } from './db';
+import type { Db, Trx } from './db';
 import type { OrderItemRow, OrderRow, VoucherRow } from './database';
 import type { Page, Paged } from '../domain/paging';
-import type { CancelOrderInput, Cancelled } from '../domain/orders';
+import { voucherCancellation, type CancelOrderInput, type Cancelled } from '../domain/orders';
+import { giftCardBalance } from '../domain/redemptions';
+import { soldItemKey } from '../domain/event-feed';
 import { refusable } from '../domain/failures';
 import { pageOf } from './paging';
+import { DISTRIBUTION_VIEW_COLUMNS, type FoundOffer } from './distribution-search';
 import { returnUnits } from './vouchers';
+import { lockOffers } from './offer-stock';
+import { appendOfferEvent } from './offer-events';
 import { withLiveRedemptions, withRedemptions, type VoucherWithRedemptions } from './redemptions';
 
 /*
  * Orders, their items and vouchers as every read answers them, and an order's cancellation (one
- * transaction keyed by the cancelling workflow: vouchers cancelled, units returned; run again, it
- * finds the order cancelled and changes nothing). Placing is store/order-placing.ts.
+ * transaction keyed by the cancelling workflow: vouchers cancelled, units returned, partly spent
+ * gift cards voided; run again, it finds the order cancelled and changes nothing). Placing is store/order-placing.ts.
  */
 
 /**
- * Cancels the order (spec 3.2) at any age: its acquired vouchers are cancelled and their units
- * return to stock (or to the reservation they came from); a redeemed voucher stays redeemed, since
- * it was used, as does a gift card partly spent (acquired, with its balance), and one cancelled
- * before stays as it is. One transaction; a second call finds the
- * order cancelled and changes nothing.
+ * Cancels the order (spec 3.2) at any age: all its vouchers are cancelled (domain/orders.ts
+ * `voucherCancellation`). An acquired voucher's unit returns to stock (or to the reservation it came
+ * from); a gift card partly spent is cancelled with its unspent balance voided (a
+ * `voucher.balance_voided` event each), its unit staying sold; a redeemed voucher stays redeemed,
+ * since it was used, and one cancelled before stays as it is. One transaction; a second call finds
+ * the order cancelled and changes nothing.
  */
 export async function cancelOrder(db: Db, c: CancelOrderInput): Promise<Cancelled> {
   return refusable(() =>
@@ -27,33 +33,91 @@ export async function cancelOrder(db: Db, c: CancelOrderInput): Promise<Cancelle
       const order = await trx.selectFrom('orders').select('status').where('id', '=', c.orderId).forUpdate().executeTakeFirstOrThrow();
       if (order.status === 'cancelled') return { ok: true, cancelledVouchers: 0 };
       const vouchers = await trx.selectFrom('vouchers').selectAll().where('order_id', '=', c.orderId).orderBy('id').forUpdate().execute();
-      const acquired = vouchers.filter((v) => v.status === 'acquired');
-      const used = await withLiveRedemptions(
+      const spent = await withLiveRedemptions(
         trx,
-        acquired.map((v) => v.id),
+        vouchers.filter((v) => v.status === 'acquired').map((v) => v.id),
       );
-      const live = acquired.filter((v) => !used.has(v.id));
+      const what = (v: VoucherRow) => voucherCancellation({ status: v.status, partlySpent: spent.has(v.id) });
+      const live = vouchers.filter((v) => what(v) === 'cancel');
+      const voided = vouchers.filter((v) => what(v) === 'void');
+      const ending = [...live, ...voided];
       const now = new Date();
-      if (live.length) {
+      if (ending.length) {
+        // The offers first, in id order (returnUnits and the events lock them too): no deadlock with a placing.
+        await lockOffers(
+          trx,
+          ending.map((v) => v.offer_id),
+        );
         await trx
           .updateTable('vouchers')
           .set({ status: 'cancelled', cancelled_at: now, updated_at: now })
           .where(
             'id',
             'in',
-            live.map((v) => v.id),
+            ending.map((v) => v.id),
           )
           .execute();
         await returnUnits(trx, c.key, live);
+        for (const v of voided) await appendBalanceVoided(trx, c.key, v);
       }
       await trx.updateTable('orders').set({ status: 'cancelled', cancelled_at: now }).where('id', '=', c.orderId).execute();
-      return { ok: true, cancelledVouchers: live.length };
+      return { ok: true, cancelledVouchers: ending.length };
     }),
   );
 }
 
+/**
+ * The event of a partly spent gift card its order's cancellation voided: what was left (`voided`)
+ * can no longer be spent. Shaped like the redemption events (store/redemptions.ts), for the same
+ * receivers: the offer's submission client and the distribution client that sold the card.
+ */
+async function appendBalanceVoided(trx: Trx, key: string, v: VoucherRow): Promise<void> {
+  const left = giftCardBalance(v)!;
+  await appendOfferEvent(trx, {
+    key: `${key}:voided:${v.id}`,
+    offerId: v.offer_id,
+    type: 'voucher.balance_voided',
+    data: {
+      voucher_id: v.id,
+      order_id: v.order_id,
+      voucher_status: 'cancelled',
+      balance: { currency_code: left.currency_code, amount: 0 },
+      voided: left,
+      distribution_client_id: v.client_id,
+    },
+  });
+}
+
+/** The columns of an order item its answers show (the offer as sold is read only where it is shown). */
+export const ORDER_ITEM_COLUMNS = ['order_id', 'position', 'offer_id', 'quantity'] as const;
+export type OrderItem = Pick<OrderItemRow, (typeof ORDER_ITEM_COLUMNS)[number]>;
+
 /** An order with its items (in their order), its vouchers (maybe only the first ones) and how many it has. */
-export type OrderWithDetails = OrderRow & { items: OrderItemRow[]; vouchers: VoucherWithRedemptions[]; voucher_count: number };
+export type OrderWithDetails = OrderRow & { items: OrderItem[]; vouchers: VoucherWithRedemptions[]; voucher_count: number };
+
+/**
+ * The offer row as an order item keeps it when sold (migration 0040): the columns the distribution
+ * view reads (DISTRIBUTION_VIEW_COLUMNS), as JSON, read in the placing transaction under the offer's lock.
+ */
+export function offerAsSoldSql(offerId: string) {
+  const pairs = DISTRIBUTION_VIEW_COLUMNS.map((c) => sql`${sql.lit(c)}, o.${sql.ref(c)}`);
+  return sql<string>`(select jsonb_build_object(${sql.join(pairs)}) from offers o where o.id = ${offerId})`;
+}
+
+/**
+ * The offers as these order items sold them (by `soldItemKey` → the row the distribution
+ * view reads): what a distributor the offer is no longer open to sees of it through its vouchers.
+ */
+export async function offersAsSold(db: Db | Trx, items: { order_id: string; offer_id: string }[]): Promise<Map<string, FoundOffer>> {
+  if (items.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('order_items')
+    .select(['order_id', 'offer_id', 'offer_as_sold'])
+    .where('order_id', 'in', [...new Set(items.map((i) => i.order_id))])
+    .where('offer_as_sold', 'is not', null)
+    .execute();
+  return new Map(rows.map((r) => [soldItemKey(r), r.offer_as_sold as FoundOffer]));
+}
 
 /** Vouchers in the order every read answers them: by offer, then purchase time, then id. */
 export function sortVouchers<V extends VoucherRow>(vouchers: V[]): V[] {
@@ -79,7 +143,7 @@ export async function withDetails(db: Db, rows: OrderRow[], vouchersPerOrder?: n
     ])
     .where('order_id', 'in', ids);
   const [items, ranks] = await Promise.all([
-    db.selectFrom('order_items').selectAll().where('order_id', 'in', ids).orderBy('order_id').orderBy('position').execute(),
+    db.selectFrom('order_items').select(ORDER_ITEM_COLUMNS).where('order_id', 'in', ids).orderBy('order_id').orderBy('position').execute(),
     db
       .selectFrom(ranked.as('v'))
       .selectAll()

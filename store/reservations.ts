@@ -2,13 +2,15 @@ import type { ReservationRow } from './database';
 import type { Db, Trx } from './db';
 import type { Page, Paged } from '../domain/paging';
 import type { SaleRules } from '../domain/sales';
-import type {
-  HoldReservationInput,
-  ReservationChange,
-  ReservationEndReason,
-  ReservationOutcome,
-  ReservationRelease,
+import {
+  ENDED_BY_OFFER,
+  type HoldReservationInput,
+  type ReservationChange,
+  type ReservationEndReason,
+  type ReservationOutcome,
+  type ReservationRelease,
 } from '../domain/reservations';
+import { openTo } from '../domain/exclusivity';
 import { findAccount } from './accounts';
 import { lockOffers, moveStock } from './offer-stock';
 import { pageOf } from './paging';
@@ -143,18 +145,23 @@ export async function releaseReservation(db: Db, r: ReservationRelease): Promise
 }
 
 /**
- * Ends every active reservation of an offer that was cancelled or closed, in the caller's
- * transaction (the one that moves the offer, holding its lock): each becomes `cancelled` with the
- * reason, and what it still held returns to general stock, so nothing is sold from it afterwards.
- * Their reservation-window workflows are then told (activities/offers.ts) and end, changing nothing.
+ * Ends every active reservation of an offer that was cancelled or closed (or, with `clientIds`,
+ * those of these distribution clients), in the caller's transaction (the one that moves the offer,
+ * holding its lock): each becomes `cancelled` with the reason, and what it still held returns to
+ * general stock, so nothing is sold from it afterwards. Their reservation-window workflows are then
+ * told (activities/offers.ts) and end, changing nothing.
  */
-export async function endOfferReservations(trx: Trx, e: { key: string; offerId: string; reason: ReservationEndReason }): Promise<number> {
+export async function endOfferReservations(
+  trx: Trx,
+  e: { key: string; offerId: string; reason: ReservationEndReason; clientIds?: string[] },
+): Promise<number> {
   const offer = (await lockOffers(trx, [e.offerId])).get(e.offerId)!;
   const held = await trx
     .selectFrom('reservations')
     .select(['id', 'quantity_in_stock'])
     .where('offer_id', '=', e.offerId)
     .where('status', '=', 'active')
+    .$if(e.clientIds !== undefined, (q) => q.where('client_id', 'in', e.clientIds!))
     .orderBy('id')
     .forUpdate()
     .execute();
@@ -174,13 +181,32 @@ export async function endOfferReservations(trx: Trx, e: { key: string; offerId: 
   return held.length;
 }
 
-/** The reservations that ended with their offer (endOfferReservations): their workflows are told so they end too. */
+/**
+ * Ends, in the edit's transaction, the active reservations of the distribution clients the edited
+ * offer is no longer open to today (domain/exclusivity.ts `openTo`): an exclusivity given or
+ * narrowed closes every door, holds included, as ending the offer does (reason `offer_exclusive`).
+ */
+export async function endClosedOutReservations(trx: Trx, e: { key: string; offerId: string; document: unknown }): Promise<number> {
+  const holders = await trx
+    .selectFrom('reservations')
+    .select('client_id')
+    .distinct()
+    .where('offer_id', '=', e.offerId)
+    .where('status', '=', 'active')
+    .execute();
+  const today = utcDay();
+  const out = holders.map((r) => r.client_id).filter((id) => !openTo(e.document, id, today));
+  if (out.length === 0) return 0;
+  return endOfferReservations(trx, { key: e.key, offerId: e.offerId, reason: 'offer_exclusive', clientIds: out });
+}
+
+/** The reservations that ended with a change of their offer (endOfferReservations): their workflows are told so they end too. */
 export async function reservationsEndedWithOffer(db: Db, offerId: string): Promise<string[]> {
   const rows = await db
     .selectFrom('reservations')
     .select('id')
     .where('offer_id', '=', offerId)
-    .where('end_reason', 'in', ['offer_cancelled', 'offer_closed'])
+    .where('end_reason', 'in', [...ENDED_BY_OFFER])
     .execute();
   return rows.map((r) => r.id);
 }

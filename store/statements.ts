@@ -12,6 +12,14 @@ import type { RevenueShares } from '../domain/money';
  */
 
 /**
+ * What a cancelled voucher gives back of a per-unit figure (price, rebate, revenue): all of it, but
+ * for a gift card cancelled partly spent only the unspent part, balance / value of it rounded down
+ * (its balance stays as its cancellation voided it): what was spent stays sold.
+ */
+const refunded = (figure: ReturnType<typeof sql>) =>
+  sql`floor(${figure} * coalesce(v.balance_amount, 1)::numeric / coalesce(v.value_amount, 1))`;
+
+/**
  * An offer's figures in a period, in one currency (an offer whose price changed currency between
  * sales has a line per currency). Money is summed from the per-unit figures each voucher keeps
  * from its sale, in integer minor units.
@@ -59,8 +67,8 @@ export async function submissionStatementRows(db: Db, clientId: string, start: D
         count(*) filter (where ${sold}) as sold,
         count(*) filter (where ${cancelled}) as cancelled,
         coalesce(sum(v.sale_price_amount) filter (where ${sold}), 0) as gross,
-        coalesce(sum(v.sale_price_amount) filter (where ${cancelled}), 0) as refunds,
-        coalesce(sum(${rebate}) filter (where ${sold}), 0) - coalesce(sum(${rebate}) filter (where ${cancelled}), 0) as rebate,
+        coalesce(sum(${refunded(sql`v.sale_price_amount`)}) filter (where ${cancelled}), 0) as refunds,
+        coalesce(sum(${rebate}) filter (where ${sold}), 0) - coalesce(sum(${refunded(rebate)}) filter (where ${cancelled}), 0) as rebate,
         bool_or(${rebate} is null) as foreign_rebate
       from vouchers v join offers o on o.id = v.offer_id
       where o.client_id = ${clientId} and (${sold} or ${cancelled})
@@ -117,13 +125,13 @@ export async function distributionStatementRows(
   const distributor = sql`coalesce(v.sale_distributor_revenue, ${distributorShare})`;
   const account = sql`coalesce(v.sale_account_revenue, floor(${distributorShare} * ${shares.accountPercent}::numeric / 100))`;
   const net = (figure: ReturnType<typeof sql>) =>
-    sql`coalesce(sum(${figure}) filter (where ${sold}), 0) - coalesce(sum(${figure}) filter (where ${cancelled}), 0)`;
+    sql`coalesce(sum(${figure}) filter (where ${sold}), 0) - coalesce(sum(${refunded(figure)}) filter (where ${cancelled}), 0)`;
   const { rows } = await sql<Record<string, unknown>>`
     select v.offer_id, v.account_id, v.sale_price_currency as currency,
       count(*) filter (where ${sold}) as sold,
       count(*) filter (where ${cancelled}) as cancelled,
       coalesce(sum(v.sale_price_amount) filter (where ${sold}), 0) as gross,
-      coalesce(sum(v.sale_price_amount) filter (where ${cancelled}), 0) as refunds,
+      coalesce(sum(${refunded(sql`v.sale_price_amount`)}) filter (where ${cancelled}), 0) as refunds,
       ${net(distributor)} as distributor_revenue,
       ${net(account)} as account_revenue
     from vouchers v

@@ -152,13 +152,19 @@ export async function listVouchers(
   return { rows: await withRedemptions(db, rows), total };
 }
 
-/** A voucher by its customer page token, with what the customer's page shows (any client's: the token is the key). */
+/**
+ * A voucher by its customer page token, with what the customer's page shows (any client's: the
+ * token is the key): its offer now, and as its order item sold it (migration 0040).
+ */
 export function findVoucherByPageToken(db: Db, token: string) {
   return db
     .selectFrom('vouchers')
     .innerJoin('offers', 'offers.id', 'vouchers.offer_id')
+    .leftJoin('order_items', (j) =>
+      j.onRef('order_items.order_id', '=', 'vouchers.order_id').onRef('order_items.offer_id', '=', 'vouchers.offer_id'),
+    )
     .selectAll('vouchers')
-    .select(['offers.title', 'offers.document'])
+    .select(['offers.title', 'offers.document', 'order_items.offer_as_sold'])
     .where('vouchers.page_token', '=', token)
     .executeTakeFirst();
 }

@@ -57,6 +57,11 @@ export interface OrderItemTable {
   position: number;
   offer_id: string;
   quantity: number;
+  /**
+   * The offer row's distribution-view columns as they were when the order was placed (migration
+   * 0040); null only for items written outside the placing transaction.
+   */
+  offer_as_sold: ColumnType<unknown, string | undefined, never>;
 }
 
 export interface VoucherTable {

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { submissionStatementRows } from '../../store/statements';
 import { seedOffer } from '../setup/fixtures';
 import { type Harness, harnessWithKeys } from '../setup/harness';
 
@@ -53,6 +54,9 @@ describe('gift cards keep a balance and take partial amounts', () => {
     expect(res.statusCode).toBe(200);
     return res.json().order as { id: string; vouchers: VoucherView[] };
   };
+  const stockOf = async (offerId: string) =>
+    (await h.services.db.selectFrom('offers').select('quantity_in_stock').where('id', '=', offerId).executeTakeFirstOrThrow())
+      .quantity_in_stock!;
   const advertiserOf = async (offerId: string) =>
     (await h.services.db.selectFrom('offers').select('advertiser_id').where('id', '=', offerId).executeTakeFirstOrThrow()).advertiser_id;
   const redeem = (offerId: string, voucherId: string, amount?: unknown, headers?: Record<string, string>) =>
@@ -235,19 +239,58 @@ describe('gift cards keep a balance and take partial amounts', () => {
     );
   });
 
-  it('a partly spent gift card is used: not cancelled alone, kept when its order is cancelled; no value means the price', async () => {
+  it('a partly spent gift card is used: not cancelled alone; no value means the price', async () => {
     const offerId = await giftCard({ value: undefined });
-    const order = await buy(offerId, 2);
-    const [spent, fresh] = order.vouchers;
+    const [spent] = (await buy(offerId, 1)).vouchers;
     expect(spent.balance).toEqual(USD(8000));
     await redeem(offerId, spent.id, USD(500));
     const cancel = await call('PUT', `${SUB}/offers/${offerId}/vouchers/${spent.id}`, sub.key, { voucher: { status: 'cancelled' } });
     expect(cancel.statusCode).toBe(409);
     expect(cancel.json().errors[0].message).toMatch(/partly redeemed/);
+  });
+
+  it("cancelling a partly spent card's order cancels it: the rest is voided (event), not spendable, refunded pro rata", async () => {
+    const offerId = await giftCard(); // sold for 80.00, worth 100.00
+    const order = await buy(offerId, 2);
+    const [spent, fresh] = order.vouchers;
+    expect((await redeem(offerId, spent.id, USD(2500))).statusCode).toBe(200);
+    const stockBefore = await stockOf(offerId);
     const cancelled = await call('PUT', `${DIST}/orders/${order.id}`, dist, { order: { status: 'cancelled' } });
     expect(cancelled.statusCode).toBe(200);
     const byId = new Map((cancelled.json().order.vouchers as VoucherView[]).map((x) => [x.id, x]));
-    expect(byId.get(spent.id)).toMatchObject({ status: 'acquired', balance: USD(7500) });
-    expect(byId.get(fresh.id)).toMatchObject({ status: 'cancelled' });
+    // Nothing left to spend on either card; the spent card's redemption stays as it was.
+    expect(byId.get(spent.id)).toMatchObject({ status: 'cancelled', balance: USD(0), redemption_count: 1 });
+    expect(byId.get(fresh.id)).toMatchObject({ status: 'cancelled', balance: USD(0) });
+    // The unused card's unit returns; the partly spent card's stays sold.
+    expect(await stockOf(offerId)).toBe(stockBefore + 1);
+    // A further redemption is refused, on every path, and takes nothing.
+    const again = await redeem(offerId, spent.id, USD(500));
+    expect(again.statusCode).toBe(409);
+    expect(again.json().errors[0]).toMatchObject({ code: 'conflict' });
+    const byCode = await call('PUT', `${SUB}/advertisers/${await advertiserOf(offerId)}/vouchers/${spent.redemption_code}`, sub.key, {
+      voucher: { status: 'redeemed', amount: USD(100) },
+    });
+    expect(byCode.statusCode).toBe(409);
+    expect(await liveSum(spent.id)).toBe(2500);
+    // The event says what was voided, to the seller (feed) as to the advertiser.
+    const events = await h.services.db
+      .selectFrom('offer_events')
+      .select(['type', 'data'])
+      .where('offer_id', '=', offerId)
+      .where('type', 'like', 'voucher.%')
+      .orderBy('sequence')
+      .execute();
+    expect(events.map((e) => e.type)).toEqual(['voucher.redeemed', 'voucher.balance_voided']);
+    expect(events[1].data).toMatchObject({ voucher_id: spent.id, order_id: order.id, balance: USD(0), voided: USD(7500) });
+    // The customer's page says Cancelled and shows no balance to spend, nor a code to scan.
+    const page = await h.app.inject({ method: 'GET', url: new URL(spent.print_url).pathname });
+    expect(page.body).toContain('Cancelled');
+    expect(page.body).not.toContain('Balance');
+    expect(page.body).not.toContain('<svg');
+    // The statement refunds the unspent part of the price (75% of 80.00) and counts what was spent.
+    const from = new Date(Date.now() - 86_400_000);
+    const to = new Date(Date.now() + 86_400_000);
+    const [line] = (await submissionStatementRows(h.services.db, sub.clientId, from, to)).filter((r) => r.offer_id === offerId);
+    expect(line).toMatchObject({ sold: 2, cancelled: 2, gross: 16000, refunds: 6000 + 8000, redeemed_amount: 2500 });
   });
 });

@@ -82,7 +82,12 @@ export function customerVoucherPage(v: CustomerVoucher): string {
           <h1>${v.title}</h1>
           <div class="muted">${v.advertiser_name} · for ${v.customer_name}</div>
           <div class="status status-${state.key}">${state.text}</div>
-          ${v.balance && v.value ? html`<p class="balance">Balance: <strong>${money(v.balance)}</strong> of ${money(v.value)}</p>` : ''}
+          ${
+            // A cancelled card has nothing left to spend: its page shows no balance.
+            v.balance && v.value && state.key !== 'cancelled'
+              ? html`<p class="balance">Balance: <strong>${money(v.balance)}</strong> of ${money(v.value)}</p>`
+              : ''
+          }
           <div class="code ${usable ? '' : 'void'}">${v.redemption_code}</div>
           ${
             usable
