@@ -102,6 +102,8 @@ describe('statements of orders placed, redeemed and cancelled through the API', 
     });
     // The lines still add up to the totals.
     const sum = (lines: Array<{ net_sales: { amount: string } }>) => lines.reduce((t, l) => t + BigInt(l.net_sales.amount), 0n);
-    expect(theirs.totals.find((t: { currency_code: string }) => t.currency_code === 'USD').net_sales).toEqual(sUSD(Number(sum(theirs.lines))));
+    expect(theirs.totals.find((t: { currency_code: string }) => t.currency_code === 'USD').net_sales).toEqual(
+      sUSD(Number(sum(theirs.lines))),
+    );
   });
 });

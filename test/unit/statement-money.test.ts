@@ -54,7 +54,10 @@ const distributionLine = fc.record({
 });
 type DistributionModel = typeof distributionLine extends fc.Arbitrary<infer T> ? T : never;
 /** Revenue shares as the settings accept them: 0–100, with decimals. */
-const percent = fc.oneof(fc.constantFrom(0, 20, 50, 33.3, 12.5, 100), fc.integer({ min: 0, max: 10_000 }).map((n) => n / 100));
+const percent = fc.oneof(
+  fc.constantFrom(0, 20, 50, 33.3, 12.5, 100),
+  fc.integer({ min: 0, max: 10_000 }).map((n) => n / 100),
+);
 
 /** What a line states, in BigInt: the reference every format is compared with. */
 function submissionFigures(m: SubmissionModel) {
@@ -63,7 +66,11 @@ function submissionFigures(m: SubmissionModel) {
   const refunds = free ? 0n : sum(m.cancelled);
   const net = BigInt(units(m.sold) - units(m.cancelled));
   return {
-    counts: { vouchers_sold: units(m.sold), vouchers_cancelled: units(m.cancelled), vouchers_redeemed: units(m.redeemed) - units(m.rolledBack) },
+    counts: {
+      vouchers_sold: units(m.sold),
+      vouchers_cancelled: units(m.cancelled),
+      vouchers_redeemed: units(m.redeemed) - units(m.rolledBack),
+    },
     money: {
       gross_sales: gross,
       refunds,

@@ -60,7 +60,10 @@ describe('monthly-statements workflow', () => {
 
   it('refuses a month that has not ended, for good and before reading a client: nothing stored (issue 34)', async () => {
     const calls = new ActivityCalls();
-    const doubles = calls.wrap({ statementClients: async () => clients(3), storeMonthlyStatement: async () => ({ id: 'x', stored: true }) });
+    const doubles = calls.wrap({
+      statementClients: async () => clients(3),
+      storeMonthlyStatement: async () => ({ id: 'x', stored: true }),
+    });
     const thisMonth = utcDay(new Date()).slice(0, 7);
     const failed = await env.withWorker(doubles, (q) => run(q, { month: thisMonth }).catch((e: unknown) => e));
     expect(failed).toBeInstanceOf(WorkflowFailedError);
