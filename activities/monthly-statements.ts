@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import type { ActivityDeps } from './deps';
 import { revenueShares } from '../domain/money';
-import { monthPeriod, statementRange } from '../domain/statements';
+import { Failure } from '../domain/failures';
+import { monthNotEnded, monthPeriod, statementRange } from '../domain/statements';
 import { statementFiles, toDistributionStatement, toSubmissionStatement } from '../schemas/statement-view';
 import { derivedId } from '../store/ids';
 import { appendClientEvent } from '../store/offer-events';
@@ -31,6 +32,9 @@ export function createMonthlyStatementActivities(deps: Pick<ActivityDeps, 'db' |
      * again, identical, and records the row.
      */
     storeMonthlyStatement: async (job: MonthlyStatementJob): Promise<MonthlyStatementStored> => {
+      // The last guard of "a month is stored once it is over", whoever started the run: refused, not retried.
+      const notEnded = monthNotEnded(job.month, new Date());
+      if (notEnded) throw new Failure('invalid_field', `month: ${notEnded}`, { field: 'month' });
       const id = derivedId('stm', `${job.clientId}:${job.month}`);
       if (await findMonthlyStatementOfMonth(deps.db, job.clientId, job.month)) return { id, stored: false };
       const q = monthPeriod(job.month);

@@ -22,9 +22,45 @@ export function revenueShares(settings: { DISTRIBUTOR_REVENUE_PERCENT: number; A
   return { distributorPercent: settings.DISTRIBUTOR_REVENUE_PERCENT, accountPercent: settings.ACCOUNT_REVENUE_PERCENT };
 }
 
-/** `percent` of `amount`, floored: a share never promises a cent more than the rule gives. */
+/**
+ * `percent` of `amount`, floored: a share never promises a cent more than the rule gives. Exact for
+ * any percent the settings accept (33.3 too): the percent is read as the decimal it was written as
+ * and the product is taken in BigInt, as the statement's SQL does in `numeric`, so the offer view
+ * and a statement never differ by a cent.
+ */
 export function share(amount: number, percent: number): number {
-  return Math.floor((amount * percent) / 100);
+  const [digits, scale] = decimalOf(percent);
+  const num = BigInt(amount) * digits;
+  const den = 100n * 10n ** BigInt(scale);
+  // Floor, not truncation: amounts here are never negative, but the rule is "rounded down".
+  const q = num / den;
+  return Number(num % den !== 0n && num < 0n ? q - 1n : q);
+}
+
+/** A finite number as its shortest decimal: digits and how many of them follow the point (12.5 -> [125n, 1]). */
+function decimalOf(n: number): [bigint, number] {
+  if (!Number.isFinite(n)) throw new Error(`not a finite percent: ${n}`);
+  const [mantissa, exp = '0'] = String(n).toLowerCase().split('e');
+  const [int, frac = ''] = mantissa.split('.');
+  const scale = frac.length - Number(exp);
+  const digits = BigInt(int + frac);
+  return scale >= 0 ? [digits, scale] : [digits * 10n ** BigInt(-scale), 0];
+}
+
+/**
+ * A sum of amounts as the statements write it: integer minor units as a decimal string, `-` when
+ * negative. A per-unit amount is capped (MAX_MONEY_AMOUNT, exact as a JSON number) but a sum over a
+ * period is not, so sums are carried as BigInt and written as strings, never through a JS number.
+ */
+export type MinorUnits = string;
+
+/** The decimal string of a BigInt amount. */
+export const minorUnits = (amount: bigint): MinorUnits => amount.toString();
+
+/** A decimal string of minor units (from SQL `numeric::text`) as a BigInt. */
+export function parseMinorUnits(text: string): bigint {
+  if (!/^-?(0|[1-9][0-9]*)$/.test(text)) throw new Error(`not a whole number of minor units: ${text}`);
+  return BigInt(text);
 }
 
 /** What the distributor and its account earn per unit sold at `price`; both null without a price. */

@@ -35,3 +35,20 @@ export function previousMonth(at: Date): string {
   const d = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() - 1, 1));
   return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
 }
+
+/** The instant a month is over: the start of the next month's first day (UTC). */
+export function monthEnd(month: string): Date {
+  return statementRange(monthPeriod(month).from, monthPeriod(month).to).end;
+}
+
+/**
+ * Why a month cannot be stored yet, or null when it is over at `now` (UTC). A stored statement is
+ * never made again (a re-run stores only what is missing), so one made before its month ended
+ * would stay short forever: the monthly run refuses it (docs/statements.md "Monthly statements").
+ */
+export function monthNotEnded(month: string, now: Date): string | null {
+  const end = monthEnd(month);
+  return now.getTime() >= end.getTime()
+    ? null
+    : `the month ${month} has not ended: it ends at ${end.toISOString()} (UTC), and a month's statements are stored once it is over`;
+}

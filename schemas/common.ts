@@ -14,8 +14,9 @@ export const boundedInt = (min: number, max: number = PG_INTEGER_MAX) => z.numbe
 
 /**
  * The largest money amount a client may send, in minor units (10 billion dollars in cents): prices
- * are `bigint` columns, but an order multiplies a price by up to MAX_UNITS_PER_ORDER units and
- * revenue sums many orders, and those sums must stay exact JavaScript integers (below 2^53).
+ * are `bigint` columns, and one amount (or a price × MAX_UNITS_PER_ORDER) stays an exact JSON
+ * number (below 2^53). Sums over many orders have no such bound: the statements write them as
+ * decimal strings (schemas/statement.ts StatementAmount, docs/statements.md "Money and rounding").
  */
 export const MAX_MONEY_AMOUNT = 1_000_000_000_000;
 

@@ -13,12 +13,14 @@ import {
   type SubmissionStatementLine,
 } from './statement';
 import type { DistributionStatementRow, SubmissionStatementRow } from '../store/statements';
+import { minorUnits, parseMinorUnits } from '../domain/money';
 
 /*
  * The statement view (docs/statements.md): the store's grouped rows, each summing the per-unit
  * figures its vouchers kept from their sale, become the schema's lines; the totals are the sums of
  * the lines per currency, so they reconcile by construction. Pure and deterministic (no clock, a
- * fixed order), so GET /statement and the stored monthly statements give the same bytes.
+ * fixed order), so GET /statement and the stored monthly statements give the same bytes. Money
+ * is BigInt from the store to the string the schema writes: no sum ever passes through a JS number.
  */
 
 const SUBMISSION_COUNTS = ['vouchers_sold', 'vouchers_cancelled', 'vouchers_redeemed'] as const satisfies (keyof SubmissionStatementLine)[];
@@ -38,8 +40,8 @@ const DISTRIBUTION_MONEY = [
 ] as const satisfies (keyof DistributionStatementLine)[];
 
 /** An amount in the line's currency; null when the line has none. */
-function amount(currency: string | null, minor: number): StatementAmount | null {
-  return currency === null ? null : { currency_code: currency, amount: minor };
+function amount(currency: string | null, minor: bigint): StatementAmount | null {
+  return currency === null ? null : { currency_code: currency, amount: minorUnits(minor) };
 }
 
 /** The submission statement of `q`'s period from the store's rows. */
@@ -93,13 +95,14 @@ function totalsOf<L extends { currency_code: string | null }, K extends keyof L>
     if (!total) {
       total = { currency_code: cur };
       for (const k of counts) total[k as string] = 0;
-      for (const k of money) total[k as string] = cur === null ? null : { currency_code: cur, amount: 0 };
+      for (const k of money) total[k as string] = cur === null ? null : { currency_code: cur, amount: '0' };
       groups.set(cur, total);
     }
     for (const k of counts) (total[k as string] as number) += line[k] as number;
     for (const k of money) {
       const v = line[k] as StatementAmount | null;
-      if (v) (total[k as string] as StatementAmount).amount += v.amount;
+      const t = total[k as string] as StatementAmount | null;
+      if (v && t) t.amount = minorUnits(parseMinorUnits(t.amount) + parseMinorUnits(v.amount));
     }
   }
   const currencies = [...groups.keys()].sort((a, b) => (a === null ? 1 : b === null ? -1 : a.localeCompare(b)));
@@ -112,7 +115,9 @@ function totalsOf<L extends { currency_code: string | null }, K extends keyof L>
  * one currency being the `currency_code` column; null is an empty cell.
  */
 function linesCsv(columns: string[], lines: object[]): string {
-  const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? (v as StatementAmount).amount : v);
+  // An amount goes in as a BigInt: escape_formulas quotes only strings, so "-4500" stays a number, not "'-4500".
+  const cell = (v: unknown) =>
+    v === null || v === undefined ? '' : typeof v === 'object' ? parseMinorUnits((v as StatementAmount).amount) : v;
   const rows = lines.map((line) => columns.map((c) => cell((line as Record<string, unknown>)[c])));
   // A title starting with = + - @ would run as a formula in a spreadsheet: escape_formulas prefixes it with '.
   return stringify([columns, ...rows], { record_delimiter: 'windows', escape_formulas: true });

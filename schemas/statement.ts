@@ -31,10 +31,21 @@ export const StatementQuery = z
 export type StatementQuery = z.infer<typeof StatementQuery>;
 
 /**
- * A statement figure: integer minor units in the line's currency. Unlike an offer's Currency it may be
- * negative: a period's cancellations (or rollbacks) can be of vouchers sold (or redeemed) before it.
+ * A statement figure: integer minor units in the line's currency, written as a decimal string. A
+ * sum over a period has no bound (a price of up to 10^12 minor units times any number of vouchers),
+ * and a JSON number past 2^53 is not exact in most readers, so every statement amount is a string:
+ * exact whatever its size (docs/statements.md "Money and rounding"). Unlike an offer's Currency it
+ * may be negative: a period's cancellations (or rollbacks) can be of vouchers sold (or redeemed) before it.
  */
-export const StatementAmount = z.object({ currency_code: z.string(), amount: z.number().int() });
+export const StatementAmount = z.object({
+  currency_code: z.string(),
+  amount: z
+    .string()
+    .regex(/^-?(0|[1-9][0-9]*)$/)
+    .describe(
+      'Integer minor units (cents) as a decimal string, "-" when negative (e.g. "9008999999990991"): a sum has no upper bound, so it is a string to stay exact past 2^53; parse it as a big integer or decimal, never a float',
+    ),
+});
 export type StatementAmount = z.infer<typeof StatementAmount>;
 
 const money = (what: string) =>

@@ -1,6 +1,6 @@
 import type { Page, Paged } from '../domain/paging';
 import { Failure, notFound } from '../domain/failures';
-import { STATEMENT_MONTH } from '../domain/statements';
+import { monthNotEnded, STATEMENT_MONTH } from '../domain/statements';
 import {
   MONTHLY_STATEMENTS_WORKFLOW_TYPE,
   type MonthlyStatementsInput,
@@ -49,13 +49,18 @@ export async function getMonthlyStatement(deps: Deps, clientId: string, id: stri
 /**
  * Runs the monthly statements of `month` now (`admin statements run <month>`, docs/statements.md)
  * and waits for the result: the workflow the schedule starts on the 1st, for any month. A run of
- * the same month already going is joined; a month run before stores only what is missing.
+ * the same month already going is joined; a month run before stores only what is missing. A month
+ * that has not ended (UTC) is refused: its statement would be stored short, and never made again.
  */
 export async function runMonthlyStatements(
   deps: Pick<ServiceDeps, 'temporal' | 'config'>,
   month: string,
+  now: Date = new Date(),
 ): Promise<MonthlyStatementsResult> {
   if (!STATEMENT_MONTH.test(month)) throw new Failure('invalid_field', `month: ${month} is not a month (YYYY-MM)`, { field: 'month' });
+  // Refused before anything starts: nothing stored, no event (the workflow refuses it too).
+  const notEnded = monthNotEnded(month, now);
+  if (notEnded) throw new Failure('invalid_field', `month: ${notEnded}`, { field: 'month' });
   const taskQueue = deps.config.TEMPORAL_TASK_QUEUE;
   const handle = await deps.temporal.workflow.start<(i: MonthlyStatementsInput) => Promise<MonthlyStatementsResult>>(
     MONTHLY_STATEMENTS_WORKFLOW_TYPE,

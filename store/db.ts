@@ -2,7 +2,8 @@ import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database';
 
-// Counts and sums come back as int8/numeric; amounts here are integer minor units well inside 2^53.
+// Counts and sums come back as int8/numeric, read as JS numbers: exact below 2^53 only. A sum that
+// can pass it (a statement's money) is selected as text and read as BigInt (store/statements.ts).
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
 // `date` columns stay 'YYYY-MM-DD' strings: turning them into JS Dates would shift them by time zone.

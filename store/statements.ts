@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './db';
-import type { RevenueShares } from '../domain/money';
+import { parseMinorUnits, type RevenueShares } from '../domain/money';
 
 /*
  * The statement reads (docs/statements.md): one set-based query per statement over vouchers,
@@ -8,7 +8,9 @@ import type { RevenueShares } from '../domain/money';
  * scan, never a loop per voucher. Each event counts in the period its own time falls in: a sale
  * at acquired_at, a cancellation at cancelled_at, a redemption at redeemed_at and its rollback (a
  * negative) at rolled_back_at; money comes from the per-unit figures each voucher keeps from its
- * sale (migration 0031), so a past period's figures never change.
+ * sale (migration 0031), so a past period's figures never change. Sums are Postgres `numeric`
+ * (sum of bigint) read as text and carried as BigInt: the pool's parser reads numeric as a JS number,
+ * which is not exact past 2^53 (docs/statements.md "Money and rounding"). Counts are row counts.
  */
 
 /**
@@ -32,12 +34,12 @@ export interface SubmissionStatementRow {
   sold: number;
   cancelled: number;
   redeemed: number;
-  /** Sum of the sold vouchers' prices, and of the cancelled ones'. */
-  gross: number;
-  refunds: number;
-  redeemed_amount: number;
+  /** Sum of the sold vouchers' prices, and of the cancelled ones' (sums are BigInt: they pass 2^53). */
+  gross: bigint;
+  refunds: bigint;
+  redeemed_amount: bigint;
   /** Sold less cancelled vouchers' rebates; null when a voucher's rebate is in another currency than the line. */
-  rebate: number | null;
+  rebate: bigint | null;
 }
 
 /** One offer and account's figures of one distribution client in a period, in the sale price's currency. */
@@ -47,11 +49,11 @@ export interface DistributionStatementRow {
   currency: string | null;
   sold: number;
   cancelled: number;
-  gross: number;
-  refunds: number;
+  gross: bigint;
+  refunds: bigint;
   /** Sold less cancelled vouchers' per-unit revenues. */
-  distributor_revenue: number;
-  account_revenue: number;
+  distributor_revenue: bigint;
+  account_revenue: bigint;
 }
 
 /** Per own offer (and currency) of the submission client: vouchers sold and cancelled, redemptions net of rollbacks and their gift-card amounts. */
@@ -86,9 +88,9 @@ export async function submissionStatementRows(db: Db, clientId: string, start: D
     )
     select o.id as offer_id, o.document->>'title' as title, coalesce(s.currency, r.currency) as currency,
       coalesce(s.sold, 0) as sold, coalesce(s.cancelled, 0) as cancelled,
-      coalesce(s.gross, 0) as gross, coalesce(s.refunds, 0) as refunds,
-      case when s.foreign_rebate then null else coalesce(s.rebate, 0) end as rebate,
-      coalesce(r.redeemed, 0) as redeemed, coalesce(r.redeemed_amount, 0) as redeemed_amount
+      coalesce(s.gross, 0)::text as gross, coalesce(s.refunds, 0)::text as refunds,
+      (case when s.foreign_rebate then null else coalesce(s.rebate, 0) end)::text as rebate,
+      coalesce(r.redeemed, 0) as redeemed, coalesce(r.redeemed_amount, 0)::text as redeemed_amount
     from sales s full join redemptions r on r.offer_id = s.offer_id and coalesce(r.currency, '') = coalesce(s.currency, '')
     join offers o on o.id = coalesce(s.offer_id, r.offer_id)
     order by o.id collate "C", coalesce(s.currency, r.currency) collate "C" nulls last`.execute(db);
@@ -99,10 +101,10 @@ export async function submissionStatementRows(db: Db, clientId: string, start: D
     sold: Number(r.sold),
     cancelled: Number(r.cancelled),
     redeemed: Number(r.redeemed),
-    gross: Number(r.gross),
-    refunds: Number(r.refunds),
-    redeemed_amount: Number(r.redeemed_amount),
-    rebate: r.rebate == null ? null : Number(r.rebate),
+    gross: parseMinorUnits(String(r.gross)),
+    refunds: parseMinorUnits(String(r.refunds)),
+    redeemed_amount: parseMinorUnits(String(r.redeemed_amount)),
+    rebate: r.rebate == null ? null : parseMinorUnits(String(r.rebate)),
   }));
 }
 
@@ -130,10 +132,10 @@ export async function distributionStatementRows(
     select v.offer_id, v.account_id, v.sale_price_currency as currency,
       count(*) filter (where ${sold}) as sold,
       count(*) filter (where ${cancelled}) as cancelled,
-      coalesce(sum(v.sale_price_amount) filter (where ${sold}), 0) as gross,
-      coalesce(sum(${refunded(sql`v.sale_price_amount`)}) filter (where ${cancelled}), 0) as refunds,
-      ${net(distributor)} as distributor_revenue,
-      ${net(account)} as account_revenue
+      coalesce(sum(v.sale_price_amount) filter (where ${sold}), 0)::text as gross,
+      coalesce(sum(${refunded(sql`v.sale_price_amount`)}) filter (where ${cancelled}), 0)::text as refunds,
+      (${net(distributor)})::text as distributor_revenue,
+      (${net(account)})::text as account_revenue
     from vouchers v
     where v.client_id = ${clientId} and (${sold} or ${cancelled})
     group by 1, 2, 3
@@ -144,9 +146,9 @@ export async function distributionStatementRows(
     currency: r.currency == null ? null : String(r.currency),
     sold: Number(r.sold),
     cancelled: Number(r.cancelled),
-    gross: Number(r.gross),
-    refunds: Number(r.refunds),
-    distributor_revenue: Number(r.distributor_revenue),
-    account_revenue: Number(r.account_revenue),
+    gross: parseMinorUnits(String(r.gross)),
+    refunds: parseMinorUnits(String(r.refunds)),
+    distributor_revenue: parseMinorUnits(String(r.distributor_revenue)),
+    account_revenue: parseMinorUnits(String(r.account_revenue)),
   }));
 }

@@ -1,6 +1,6 @@
 import { ApplicationFailure, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { previousMonth } from '../domain/statements';
+import { monthNotEnded, previousMonth } from '../domain/statements';
 import type { MonthlyStatementsInput, MonthlyStatementsResult } from './monthly-statements-messages';
 import { STEP_RETRY } from './shared/step-policy';
 
@@ -27,6 +27,10 @@ const MAX_FAILED_CARRIED = 100;
 export async function monthlyStatementsWorkflow(input: MonthlyStatementsInput): Promise<MonthlyStatementsResult> {
   // A scheduled start carries no month: the month before the run's start, in UTC.
   const month = input.month ?? previousMonth(workflowInfo().startTime);
+  // A month stored before it ends would stay short for good (a re-run stores only what is missing).
+  // Date is the workflow's clock, fixed per task, so a replay decides the same.
+  const notEnded = monthNotEnded(month, new Date());
+  if (notEnded) throw ApplicationFailure.create({ message: notEnded, type: 'MonthNotEnded', nonRetryable: true });
   const done: MonthlyStatementsResult = input.done ?? { month, clients: 0, stored: 0 };
   // Carried across continue-as-new, so a client failing early does not stop the clients after it.
   // The ids are capped (the input stays small); the count is not, so the failure message is exact.

@@ -4,7 +4,7 @@ import { runMonthlyStatements } from '../../services/monthly-statements';
 import { seedOffer } from '../setup/fixtures';
 import { ensureMonthlyStatementsSchedule } from '../../worker/main';
 import { MONTHLY_STATEMENTS_WORKFLOW_TYPE } from '../../workflows/monthly-statements-messages';
-import { monthlyStatementsScheduleId } from '../../workflows/shared/ids';
+import { monthlyStatementsScheduleId, monthlyStatementsWorkflowId } from '../../workflows/shared/ids';
 import { createHarness, type Harness } from '../setup/harness';
 import { CallbackReceiver } from '../setup/callback-receiver';
 import { eventually } from '../setup/eventually';
@@ -19,6 +19,8 @@ import { setEndpoint } from '../../store/callback-endpoints';
 
 const MONTH = '2025-03';
 const USD = (amount: number) => ({ currency_code: 'USD', amount });
+/** A statement figure: its amount is a decimal string (docs/statements.md "Money and rounding"). */
+const sUSD = (amount: number) => ({ currency_code: 'USD', amount: String(amount) });
 
 describe('monthly statements', () => {
   let h: Harness;
@@ -129,10 +131,10 @@ describe('monthly statements', () => {
         currency_code: 'USD',
         vouchers_sold: 3,
         vouchers_cancelled: 2,
-        gross_sales: USD(13500),
-        net_sales: USD(4500),
-        distributor_revenue: USD(900),
-        account_revenue: USD(450),
+        gross_sales: sUSD(13500),
+        net_sales: sUSD(4500),
+        distributor_revenue: sUSD(900),
+        account_revenue: sUSD(450),
       },
     ]);
     expect(d.item).toMatchObject({ month: MONTH, from: '2025-03-01', to: '2025-03-31', lines: 1 });
@@ -145,7 +147,7 @@ describe('monthly statements', () => {
 
     const s = await files('submission', sub.key);
     expect(JSON.parse(s.json).statement.offers).toEqual([
-      expect.objectContaining({ offer_id: offerId, vouchers_sold: 3, vouchers_cancelled: 2, advertiser_rebate: USD(300) }),
+      expect.objectContaining({ offer_id: offerId, vouchers_sold: 3, vouchers_cancelled: 2, advertiser_rebate: sUSD(300) }),
     ]);
     // Each client sees only its own.
     expect((await get(`/distribution/beta/statements/${d.id}`, otherDist.key)).statusCode).toBe(404);
@@ -219,6 +221,38 @@ describe('monthly statements', () => {
     ]);
     expect(after.state).toMatchObject({ paused: true, note: 'paused for the migration' });
     await handle.unpause();
+  });
+
+  it('refuses a month that has not ended (UTC): nothing stored, no event, no run started (issue 34)', async () => {
+    // A sale this month: a run of it would have something to store.
+    const thisMonth = new Date().toISOString().slice(0, 7);
+    await h.services.db
+      .insertInto('vouchers')
+      .values({
+        id: `vch_ms_${dist.clientId}_now`,
+        offer_id: offerId,
+        order_id: `ord_ms_${dist.clientId}`,
+        client_id: dist.clientId,
+        counts_stock: true,
+        redemption_code: `MS-${dist.clientId}-now`,
+        barcode: `MS${dist.clientId}now`,
+        customer_name: 'C',
+        status: 'acquired',
+        acquired_at: new Date(),
+        sale_price_amount: 4500,
+        sale_price_currency: 'USD',
+      })
+      .execute();
+    const eventsBefore = await readyEvents('distribution', dist.key);
+    await expect(runMonthlyStatements(h.services, thisMonth)).rejects.toMatchObject({
+      code: 'invalid_field',
+      message: expect.stringMatching(new RegExp(`^month: the month ${thisMonth} has not ended: it ends at \\d{4}-\\d{2}-01T00:00:00.000Z`)),
+    });
+    const stored = await h.services.db.selectFrom('monthly_statements').select('id').where('month', '=', thisMonth).execute();
+    expect(stored).toEqual([]);
+    expect(await readyEvents('distribution', dist.key)).toEqual(eventsBefore);
+    const workflowId = monthlyStatementsWorkflowId(h.config.TEMPORAL_TASK_QUEUE, thisMonth);
+    await expect(h.services.temporal.workflow.getHandle(workflowId).describe()).rejects.toThrow(/not found/i);
   });
 
   it('refuses a month that is not one', async () => {

@@ -9,6 +9,8 @@ import { type Harness, harnessWithKeys } from '../setup/harness';
  */
 
 const USD = (amount: number) => ({ currency_code: 'USD', amount });
+/** A statement figure: its amount is a decimal string (docs/statements.md "Money and rounding"). */
+const sUSD = (amount: number) => ({ currency_code: 'USD', amount: String(amount) });
 
 describe('statements of orders placed, redeemed and cancelled through the API', () => {
   let h: Harness;
@@ -45,11 +47,11 @@ describe('statements of orders placed, redeemed and cancelled through the API', 
         vouchers_sold: 3,
         vouchers_cancelled: 2, // the redeemed voucher stays redeemed when its order is cancelled
         vouchers_redeemed: 1,
-        gross_sales: USD(13500),
-        refunds: USD(9000),
-        net_sales: USD(4500),
-        redeemed_amount: USD(0),
-        advertiser_rebate: USD(300),
+        gross_sales: sUSD(13500),
+        refunds: sUSD(9000),
+        net_sales: sUSD(4500),
+        redeemed_amount: sUSD(0),
+        advertiser_rebate: sUSD(300),
       },
     ]);
     const theirs = (await call('GET', `/distribution/beta/statement${period}`, dist)).json().statement;
@@ -60,10 +62,10 @@ describe('statements of orders placed, redeemed and cancelled through the API', 
         currency_code: 'USD',
         vouchers_sold: 3,
         vouchers_cancelled: 2,
-        gross_sales: USD(13500),
-        net_sales: USD(4500),
-        distributor_revenue: USD(900),
-        account_revenue: USD(450),
+        gross_sales: sUSD(13500),
+        net_sales: sUSD(4500),
+        distributor_revenue: sUSD(900),
+        account_revenue: sUSD(450),
       },
     ]);
   });
@@ -88,18 +90,20 @@ describe('statements of orders placed, redeemed and cancelled through the API', 
     const mine = (await call('GET', `/submission/beta/statement${period}`, sub.key)).json().statement;
     const line = mine.offers.find((l: { offer_id: string }) => l.offer_id === offerId);
     // 2 × 4500 + 1 × 6000; rebates 2 × 300 + 1 × 500.
-    expect(line).toMatchObject({ vouchers_sold: 3, gross_sales: USD(15000), net_sales: USD(15000), advertiser_rebate: USD(1100) });
+    expect(line).toMatchObject({ vouchers_sold: 3, gross_sales: sUSD(15000), net_sales: sUSD(15000), advertiser_rebate: sUSD(1100) });
     const theirs = (await call('GET', `/distribution/beta/statement${period}`, dist)).json().statement;
     const mineLine = theirs.lines.find((l: { offer_id: string }) => l.offer_id === offerId);
     // 2 × 900 + 1 × 1200, and half of each for the account.
     expect(mineLine).toMatchObject({
       vouchers_sold: 3,
-      gross_sales: USD(15000),
-      distributor_revenue: USD(3000),
-      account_revenue: USD(1500),
+      gross_sales: sUSD(15000),
+      distributor_revenue: sUSD(3000),
+      account_revenue: sUSD(1500),
     });
     // The lines still add up to the totals.
-    const sum = (lines: Array<{ net_sales: { amount: number } }>) => lines.reduce((t, l) => t + l.net_sales.amount, 0);
-    expect(theirs.totals.find((t: { currency_code: string }) => t.currency_code === 'USD').net_sales).toEqual(USD(sum(theirs.lines)));
+    const sum = (lines: Array<{ net_sales: { amount: string } }>) => lines.reduce((t, l) => t + BigInt(l.net_sales.amount), 0n);
+    expect(theirs.totals.find((t: { currency_code: string }) => t.currency_code === 'USD').net_sales).toEqual(
+      sUSD(Number(sum(theirs.lines))),
+    );
   });
 });

@@ -15,6 +15,9 @@ const DIST = '/distribution/beta';
 const PERIOD = '?from=2026-10-01&to=2026-10-31';
 const USD = (amount: number) => ({ currency_code: 'USD', amount });
 const EUR = (amount: number) => ({ currency_code: 'EUR', amount });
+/** A statement figure: its amount is a decimal string (docs/statements.md "Money and rounding"). */
+const sUSD = (amount: number) => ({ currency_code: 'USD', amount: String(amount) });
+const sEUR = (amount: number) => ({ currency_code: 'EUR', amount: String(amount) });
 const at = (t: string) => new Date(t);
 /** The order of the statement's lines: by id, byte for byte (the SQL sorts with the C collation). */
 const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -175,11 +178,11 @@ describe('statements: what was sold, cancelled and redeemed in a period', () => 
         vouchers_sold: 7,
         vouchers_cancelled: 2,
         vouchers_redeemed: 1,
-        gross_sales: USD(31500),
-        refunds: USD(9000),
-        net_sales: USD(22500),
-        redeemed_amount: USD(0),
-        advertiser_rebate: USD(1500),
+        gross_sales: sUSD(31500),
+        refunds: sUSD(9000),
+        net_sales: sUSD(22500),
+        redeemed_amount: sUSD(0),
+        advertiser_rebate: sUSD(1500),
       },
       // Two sold at 4000; redemptions 1000 + 500 live, 2000 made and rolled back, 300 rolled back in November: 4 and 1800.
       {
@@ -190,11 +193,11 @@ describe('statements: what was sold, cancelled and redeemed in a period', () => 
         vouchers_sold: 2,
         vouchers_cancelled: 0,
         vouchers_redeemed: 3,
-        gross_sales: USD(8000),
-        refunds: USD(0),
-        net_sales: USD(8000),
-        redeemed_amount: USD(1800),
-        advertiser_rebate: USD(0),
+        gross_sales: sUSD(8000),
+        refunds: sUSD(0),
+        net_sales: sUSD(8000),
+        redeemed_amount: sUSD(1800),
+        advertiser_rebate: sUSD(0),
       },
       {
         offer_id: '',
@@ -204,11 +207,11 @@ describe('statements: what was sold, cancelled and redeemed in a period', () => 
         vouchers_sold: 2,
         vouchers_cancelled: 1,
         vouchers_redeemed: 0,
-        gross_sales: EUR(4000),
-        refunds: EUR(2000),
-        net_sales: EUR(2000),
-        redeemed_amount: EUR(0),
-        advertiser_rebate: EUR(0),
+        gross_sales: sEUR(4000),
+        refunds: sEUR(2000),
+        net_sales: sEUR(2000),
+        redeemed_amount: sEUR(0),
+        advertiser_rebate: sEUR(0),
       },
       {
         offer_id: '',
@@ -239,22 +242,22 @@ describe('statements: what was sold, cancelled and redeemed in a period', () => 
         vouchers_sold: 2,
         vouchers_cancelled: 1,
         vouchers_redeemed: 0,
-        gross_sales: EUR(4000),
-        refunds: EUR(2000),
-        net_sales: EUR(2000),
-        redeemed_amount: EUR(0),
-        advertiser_rebate: EUR(0),
+        gross_sales: sEUR(4000),
+        refunds: sEUR(2000),
+        net_sales: sEUR(2000),
+        redeemed_amount: sEUR(0),
+        advertiser_rebate: sEUR(0),
       },
       {
         currency_code: 'USD',
         vouchers_sold: 9,
         vouchers_cancelled: 2,
         vouchers_redeemed: 4,
-        gross_sales: USD(39500),
-        refunds: USD(9000),
-        net_sales: USD(30500),
-        redeemed_amount: USD(1800),
-        advertiser_rebate: USD(1500),
+        gross_sales: sUSD(39500),
+        refunds: sUSD(9000),
+        net_sales: sUSD(30500),
+        redeemed_amount: sUSD(1800),
+        advertiser_rebate: sUSD(1500),
       },
       {
         currency_code: null,
@@ -297,7 +300,7 @@ describe('statements: what was sold, cancelled and redeemed in a period', () => 
       dist: number,
       acc: number,
     ) => {
-      const m = (amount: number) => (cur === null ? null : { currency_code: cur, amount });
+      const m = (amount: number) => (cur === null ? null : { currency_code: cur, amount: String(amount) });
       return {
         offer_id: offer,
         account_id: account,
@@ -324,10 +327,10 @@ describe('statements: what was sold, cancelled and redeemed in a period', () => 
         currency_code: 'USD',
         vouchers_sold: 9,
         vouchers_cancelled: 2,
-        gross_sales: USD(9000 + 18000 + 8000 + 4500),
-        net_sales: USD(9000 + 9000 + 8000 + 4500),
-        distributor_revenue: USD(1800 + 1800 + 1600 + 900),
-        account_revenue: USD(900 + 900 + 800 + 450),
+        gross_sales: sUSD(9000 + 18000 + 8000 + 4500),
+        net_sales: sUSD(9000 + 9000 + 8000 + 4500),
+        distributor_revenue: sUSD(1800 + 1800 + 1600 + 900),
+        account_revenue: sUSD(900 + 900 + 800 + 450),
       },
       {
         currency_code: null,
@@ -365,7 +368,7 @@ describe('statements: what was sold, cancelled and redeemed in a period', () => 
       const [header, ...rows] = parseCsv(csvRes.body) as string[][];
       expect(header).toEqual(Object.keys(lines[0]));
       const asCells = (line: Record<string, unknown>) =>
-        Object.values(line).map((v) => (v === null ? '' : typeof v === 'object' ? String((v as { amount: number }).amount) : String(v)));
+        Object.values(line).map((v) => (v === null ? '' : typeof v === 'object' ? (v as { amount: string }).amount : String(v)));
       // A title that starts with = is escaped against spreadsheet formulas, the rest as in JSON.
       expect(rows).toEqual(
         lines.map((l) => asCells({ ...l, ...(typeof l.title === 'string' && l.title.startsWith('=') ? { title: `'${l.title}` } : {}) })),

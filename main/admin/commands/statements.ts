@@ -7,7 +7,9 @@ export function statementsCommand(ctx: () => AdminContext): Command {
   const cmd = new Command('statements').description('monthly statements of sales per client');
   cmd
     .command('run')
-    .description('make and store the statements of a month now (the schedule does it on the 1st for the month before); safe to repeat')
+    .description(
+      'make and store the statements of a month now (the schedule does it on the 1st for the month before); safe to repeat; only a month that is over (UTC)',
+    )
     .argument('<month>', 'YYYY-MM (UTC)')
     .action(async (month: string) => {
       const c = ctx();

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
 import { previousMonth } from '../../../domain/statements';
+import { utcDay } from '../../../domain/dates';
 import {
   MONTHLY_STATEMENTS_WORKFLOW_TYPE,
   type MonthlyStatementsInput,
@@ -55,6 +56,22 @@ describe('monthly-statements workflow', () => {
     const doubles = calls.wrap({ statementClients: async () => [], storeMonthlyStatement: async () => ({ id: 'x', stored: true }) });
     const result = await env.withWorker(doubles, (q) => run(q, {}));
     expect(result).toEqual({ month: previousMonth(new Date()), clients: 0, stored: 0 });
+  });
+
+  it('refuses a month that has not ended, for good and before reading a client: nothing stored (issue 34)', async () => {
+    const calls = new ActivityCalls();
+    const doubles = calls.wrap({
+      statementClients: async () => clients(3),
+      storeMonthlyStatement: async () => ({ id: 'x', stored: true }),
+    });
+    const thisMonth = utcDay(new Date()).slice(0, 7);
+    const failed = await env.withWorker(doubles, (q) => run(q, { month: thisMonth }).catch((e: unknown) => e));
+    expect(failed).toBeInstanceOf(WorkflowFailedError);
+    const cause = (failed as WorkflowFailedError).cause as ApplicationFailure;
+    expect(cause).toMatchObject({ type: 'MonthNotEnded', nonRetryable: true });
+    expect(cause.message).toMatch(new RegExp(`the month ${thisMonth} has not ended`));
+    expect(calls.of('statementClients')).toEqual([]);
+    expect(calls.of('storeMonthlyStatement')).toEqual([]);
   });
 
   it('stores the others, then fails naming the client whose statement failed for good', async () => {
