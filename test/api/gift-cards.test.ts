@@ -291,6 +291,6 @@ describe('gift cards keep a balance and take partial amounts', () => {
     const from = new Date(Date.now() - 86_400_000);
     const to = new Date(Date.now() + 86_400_000);
     const [line] = (await submissionStatementRows(h.services.db, sub.clientId, from, to)).filter((r) => r.offer_id === offerId);
-    expect(line).toMatchObject({ sold: 2, cancelled: 2, gross: 16000, refunds: 6000 + 8000, redeemed_amount: 2500 });
+    expect(line).toMatchObject({ sold: 2, cancelled: 2, gross: 16000n, refunds: 6000n + 8000n, redeemed_amount: 2500n });
   });
 });
