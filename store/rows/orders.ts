@@ -114,6 +114,8 @@ export interface VoucherRedemptionTable {
   rolled_back_at: Timestamp | null;
   /** The client's Idempotency-Key of the redeem request that made it: a retry finds this row. */
   idempotency_key: string | null;
+  /** The redeem body it answered, canonical (domain/redemptions.ts `redeemRequestOf`); a retry must repeat it. Null without a key, and for a gift card's redemption made before it was recorded. */
+  request: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export type AccountRow = Selectable<AccountTable>;
