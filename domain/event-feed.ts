@@ -1,7 +1,9 @@
 /*
  * The change feed's promise (docs/change-feed.md): how long a reader may pause and still continue
- * where it left off. Nothing deletes offer events today; a pruner must keep every event that a
- * cursor still within this window can reach (see store/offer-events.ts `fed_at`).
+ * where it left off. A cursor's age is the `fed_at` of its position (services/event-feed.ts), never
+ * a time the client sends. Nothing deletes offer events today; a pruner must keep every event that a
+ * cursor still within this window can reach (`fed_at` within it) and the newest event (a cursor at
+ * the end of the feed is good while nothing follows it).
  */
 
 /** Days a cursor stays good, and how far back `since` may reach. */

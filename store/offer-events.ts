@@ -188,6 +188,22 @@ export async function feedHead(db: Db): Promise<number> {
 }
 
 /**
+ * When feed position `position` was given (its event's `fed_at`): a cursor's age. Positions are
+ * given in time order, so the nearest event kept at or below it answers for one deleted since (a
+ * pending offer's events go with it); undefined when there is none (position 0: an empty feed).
+ */
+export async function fedAtOf(db: Db, position: number): Promise<Date | undefined> {
+  const row = await db
+    .selectFrom('offer_events')
+    .select('fed_at')
+    .where('feed_position', '<=', String(position))
+    .orderBy('feed_position', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.fed_at ?? undefined;
+}
+
+/**
  * Whose events a feed page reads: one submission client's offers, or offers ever published; and,
  * either way, the events addressed to this client alone.
  */
