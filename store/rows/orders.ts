@@ -75,7 +75,7 @@ export interface VoucherTable {
   redemption_code: string;
   barcode: string;
   customer_name: string;
-  /** Who it was sold to, as limit_per_customer counts (domain/offer-terms.ts `customerKey`); null before that existed. */
+  /** Who it was sold to, as limit_per_customer counts (domain/customer-identity.ts `customerKey`); null before that existed. */
   customer_key: ColumnType<string | null, string | null | undefined, string | null>;
   status: 'acquired' | 'redeemed' | 'cancelled';
   expiration_date: string | null;
