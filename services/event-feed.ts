@@ -3,7 +3,7 @@ import { Failure } from '../domain/failures';
 import { revenueShares } from '../domain/money';
 import { callbackPayload, eventTypeFor, soldView, type EventViewer } from '../schemas/callback-event';
 import { cursorOwner, decodeCursor, encodeCursor, type EventFeedPage, type EventFeedQuery, type FeedEvent } from '../schemas/event-feed';
-import { fedAtOf, feedHead, numberCommittedEvents, readFeedEvents, type FeedScope } from '../store/offer-events';
+import { feedHead, firstFedAtAfter, numberCommittedEvents, readFeedEvents, type FeedScope } from '../store/offer-events';
 import { findOffersByIds } from '../store/offers';
 import { offersAsSold } from '../store/orders';
 import type { ServiceDeps } from './deps';
@@ -56,7 +56,7 @@ export async function readEventFeed(
   // Read before the events: what this page skips as before `since` lies at or below it.
   const head = await feedHead(deps.db);
   if (cursor && cursor.position > head) throw notOurs();
-  if (cursor && (await cursorTooOld(deps, cursor.position, head, windowStart)))
+  if (cursor && (await cursorTooOld(deps, cursor.position, windowStart)))
     throw gone('after', `this cursor is more than ${FEED_RETENTION_DAYS} days old`);
 
   const scope: FeedScope = { clientId: viewer.client_id, publishedOffers: viewer.interface === 'distribution' };
@@ -101,13 +101,12 @@ export async function readEventFeed(
 }
 
 /**
- * Whether events after `position` may be gone (docs/change-feed.md, retention): its age is when the
- * position was given (`fed_at`), read here, never from the client. Every event after it got its
- * place no earlier, so a position given within the window still reaches all of them; one at the
- * head (nothing placed after it) misses nothing, however long the feed has been quiet.
+ * Whether events after `position` may be gone (docs/change-feed.md, retention), judged by the feed
+ * itself, never by a time the client sends: the first event after it got its place (`fed_at`) more
+ * than the window ago. Every later event got its place no earlier, so when that one is within the
+ * window, all are; a cursor with nothing after it misses nothing, however quiet the feed has been.
  */
-async function cursorTooOld(deps: Pick<ServiceDeps, 'db'>, position: number, head: number, windowStart: Date): Promise<boolean> {
-  if (position >= head) return false;
-  const fedAt = await fedAtOf(deps.db, position);
-  return fedAt !== undefined && fedAt < windowStart;
+async function cursorTooOld(deps: Pick<ServiceDeps, 'db'>, position: number, windowStart: Date): Promise<boolean> {
+  const next = await firstFedAtAfter(deps.db, position);
+  return next !== undefined && next < windowStart;
 }

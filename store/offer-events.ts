@@ -188,16 +188,15 @@ export async function feedHead(db: Db): Promise<number> {
 }
 
 /**
- * When feed position `position` was given (its event's `fed_at`): a cursor's age. Positions are
- * given in time order, so the nearest event kept at or below it answers for one deleted since (a
- * pending offer's events go with it); undefined when there is none (position 0: an empty feed).
+ * When the first event after feed position `position` got its place (`fed_at`): how old the oldest
+ * event a reader at that position has not seen is; undefined when none follows it.
  */
-export async function fedAtOf(db: Db, position: number): Promise<Date | undefined> {
+export async function firstFedAtAfter(db: Db, position: number): Promise<Date | undefined> {
   const row = await db
     .selectFrom('offer_events')
     .select('fed_at')
-    .where('feed_position', '<=', String(position))
-    .orderBy('feed_position', 'desc')
+    .where('feed_position', '>', String(position))
+    .orderBy('feed_position')
     .limit(1)
     .executeTakeFirst();
   return row?.fed_at ?? undefined;

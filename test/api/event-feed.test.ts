@@ -244,31 +244,39 @@ describe('GET /events: the change feed on both interfaces', () => {
     expect((await get('distribution', dist, `?after=${publishers}`)).statusCode).toBe(200);
   });
 
-  it('answers 410 gone for a cursor whose position was placed more than 30 days ago, or a since as old', async () => {
+  it('answers 410 gone for a cursor whose next event was placed more than 30 days ago, or a since as old', async () => {
     const old = new Date(Date.now() - 31 * 86_400_000);
     const first = await page('submission', a.key, '?limit=1');
-    const [{ feed_position: position, fed_at: fedAt }] = await h.services.db
-      .selectFrom('offer_events')
-      .select(['feed_position', 'fed_at'])
-      .where('id', '=', first.events[0].id)
-      .execute();
-    // The cursor's age is its position's own fed_at, read by the server: nothing the client sends.
-    expect((await get('submission', a.key, `?after=${first.next_cursor}`)).statusCode).toBe(200);
-    await h.services.db
-      .updateTable('offer_events')
-      .set({ fed_at: old } as never)
-      .where('feed_position', '=', position)
-      .execute();
+    const position = (
+      await h.services.db.selectFrom('offer_events').select('feed_position').where('id', '=', first.events[0].id).executeTakeFirstOrThrow()
+    ).feed_position!;
+    const placed = (where: 'at' | 'after') =>
+      h.services.db
+        .selectFrom('offer_events')
+        .select(['feed_position', 'fed_at'])
+        .where('feed_position', where === 'at' ? '=' : '>', position)
+        .orderBy('feed_position')
+        .limit(1)
+        .executeTakeFirstOrThrow();
+    const [own, next] = [await placed('at'), await placed('after')];
+    const age = (row: { feed_position: string | null }, fedAt: Date | null) =>
+      h.services.db
+        .updateTable('offer_events')
+        .set({ fed_at: fedAt } as never)
+        .where('feed_position', '=', row.feed_position)
+        .execute();
+    // The age is read from the feed (the first event after the cursor), nothing the client sends:
+    // the cursor's own event placed long ago does not matter while what follows it is recent.
+    await age(own, old);
     try {
+      expect((await get('submission', a.key, `?after=${first.next_cursor}`)).statusCode).toBe(200);
+      await age(next, old);
       const stale = await get('submission', a.key, `?after=${first.next_cursor}`);
       expect(stale.statusCode).toBe(410);
       expect(stale.json().errors[0]).toMatchObject({ code: 'gone', field: 'after', message: expect.stringContaining('30 days') });
     } finally {
-      await h.services.db
-        .updateTable('offer_events')
-        .set({ fed_at: fedAt } as never)
-        .where('feed_position', '=', position)
-        .execute();
+      await age(own, own.fed_at);
+      await age(next, next.fed_at);
     }
     const since = await get('distribution', dist, `?since=${old.toISOString()}`);
     expect(since.statusCode).toBe(410);
