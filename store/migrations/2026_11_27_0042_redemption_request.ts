@@ -8,14 +8,14 @@ import { sql, type Kysely } from 'kysely';
  * with a key records the body it answered (`request`: domain/redemptions.ts `redeemRequestOf`).
  *
  * Backfill: a deal's or coupon's redemption (amount null) can only have come from
- * `{"status":"redeemed"}` (an amount is refused for them). A gift card's cannot be told apart
+ * `{"voucher":{"status":"redeemed"}}` (an amount is refused for them). A gift card's cannot be told apart
  * (the amount may have been asked or be the whole balance): it stays null, and a retry of it is
  * compared by amount, as before.
  */
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('voucher_redemptions').addColumn('request', 'text').execute();
-  await sql`update voucher_redemptions set request = '{"status":"redeemed"}'
+  await sql`update voucher_redemptions set request = '{"voucher":{"status":"redeemed"}}'
     where idempotency_key is not null and amount is null`.execute(db);
 }
 
