@@ -1,7 +1,10 @@
 /*
  * The change feed's promise (docs/change-feed.md): how long a reader may pause and still continue
- * where it left off. Nothing deletes offer events today; a pruner must keep every event that a
- * cursor still within this window can reach (see store/offer-events.ts `fed_at`).
+ * where it left off. A cursor's age is read from the feed, never from the client: the `fed_at` of
+ * the first event after its position (services/event-feed.ts). Nothing deletes offer events today;
+ * a pruner may delete only events whose `fed_at` is older than the window, and must record the
+ * highest position it deleted so that cursors below it are answered gone (the first event after
+ * such a cursor would otherwise be a younger one).
  */
 
 /** Days a cursor stays good, and how far back `since` may reach. */

@@ -42,16 +42,6 @@ export function requireWithinOrderLimit(offer: { id: string; document: unknown }
 }
 
 /**
- * The customer as limit_per_customer counts them: the publisher's `customer_reference` when the
- * order gives one, else its `customer_name` trimmed and case-folded. Prefixed, so a reference never
- * equals a name by chance. Counted per distribution client: publishers' customers are their own.
- */
-export function customerKey(reference: string | null | undefined, name: string): string {
-  const ref = reference?.trim();
-  return ref ? `ref:${ref}` : `name:${name.trim().normalize('NFKC').toLocaleLowerCase('und')}`;
-}
-
-/**
  * Refuses (409 `customer_limit_reached` on `field`) an order item that would give this customer
  * more live (not cancelled) vouchers of the offer than its `limit_per_customer`; `held` is how many
  * they hold now, counted under the offer's lock.

@@ -68,6 +68,34 @@ export interface EarlierRedemption {
   id: string;
   amount: number | null;
   currency_code: string | null;
+  /** The redeem body it answered (`redeemRequestOf`); null when not recorded (a gift card's, before issue 34). */
+  request: string | null;
+}
+
+/** What a redeem request asks: its amount (absent: the whole balance or the voucher whole) and its whole body, as `redeemRequestOf` writes it. */
+export interface RedeemRequest {
+  amount?: Money;
+  request?: string;
+}
+
+/**
+ * The redeem body as a retry must repeat it: its JSON with keys sorted at every level, so the same
+ * body sent in another key order or as XML is the same request, and a body that differs in any
+ * field (an amount left out, say) is another.
+ */
+export function redeemRequestOf(body: unknown): string {
+  const sorted = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(sorted)
+      : v !== null && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.entries(v)
+              .filter(([, x]) => x !== undefined)
+              .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+              .map(([k, x]) => [k, sorted(x)]),
+          )
+        : v;
+  return JSON.stringify(sorted(body));
 }
 
 /** A rollback as it is decided on, read under the voucher's lock. */
@@ -83,10 +111,11 @@ export interface RedemptionRules {
   /** What redeeming takes (`amount` absent: the whole balance), or throws a Failure saying why not. */
   decide(voucher: RedemptionSubject, amount: Money | undefined, now: Date): RedemptionDecision;
   /**
-   * Throws a Failure unless a retry with the Idempotency-Key of `earlier` asks what it took (no
-   * amount: whatever it took); then the retry is answered as the voucher is, taking nothing again.
+   * Throws a Failure unless a retry with the Idempotency-Key of `earlier` repeats its whole body
+   * (when `earlier` did not record it: asks no other amount); then the retry is answered as the
+   * voucher is, taking nothing again.
    */
-  requireSameAsk(earlier: EarlierRedemption, amount: Money | undefined): void;
+  requireSameAsk(earlier: EarlierRedemption, ask: RedeemRequest): void;
   /** The redemption to roll back, or throws a Failure saying why it may not be (requireRollbackable among the reasons). */
   decideRollback<R extends RedemptionRecord>(subject: RollbackSubject<R>, now: Date, windowHours: number): R;
   /** Throws a Failure unless this redemption may be rolled back at `now`, within `windowHours` of it. */
@@ -147,11 +176,17 @@ function requireRollbackable(r: RedemptionRecord, now: Date, windowHours: number
     );
 }
 
-function requireSameAsk(earlier: EarlierRedemption, amount: Money | undefined): void {
-  if (amount && (earlier.amount !== amount.amount || earlier.currency_code !== amount.currency_code))
-    throw new Failure('idempotency_key_reused', `Idempotency-Key was used for redemption ${earlier.id} with another amount`, {
+function requireSameAsk(earlier: EarlierRedemption, ask: RedeemRequest): void {
+  const reused = (what: string) =>
+    new Failure('idempotency_key_reused', `Idempotency-Key was used for redemption ${earlier.id} with ${what}`, {
       redemption_id: earlier.id,
     });
+  if (earlier.request !== null && ask.request !== undefined) {
+    if (earlier.request !== ask.request) throw reused('another body (a retry sends the same body again)');
+    return;
+  }
+  const { amount } = ask;
+  if (amount && (earlier.amount !== amount.amount || earlier.currency_code !== amount.currency_code)) throw reused('another amount');
 }
 
 function decideRollback<R extends RedemptionRecord>(s: RollbackSubject<R>, now: Date, windowHours: number): R {

@@ -20,10 +20,18 @@ export function removeStackFile(dataDir: string): void {
   fs.rmSync(path.join(dataDir, STACK_FILE), { force: true });
 }
 
-/** Records where a running stack answers, so the admin CLI and the tests can reach it. */
+/**
+ * Records where a running stack answers, so the admin CLI and the tests can reach it. It holds the
+ * Postgres password and the S3 secret key: owner-only (0600), also when a file from an earlier
+ * start exists (`mode` applies only to a file being created), and whole at once (written beside it,
+ * then renamed), so a reader waiting for it never reads half of it.
+ */
 export function writeStackFile(dataDir: string, endpoints: Endpoints): void {
   const file = path.join(dataDir, STACK_FILE);
-  fs.writeFileSync(file, JSON.stringify({ ...endpoints, pid: process.pid }, null, 2), { mode: 0o600 });
+  const partial = `${file}.partial`;
+  fs.writeFileSync(partial, JSON.stringify({ ...endpoints, pid: process.pid }, null, 2), { mode: 0o600 });
+  fs.chmodSync(partial, 0o600);
+  fs.renameSync(partial, file);
 }
 
 /**

@@ -1,48 +1,21 @@
-import type { AttachmentRow, OfferRow } from '../store/database';
+import type { AttachmentRow } from '../store/database';
 import type { FoundOffer } from '../store/distribution-search';
-import { addDays, utcDay } from '../domain/dates';
-import { SELLABLE, type OfferStatus } from '../domain/offer-lifecycle';
-import { expiredAtPurchase, vouchersExpireOf, vouchersExpiryMs } from '../domain/voucher-expiry';
+import { utcDay } from '../domain/dates';
+import type { OfferStatus } from '../domain/offer-lifecycle';
+import { offerClosedAt } from '../domain/offer-closing';
 import { DEFAULT_REVENUE_SHARES, distributionRevenues, type RevenueShares } from '../domain/money';
 import type { DistributionMedium, DistributionOffer } from './distribution-offer';
 import type { OfferInput } from './offer';
 import { iso, isoOrNull } from './common';
 
 /*
- * The distribution read model's view: what a publisher sees of an offer. The closing time and the
- * revenues are derived here once (the search's SQL mirrors distributionClosedAt).
+ * The distribution read model's view: what a publisher sees of an offer. The revenues are derived
+ * here once; the closing time by the rule both interfaces show (domain/offer-closing.ts).
  */
 
 /** The SKU publishers file the offer under: the offer id's unique part, so it is stable and never reused. */
 export function skuOf(offerId: string): string {
   return `OM-${offerId.slice(offerId.indexOf('_') + 1)}`;
-}
-
-/**
- * When the offer left the catalogue, or null while it is visible (or not yet started): closed_at
- * once closed; else the last change for an offer taken off sale by its status; else the
- * start of the day after its end_date; else, its vouchers expired (vouchers_expire.on is over), when that was
- * recorded and never before the day after `on`; else, sold out, when its stock reached zero. `closedAtSql` (store/distribution-visibility.ts) is the same rule in SQL.
- */
-export function distributionClosedAt(
-  row: Pick<
-    OfferRow,
-    'closed_at' | 'status' | 'published_at' | 'updated_at' | 'end_date' | 'quantity_in_stock' | 'availability_changed_at' | 'document'
-  >,
-  today = utcDay(),
-): Date | null {
-  if (row.closed_at) return new Date(row.closed_at);
-  if (!SELLABLE.includes(row.status as OfferStatus)) return row.published_at ? new Date(row.updated_at) : null;
-  if (row.end_date < today) return new Date(`${addDays(row.end_date, 1)}T00:00:00Z`);
-  const expiredOn = expiredAtPurchase(vouchersExpireOf(row.document), today);
-  if (expiredOn) {
-    // Like sold out: when the review workflow recorded it, never before the expiry itself.
-    const expiredAt = vouchersExpiryMs({ on: expiredOn })!;
-    const recorded = row.availability_changed_at ? new Date(row.availability_changed_at).getTime() : 0;
-    return new Date(Math.max(expiredAt, recorded));
-  }
-  if (row.quantity_in_stock === 0) return new Date(row.availability_changed_at ?? row.updated_at);
-  return null;
 }
 
 /** Where the offers' media are served: the interface's absolute address, and the media's live attachment rows by id. */
@@ -75,7 +48,7 @@ export function toDistributionOffer(
   const doc = row.document as OfferInput;
   const a = doc.advertiser;
   const revenues = distributionRevenues(doc.price, shares);
-  const closedAt = distributionClosedAt(row, today);
+  const closedAt = offerClosedAt(row, today);
   return {
     id: row.id,
     sku: skuOf(row.id),

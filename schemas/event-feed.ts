@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { queryInt, singleQueryValue } from './common';
 
@@ -11,27 +12,34 @@ export const FEED_DEFAULT_LIMIT = 100;
 export const FEED_MAX_LIMIT = 1000;
 
 /**
- * What a cursor holds: the feed position the reader has seen up to, and the time from which the
- * events after it are its to read (docs/change-feed.md, retention). Opaque to clients: base64url
- * of `1.<position>.<epoch ms>`; only this module reads or writes it.
+ * What a cursor holds: the feed position the reader has seen up to, and whose it is (the client it
+ * was handed out to, as a tag). No time: a cursor's age is read from the feed itself, the `fed_at`
+ * of its position (issue 34: a time the client sends back could be set to anything). Opaque to
+ * clients: base64url of `2.<position>.<client tag>`; only this module reads or writes it.
  */
 export interface FeedCursor {
   position: number;
-  since: Date;
+  /** `cursorOwner` of the client it was handed out to. */
+  owner: string;
 }
 
-const CURSOR_FORM = /^1\.(\d{1,15})\.(\d{1,15})$/;
+const CURSOR_FORM = /^2\.(\d{1,15})\.([A-Za-z0-9_-]{12})$/;
+
+/** The tag a cursor carries for the client it was handed out to: not its id, which the cursor need not show. */
+export function cursorOwner(clientId: string): string {
+  return createHash('sha256').update(`feed-cursor:${clientId}`).digest('base64url').slice(0, 12);
+}
 
 /** A cursor as handed out in `next_cursor`. */
 export function encodeCursor(c: FeedCursor): string {
-  return Buffer.from(`1.${c.position}.${c.since.getTime()}`).toString('base64url');
+  return Buffer.from(`2.${c.position}.${c.owner}`).toString('base64url');
 }
 
-/** The cursor `encodeCursor` made, or null for anything else. */
+/** The cursor `encodeCursor` made, or null for anything else (also the time-carrying cursors of before issue 34). */
 export function decodeCursor(text: string): FeedCursor | null {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(text)) return null;
   const m = CURSOR_FORM.exec(Buffer.from(text, 'base64url').toString('latin1'));
-  return m ? { position: Number(m[1]), since: new Date(Number(m[2])) } : null;
+  return m ? { position: Number(m[1]), owner: m[2] } : null;
 }
 
 const once = <T extends z.ZodType>(schema: T) => z.preprocess(singleQueryValue(), schema);

@@ -1,4 +1,5 @@
 import { suppliedBarcode } from '../domain/barcodes';
+import { offerClosedAt } from '../domain/offer-closing';
 import type { OfferRow } from '../store/database';
 import type { SuppliedCounts, SuppliedVoucherState } from '../store/supplied-vouchers';
 import type { OfferInput, OfferStatus, SubmissionOffer, SuppliedVoucher } from './offer';
@@ -36,6 +37,7 @@ export function toSubmissionOffer(row: OfferRow, supplied?: SuppliedSummary): Su
     reviewed_at: row.reviewed_at,
     rejection_reason: row.rejection_reason,
     published_at: row.published_at,
-    closed_at: row.closed_at,
+    // The rule the distribution interface shows too, not the column alone (set only by closing).
+    closed_at: offerClosedAt(row),
   };
 }

@@ -45,7 +45,7 @@ export const OrderCreate = z
       .max(200)
       .refine((s) => !/\p{Cc}/u.test(s), 'must not contain control characters')
       .describe(
-        'Your own id for the customer: restrictions.limit_per_customer counts by it (else by customer_name, trimmed and case-folded)',
+        'Your own id for the customer: restrictions.limit_per_customer counts by it (else by customer_name folded: case, spacing, invisible characters and look-alike letters do not tell customers apart)',
       )
       .optional(),
     account_id: z.string().min(1).max(64).optional(),

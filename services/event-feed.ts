@@ -2,15 +2,8 @@ import { FEED_RETENTION_DAYS, feedWindowStart, soldItemKey, soldItemOf } from '.
 import { Failure } from '../domain/failures';
 import { revenueShares } from '../domain/money';
 import { callbackPayload, eventTypeFor, soldView, type EventViewer } from '../schemas/callback-event';
-import {
-  decodeCursor,
-  encodeCursor,
-  type EventFeedPage,
-  type EventFeedQuery,
-  type FeedCursor,
-  type FeedEvent,
-} from '../schemas/event-feed';
-import { feedHead, numberCommittedEvents, readFeedEvents, type FeedScope } from '../store/offer-events';
+import { cursorOwner, decodeCursor, encodeCursor, type EventFeedPage, type EventFeedQuery, type FeedEvent } from '../schemas/event-feed';
+import { feedHead, firstFedAtAfter, numberCommittedEvents, readFeedEvents, type FeedScope } from '../store/offer-events';
 import { findOffersByIds } from '../store/offers';
 import { offersAsSold } from '../store/orders';
 import type { ServiceDeps } from './deps';
@@ -25,6 +18,13 @@ const SCAN_BATCHES = 10;
 
 const notOurs = () =>
   new Failure('invalid_field', 'after: is not a cursor of this feed: send a next_cursor as it was given', { field: 'after' });
+
+const notYours = () =>
+  new Failure(
+    'invalid_field',
+    "after: this cursor was handed out to another API client; page with the next_cursor of your own client's pages",
+    { field: 'after' },
+  );
 
 const gone = (field: 'after' | 'since', what: string) =>
   new Failure(
@@ -42,9 +42,10 @@ export async function readEventFeed(
 ): Promise<EventFeedPage> {
   const startedAt = new Date();
   const windowStart = feedWindowStart(startedAt);
+  const owner = cursorOwner(viewer.client_id);
   const cursor = q.after === undefined ? undefined : decodeCursor(q.after);
   if (cursor === null) throw notOurs();
-  if (cursor && cursor.since < windowStart) throw gone('after', `this cursor is more than ${FEED_RETENTION_DAYS} days old`);
+  if (cursor && cursor.owner !== owner) throw notYours();
   const since = cursor ? undefined : q.since ? new Date(q.since) : windowStart;
   if (since && since < windowStart) throw gone('since', `since is more than ${FEED_RETENTION_DAYS} days ago`);
   // A page from a time to come would hand out a cursor that then continues with events before it.
@@ -55,6 +56,8 @@ export async function readEventFeed(
   // Read before the events: what this page skips as before `since` lies at or below it.
   const head = await feedHead(deps.db);
   if (cursor && cursor.position > head) throw notOurs();
+  if (cursor && (await cursorTooOld(deps, cursor.position, windowStart)))
+    throw gone('after', `this cursor is more than ${FEED_RETENTION_DAYS} days old`);
 
   const scope: FeedScope = { clientId: viewer.client_id, publishedOffers: viewer.interface === 'distribution' };
   const shares = revenueShares(deps.config);
@@ -62,10 +65,10 @@ export async function readEventFeed(
   const events: FeedEvent[] = [];
   // Each offer's view is made once per page, however many of its events the page holds.
   const views = new Map<string, unknown>();
-  let last: { position: number; fedAt: Date } | undefined;
+  let last: number | undefined;
   let more = false;
   for (let i = 0; i < SCAN_BATCHES && events.length < q.limit; i++) {
-    const rows = await readFeedEvents(deps.db, { after: last?.position ?? cursor?.position ?? 0, since, scope, limit: batch + 1 });
+    const rows = await readFeedEvents(deps.db, { after: last ?? cursor?.position ?? 0, since, scope, limit: batch + 1 });
     const offerIds = [...new Set(rows.flatMap((r) => (r.offer_id ? [r.offer_id] : [])))];
     const offers = new Map((await findOffersByIds(deps.db, offerIds)).map((o) => [o.id, o]));
     const sold = await offersAsSold(
@@ -78,7 +81,7 @@ export async function readEventFeed(
         more = true;
         break;
       }
-      last = { position: Number(row.feed_position), fedAt: row.fed_at };
+      last = Number(row.feed_position);
       // An event for one client alone (statement.ready) has no offer; it is this client's or nobody's here.
       const offer = row.offer_id ? offers.get(row.offer_id) : null;
       if (offer === undefined) continue;
@@ -91,22 +94,19 @@ export async function readEventFeed(
     }
     if (!more) break;
   }
-  return { status: 'OK', events, next_cursor: encodeCursor(nextCursor(cursor, head, last, more, startedAt)), has_more: more };
+  // After the last event read, or, nothing read, after the same position (or, from `since` or the
+  // oldest kept, after all placed so far).
+  const position = last ?? cursor?.position ?? head;
+  return { status: 'OK', events, next_cursor: encodeCursor({ position, owner }), has_more: more };
 }
 
 /**
- * Where the next page starts, and from when its events are the reader's to read: up to date (no
- * more), every event after the position gets its place after this request began; behind, after the
- * last event read (positions are given in time order, so every later one was placed no earlier).
+ * Whether events after `position` may be gone (docs/change-feed.md, retention), judged by the feed
+ * itself, never by a time the client sends: the first event after it got its place (`fed_at`) more
+ * than the window ago. Every later event got its place no earlier, so when that one is within the
+ * window, all are; a cursor with nothing after it misses nothing, however quiet the feed has been.
  */
-function nextCursor(
-  cursor: FeedCursor | undefined,
-  head: number,
-  last: { position: number; fedAt: Date } | undefined,
-  more: boolean,
-  startedAt: Date,
-): FeedCursor {
-  if (last) return { position: last.position, since: more ? last.fedAt : startedAt };
-  // Nothing read: after the same position, or, from `since` or the oldest kept, after all placed so far.
-  return { position: cursor?.position ?? head, since: startedAt };
+async function cursorTooOld(deps: Pick<ServiceDeps, 'db'>, position: number, windowStart: Date): Promise<boolean> {
+  const next = await firstFedAtAfter(deps.db, position);
+  return next !== undefined && next < windowStart;
 }

@@ -82,7 +82,7 @@ export function rowMatches(alias: string, s: VisibilityFilters): Expression<SqlB
   return conditions;
 }
 
-/** distributionClosedAt (schemas/distribution-offer-view.ts) in SQL, for recently_closed. */
+/** offerClosedAt (domain/offer-closing.ts) in SQL, for recently_closed. */
 function closedAtSql(today: string) {
   return sql<Date | null>`coalesce(o.closed_at, case
     when o.status not in ('approved', 'resumed') then o.updated_at

@@ -33,6 +33,8 @@ import * as m0038 from './migrations/2026_11_25_0038_search_published_ascending'
 import * as m0039 from './migrations/2026_11_27_0039_offer_status_notify';
 import * as m0040 from './migrations/2026_11_27_0040_rate_limits';
 import * as m0041 from './migrations/2026_11_27_0041_offer_as_sold';
+import * as m0042 from './migrations/2026_11_27_0042_redemption_request';
+import * as m0043 from './migrations/2026_11_27_0043_customer_key_fold';
 
 /**
  * Migrations by name, in order. A static map rather than a folder scan, so the same list works
@@ -72,6 +74,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_27_0039_offer_status_notify': m0039,
   '2026_11_27_0040_rate_limits': m0040,
   '2026_11_27_0041_offer_as_sold': m0041,
+  '2026_11_27_0042_redemption_request': m0042,
+  '2026_11_27_0043_customer_key_fold': m0043,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -188,6 +188,21 @@ export async function feedHead(db: Db): Promise<number> {
 }
 
 /**
+ * When the first event after feed position `position` got its place (`fed_at`): how old the oldest
+ * event a reader at that position has not seen is; undefined when none follows it.
+ */
+export async function firstFedAtAfter(db: Db, position: number): Promise<Date | undefined> {
+  const row = await db
+    .selectFrom('offer_events')
+    .select('fed_at')
+    .where('feed_position', '>', String(position))
+    .orderBy('feed_position')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.fed_at ?? undefined;
+}
+
+/**
  * Whose events a feed page reads: one submission client's offers, or offers ever published; and,
  * either way, the events addressed to this client alone.
  */

@@ -88,9 +88,13 @@ export async function withRedemptions<V extends VoucherRow>(db: Db | Trx, vouche
   return vouchers.map((v) => ({ ...v, ...all.get(v.id)! }));
 }
 
-/** What a redeem request asks: an amount (gift cards; absent: the whole balance) and the client's Idempotency-Key. */
+/**
+ * What a redeem request asks: an amount (gift cards; absent: the whole balance), its whole body
+ * (domain/redemptions.ts `redeemRequestOf`: a retry must repeat it) and the client's Idempotency-Key.
+ */
 export interface RedeemAsk {
   amount?: Money;
+  request?: string;
   idempotencyKey?: string;
 }
 
@@ -133,7 +137,7 @@ export async function redeemVoucher(
           .where('idempotency_key', '=', ask.idempotencyKey)
           .executeTakeFirst();
         if (before) {
-          rules.requireSameAsk(before, ask.amount);
+          rules.requireSameAsk(before, ask);
           return { ...(await withRedemptions(trx, [voucher]))[0], replayed: true };
         }
       }
@@ -157,6 +161,7 @@ export async function redeemVoucher(
           currency_code: d.amount?.currency_code ?? null,
           redeemed_at: now,
           idempotency_key: ask.idempotencyKey ?? null,
+          request: ask.idempotencyKey !== undefined ? (ask.request ?? null) : null,
         })
         .returningAll()
         .executeTakeFirstOrThrow();

@@ -57,7 +57,7 @@ export async function returnUnits(
 
 /**
  * How many live (not cancelled) vouchers of the offer this distribution client sold to this
- * customer (domain/offer-terms.ts `customerKey`): what limit_per_customer counts. Read by the
+ * customer (domain/customer-identity.ts `customerKey`): what limit_per_customer counts. Read by the
  * placing transaction after it locked the offer, so parallel orders count one after another.
  */
 export async function countCustomerVouchers(trx: Trx, q: { offerId: string; clientId: string; customerKey: string }): Promise<number> {

@@ -19,10 +19,13 @@ import {
   type ReservationWindowInput,
 } from './reservation-window-messages';
 import { endOfUtcDayMs } from '../domain/dates';
-import { stepRefusal } from './shared/step-failures';
+import { refusalIn, stepRefusal } from './shared/step-failures';
 import { STEP_RETRY } from './shared/step-policy';
 
 type ReservationState = 'holding' | 'refused' | 'active' | 'releasing' | 'cancelled' | 'expired';
+
+/** How the workflow ended; a refused hold says why. */
+type ReservationResult = { status: ReservationState; refusal?: Refused };
 
 const { holdReservation, changeReservation, releaseReservation } = proxyActivities<Activities>({
   startToCloseTimeout: '20s',
@@ -31,7 +34,8 @@ const { holdReservation, changeReservation, releaseReservation } = proxyActiviti
 
 /*
  * A step that failed for good (refused, or out of retries: docs/operations.md) leaves a known state:
- * a hold ends the workflow as refused with nothing held, a change or cancellation fails its Update
+ * a refused hold ends the workflow as refused with nothing held (completed: refusing is an answer,
+ * so operators' Failed list holds only breakage; one out of retries fails it), a change or cancellation fails its Update
  * and the reservation stays active as it was, and an expiry that cannot release tries again an hour
  * later. Each step is one transaction: a failed one changed nothing.
  */
@@ -45,7 +49,7 @@ const MAX_HISTORY = 2000;
  * cancellation; then whatever is left returns to the offer's general stock. Set up the handlers,
  * then run: hold, then wait for the end or a change until the reservation is no longer active.
  */
-export async function reservationWindowWorkflow(input: ReservationWindowInput): Promise<{ status: ReservationState }> {
+export async function reservationWindowWorkflow(input: ReservationWindowInput): Promise<ReservationResult> {
   const reservation = new ReservationWindow(input);
   reservation.setup();
   return reservation.run();
@@ -84,8 +88,9 @@ class ReservationWindow {
   }
 
   /** Holds the units (unless already held), then waits for the end or a change until the reservation ends or continues as new. */
-  async run(): Promise<{ status: ReservationState }> {
+  async run(): Promise<ReservationResult> {
     if (!this.held) await this.hold();
+    if (this.held && !this.held.ok) return { status: this.state, refusal: this.held };
     while (await this.waitForEndOrChange()) {
       if (workflowInfo().historyLength > MAX_HISTORY) {
         await condition(allHandlersFinished);
@@ -97,16 +102,25 @@ class ReservationWindow {
     return { status: this.state };
   }
 
-  /** Holds the units; a refused hold (or one failed for good) answers `held` and fails the workflow with its code. */
+  /**
+   * Holds the units. A refusal (the hold's answer, or the refusal its step failed with) answers
+   * `held`, and the workflow ends as refused, completed; a step out of retries on a fault answers
+   * backend_unavailable and fails the workflow with it (that is breakage).
+   */
   private async hold(): Promise<void> {
-    const held = await holdReservation(this.input.hold).catch((err: unknown) => stepRefusal(err, 'the reservation'));
+    let broken = false;
+    const held = await holdReservation(this.input.hold).catch((err: unknown) => {
+      broken = refusalIn(err) === undefined;
+      return stepRefusal(err, 'the reservation');
+    });
     this.held = held;
-    if (!held.ok) {
-      this.state = 'refused';
-      await condition(allHandlersFinished);
-      throw ApplicationFailure.create({ message: held.message, type: held.code, nonRetryable: true, details: [held] });
+    if (held.ok) {
+      this.state = 'active';
+      return;
     }
-    this.state = 'active';
+    this.state = 'refused';
+    await condition(allHandlersFinished);
+    if (broken) throw ApplicationFailure.create({ message: held.message, type: held.code, nonRetryable: true, details: [held] });
   }
 
   /**

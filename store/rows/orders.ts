@@ -75,7 +75,7 @@ export interface VoucherTable {
   redemption_code: string;
   barcode: string;
   customer_name: string;
-  /** Who it was sold to, as limit_per_customer counts (domain/offer-terms.ts `customerKey`); null before that existed. */
+  /** Who it was sold to, as limit_per_customer counts (domain/customer-identity.ts `customerKey`); null before that existed. */
   customer_key: ColumnType<string | null, string | null | undefined, string | null>;
   status: 'acquired' | 'redeemed' | 'cancelled';
   expiration_date: string | null;
@@ -114,6 +114,8 @@ export interface VoucherRedemptionTable {
   rolled_back_at: Timestamp | null;
   /** The client's Idempotency-Key of the redeem request that made it: a retry finds this row. */
   idempotency_key: string | null;
+  /** The redeem body it answered, canonical (domain/redemptions.ts `redeemRequestOf`); a retry must repeat it. Null without a key, and for a gift card's redemption made before it was recorded. */
+  request: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export type AccountRow = Selectable<AccountTable>;

@@ -1,4 +1,5 @@
 import { admin } from '../setup/admin';
+import { eventually } from '../setup/eventually';
 import { seedOffer } from '../setup/fixtures';
 import { createHarness, type Harness } from '../setup/harness';
 
@@ -18,6 +19,20 @@ describe('accounts and reservations', () => {
       url: `${DIST}${url}`,
       headers: { 'x-service-api-key': key },
       ...(payload ? { payload: payload as object } : {}),
+    });
+  /** The ended reservation-window run whose hold of `offerId` was refused, with how it ended. */
+  const refusedHoldRun = (offerId: string) =>
+    eventually(`the refused hold of ${offerId} among ended reservation workflows`, async () => {
+      const { workflow } = h.services.temporal;
+      const ended = workflow.list({ query: `WorkflowType = 'reservationWindowWorkflow' AND ExecutionStatus != 'Running'` });
+      for await (const w of ended) {
+        const result = await workflow
+          .getHandle(w.workflowId)
+          .result()
+          .catch((err: Error) => ({ failed: `${err.message} ${(err.cause as Error | undefined)?.message ?? ''}` }));
+        if (JSON.stringify(result).includes(`offer ${offerId} has`)) return { status: w.status.name, result };
+      }
+      return undefined;
     });
   const offerStock = (id: string) =>
     h.services.db.selectFrom('offers').select(['quantity_in_stock', 'reserved_quantity']).where('id', '=', id).executeTakeFirstOrThrow();
@@ -154,6 +169,8 @@ describe('accounts and reservations', () => {
     expect(big.statusCode).toBe(409);
     expect(big.json().errors[0].code).toBe('insufficient_stock');
     expect(await offerStock(offerId)).toEqual({ quantity_in_stock: 4, reserved_quantity: 0 });
+    // Its workflow ends Completed, not Failed: operators' Failed list holds breakage only (issue 34).
+    expect(await refusedHoldRun(offerId)).toEqual({ status: 'COMPLETED', result: expect.objectContaining({ status: 'refused' }) });
     const r = (
       await call(key, 'POST', `/offers/${offerId}/reservations`, {
         reservation: { account_id: accountId, quantity_reserved: 2, start_date: today, end_date: '2099-01-01' },

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { revenueShares } from '../../domain/money';
 import { callbackBuilder } from '../../schemas/callback-event';
-import { encodeCursor } from '../../schemas/event-feed';
+import { cursorOwner, encodeCursor } from '../../schemas/event-feed';
 import { appendOfferEvent } from '../../store/offer-events';
 import { findOffersByIds } from '../../store/offers';
 import { seedOffer } from '../setup/fixtures';
@@ -210,7 +210,16 @@ describe('GET /events: the change feed on both interfaces', () => {
     const both = await get('submission', a.key, `?since=2026-11-20T00:00:00Z&after=${next_cursor}`);
     expect(both.statusCode).toBe(422);
     expect(both.json().errors[0]).toMatchObject({ code: 'invalid_field', field: 'after', message: expect.stringContaining('not both') });
-    for (const bad of ['nonsense', Buffer.from('2.5.6').toString('base64url'), encodeCursor({ position: 1e12, since: new Date() })]) {
+    const timed = (ms: string) => Buffer.from(`1.1.${ms}`).toString('base64url');
+    const notCursors = [
+      'nonsense',
+      Buffer.from('2.5.6').toString('base64url'),
+      encodeCursor({ position: 1e12, owner: cursorOwner(a.clientId) }),
+      // Cursors carry no time any more (issue 34): one that did, set far ahead, is not a cursor.
+      timed('999999999999999'),
+      timed(String(Date.now())),
+    ];
+    for (const bad of notCursors) {
       const res = await get('submission', a.key, `?after=${bad}`);
       expect(res.statusCode).toBe(422);
       expect(res.json().errors[0]).toMatchObject({ code: 'invalid_field', field: 'after' });
@@ -221,11 +230,54 @@ describe('GET /events: the change feed on both interfaces', () => {
     expect(future.json().errors[0]).toMatchObject({ code: 'invalid_field', field: 'since' });
   });
 
-  it('answers 410 gone for a cursor or since older than the 30 days kept', async () => {
+  it("refuses another client's cursor with 422, on either interface (issue 34)", async () => {
+    const { next_cursor: theirs } = await page('submission', b.key, '?limit=1');
+    const res = await get('submission', a.key, `?after=${theirs}`);
+    expect(res.statusCode).toBe(422);
+    expect(res.json().errors[0]).toMatchObject({
+      code: 'invalid_field',
+      field: 'after',
+      message: expect.stringContaining('another API client'),
+    });
+    const { next_cursor: publishers } = await page('distribution', dist, '?limit=1');
+    expect((await get('distribution', (await h.client('distribution')).key, `?after=${publishers}`)).statusCode).toBe(422);
+    expect((await get('distribution', dist, `?after=${publishers}`)).statusCode).toBe(200);
+  });
+
+  it('answers 410 gone for a cursor whose next event was placed more than 30 days ago, or a since as old', async () => {
     const old = new Date(Date.now() - 31 * 86_400_000);
-    const stale = await get('submission', a.key, `?after=${encodeCursor({ position: 1, since: old })}`);
-    expect(stale.statusCode).toBe(410);
-    expect(stale.json().errors[0]).toMatchObject({ code: 'gone', field: 'after', message: expect.stringContaining('30 days') });
+    const first = await page('submission', a.key, '?limit=1');
+    const position = (
+      await h.services.db.selectFrom('offer_events').select('feed_position').where('id', '=', first.events[0].id).executeTakeFirstOrThrow()
+    ).feed_position!;
+    const placed = (where: 'at' | 'after') =>
+      h.services.db
+        .selectFrom('offer_events')
+        .select(['feed_position', 'fed_at'])
+        .where('feed_position', where === 'at' ? '=' : '>', position)
+        .orderBy('feed_position')
+        .limit(1)
+        .executeTakeFirstOrThrow();
+    const [own, next] = [await placed('at'), await placed('after')];
+    const age = (row: { feed_position: string | null }, fedAt: Date | null) =>
+      h.services.db
+        .updateTable('offer_events')
+        .set({ fed_at: fedAt } as never)
+        .where('feed_position', '=', row.feed_position)
+        .execute();
+    // The age is read from the feed (the first event after the cursor), nothing the client sends:
+    // the cursor's own event placed long ago does not matter while what follows it is recent.
+    await age(own, old);
+    try {
+      expect((await get('submission', a.key, `?after=${first.next_cursor}`)).statusCode).toBe(200);
+      await age(next, old);
+      const stale = await get('submission', a.key, `?after=${first.next_cursor}`);
+      expect(stale.statusCode).toBe(410);
+      expect(stale.json().errors[0]).toMatchObject({ code: 'gone', field: 'after', message: expect.stringContaining('30 days') });
+    } finally {
+      await age(own, own.fed_at);
+      await age(next, next.fed_at);
+    }
     const since = await get('distribution', dist, `?since=${old.toISOString()}`);
     expect(since.statusCode).toBe(410);
     expect(since.json().errors[0]).toMatchObject({ code: 'gone', field: 'since' });

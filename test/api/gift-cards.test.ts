@@ -174,6 +174,10 @@ describe('gift cards keep a balance and take partial amounts', () => {
     const other = await redeem(offerId, v.id, USD(2000), key);
     expect(other.statusCode).toBe(422);
     expect(other.json().errors[0].code).toBe('idempotency_key_reused');
+    // The whole body is compared: the same key without amount (the whole balance) is another request (issue 34).
+    const noAmount = await redeem(offerId, v.id, undefined, key);
+    expect(noAmount.statusCode).toBe(422);
+    expect(noAmount.json().errors[0]).toMatchObject({ code: 'idempotency_key_reused', redemption_id: expect.any(String) });
     const badKey = await redeem(offerId, v.id, USD(1000), { 'idempotency-key': 'two words' });
     expect(badKey.statusCode).toBe(422);
     expect(badKey.json().errors[0].field).toBe('idempotency-key');

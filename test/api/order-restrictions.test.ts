@@ -99,13 +99,24 @@ describe("orders keep the advertiser's restrictions", () => {
       expect((await order([{ offer_id: offerId, quantity: 3 }], { customer_reference: 'cust-42' }, other)).statusCode).toBe(200);
     });
 
-    it('counts by customer_name trimmed and case-folded when no reference is given', async () => {
+    it('counts by customer_name folded (trimmed, case-folded) when no reference is given', async () => {
       const offerId = await seedOffer(h, subClient, { initial_quantity: 100, restrictions: { limit_per_customer: 2 } });
       expect((await order([{ offer_id: offerId, quantity: 1 }], { customer_name: 'Grace Hopper' })).statusCode).toBe(200);
       expect((await order([{ offer_id: offerId, quantity: 1 }], { customer_name: '  GRACE hopper ' })).statusCode).toBe(200);
       const third = await order([{ offer_id: offerId, quantity: 1 }], { customer_name: 'grace hopper' });
       expect(third.statusCode).toBe(409);
       expect(third.json().errors[0]).toMatchObject({ code: 'customer_limit_reached', held: 2, available: 0 });
+    });
+
+    it('counts name variants as one customer: invisible characters, inner spaces, a soft hyphen, look-alikes (issue 34)', async () => {
+      const offerId = await seedOffer(h, subClient, { initial_quantity: 100, restrictions: { limit_per_customer: 5 } });
+      const variants = ['Ada Lovelace', 'Ada\u200b Lovelace', 'Ada  Lovelace', 'Ada Love\u00adlace', '\u0410da Lovelace'];
+      for (const customer_name of variants)
+        expect((await order([{ offer_id: offerId, quantity: 1 }], { customer_name })).statusCode).toBe(200);
+      const sixth = await order([{ offer_id: offerId, quantity: 1 }], { customer_name: 'ADA LOVEL\u0410CE' });
+      expect(sixth.statusCode).toBe(409);
+      expect(sixth.json().errors[0]).toMatchObject({ code: 'customer_limit_reached', held: 5, available: 0 });
+      expect((await order([{ offer_id: offerId, quantity: 1 }], { customer_name: 'Grace Hopper' })).statusCode).toBe(200);
     });
 
     it('gives units back when an order or a voucher is cancelled', async () => {

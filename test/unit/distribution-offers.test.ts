@@ -1,5 +1,7 @@
 import { boundingBox } from '../../domain/search-geometry';
-import { distributionClosedAt, skuOf, toDistributionOffer } from '../../schemas/distribution-offer-view';
+import { offerClosedAt } from '../../domain/offer-closing';
+import { skuOf, toDistributionOffer } from '../../schemas/distribution-offer-view';
+import { toSubmissionOffer } from '../../schemas/offer-view';
 import { DistributionOfferQuery } from '../../schemas/distribution-offer';
 import { OfferInput } from '../../schemas/offer';
 import type { OfferRow } from '../../store/database';
@@ -66,29 +68,40 @@ describe('distribution read model', () => {
   });
 
   it('dates closed_at by how the offer left the catalogue', () => {
-    expect(distributionClosedAt(row(), TODAY)).toBeNull();
-    expect(distributionClosedAt(row({ status: 'closed', closed_at: at('2026-11-21T08:00:00Z') }), TODAY)).toEqual(
-      at('2026-11-21T08:00:00Z'),
-    );
-    expect(distributionClosedAt(row({ status: 'cancelled' }), TODAY)).toEqual(at('2026-11-20T10:00:00Z'));
-    expect(distributionClosedAt(row({ status: 'pending', published_at: null }), TODAY)).toBeNull();
-    expect(distributionClosedAt(row({ end_date: '2026-11-20' }), TODAY)).toEqual(at('2026-11-21T00:00:00Z'));
-    expect(distributionClosedAt(row({ quantity_in_stock: 0 }), TODAY)).toEqual(at('2026-11-20T10:00:00Z'));
+    expect(offerClosedAt(row(), TODAY)).toBeNull();
+    expect(offerClosedAt(row({ status: 'closed', closed_at: at('2026-11-21T08:00:00Z') }), TODAY)).toEqual(at('2026-11-21T08:00:00Z'));
+    expect(offerClosedAt(row({ status: 'cancelled' }), TODAY)).toEqual(at('2026-11-20T10:00:00Z'));
+    expect(offerClosedAt(row({ status: 'pending', published_at: null }), TODAY)).toBeNull();
+    expect(offerClosedAt(row({ end_date: '2026-11-20' }), TODAY)).toEqual(at('2026-11-21T00:00:00Z'));
+    expect(offerClosedAt(row({ quantity_in_stock: 0 }), TODAY)).toEqual(at('2026-11-20T10:00:00Z'));
     // Sales leave updated_at alone: a sold-out offer closed when its stock reached zero.
-    expect(distributionClosedAt(row({ quantity_in_stock: 0, availability_changed_at: at('2026-11-21T08:00:00Z') }), TODAY)).toEqual(
+    expect(offerClosedAt(row({ quantity_in_stock: 0, availability_changed_at: at('2026-11-21T08:00:00Z') }), TODAY)).toEqual(
       at('2026-11-21T08:00:00Z'),
     );
-    expect(distributionClosedAt(row({ quantity_in_stock: null }), TODAY)).toBeNull();
+    expect(offerClosedAt(row({ quantity_in_stock: null }), TODAY)).toBeNull();
     // Vouchers expired: when the review workflow recorded it, never before the day after vouchers_expire.on.
     const expired = (over: Partial<OfferRow>) =>
       row({ ...over, document: { ...(row().document as object), vouchers_expire: { on: '2026-11-20' } } });
-    expect(distributionClosedAt(expired({}), TODAY)).toEqual(at('2026-11-21T00:00:00Z'));
-    expect(distributionClosedAt(expired({ availability_changed_at: at('2026-11-21T00:00:03Z') }), TODAY)).toEqual(
-      at('2026-11-21T00:00:03Z'),
-    );
-    expect(distributionClosedAt(expired({ availability_changed_at: at('2026-11-01T00:00:00Z') }), TODAY)).toEqual(
-      at('2026-11-21T00:00:00Z'),
-    );
+    expect(offerClosedAt(expired({}), TODAY)).toEqual(at('2026-11-21T00:00:00Z'));
+    expect(offerClosedAt(expired({ availability_changed_at: at('2026-11-21T00:00:03Z') }), TODAY)).toEqual(at('2026-11-21T00:00:03Z'));
+    expect(offerClosedAt(expired({ availability_changed_at: at('2026-11-01T00:00:00Z') }), TODAY)).toEqual(at('2026-11-21T00:00:00Z'));
+  });
+
+  it('shows the same closed_at on the submission interface as on the distribution one (issue 34)', () => {
+    const today = new Date().toISOString().slice(0, 10);
+    const cases: Partial<OfferRow>[] = [
+      { status: 'cancelled' },
+      { status: 'suspended' },
+      { status: 'closed', closed_at: at('2026-11-21T08:00:00Z') },
+      { quantity_in_stock: 0, availability_changed_at: at('2026-11-21T08:00:00Z') },
+      {},
+    ];
+    for (const over of cases) {
+      const r = row(over);
+      const shown = toSubmissionOffer(r).closed_at;
+      expect(shown === null ? null : new Date(shown).toISOString()).toBe(toDistributionOffer(r, undefined, today).closed_at);
+    }
+    expect(toSubmissionOffer(row({ status: 'cancelled' })).closed_at).toEqual(at('2026-11-20T10:00:00Z'));
   });
 
   it('draws a bounding box that contains the circle', () => {

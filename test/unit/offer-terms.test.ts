@@ -1,10 +1,4 @@
-import {
-  customerKey,
-  informationalRestrictions,
-  requireValidDay,
-  requireWithinCustomerLimit,
-  requireWithinOrderLimit,
-} from '../../domain/offer-terms';
+import { informationalRestrictions, requireValidDay, requireWithinCustomerLimit, requireWithinOrderLimit } from '../../domain/offer-terms';
 import { exclusiveOn, openTo } from '../../domain/exclusivity';
 import { Failure } from '../../domain/failures';
 
@@ -47,12 +41,6 @@ describe("the advertiser's terms as rules", () => {
       held: 2,
       available: 1,
     });
-  });
-
-  it('a customer is their reference, else their name trimmed and case-folded; the two never collide', () => {
-    expect(customerKey(undefined, '  GRACE Hopper ')).toBe(customerKey(null, 'grace hopper'));
-    expect(customerKey('r-1', 'Grace')).toBe(customerKey(' r-1 ', 'Ada'));
-    expect(customerKey('grace hopper', 'x')).not.toBe(customerKey(undefined, 'grace hopper'));
   });
 
   it('informational restrictions are put in words', () => {

@@ -1,4 +1,4 @@
-import { giftCardBalance, giftCardValue, redemptionRules, type RedemptionSubject } from '../../domain/redemptions';
+import { giftCardBalance, giftCardValue, redeemRequestOf, redemptionRules, type RedemptionSubject } from '../../domain/redemptions';
 import { Failure } from '../../domain/failures';
 
 const USD = (amount: number) => ({ currency_code: 'USD', amount });
@@ -84,12 +84,30 @@ describe('redemption rules (domain/redemptions.ts)', () => {
     expect(refusal(() => decideRollback(twice, NOW, 24))).toMatchObject({ code: 'already_rolled_back' });
   });
 
-  it('answers a retry with the same Idempotency-Key when it asks what the first took, and refuses another amount', () => {
-    const earlier = { id: 'rdm_1', amount: 1200, currency_code: 'USD' };
-    expect(() => requireSameAsk(earlier, USD(1200))).not.toThrow();
-    expect(() => requireSameAsk(earlier, undefined)).not.toThrow();
-    expect(refusal(() => requireSameAsk(earlier, USD(1300)))).toMatchObject({ code: 'idempotency_key_reused', redemption_id: 'rdm_1' });
-    expect(refusal(() => requireSameAsk(earlier, { currency_code: 'EUR', amount: 1200 }))).toMatchObject({
+  it('answers a retry with the same Idempotency-Key only when it repeats the whole body (issue 34)', () => {
+    const asked = { voucher: { status: 'redeemed', amount: USD(1200) } };
+    const earlier = { id: 'rdm_1', amount: 1200, currency_code: 'USD', request: redeemRequestOf(asked) };
+    const retry = (body: unknown) => requireSameAsk(earlier, { request: redeemRequestOf(body) });
+    expect(() => retry(asked)).not.toThrow();
+    // The same body, its keys in another order (or read from XML): the same request.
+    expect(() => retry({ voucher: { amount: { amount: 1200, currency_code: 'USD' }, status: 'redeemed' } })).not.toThrow();
+    // No amount is another request (the whole balance), even though the first took 1200.
+    expect(refusal(() => retry({ voucher: { status: 'redeemed' } }))).toMatchObject({
+      code: 'idempotency_key_reused',
+      redemption_id: 'rdm_1',
+    });
+    expect(refusal(() => retry({ voucher: { status: 'redeemed', amount: USD(1300) } }))).toMatchObject({ code: 'idempotency_key_reused' });
+    // And the other way: a first redemption without amount, retried with the amount it happened to take.
+    const whole = { id: 'rdm_2', amount: 1200, currency_code: 'USD', request: redeemRequestOf({ voucher: { status: 'redeemed' } }) };
+    expect(refusal(() => requireSameAsk(whole, { request: redeemRequestOf(asked) }))).toMatchObject({ code: 'idempotency_key_reused' });
+  });
+
+  it('compares by amount a redemption whose body was not recorded (a gift card redeemed before issue 34)', () => {
+    const earlier = { id: 'rdm_1', amount: 1200, currency_code: 'USD', request: null };
+    expect(() => requireSameAsk(earlier, { amount: USD(1200), request: 'x' })).not.toThrow();
+    expect(() => requireSameAsk(earlier, { request: 'x' })).not.toThrow();
+    expect(refusal(() => requireSameAsk(earlier, { amount: USD(1300) }))).toMatchObject({ code: 'idempotency_key_reused' });
+    expect(refusal(() => requireSameAsk(earlier, { amount: { currency_code: 'EUR', amount: 1200 } }))).toMatchObject({
       code: 'idempotency_key_reused',
     });
   });

@@ -11,6 +11,7 @@ import {
   type VoucherScope,
 } from '../../../services/vouchers';
 import { invalidField } from '../../errors';
+import { redeemRequestOf } from '../../../domain/redemptions';
 import { IdParam } from '../../../schemas/common';
 import { listReply } from '../../../schemas/envelope';
 import { RedeemHeaders, VoucherList, VoucherListQuery, VoucherResponse, VoucherUpdateBody } from '../../../schemas/voucher';
@@ -27,9 +28,10 @@ const byAdvertiser = (p: z.infer<typeof AdvertiserParams>) => ({ advertiserId: p
 
 const op = operations('Vouchers');
 
-/** What a redeem asks beyond its status: part of a gift card's balance, and the retry key. */
+/** What a redeem asks beyond its status: part of a gift card's balance, the retry key, and the whole body a retry must repeat. */
 const redeemAsk = (request: { body: z.infer<typeof VoucherUpdateBody>; headers: z.infer<typeof RedeemHeaders> }) => ({
   amount: request.body.voucher.amount,
+  request: redeemRequestOf(request.body),
   idempotencyKey: request.headers['idempotency-key'],
 });
 

@@ -81,13 +81,15 @@ describe('reservation-window workflow', () => {
     });
   });
 
-  it('answers a refused hold, and the workflow fails with its code', async () => {
+  it('answers a refused hold, and the workflow completes as refused, not Failed (issue 34)', async () => {
     const calls = new ActivityCalls();
     const refusal: ReservationOutcome = { ok: false, code: 'insufficient_stock', message: 'only 2 units', available: 2 };
     await env.withWorker(calls.wrap({ holdReservation: async () => refusal }), async (q) => {
       const { held, handle } = start(q, { hold: hold(addDays(today, 30)) });
       expect(await held).toEqual(refusal);
-      expect(await failure(handle.result())).toEqual({ error: 'WorkflowFailedError', type: 'insufficient_stock', details: [refusal] });
+      // Operators' list of Failed workflows holds breakage only: a refusal is an answer.
+      expect(await handle.result()).toEqual({ status: 'refused', refusal });
+      expect((await handle.describe()).status.name).toBe('COMPLETED');
       await recordHistory(handle, 'reservation-window-hold-refused');
     });
   });
@@ -212,13 +214,26 @@ describe('reservation-window workflow', () => {
       throw ApplicationFailure.retryable(refused.message, 'Refused', refused);
     };
 
-    it('a refused hold answers the refusal and the workflow fails with its code', async () => {
+    it('a hold refused for good answers the refusal and the workflow completes as refused', async () => {
       const calls = new ActivityCalls();
       await env.withWorker(calls.wrap({ holdReservation: refuse }), async (q) => {
         const { held, handle } = start(q, { hold: hold(addDays(today, 30)) });
         expect(await held).toEqual(refused);
-        expect(await failure(handle.result())).toEqual({ error: 'WorkflowFailedError', type: 'invalid_field', details: [refused] });
+        expect(await handle.result()).toEqual({ status: 'refused', refusal: refused });
         expect(calls.of('holdReservation')).toHaveLength(1);
+      });
+    });
+
+    it('a hold broken for good (no refusal in its failure) answers backend_unavailable and fails the workflow', async () => {
+      const calls = new ActivityCalls();
+      const broken = async (): Promise<never> => {
+        // Not retried, like a step whose retries are spent: the failure carries no refusal.
+        throw ApplicationFailure.nonRetryable('connection refused', 'Error');
+      };
+      await env.withWorker(calls.wrap({ holdReservation: broken }), async (q) => {
+        const { held, handle } = start(q, { hold: hold(addDays(today, 30)) });
+        expect(await held).toMatchObject({ ok: false, code: 'backend_unavailable' });
+        expect(await failure(handle.result())).toMatchObject({ error: 'WorkflowFailedError', type: 'backend_unavailable' });
       });
     });
 
