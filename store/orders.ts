@@ -96,7 +96,7 @@ export type OrderItem = Pick<OrderItemRow, (typeof ORDER_ITEM_COLUMNS)[number]>;
 export type OrderWithDetails = OrderRow & { items: OrderItem[]; vouchers: VoucherWithRedemptions[]; voucher_count: number };
 
 /**
- * The offer row as an order item keeps it when sold (migration 0040): the columns the distribution
+ * The offer row as an order item keeps it when sold (migration 0041): the columns the distribution
  * view reads (DISTRIBUTION_VIEW_COLUMNS), as JSON, read in the placing transaction under the offer's lock.
  */
 export function offerAsSoldSql(offerId: string) {

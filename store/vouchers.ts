@@ -154,7 +154,7 @@ export async function listVouchers(
 
 /**
  * A voucher by its customer page token, with what the customer's page shows (any client's: the
- * token is the key): its offer now, and as its order item sold it (migration 0040).
+ * token is the key): its offer now, and as its order item sold it (migration 0041).
  */
 export function findVoucherByPageToken(db: Db, token: string) {
   return db
