@@ -12,7 +12,7 @@ import { workflowBundle } from '../../worker/workflow-bundle';
  *   to this folder: test/unit/workflows/offer-review.test.ts and offer-review-expiry.test.ts
  *   (reminder, decisions, an ignored decision, status moves, publication deferred and due, edits,
  *   closing at end_date, the vouchers' expiry, an edit and a publication refused for good),
- *   test/api/offers.test.ts on the real stack (approve, suspend, resume, withdraw, resubmit), and
+ *   test/stack/api/offers.test.ts on the real stack (approve, suspend, resume, withdraw, resubmit), and
  *   test/unit/workflows/reservation-window.test.ts (holds, refusals, changes, cancellation, expiry,
  *   a change and a cancellation refused for good).
  * - order-cancellation-*: recorded (test/unit/workflows/order-cancellation.test.ts with

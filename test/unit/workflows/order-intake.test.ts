@@ -229,7 +229,7 @@ describe('order-intake workflow', () => {
       expect(await Promise.all(sent.map((o) => s.send(o)))).toEqual(sent.map(placed));
       // Every order reached placing. A local activity is at least once: a workflow task that ends
       // the run while new updates arrive is rejected and replayed, and its batch placed again;
-      // there the database answers the same request's order without writing it twice (test/api).
+      // there the database answers the same request's order without writing it twice (test/stack/api).
       const placedIds = calls.of('placeOrderBatch').flatMap((b) => (b as PlaceOrderBatch).orders.map((o) => o.orderId));
       expect([...new Set(placedIds)].sort()).toEqual(sent.map((o) => o.orderId).sort());
     });

@@ -1,0 +1,131 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { buildApp } from '../../../api/app';
+import { rateLimitPlugin } from '../../../api/plugins/rate-limit';
+import { loadConfig } from '../../../platform/config';
+import { createLogger } from '../../../platform/logger';
+import { connectServices } from '../../../main';
+import { resolveEndpoints } from '../../../platform/endpoints';
+import { eventually } from '../../setup/eventually';
+import { createHarness, type Harness } from '../../setup/harness';
+
+describe('rate limit', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness({ env: { RATE_LIMIT_PER_SECOND: '3' } });
+  });
+  afterAll(() => h.close());
+
+  it('answers a burst over the per-key limit with 429 and Retry-After, without slowing other keys', async () => {
+    const [a, b] = [await h.key('distribution'), await h.key('distribution')];
+    const hit = (key: string) =>
+      h.app.inject({ method: 'GET', url: '/distribution/beta/categories', headers: { 'x-service-api-key': key } });
+    const burst = await Promise.all([hit(a), hit(a), hit(a), hit(a), hit(a)]);
+    const codes = burst.map((r) => r.statusCode).sort();
+    expect(codes).toEqual([200, 200, 200, 429, 429]);
+    const limited = burst.find((r) => r.statusCode === 429)!;
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(limited.json()).toMatchObject({ status: 'ERROR', errors: [{ code: 'rate_limited' }] });
+    const other = await hit(b);
+    expect(other.statusCode).toBe(200);
+    // Every answer tells the client where it stands.
+    expect(other.headers['x-ratelimit-limit']).toBe('3');
+    expect(Number(other.headers['x-ratelimit-remaining'])).toBe(2);
+    expect(Number(other.headers['x-ratelimit-reset'])).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('rate limit of requests with a bad or missing key', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness({ env: { RATE_LIMIT_PER_SECOND: '3' } });
+  });
+  afterAll(() => h.close());
+
+  const guess = (remoteAddress: string, key?: string) =>
+    h.app.inject({
+      method: 'GET',
+      url: '/distribution/beta/categories',
+      remoteAddress,
+      headers: key === undefined ? {} : { 'x-service-api-key': key },
+    });
+
+  it('answers guessed keys from one address with 429 and Retry-After once over the limit, before looking keys up', async () => {
+    const answers = [];
+    for (let i = 0; i < 30; i++) answers.push(await guess('198.51.100.7', `om_test_dist_guess_${i}`));
+    const codes = answers.map((r) => r.statusCode);
+    // Each key is new, so a per-key count would never stop them: the address is counted.
+    expect(codes.slice(0, 3)).toEqual([401, 401, 401]);
+    expect(codes.filter((c) => c === 401).length).toBeLessThanOrEqual(6); // at most one window boundary crossed
+    const limited = answers.filter((r) => r.statusCode === 429);
+    expect(limited.length).toBeGreaterThanOrEqual(20);
+    expect(Number(limited[0].headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(limited[0].json()).toMatchObject({ status: 'ERROR', errors: [{ code: 'rate_limited' }] });
+    // Requests without any key count the same way.
+    const missing = [];
+    for (let i = 0; i < 10; i++) missing.push((await guess('198.51.100.8')).statusCode);
+    expect(missing.slice(0, 3)).toEqual([401, 401, 401]);
+    expect(missing.filter((c) => c === 429).length).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe('rate limit window of an address', () => {
+  // The plugin alone, with a window shorter than the service's second, so the test can wait for it
+  // to pass; a route stands in for the key check (401 for a guess).
+  const WINDOW_MS = 300;
+  const GOOD = 'om_test_dist_good';
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    app = Fastify();
+    await app.register(async (scope) => {
+      await rateLimitPlugin(scope, { perSecond: 3, windowMs: WINDOW_MS });
+      scope.get('/categories', async (request, reply) => (request.headers['x-service-api-key'] === GOOD ? 'ok' : reply.code(401).send()));
+    });
+    await app.ready();
+  });
+  afterAll(() => app.close());
+
+  const guess = (remoteAddress: string, key: string) =>
+    app.inject({ method: 'GET', url: '/categories', remoteAddress, headers: { 'x-service-api-key': key } });
+
+  it('leaves other addresses, and the same address after the window, untouched', async () => {
+    const codes = [];
+    for (let i = 0; i < 4; i++) codes.push((await guess('198.51.100.9', `om_test_dist_guess_${i}`)).statusCode);
+    expect(codes).toEqual([401, 401, 401, 429]);
+    // Over its budget, the address is refused even a good key, until the window passes.
+    const limited = await guess('198.51.100.9', GOOD);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json().message).toBe(
+      `rate limit of 3 requests with a bad or missing API key per ${WINDOW_MS} ms exceeded; retry after 1 s`,
+    );
+    expect((await guess('198.51.100.10', GOOD)).statusCode).toBe(200);
+    await eventually(
+      'the address to be served again after its window',
+      async () => (await guess('198.51.100.9', GOOD)).statusCode === 200,
+      {
+        timeoutMs: WINDOW_MS + 2_000,
+        intervalMs: 100,
+      },
+    );
+  });
+});
+
+describe('health with a backend down', () => {
+  it('answers 503 naming the backend that does not answer', async () => {
+    const config = loadConfig(process.env);
+    const endpoints = { ...resolveEndpoints(config), databaseUrl: 'postgres://nobody:x@127.0.0.1:1/none' };
+    const services = await connectServices(config, endpoints, createLogger('silent'));
+    const app = await buildApp(services);
+    try {
+      const res = await app.inject({ method: 'GET', url: '/health' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({
+        status: 'ERROR',
+        checks: { postgres: 'down', temporal: 'up', object_store: 'up' },
+        errors: [{ code: 'backend_unavailable', backend: 'postgres' }],
+      });
+    } finally {
+      await app.close();
+      await services.close();
+    }
+  });
+});

@@ -1,0 +1,105 @@
+import { sql } from 'kysely';
+import { addDays, utcDay } from '../../../domain/dates';
+import { seedOffer } from '../../setup/fixtures';
+import { type Harness, harnessWithKeys } from '../../setup/harness';
+
+/*
+ * The statements read what the service itself writes: an order placed, a voucher redeemed and the
+ * order cancelled through the API (its workflow) show in today's statement of both sides.
+ */
+
+const USD = (amount: number) => ({ currency_code: 'USD', amount });
+
+describe('statements of orders placed, redeemed and cancelled through the API', () => {
+  let h: Harness;
+  let dist: string;
+  let sub: { key: string; clientId: string };
+  beforeAll(async () => ({ h, dist, sub } = await harnessWithKeys()));
+  afterAll(() => h.close());
+
+  const call = (method: 'GET' | 'PUT' | 'POST', url: string, key: string, payload?: object) =>
+    h.app.inject({ method, url, headers: { 'x-service-api-key': key }, ...(payload ? { payload } : {}) });
+
+  it('counts the sale, the redemption and the cancellation on both interfaces', async () => {
+    const offerId = await seedOffer(h, sub.clientId, { advertiser_rebate: USD(300) }); // price USD 4500
+    const placed = await call('POST', '/distribution/beta/orders', dist, {
+      order: { order_number: 'st-journey', customer_name: 'Ada', items: [{ offer_id: offerId, quantity: 3 }] },
+    });
+    expect(placed.statusCode).toBe(200);
+    const order = placed.json().order as { id: string; vouchers: Array<{ id: string }> };
+    const redeemed = await call('PUT', `/submission/beta/offers/${offerId}/vouchers/${order.vouchers[0].id}`, sub.key, {
+      voucher: { status: 'redeemed' },
+    });
+    expect(redeemed.statusCode).toBe(200);
+    const cancelled = await call('PUT', `/distribution/beta/orders/${order.id}`, dist, { order: { status: 'cancelled' } });
+    expect(cancelled.statusCode).toBe(200);
+
+    // Yesterday to tomorrow, so a run across midnight UTC still holds every event.
+    const period = `?from=${addDays(utcDay(), -1)}&to=${addDays(utcDay(), 1)}`;
+    const mine = (await call('GET', `/submission/beta/statement${period}`, sub.key)).json().statement;
+    expect(mine.offers).toEqual([
+      {
+        offer_id: offerId,
+        title: 'Two-course dinner for two',
+        currency_code: 'USD',
+        vouchers_sold: 3,
+        vouchers_cancelled: 2, // the redeemed voucher stays redeemed when its order is cancelled
+        vouchers_redeemed: 1,
+        gross_sales: USD(13500),
+        refunds: USD(9000),
+        net_sales: USD(4500),
+        redeemed_amount: USD(0),
+        advertiser_rebate: USD(300),
+      },
+    ]);
+    const theirs = (await call('GET', `/distribution/beta/statement${period}`, dist)).json().statement;
+    expect(theirs.lines).toEqual([
+      {
+        offer_id: offerId,
+        account_id: null,
+        currency_code: 'USD',
+        vouchers_sold: 3,
+        vouchers_cancelled: 2,
+        gross_sales: USD(13500),
+        net_sales: USD(4500),
+        distributor_revenue: USD(900),
+        account_revenue: USD(450),
+      },
+    ]);
+  });
+
+  it('keeps each sale at the price it was sold at when the offer price changes later', async () => {
+    const offerId = await seedOffer(h, sub.clientId, { advertiser_rebate: USD(300) }); // price USD 4500
+    const buy = async (n: string, quantity: number) => {
+      const res = await call('POST', '/distribution/beta/orders', dist, {
+        order: { order_number: n, customer_name: 'Ada', items: [{ offer_id: offerId, quantity }] },
+      });
+      expect(res.statusCode).toBe(200);
+    };
+    await buy('st-price-1', 2);
+    // A new price and rebate (an edit while withdrawn, written here to the stored document).
+    await sql`update offers set document = document || ${JSON.stringify({ price: USD(6000), advertiser_rebate: USD(500) })}::jsonb
+      where id = ${offerId}`.execute(h.services.db);
+    await buy('st-price-2', 1);
+    const shown = (await call('GET', `/distribution/beta/offers/${offerId}`, dist)).json().offer;
+    expect(shown.distributor_revenue).toEqual(USD(1200)); // the view now shows the new price's share
+
+    const period = `?from=${addDays(utcDay(), -1)}&to=${addDays(utcDay(), 1)}`;
+    const mine = (await call('GET', `/submission/beta/statement${period}`, sub.key)).json().statement;
+    const line = mine.offers.find((l: { offer_id: string }) => l.offer_id === offerId);
+    // 2 × 4500 + 1 × 6000; rebates 2 × 300 + 1 × 500.
+    expect(line).toMatchObject({ vouchers_sold: 3, gross_sales: USD(15000), net_sales: USD(15000), advertiser_rebate: USD(1100) });
+    const theirs = (await call('GET', `/distribution/beta/statement${period}`, dist)).json().statement;
+    const mineLine = theirs.lines.find((l: { offer_id: string }) => l.offer_id === offerId);
+    // 2 × 900 + 1 × 1200, and half of each for the account.
+    expect(mineLine).toMatchObject({
+      vouchers_sold: 3,
+      gross_sales: USD(15000),
+      distributor_revenue: USD(3000),
+      account_revenue: USD(1500),
+    });
+    // The lines still add up to the totals.
+    const sum = (lines: Array<{ net_sales: { amount: number } }>) => lines.reduce((t, l) => t + l.net_sales.amount, 0);
+    expect(theirs.totals.find((t: { currency_code: string }) => t.currency_code === 'USD').net_sales).toEqual(USD(sum(theirs.lines)));
+  });
+});
