@@ -9,15 +9,15 @@ import { workflowBundle } from '../../worker/workflow-bundle';
  * history recorded by earlier code, or running ones would fail their next workflow task.
  * - offer-review-* and reservation-window-*: recorded from today's code (no deployment has run these
  *   workflows yet, so they hold no patches: docs/decisions.md) by the tests with RECORD_HISTORIES set
- *   to this folder: test/unit/workflows/offer-review.test.ts and offer-review-expiry.test.ts
+ *   to this folder: test/workflows/offer-review.test.ts and offer-review-expiry.test.ts
  *   (reminder, decisions, an ignored decision, status moves, publication deferred and due, edits,
  *   closing at end_date, the vouchers' expiry, an edit and a publication refused for good),
  *   test/stack/api/offers.test.ts on the real stack (approve, suspend, resume, withdraw, resubmit), and
- *   test/unit/workflows/reservation-window.test.ts (holds, refusals, changes, cancellation, expiry,
+ *   test/workflows/reservation-window.test.ts (holds, refusals, changes, cancellation, expiry,
  *   a change and a cancellation refused for good).
- * - order-cancellation-*: recorded (test/unit/workflows/order-cancellation.test.ts with
+ * - order-cancellation-*: recorded (test/workflows/order-cancellation.test.ts with
  *   RECORD_HISTORIES set) from the code without version branches (issue 32): a cancellation, a refusal.
- * - order-intake-continued-as-new: recorded (test/unit/workflows/order-intake.test.ts) from the
+ * - order-intake-continued-as-new: recorded (test/workflows/order-intake.test.ts) from the
  *   intake with its one Update, `placeOrders` (issue 32): one run with a refusal answered, an order
  *   placed, continued as new.
  */

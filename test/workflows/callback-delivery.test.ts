@@ -1,9 +1,9 @@
-import type { AttemptOutcome } from '../../../activities/callbacks';
-import type { NextDelivery } from '../../../activities/callbacks/delivery';
-import { wakeCallbackLane } from '../../../workflows/callback-delivery-messages';
-import { callbackDeliveryWorkflowId } from '../../../workflows/shared/ids';
-import { eventually } from '../../setup/eventually';
-import { ActivityCalls, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
+import type { AttemptOutcome } from '../../activities/callbacks';
+import type { NextDelivery } from '../../activities/callbacks/delivery';
+import { wakeCallbackLane } from '../../workflows/callback-delivery-messages';
+import { callbackDeliveryWorkflowId } from '../../workflows/shared/ids';
+import { eventually } from '../setup/eventually';
+import { ActivityCalls, startWorkflowTestEnv, type WorkflowTestEnv } from '../setup/workflow-env';
 
 /*
  * The callback-delivery workflow of one lane with its activities replaced by doubles: the waits

@@ -1,7 +1,7 @@
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { addDays, utcDay } from '../../../domain/dates';
-import type { ClientStatus } from '../../../domain/offer-lifecycle';
+import { addDays, utcDay } from '../../domain/dates';
+import type { ClientStatus } from '../../domain/offer-lifecycle';
 import {
   approveSignal,
   changeStatusUpdate,
@@ -9,12 +9,12 @@ import {
   rejectSignal,
   reviewTimelineQuery,
   statusQuery,
-} from '../../../workflows/offer-review-messages';
-import { OfferStatusKey } from '../../../workflows/shared/search-attributes';
-import { refusalIn } from '../../../workflows/shared/step-failures';
-import { eventually } from '../../setup/eventually';
-import { offerReviewDoubles, offerReviewStarter } from '../../setup/offer-review-env';
-import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
+} from '../../workflows/offer-review-messages';
+import { OfferStatusKey } from '../../workflows/shared/search-attributes';
+import { refusalIn } from '../../workflows/shared/step-failures';
+import { eventually } from '../setup/eventually';
+import { offerReviewDoubles, offerReviewStarter } from '../setup/offer-review-env';
+import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../setup/workflow-env';
 
 /*
  * The offer-review workflow with its activities replaced by doubles: what it records, when, and

@@ -1,12 +1,12 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError } from '@temporalio/client';
-import { previousMonth } from '../../../domain/statements';
+import { previousMonth } from '../../domain/statements';
 import {
   MONTHLY_STATEMENTS_WORKFLOW_TYPE,
   type MonthlyStatementsInput,
   type MonthlyStatementsResult,
-} from '../../../workflows/monthly-statements-messages';
-import { ActivityCalls, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
+} from '../../workflows/monthly-statements-messages';
+import { ActivityCalls, startWorkflowTestEnv, type WorkflowTestEnv } from '../setup/workflow-env';
 
 /*
  * The monthly-statements workflow with its activities replaced by doubles: it pages through the

@@ -5,7 +5,7 @@ import {
   WorkflowUpdateStage,
   type WorkflowHandle,
 } from '@temporalio/client';
-import { orderKey, type OrderSnapshot } from '../../../domain/orders';
+import { orderKey, type OrderSnapshot } from '../../domain/orders';
 import {
   INTAKE_CLOSING,
   MAX_ORDERS_PER_UPDATE,
@@ -16,13 +16,13 @@ import {
   type OrderIntakeWorkflow,
   type PlacedAnswer,
   type PlaceOrderBatch,
-} from '../../../workflows/order-intake-messages';
-import { intakeBatchUpdateId, orderIntakeWorkflowId } from '../../../workflows/shared/ids';
-import { intakeLocation, placeThroughIntake, sendOrdersToIntake, toSendAgain } from '../../../services/order-intake';
-import { loadConfig } from '../../../platform/config';
-import { businessMetrics } from '../../../platform/metrics';
-import { eventually } from '../../setup/eventually';
-import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
+} from '../../workflows/order-intake-messages';
+import { intakeBatchUpdateId, orderIntakeWorkflowId } from '../../workflows/shared/ids';
+import { intakeLocation, placeThroughIntake, sendOrdersToIntake, toSendAgain } from '../../services/order-intake';
+import { loadConfig } from '../../platform/config';
+import { businessMetrics } from '../../platform/metrics';
+import { eventually } from '../setup/eventually';
+import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../setup/workflow-env';
 
 /*
  * The order-intake workflow with its batch activity replaced by a double: orders that arrive

@@ -1,10 +1,10 @@
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { Cancelled } from '../../../domain/orders';
-import { cancelledUpdate, ORDER_CANCELLATION_WORKFLOW_TYPE } from '../../../workflows/order-cancellation-messages';
-import { orderCancellationWorkflowId } from '../../../workflows/shared/ids';
-import { eventually } from '../../setup/eventually';
-import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
+import type { Cancelled } from '../../domain/orders';
+import { cancelledUpdate, ORDER_CANCELLATION_WORKFLOW_TYPE } from '../../workflows/order-cancellation-messages';
+import { orderCancellationWorkflowId } from '../../workflows/shared/ids';
+import { eventually } from '../setup/eventually';
+import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../setup/workflow-env';
 
 /*
  * The order-cancellation workflow with its activity replaced by a double: the update answers once

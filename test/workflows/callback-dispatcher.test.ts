@@ -1,6 +1,6 @@
-import { CALLBACK_DISPATCHER_WORKFLOW_TYPE, type CallbackDispatcherWorkflow } from '../../../workflows/callback-dispatcher-messages';
-import { callbackDispatcherWorkflowId } from '../../../workflows/shared/ids';
-import { ActivityCalls, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
+import { CALLBACK_DISPATCHER_WORKFLOW_TYPE, type CallbackDispatcherWorkflow } from '../../workflows/callback-dispatcher-messages';
+import { callbackDispatcherWorkflowId } from '../../workflows/shared/ids';
+import { ActivityCalls, startWorkflowTestEnv, type WorkflowTestEnv } from '../setup/workflow-env';
 
 /*
  * The callback outbox dispatcher with its pump replaced by a double: it runs the pump with the

@@ -1,9 +1,9 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import { addDays, endOfUtcDayMs, utcDay } from '../../../domain/dates';
-import { changeStatusUpdate, editOfferUpdate, statusQuery } from '../../../workflows/offer-review-messages';
-import { eventually } from '../../setup/eventually';
-import { offerReviewDoubles, offerReviewStarter } from '../../setup/offer-review-env';
-import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
+import { addDays, endOfUtcDayMs, utcDay } from '../../domain/dates';
+import { changeStatusUpdate, editOfferUpdate, statusQuery } from '../../workflows/offer-review-messages';
+import { eventually } from '../setup/eventually';
+import { offerReviewDoubles, offerReviewStarter } from '../setup/offer-review-env';
+import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../setup/workflow-env';
 
 /*
  * The offer-review workflow at its vouchers' expiry, with its activities replaced. A test cannot

@@ -1,7 +1,7 @@
 import { WithStartWorkflowOperation, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { addDays, utcDay } from '../../../domain/dates';
-import type { HoldReservationInput, ReservationChange, ReservationOutcome, ReservationRelease } from '../../../domain/reservations';
+import { addDays, utcDay } from '../../domain/dates';
+import type { HoldReservationInput, ReservationChange, ReservationOutcome, ReservationRelease } from '../../domain/reservations';
 import {
   cancelReservationUpdate,
   changeReservationUpdate,
@@ -9,11 +9,11 @@ import {
   RESERVATION_WORKFLOW_TYPE,
   reservationStatusQuery,
   type ReservationWindowInput,
-} from '../../../workflows/reservation-window-messages';
-import { reservationWorkflowId } from '../../../workflows/shared/ids';
-import { refusalIn } from '../../../workflows/shared/step-failures';
-import { eventually } from '../../setup/eventually';
-import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../../setup/workflow-env';
+} from '../../workflows/reservation-window-messages';
+import { reservationWorkflowId } from '../../workflows/shared/ids';
+import { refusalIn } from '../../workflows/shared/step-failures';
+import { eventually } from '../setup/eventually';
+import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../setup/workflow-env';
 
 /*
  * The reservation-window workflow with its activities replaced by doubles: the hold, its end at
