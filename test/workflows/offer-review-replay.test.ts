@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
-import { Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { workflowBundle } from '../../worker/workflow-bundle';
 
 /*
@@ -26,6 +26,8 @@ const HISTORIES = path.join(__dirname, 'histories');
 // Today's workflows, bundled once (the cached bundle npm start uses).
 let codePath: string;
 beforeAll(async () => {
+  // Replay workers' state changes are INFO: keep the test output to what went wrong.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
   codePath = (await workflowBundle(path.join(__dirname, '..', '..', 'workflows', 'index.ts'))).path;
 }, 60_000);
 
