@@ -1,8 +1,6 @@
 import { seedOffer, validOffer, waitForOfferStatus } from '../../setup/fixtures';
 import { type Harness, harnessWithKeys } from '../../setup/harness';
-
-const SUB = '/submission/beta';
-const DIST = '/distribution/beta';
+import { DIST, SUB } from '../../setup/paths';
 
 /** Codes `${prefix}-0001`…, in upload order. */
 const codes = (prefix: string, n: number, barcodes = false) =>

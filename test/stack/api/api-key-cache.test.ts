@@ -1,6 +1,7 @@
 import { revokeApiKey } from '../../../services/api-clients';
 import { eventually } from '../../setup/eventually';
 import { createHarness, type Harness } from '../../setup/harness';
+import { SUB } from '../../setup/paths';
 
 /*
  * The API trusts a key it has checked for API_KEY_CACHE_SECONDS (fewer queries per request); a
@@ -14,8 +15,7 @@ describe('API key cache', () => {
   });
   afterAll(() => h.close());
 
-  const categories = (key: string) =>
-    h.app.inject({ method: 'GET', url: '/submission/beta/categories', headers: { 'x-service-api-key': key } });
+  const categories = (key: string) => h.app.inject({ method: 'GET', url: `${SUB}/categories`, headers: { 'x-service-api-key': key } });
 
   it('a revoked key stops working within the cache time; a new key works at once', async () => {
     const key = await h.key('submission');

@@ -11,8 +11,7 @@ import { startEmbeddedObjectStore } from '../../../infra/local/stack';
 import { unownedAttachmentIds } from '../../../store/attachments';
 import { makePdf, makePng, makeZip, multipart, type FilePart } from '../../setup/files';
 import { createHarness, type Harness } from '../../setup/harness';
-
-const SUB = '/submission/beta';
+import { SUB } from '../../setup/paths';
 
 async function objectKeys(h: Harness, prefix: string): Promise<string[]> {
   const keys: string[] = [];

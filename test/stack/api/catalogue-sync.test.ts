@@ -1,9 +1,9 @@
 import { approveSignal } from '../../../workflows/offer-review-messages';
 import { offerReviewWorkflowId } from '../../../workflows/shared/ids';
 import { seedOffer, validOffer, waitForOfferStatus } from '../../setup/fixtures';
-import { createHarness, type Harness } from '../../setup/harness';
+import { harnessWithKeys, type Harness } from '../../setup/harness';
+import { DIST, SUB } from '../../setup/paths';
 
-const DIST = '/distribution/beta';
 const DAY = 86_400_000;
 
 /*
@@ -15,9 +15,7 @@ describe('incremental catalogue sync', () => {
   let sub: { key: string; clientId: string };
   let dist: string;
   beforeAll(async () => {
-    h = await createHarness({ worker: true });
-    sub = await h.client('submission');
-    dist = await h.key('distribution');
+    ({ h, dist, sub } = await harnessWithKeys());
   });
   afterAll(() => h.close());
 
@@ -69,7 +67,7 @@ describe('incremental catalogue sync', () => {
 
   it('an offer approved before its start_date is not published at approval; it is reported once that day has begun', async () => {
     const tomorrow = new Date(Date.now() + DAY).toISOString().slice(0, 10);
-    const created = await call('POST', '/submission/beta/offers', sub.key, { offer: validOffer({ start_date: tomorrow }) });
+    const created = await call('POST', `${SUB}/offers`, sub.key, { offer: validOffer({ start_date: tomorrow }) });
     expect(created.statusCode).toBe(200);
     const offerId: string = created.json().offer.id;
     await h.services.temporal.workflow.getHandle(offerReviewWorkflowId(offerId)).signal(approveSignal, { reviewer: 'Ana' });

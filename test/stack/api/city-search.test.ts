@@ -1,8 +1,7 @@
 import crypto from 'node:crypto';
 import { seedOffer } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
-
-const DIST = '/distribution/beta';
+import { DIST } from '../../setup/paths';
 
 /*
  * A city as the centre of a radius search (docs/distribution-search.md "City as the centre"), from

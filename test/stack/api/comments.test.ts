@@ -2,8 +2,7 @@ import { createOfferActivities } from '../../../activities/offers';
 import { seedOffer } from '../../setup/fixtures';
 import { makePng, multipart } from '../../setup/files';
 import { createHarness, type Harness } from '../../setup/harness';
-
-const SUB = '/submission/beta';
+import { SUB } from '../../setup/paths';
 
 describe('comments: the thread between advertiser and review team on an offer', () => {
   let h: Harness;

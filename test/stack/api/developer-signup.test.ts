@@ -9,8 +9,9 @@ import { eventually } from '../../setup/eventually';
 import { validOffer } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
 import { redisArgs, redisServer } from '../../setup/redis';
+import { DEV, DIST, SUB } from '../../setup/paths';
 
-const API = '/developer/beta/signups';
+const API = `${DEV}/signups`;
 const PAGE = '/developer/signup';
 // light-my-request's default Host; the page's own origin as a browser sends it with a form post.
 const ORIGIN = 'http://localhost:80';
@@ -66,13 +67,13 @@ describe('developer sign-up (sandbox)', () => {
     // The distribution key searches; the submission key submits an offer.
     const search = await h.app.inject({
       method: 'GET',
-      url: '/distribution/beta/offers?country_code=US&per_page=1',
+      url: `${DIST}/offers?country_code=US&per_page=1`,
       headers: { 'x-service-api-key': distribution.key },
     });
     expect(search.statusCode).toBe(200);
     const offer = await h.app.inject({
       method: 'POST',
-      url: '/submission/beta/offers',
+      url: `${SUB}/offers`,
       headers: { 'x-service-api-key': submission.key },
       payload: { offer: validOffer({ title: 'Signed-up dinner' }) },
     });
@@ -81,7 +82,7 @@ describe('developer sign-up (sandbox)', () => {
     // Each key opens its own interface only.
     const crossed = await h.app.inject({
       method: 'GET',
-      url: '/submission/beta/offers',
+      url: `${SUB}/offers`,
       headers: { 'x-service-api-key': distribution.key },
     });
     expect(crossed.statusCode).toBe(403);
@@ -250,7 +251,7 @@ describe('developer sign-up (sandbox)', () => {
       try {
         for (const url of [PAGE, '/docs/'])
           expect((await h.app.inject({ method: 'GET', url })).body).not.toContain('data-testid="demo-key"');
-        const search = await h.app.inject({ method: 'GET', url: '/distribution/beta/offers', headers: { 'x-service-api-key': key } });
+        const search = await h.app.inject({ method: 'GET', url: `${DIST}/offers`, headers: { 'x-service-api-key': key } });
         expect(search.statusCode).toBe(401);
       } finally {
         await demoKey(h.services); // `admin keys demo` brings it back, for the other tests
@@ -270,9 +271,9 @@ describe('developer sign-up (sandbox)', () => {
       const dist = testId(res.body, 'distribution-key')!;
       expect(sub).toMatch(/^om_test_sub_/);
       expect(dist).toMatch(/^om_test_dist_/);
-      const categories = await h.app.inject({ method: 'GET', url: '/submission/beta/categories', headers: { 'x-service-api-key': sub } });
+      const categories = await h.app.inject({ method: 'GET', url: `${SUB}/categories`, headers: { 'x-service-api-key': sub } });
       expect(categories.statusCode).toBe(200);
-      const search = await h.app.inject({ method: 'GET', url: '/distribution/beta/offers', headers: { 'x-service-api-key': dist } });
+      const search = await h.app.inject({ method: 'GET', url: `${DIST}/offers`, headers: { 'x-service-api-key': dist } });
       expect(search.statusCode).toBe(200);
       expect((await signupOf(h.services, given))?.name).toBe('<b>Café & Co</b>');
     });
@@ -324,7 +325,7 @@ describe('developer sign-up where it is off', () => {
         payload: 'email=x%40example.com',
       });
       expect(form.statusCode).toBe(404);
-      expect((await h.app.inject({ method: 'GET', url: '/developer/beta/openapi.json' })).statusCode).toBe(404);
+      expect((await h.app.inject({ method: 'GET', url: `${DEV}/openapi.json` })).statusCode).toBe(404);
       // No demonstration key in production: the API reference shows none.
       const docs = await h.app.inject({ method: 'GET', url: '/docs/' });
       expect(docs.statusCode).toBe(200);

@@ -1,10 +1,8 @@
 import { changeOfferStatus } from '../../../store/offers';
 import { seedOffer } from '../../setup/fixtures';
 import { makePdf, makePng, multipart } from '../../setup/files';
-import { createHarness, type Harness } from '../../setup/harness';
-
-const SUB = '/submission/beta';
-const DIST = '/distribution/beta';
+import { harnessWithKeys, type Harness } from '../../setup/harness';
+import { DIST, SUB } from '../../setup/paths';
 
 /*
  * What publishers can read of an offer: its media's bytes (absolute URLs, type, size, caching),
@@ -15,9 +13,7 @@ describe('distribution offers: media and offers a publisher has sold', () => {
   let sub: { key: string; clientId: string };
   let dist: string;
   beforeAll(async () => {
-    h = await createHarness({ worker: true });
-    sub = await h.client('submission');
-    dist = await h.key('distribution', { reservations: true });
+    ({ h, dist, sub } = await harnessWithKeys({ reservations: true }));
   });
   afterAll(() => h.close());
 

@@ -6,8 +6,8 @@ import { offerSearch, searchCentre } from '../../../services/distribution-offers
 import { searchDistributionOffers } from '../../../store/distribution-search';
 import { seedOffer, validOffer } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
+import { DIST } from '../../setup/paths';
 
-const DIST = '/distribution/beta';
 const DAY = 86_400_000;
 
 /*

@@ -6,11 +6,12 @@ import { appendOfferEvent } from '../../../store/offer-events';
 import { findOffersByIds } from '../../../store/offers';
 import { seedOffer } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
+import { DIST, SUB } from '../../setup/paths';
 
 type FeedEvent = { id: string; type: string; offer_id: string; sequence: number; created_at: string; data: Record<string, unknown> };
 type Page = { status: string; events: FeedEvent[]; next_cursor: string; has_more: boolean };
 
-const PREFIX = { submission: '/submission/beta', distribution: '/distribution/beta' } as const;
+const PREFIX = { submission: SUB, distribution: DIST } as const;
 
 describe('GET /events: the change feed on both interfaces', () => {
   let h: Harness;

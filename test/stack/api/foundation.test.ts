@@ -1,7 +1,5 @@
 import { createHarness, type Harness } from '../../setup/harness';
-
-const SUB = '/submission/beta';
-const DIST = '/distribution/beta';
+import { DIST, SUB } from '../../setup/paths';
 
 describe('foundation: keys, formats and errors against the real stack', () => {
   let h: Harness;

@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
 import { seedOffer } from '../../setup/fixtures';
 import { type Harness, harnessWithKeys } from '../../setup/harness';
+import { DIST, SUB } from '../../setup/paths';
 
-const SUB = '/submission/beta';
-const DIST = '/distribution/beta';
 const USD = (amount: number) => ({ currency_code: 'USD', amount });
 
 type Redemption = {

@@ -2,6 +2,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { seedOffer } from '../../setup/fixtures';
 import { createHarness, type Harness, harnessWithKeys } from '../../setup/harness';
+import { DIST, SUB } from '../../setup/paths';
 
 /*
  * Issue 19, part 8: the headers of voucher pages and JSON/XML answers, the bound on how long a
@@ -19,7 +20,7 @@ describe('response headers', () => {
     const offerId = await seedOffer(h, sub.clientId, { initial_quantity: 5 });
     const order = await h.app.inject({
       method: 'POST',
-      url: '/distribution/beta/orders',
+      url: `${DIST}/orders`,
       headers: { 'x-service-api-key': dist },
       payload: { order: { order_number: `hdr-${Date.now()}`, customer_name: 'Ada', items: [{ offer_id: offerId, quantity: 1 }] } },
     });
@@ -27,7 +28,7 @@ describe('response headers', () => {
     const [voucher] = order.json().order.vouchers as Array<{ id: string; redemption_code: string; print_url: string }>;
     const print = await h.app.inject({
       method: 'GET',
-      url: `/distribution/beta/vouchers/${voucher.id}/print`,
+      url: `${DIST}/vouchers/${voucher.id}/print`,
       headers: { 'x-service-api-key': dist },
     });
     const page = await h.app.inject({ method: 'GET', url: new URL(voucher.print_url).pathname });
@@ -48,14 +49,14 @@ describe('response headers', () => {
   it('every JSON and XML answer, refusals included, carries nosniff', async () => {
     const headers = { 'x-service-api-key': sub.key };
     const answers = await Promise.all([
-      h.app.inject({ method: 'GET', url: '/submission/beta/categories', headers }),
-      h.app.inject({ method: 'GET', url: '/submission/beta/categories.xml', headers }),
-      h.app.inject({ method: 'GET', url: '/submission/beta/offers/ofr_unknown', headers }),
-      h.app.inject({ method: 'GET', url: '/submission/beta/categories' }),
+      h.app.inject({ method: 'GET', url: `${SUB}/categories`, headers }),
+      h.app.inject({ method: 'GET', url: `${SUB}/categories.xml`, headers }),
+      h.app.inject({ method: 'GET', url: `${SUB}/offers/ofr_unknown`, headers }),
+      h.app.inject({ method: 'GET', url: `${SUB}/categories` }),
       h.app.inject({ method: 'GET', url: '/no/such/route' }),
       h.app.inject({
         method: 'POST',
-        url: '/submission/beta/offers',
+        url: `${SUB}/offers`,
         headers: { ...headers, 'content-type': 'application/json' },
         payload: '{',
       }),
@@ -133,7 +134,7 @@ describe('over a real socket', () => {
     // One byte every 500 ms: the whole body would take more than three minutes.
     const answer = await rawRequest(
       port,
-      `POST /submission/beta/offers HTTP/1.1\r\nHost: 127.0.0.1\r\nX-SERVICE-API-KEY: ${key}\r\n` +
+      `POST ${SUB}/offers HTTP/1.1\r\nHost: 127.0.0.1\r\nX-SERVICE-API-KEY: ${key}\r\n` +
         `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
       body,
     );

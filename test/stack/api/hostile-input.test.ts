@@ -3,6 +3,7 @@ import { createHarness, type Harness } from '../../setup/harness';
 import { validOffer } from '../../setup/fixtures';
 import { multipart } from '../../setup/files';
 import { MAX_MONEY_AMOUNT } from '../../../schemas/common';
+import { DIST, SUB } from '../../setup/paths';
 
 /** Every status the API documents (docs/errors.md); anything else, above all a 5xx, is a bug. */
 // 410: the obsolete User endpoints (test/stack/api/paths-and-gone.test.ts).
@@ -109,7 +110,7 @@ describe('hostile input: every answer is a documented 4xx or a 2xx, and the serv
     keys.distribution = await h.key('distribution', { reservations: true });
     const created = await h.app.inject({
       method: 'POST',
-      url: '/submission/beta/offers',
+      url: `${SUB}/offers`,
       headers: { 'x-service-api-key': keys.submission },
       payload: { offer: validOffer() },
     });
@@ -184,7 +185,7 @@ describe('hostile input: every answer is a documented 4xx or a 2xx, and the serv
         async (accept, contentType, key) => {
           const res = await h.app.inject({
             method: 'POST',
-            url: '/submission/beta/offers',
+            url: `${SUB}/offers`,
             headers: { accept, 'content-type': contentType, 'x-service-api-key': key },
             payload: '{"offer":{}}',
           });
@@ -213,23 +214,19 @@ describe('hostile input: every answer is a documented 4xx or a 2xx, and the serv
       ['a parameter entity', '<!DOCTYPE x [<!ENTITY % p SYSTEM "http://127.0.0.1/x.dtd"> %p;]><offer/>', 400],
       ['deep XML', `${'<a>'.repeat(5000)}${'</a>'.repeat(5000)}`, 400],
     ])('XML: %s', async (_name, xml, status) => {
-      const res = await post('/submission/beta/offers', xml, 'application/xml');
+      const res = await post(`${SUB}/offers`, xml, 'application/xml');
       expect(res.statusCode).toBe(status);
       expect(res.json().status).toBe('ERROR');
     });
 
     it('deeply nested JSON is refused with 400', async () => {
-      const res = await post('/submission/beta/offers', `{"offer":${'['.repeat(100_000)}${']'.repeat(100_000)}}`, 'application/json');
+      const res = await post(`${SUB}/offers`, `{"offer":${'['.repeat(100_000)}${']'.repeat(100_000)}}`, 'application/json');
       expect(res.statusCode).toBe(400);
       expect(res.json().errors[0].message).toMatch(/nested deeper/);
     });
 
     it('a huge body is 413', async () => {
-      const res = await post(
-        '/submission/beta/offers',
-        JSON.stringify({ offer: { title: 'x'.repeat(2 * 1024 * 1024) } }),
-        'application/json',
-      );
+      const res = await post(`${SUB}/offers`, JSON.stringify({ offer: { title: 'x'.repeat(2 * 1024 * 1024) } }), 'application/json');
       expect(res.statusCode).toBe(413);
     });
 
@@ -237,7 +234,7 @@ describe('hostile input: every answer is a documented 4xx or a 2xx, and the serv
       for (const sort of ['price asc; DROP TABLE offers', '(select 1)', 'price+asc,id', "title' --"]) {
         const res = await h.app.inject({
           method: 'GET',
-          url: `/distribution/beta/offers?sort_by=${encodeURIComponent(sort)}`,
+          url: `${DIST}/offers?sort_by=${encodeURIComponent(sort)}`,
           headers: { 'x-service-api-key': keys.distribution },
         });
         expect(res.statusCode).toBe(422);
@@ -245,7 +242,7 @@ describe('hostile input: every answer is a documented 4xx or a 2xx, and the serv
       }
       const res = await h.app.inject({
         method: 'GET',
-        url: `/submission/beta/offers/${encodeURIComponent("x' OR '1'='1")}`,
+        url: `${SUB}/offers/${encodeURIComponent("x' OR '1'='1")}`,
         headers: { 'x-service-api-key': keys.submission },
       });
       expect(res.statusCode).toBe(404);
@@ -257,14 +254,14 @@ describe('hostile input: every answer is a documented 4xx or a 2xx, and the serv
         [{ initial_quantity: -1 }, 'initial_quantity'],
         [{ initial_quantity: 2 ** 53 }, 'initial_quantity'],
       ] as const) {
-        const res = await post('/submission/beta/offers', JSON.stringify({ offer: validOffer(overrides) }), 'application/json');
+        const res = await post(`${SUB}/offers`, JSON.stringify({ offer: validOffer(overrides) }), 'application/json');
         expect(res.statusCode).toBe(422);
         expect(res.json().errors.map((e: { field: string }) => e.field)).toContain(field);
       }
       for (const q of ['page=-1', 'per_page=99999999999999999999', 'page=1.5']) {
         const res = await h.app.inject({
           method: 'GET',
-          url: `/submission/beta/offers?${q}`,
+          url: `${SUB}/offers?${q}`,
           headers: { 'x-service-api-key': keys.submission },
         });
         expect(res.statusCode).toBe(422);
@@ -289,11 +286,11 @@ describe('hostile input: every answer is a documented 4xx or a 2xx, and the serv
     it.each(BODY_BOUNDS)('offer %s: one past its bound is 422 naming it, the bound is accepted', async (_name, build, max, field) => {
       for (const past of [max + 1, 2 ** 31, 2 ** 53]) {
         if (past <= max) continue;
-        const res = await post('/submission/beta/offers', JSON.stringify({ offer: build(past) }), 'application/json');
+        const res = await post(`${SUB}/offers`, JSON.stringify({ offer: build(past) }), 'application/json');
         expect(res.statusCode).toBe(422);
         expect(res.json().errors.map((e: { field: string }) => e.field)).toContain(field);
       }
-      const atMax = await post('/submission/beta/offers', JSON.stringify({ offer: build(max) }), 'application/json');
+      const atMax = await post(`${SUB}/offers`, JSON.stringify({ offer: build(max) }), 'application/json');
       expect(atMax.statusCode).toBeLessThan(500);
       // (No category has the largest id: that one is refused as unknown, by name, not as out of range.)
       if (field.startsWith('advertiser.categories')) expect(JSON.stringify(atMax.json())).toMatch(/unknown|does not exist|no category/i);
@@ -304,15 +301,15 @@ describe('hostile input: every answer is a documented 4xx or a 2xx, and the serv
       const order = (quantity: number) => ({
         order: { order_number: `b-${quantity}`, customer_name: 'Ada', items: [{ offer_id: ownOfferId, quantity }] },
       });
-      const res = await post('/distribution/beta/orders', JSON.stringify(order(101)), 'application/json', keys.distribution);
+      const res = await post(`${DIST}/orders`, JSON.stringify(order(101)), 'application/json', keys.distribution);
       expect(res.statusCode).toBe(422);
       expect(res.json().errors[0].field).toBe('items[0].quantity');
-      const big = await post('/distribution/beta/orders', JSON.stringify(order(2 ** 31)), 'application/json', keys.distribution);
+      const big = await post(`${DIST}/orders`, JSON.stringify(order(2 ** 31)), 'application/json', keys.distribution);
       expect(big.statusCode).toBe(422);
       for (const quantity_reserved of [1_000_001, 2 ** 31]) {
         const reservation = { account_id: 'acc_x', quantity_reserved, start_date: '2026-01-01', end_date: '2026-01-02' };
         const r = await post(
-          `/distribution/beta/offers/${ownOfferId}/reservations`,
+          `${DIST}/offers/${ownOfferId}/reservations`,
           JSON.stringify({ reservation }),
           'application/json',
           keys.distribution,
@@ -343,14 +340,14 @@ describe('hostile input: every answer is a documented 4xx or a 2xx, and the serv
     it('website_url takes http(s) URLs only', async () => {
       for (const url of ['javascript:alert(1)', 'data:text/html,<script>alert(1)</script>', 'ftp://example.com/x', 'file:///etc/passwd']) {
         const res = await post(
-          '/submission/beta/offers',
+          `${SUB}/offers`,
           JSON.stringify({ offer: validOffer({ advertiser: { ...(validOffer().advertiser as object), website_url: url } }) }),
           'application/json',
         );
         expect(res.statusCode).toBe(422);
         expect(res.json().errors[0].field).toBe('advertiser.website_url');
         const account = await post(
-          '/distribution/beta/accounts',
+          `${DIST}/accounts`,
           JSON.stringify({ account: { name: 'Blog', website_url: url } }),
           'application/json',
           keys.distribution,
@@ -361,12 +358,12 @@ describe('hostile input: every answer is a documented 4xx or a 2xx, and the serv
     });
 
     it('NUL characters are refused with 422 naming the field, in bodies and queries', async () => {
-      const res = await post('/submission/beta/offers', JSON.stringify({ offer: validOffer({ title: 'a\u0000b' }) }), 'application/json');
+      const res = await post(`${SUB}/offers`, JSON.stringify({ offer: validOffer({ title: 'a\u0000b' }) }), 'application/json');
       expect(res.statusCode).toBe(422);
       expect(res.json().errors[0].field).toBe('title');
       const q = await h.app.inject({
         method: 'GET',
-        url: '/distribution/beta/offers?city=a%00b',
+        url: `${DIST}/offers?city=a%00b`,
         headers: { 'x-service-api-key': keys.distribution },
       });
       expect(q.statusCode).toBe(422);
@@ -374,12 +371,12 @@ describe('hostile input: every answer is a documented 4xx or a 2xx, and the serv
 
     it('unicode edge cases in names round-trip exactly', async () => {
       const title = 'Café ☕ 50% off — 𝓕𝓪𝓷𝓬𝔂 \u202eRTL\u202c zero\u200bwidth 𠜎';
-      const res = await post('/submission/beta/offers', JSON.stringify({ offer: validOffer({ title }) }), 'application/json');
+      const res = await post(`${SUB}/offers`, JSON.stringify({ offer: validOffer({ title }) }), 'application/json');
       expect(res.statusCode).toBe(200);
       expect(res.json().offer.title).toBe(title);
       const xml = await h.app.inject({
         method: 'GET',
-        url: `/submission/beta/offers/${res.json().offer.id}.xml`,
+        url: `${SUB}/offers/${res.json().offer.id}.xml`,
         headers: { 'x-service-api-key': keys.submission },
       });
       expect(xml.body).toContain(`<title>${title}</title>`);
@@ -390,7 +387,7 @@ describe('hostile input: every answer is a documented 4xx or a 2xx, and the serv
         const body = multipart([{ filename, content, contentType: 'image/png' }]);
         return h.app.inject({
           method: 'POST',
-          url: '/submission/beta/attachments',
+          url: `${SUB}/attachments`,
           headers: { 'x-service-api-key': keys.submission, ...body.headers },
           payload: body.payload,
         });
@@ -415,16 +412,16 @@ describe('hostile input: every answer is a documented 4xx or a 2xx, and the serv
       h.app.inject({ method, url, headers: { 'x-service-api-key': key, 'content-type': type }, payload });
 
     it('a misspelt field is 422 naming it, in JSON and in XML, at any depth', async () => {
-      const res = await send('POST', '/submission/beta/offers', JSON.stringify({ offer: { ...validOffer(), titel: 'typo' } }));
+      const res = await send('POST', `${SUB}/offers`, JSON.stringify({ offer: { ...validOffer(), titel: 'typo' } }));
       expect(res.statusCode).toBe(422);
       expect(res.json().errors).toEqual([expect.objectContaining({ code: 'unknown_field', field: 'titel' })]);
       const deep = validOffer({ advertiser: { ...(validOffer().advertiser as object), websiteurl: 'https://x.example' } });
-      const nested = await send('POST', '/submission/beta/offers', JSON.stringify({ offer: deep }));
+      const nested = await send('POST', `${SUB}/offers`, JSON.stringify({ offer: deep }));
       expect(nested.statusCode).toBe(422);
       expect(nested.json().errors[0].field).toBe('advertiser.websiteurl');
       const xml = await send(
         'PUT',
-        `/submission/beta/offers/${ownOfferId}`,
+        `${SUB}/offers/${ownOfferId}`,
         '<offer><status>withdrawn</status><foo>1</foo></offer>',
         'application/xml',
       );
@@ -432,7 +429,7 @@ describe('hostile input: every answer is a documented 4xx or a 2xx, and the serv
       expect(xml.json().errors).toEqual([expect.objectContaining({ code: 'unknown_field', field: 'foo' })]);
       const order = await send(
         'POST',
-        '/distribution/beta/orders',
+        `${DIST}/orders`,
         JSON.stringify({ order: { order_number: 'u-1', customer_name: 'Ada', items: [{ offer_id: ownOfferId, quantity: 1, qty: 2 }] } }),
         'application/json',
         keys.distribution,
@@ -445,14 +442,14 @@ describe('hostile input: every answer is a documented 4xx or a 2xx, and the serv
       const read = (
         await h.app.inject({
           method: 'GET',
-          url: `/submission/beta/offers/${ownOfferId}`,
+          url: `${SUB}/offers/${ownOfferId}`,
           headers: { 'x-service-api-key': keys.submission },
         })
       ).json().offer;
       const { status: _status, ...echoed } = read;
       const created = await send(
         'POST',
-        '/submission/beta/offers',
+        `${SUB}/offers`,
         // quantity_in_stock is echoed as read (equal to initial_quantity here): on POST it is the spec's
         // name for the stock, checked against initial_quantity (test/stack/api/offer-stock-alias.test.ts).
         JSON.stringify({ offer: { ...echoed, id: 'ofr_mine', reserved_quantity: 5 } }),
@@ -463,7 +460,7 @@ describe('hostile input: every answer is a documented 4xx or a 2xx, and the serv
       expect(created.json().offer.quantity_in_stock).toBe(read.quantity_in_stock);
       const xml = await h.app.inject({
         method: 'POST',
-        url: '/submission/beta/offers',
+        url: `${SUB}/offers`,
         headers: { 'x-service-api-key': keys.submission, 'content-type': 'application/xml' },
         payload: `<offer><id>x</id><created_at>2020-01-01T00:00:00Z</created_at><title>XML echo</title><type>coupon</type><start_date>2026-01-01</start_date><end_date>2099-01-01</end_date><advertiser><id>${read.advertiser.id}</id><name>${read.advertiser.name}</name></advertiser></offer>`,
       });

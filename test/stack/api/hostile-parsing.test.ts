@@ -1,5 +1,6 @@
 import { validOffer } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
+import { DIST, SUB } from '../../setup/paths';
 
 /*
  * How the API reads what a hostile client sends before any route runs: JSON keys that reach a
@@ -18,7 +19,7 @@ describe('hostile parsing: bodies and query strings are read one way, refused cl
   afterAll(() => h.close());
 
   const post = (payload: string, type = 'application/json') =>
-    h.app.inject({ method: 'POST', url: '/submission/beta/offers', headers: { 'x-service-api-key': sub, 'content-type': type }, payload });
+    h.app.inject({ method: 'POST', url: `${SUB}/offers`, headers: { 'x-service-api-key': sub, 'content-type': type }, payload });
   const get = (url: string, key = sub) => h.app.inject({ method: 'GET', url, headers: { 'x-service-api-key': key } });
   const offerJson = JSON.stringify({ offer: validOffer() });
 
@@ -62,13 +63,13 @@ describe('hostile parsing: bodies and query strings are read one way, refused cl
   });
 
   it('a repeated integer query parameter is a 422 saying it must be given once', async () => {
-    for (const url of ['/submission/beta/offers?per_page=5&per_page=6', '/submission/beta/offers?page=1&page=1']) {
+    for (const url of [`${SUB}/offers?per_page=5&per_page=6`, `${SUB}/offers?page=1&page=1`]) {
       const res = await get(url);
       expect(res.statusCode).toBe(422);
       const field = url.includes('per_page') ? 'per_page' : 'page';
       expect(res.json().errors).toEqual([{ code: 'invalid_field', field, message: `${field}: must be given once` }]);
     }
-    const radius = await get('/distribution/beta/offers?postal_code=10001&radius=5&radius=6', dist);
+    const radius = await get(`${DIST}/offers?postal_code=10001&radius=5&radius=6`, dist);
     expect(radius.statusCode).toBe(422);
     expect(radius.json().errors[0]).toMatchObject({ field: 'radius', message: 'radius: must be given once' });
     for (const [query, field] of [
@@ -76,7 +77,7 @@ describe('hostile parsing: bodies and query strings are read one way, refused cl
       ['sort_by=price&sort_by=title', 'sort_by'],
       ['country_code=US&country_code=CA', 'country_code'],
     ]) {
-      const res = await get(`/distribution/beta/offers?${query}`, dist);
+      const res = await get(`${DIST}/offers?${query}`, dist);
       expect([query, res.statusCode, res.json().errors[0]]).toEqual([
         query,
         422,
@@ -84,13 +85,13 @@ describe('hostile parsing: bodies and query strings are read one way, refused cl
       ]);
     }
     // Lists may still be repeated, as docs/distribution-search.md promises.
-    expect((await get('/distribution/beta/offers?types=deal&types=coupon', dist)).statusCode).toBe(200);
+    expect((await get(`${DIST}/offers?types=deal&types=coupon`, dist)).statusCode).toBe(200);
   });
 
   it.each(['0x10', '1e2', '1E1', ' 5', '5.0', '+5', '', '0b1', 'Infinity', '١٢'])(
     'per_page=%j is refused: integer parameters take plain decimal digits only',
     async (value) => {
-      const res = await get(`/submission/beta/offers?per_page=${encodeURIComponent(value)}`);
+      const res = await get(`${SUB}/offers?per_page=${encodeURIComponent(value)}`);
       expect(res.statusCode).toBe(422);
       expect(res.json().errors[0]).toMatchObject({ code: 'invalid_field', field: 'per_page' });
     },
@@ -99,7 +100,7 @@ describe('hostile parsing: bodies and query strings are read one way, refused cl
   it.each(['0x10', '1e2', '+5', '', 'Infinity', 'NaN', '5,5', '١٢'])(
     'radius=%j is refused: decimal parameters take plain decimal digits only, said in words',
     async (value) => {
-      const res = await get(`/distribution/beta/offers?lat=40.7&lng=-73.9&radius=${encodeURIComponent(value)}`, dist);
+      const res = await get(`${DIST}/offers?lat=40.7&lng=-73.9&radius=${encodeURIComponent(value)}`, dist);
       expect(res.statusCode).toBe(422);
       expect(res.json().errors).toEqual([
         { code: 'invalid_field', field: 'radius', message: 'radius: must be a number in decimal digits, such as 2.5' },
@@ -109,7 +110,7 @@ describe('hostile parsing: bodies and query strings are read one way, refused cl
 
   it('decimal parameters read plain decimals, a fraction or a sign included, as numbers within their bounds', async () => {
     for (const query of ['lat=40.7&lng=-73.9&radius=2.5', 'lat=-.5&lng=0.&radius=.5', 'latitude=%2040.7%20&longitude=-73.9&radius=500']) {
-      expect([query, (await get(`/distribution/beta/offers?${query}`, dist)).statusCode]).toEqual([query, 200]);
+      expect([query, (await get(`${DIST}/offers?${query}`, dist)).statusCode]).toEqual([query, 200]);
     }
     for (const [query, field] of [
       ['lat=90.5&lng=0', 'lat'],
@@ -117,32 +118,32 @@ describe('hostile parsing: bodies and query strings are read one way, refused cl
       ['lat=0&lng=0&radius=0', 'radius'],
       ['lat=0&lng=0&radius=500.5', 'radius'],
     ]) {
-      const res = await get(`/distribution/beta/offers?${query}`, dist);
+      const res = await get(`${DIST}/offers?${query}`, dist);
       expect([query, res.statusCode, res.json().errors?.[0]?.field]).toEqual([query, 422, field]);
     }
   });
 
   it('every integer query parameter shares that rule; plain digits are read as numbers', async () => {
-    expect((await get('/submission/beta/offers?per_page=016')).json()).toMatchObject({ per_page: 16 });
+    expect((await get(`${SUB}/offers?per_page=016`)).json()).toMatchObject({ per_page: 16 });
     for (const [url, field, key] of [
-      ['/submission/beta/offers?page=0x2', 'page', sub],
-      ['/submission/beta/categories?per_page=1e2', 'per_page', sub],
-      ['/distribution/beta/vouchers?recently_changed=0x10', 'recently_changed', dist],
-      ['/distribution/beta/offers?recently_published=1e1', 'recently_published', dist],
-      ['/distribution/beta/offers?lat=4e1&lng=-73', 'lat', dist],
-      ['/distribution/beta/offers?postal_code=10001&radius=0x10', 'radius', dist],
+      [`${SUB}/offers?page=0x2`, 'page', sub],
+      [`${SUB}/categories?per_page=1e2`, 'per_page', sub],
+      [`${DIST}/vouchers?recently_changed=0x10`, 'recently_changed', dist],
+      [`${DIST}/offers?recently_published=1e1`, 'recently_published', dist],
+      [`${DIST}/offers?lat=4e1&lng=-73`, 'lat', dist],
+      [`${DIST}/offers?postal_code=10001&radius=0x10`, 'radius', dist],
     ]) {
       const res = await get(url, key);
       expect([url, res.statusCode, res.json().errors?.[0]?.field]).toEqual([url, 422, field]);
     }
-    expect((await get('/distribution/beta/offers?lat=40.75&lng=-73.98&radius=2.5', dist)).statusCode).toBe(200);
+    expect((await get(`${DIST}/offers?lat=40.75&lng=-73.98&radius=2.5`, dist)).statusCode).toBe(200);
   });
 
   it('a lone UTF-16 surrogate (valid JSON, but no text Postgres stores) is a 422 naming the field', async () => {
     const res = await post(offerJson.replace('"title":"Two-course dinner for two"', '"title":"Dinner \\ud800 for two"'));
     expect(res.statusCode).toBe(422);
     expect(res.json().errors[0]).toMatchObject({ code: 'invalid_field', field: 'title' });
-    const q = await get('/submission/beta/offers?status=%ED%A0%80');
+    const q = await get(`${SUB}/offers?status=%ED%A0%80`);
     expect(q.statusCode).toBeLessThan(500);
   });
 });

@@ -5,6 +5,7 @@ import { offerReviewWorkflowId } from '../../../workflows/shared/ids';
 import { multipart, makePng } from '../../setup/files';
 import { validOffer, waitForOfferStatus } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
+import { DIST, SUB } from '../../setup/paths';
 
 /**
  * Every route that takes an id, table-driven from the app's own route registry: a second client
@@ -30,8 +31,8 @@ describe('isolation between clients', () => {
     keys.stranger.submission = await h.key('submission');
     keys.owner.distribution = await h.key('distribution', { reservations: true });
     keys.stranger.distribution = await h.key('distribution', { reservations: true });
-    const S = '/submission/beta';
-    const D = '/distribution/beta';
+    const S = SUB;
+    const D = DIST;
     const own = keys.owner;
 
     const png = multipart([{ filename: 'a.png', content: makePng(), contentType: 'image/png' }]);
@@ -65,7 +66,7 @@ describe('isolation between clients', () => {
     // A redemption of the other voucher, for the rollback routes.
     ids.redeemed = order.vouchers[1].id;
     ids.redemption = (
-      await call(own.submission, 'PUT', `/submission/beta/offers/${ids.offer}/vouchers/${ids.redeemed}`, {
+      await call(own.submission, 'PUT', `${SUB}/offers/${ids.offer}/vouchers/${ids.redeemed}`, {
         voucher: { status: 'redeemed' },
       })
     ).json().voucher.redemptions[0].id;
@@ -169,13 +170,13 @@ describe('isolation between clients', () => {
     const { submission: s, distribution: d } = keys.owner;
     const get = async (key: string, url: string) => (await call(key, 'GET', url)).body;
     return Promise.all([
-      get(s, `/submission/beta/offers/${ids.offer}`),
-      get(s, `/submission/beta/offers/${ids.offer}/comments`),
-      get(s, `/submission/beta/attachments/${ids.attachment}`),
-      get(s, `/submission/beta/offers/${ids.offer}/vouchers`),
-      get(d, `/distribution/beta/accounts/${ids.account}`),
-      get(d, `/distribution/beta/orders/${ids.order}`),
-      get(d, `/distribution/beta/offers/${ids.offer}/reservations/${ids.reservation}`),
+      get(s, `${SUB}/offers/${ids.offer}`),
+      get(s, `${SUB}/offers/${ids.offer}/comments`),
+      get(s, `${SUB}/attachments/${ids.attachment}`),
+      get(s, `${SUB}/offers/${ids.offer}/vouchers`),
+      get(d, `${DIST}/accounts/${ids.account}`),
+      get(d, `${DIST}/orders/${ids.order}`),
+      get(d, `${DIST}/offers/${ids.offer}/reservations/${ids.reservation}`),
     ]);
   };
 

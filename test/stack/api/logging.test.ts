@@ -7,6 +7,7 @@ import { connectServices } from '../../../main';
 import { resolveEndpoints } from '../../../platform/endpoints';
 import { seedOffer } from '../../setup/fixtures';
 import { createHarness } from '../../setup/harness';
+import { DIST, SUB } from '../../setup/paths';
 
 /** A stream that keeps every log line written to it, as text. */
 function logSink() {
@@ -37,8 +38,8 @@ describe('structured request logs', () => {
     const app = await buildApp(services);
     try {
       const { key, clientId } = await createApiKey(services, { iface: 'submission', environment: config.SERVICE_ENVIRONMENT });
-      const res = await app.inject({ method: 'GET', url: '/submission/beta/categories?per_page=3', headers: { 'x-service-api-key': key } });
-      const bad = await app.inject({ method: 'GET', url: '/submission/beta/offers/ofr_unknown', headers: { 'x-service-api-key': key } });
+      const res = await app.inject({ method: 'GET', url: `${SUB}/categories?per_page=3`, headers: { 'x-service-api-key': key } });
+      const bad = await app.inject({ method: 'GET', url: `${SUB}/offers/ofr_unknown`, headers: { 'x-service-api-key': key } });
       await new Promise((r) => setImmediate(r));
       const done = sink.lines().filter((l) => l.msg === 'request completed');
       expect(done).toContainEqual(
@@ -46,15 +47,13 @@ describe('structured request logs', () => {
           reqId: res.headers['x-request-id'],
           client_id: clientId,
           method: 'GET',
-          route: '/submission/beta/categories',
-          url: '/submission/beta/categories?per_page=3',
+          route: `${SUB}/categories`,
+          url: `${SUB}/categories?per_page=3`,
           status: 200,
           latency_ms: expect.any(Number),
         }),
       );
-      expect(done).toContainEqual(
-        expect.objectContaining({ reqId: bad.headers['x-request-id'], route: '/submission/beta/offers/:id', status: 404 }),
-      );
+      expect(done).toContainEqual(expect.objectContaining({ reqId: bad.headers['x-request-id'], route: `${SUB}/offers/:id`, status: 404 }));
       expect(bad.json().request_id).toBe(bad.headers['x-request-id']);
       expect(sink.text()).not.toContain(key);
     } finally {
@@ -86,7 +85,7 @@ describe('the log of a journey holds no credential', () => {
       const offerId = await seedOffer(h, sub.clientId, { initial_quantity: 10 });
       const order = await h.app.inject({
         method: 'POST',
-        url: '/distribution/beta/orders',
+        url: `${DIST}/orders`,
         headers: { 'x-service-api-key': dist },
         payload: { order: { order_number: `log-${Date.now()}`, customer_name: 'Ada', items: [{ offer_id: offerId, quantity: 2 }] } },
       });
@@ -105,13 +104,11 @@ describe('the log of a journey holds no credential', () => {
       expect((await h.app.inject({ method: 'GET', url: pagePath(v1) })).statusCode).toBe(200);
       expect((await h.app.inject({ method: 'GET', url: `${pagePath(v1)}x?token=${token}` })).statusCode).toBe(404);
       // An API key in the query string: not how keys are sent, and refused, but logged all the same.
-      expect((await h.app.inject({ method: 'GET', url: `/submission/beta/categories?api_key=${sub.key}&per_page=2` })).statusCode).toBe(
-        401,
-      );
-      await h.app.inject({ method: 'GET', url: `/submission/beta/categories?key=${dist}`, headers: { 'x-service-api-key': sub.key } });
+      expect((await h.app.inject({ method: 'GET', url: `${SUB}/categories?api_key=${sub.key}&per_page=2` })).statusCode).toBe(401);
+      await h.app.inject({ method: 'GET', url: `${SUB}/categories?key=${dist}`, headers: { 'x-service-api-key': sub.key } });
       // A code and a barcode looked up, a code redeemed, an unknown code (404).
       const headers = { 'x-service-api-key': sub.key };
-      const byRef = (ref: string) => `/submission/beta/advertisers/${adv}/vouchers/${encodeURIComponent(ref)}`;
+      const byRef = (ref: string) => `${SUB}/advertisers/${adv}/vouchers/${encodeURIComponent(ref)}`;
       expect((await h.app.inject({ method: 'GET', url: byRef(v1.barcode), headers })).statusCode).toBe(200);
       expect((await h.app.inject({ method: 'GET', url: `${byRef(v2.redemption_code)}.xml`, headers })).statusCode).toBe(200);
       const redeem = await h.app.inject({

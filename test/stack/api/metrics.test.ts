@@ -5,6 +5,7 @@ import { eventually } from '../../setup/eventually';
 import { seedOffer } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
 import { disableEndpoint, setEndpoint } from '../../../store/callback-endpoints';
+import { DIST, SUB } from '../../setup/paths';
 
 describe('/metrics', () => {
   let h: Harness;
@@ -40,17 +41,16 @@ describe('/metrics', () => {
     const first = await scrape();
     expect(() => count(first, 'never_exported_total')).toThrow('/metrics does not export never_exported_total');
     const before = count(first, ...route);
-    for (let i = 0; i < 3; i++)
-      await h.app.inject({ method: 'GET', url: '/distribution/beta/categories', headers: { 'x-service-api-key': key } });
+    for (let i = 0; i < 3; i++) await h.app.inject({ method: 'GET', url: `${DIST}/categories`, headers: { 'x-service-api-key': key } });
     expect(count(await scrape(), ...route)).toBe(before + 3);
-    await h.app.inject({ method: 'GET', url: '/distribution/beta/categories' });
+    await h.app.inject({ method: 'GET', url: `${DIST}/categories` });
     expect(await scrape()).toMatch(/route="\/distribution\/beta\/categories",status="401"/);
   });
 
   const order = async (key: string, orderNumber: string, offerId: string, quantity: number) =>
     h.app.inject({
       method: 'POST',
-      url: '/distribution/beta/orders',
+      url: `${DIST}/orders`,
       headers: { 'x-service-api-key': key },
       payload: { order: { order_number: orderNumber, customer_name: 'Ada', items: [{ offer_id: offerId, quantity }] } },
     });
@@ -74,7 +74,7 @@ describe('/metrics', () => {
       .select('advertiser_id')
       .where('id', '=', offerId)
       .executeTakeFirstOrThrow();
-    const url = `/submission/beta/advertisers/${adv}/vouchers/${code}`;
+    const url = `${SUB}/advertisers/${adv}/vouchers/${code}`;
     const redeem = () =>
       h.app.inject({ method: 'PUT', url, headers: { 'x-service-api-key': sub.key }, payload: { voucher: { status: 'redeemed' } } });
     expect((await redeem()).statusCode).toBe(200);
@@ -101,7 +101,7 @@ describe('/metrics', () => {
     // Refused by the API before any workflow starts (an account the client does not have).
     const noAccount = await h.app.inject({
       method: 'POST',
-      url: '/distribution/beta/orders',
+      url: `${DIST}/orders`,
       headers: { 'x-service-api-key': key },
       payload: {
         order: {

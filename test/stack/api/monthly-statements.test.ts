@@ -9,6 +9,7 @@ import { createHarness, type Harness } from '../../setup/harness';
 import { CallbackReceiver } from '../../setup/callback-receiver';
 import { eventually } from '../../setup/eventually';
 import { setEndpoint } from '../../../store/callback-endpoints';
+import { DIST } from '../../setup/paths';
 
 /*
  * The monthly statements through the real stack (docs/statements.md "Monthly statements"): the
@@ -120,7 +121,7 @@ describe('monthly statements', () => {
     expect(result.clients).toBeGreaterThanOrEqual(2);
 
     const d = await files('distribution', dist.key);
-    const live = await get(`/distribution/beta/statement?from=2025-03-01&to=2025-03-31`, dist.key);
+    const live = await get(`${DIST}/statement?from=2025-03-01&to=2025-03-31`, dist.key);
     expect(JSON.parse(d.json)).toEqual(live.json());
     expect(JSON.parse(d.json).statement.lines).toEqual([
       {
@@ -148,9 +149,9 @@ describe('monthly statements', () => {
       expect.objectContaining({ offer_id: offerId, vouchers_sold: 3, vouchers_cancelled: 2, advertiser_rebate: USD(300) }),
     ]);
     // Each client sees only its own.
-    expect((await get(`/distribution/beta/statements/${d.id}`, otherDist.key)).statusCode).toBe(404);
-    expect((await get(`/distribution/beta/statements/${d.id}.csv`, otherDist.key)).statusCode).toBe(404);
-    expect((await get(`/distribution/beta/statements`, otherDist.key)).json().statements).toEqual([]);
+    expect((await get(`${DIST}/statements/${d.id}`, otherDist.key)).statusCode).toBe(404);
+    expect((await get(`${DIST}/statements/${d.id}.csv`, otherDist.key)).statusCode).toBe(404);
+    expect((await get(`${DIST}/statements`, otherDist.key)).json().statements).toEqual([]);
 
     // Announced once, to this client alone, by the feed and the callback with one id.
     const [event] = await readyEvents('distribution', dist.key);

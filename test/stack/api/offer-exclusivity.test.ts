@@ -2,9 +2,7 @@ import { callbackBuilder } from '../../../schemas/callback-event';
 import { DEFAULT_REVENUE_SHARES } from '../../../domain/money';
 import { seedOffer, validOffer } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
-
-const DIST = '/distribution/beta';
-const SUB = '/submission/beta';
+import { DIST, SUB } from '../../setup/paths';
 
 /** Issue 20 item 4: an exclusive offer exists only for the distribution clients it names. */
 describe('exclusive offers', () => {

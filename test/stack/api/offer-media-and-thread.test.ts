@@ -4,8 +4,7 @@ import { validOffer } from '../../setup/fixtures';
 import { eventually } from '../../setup/eventually';
 import { makePng, multipart } from '../../setup/files';
 import { createHarness, type Harness } from '../../setup/harness';
-
-const SUB = '/submission/beta';
+import { SUB } from '../../setup/paths';
 
 describe('attachments and comments with real offers under the review workflow', () => {
   let h: Harness;

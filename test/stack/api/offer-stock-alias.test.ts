@@ -1,7 +1,6 @@
 import { createHarness, type Harness } from '../../setup/harness';
 import { validOffer } from '../../setup/fixtures';
-
-const SUB = '/submission/beta';
+import { SUB } from '../../setup/paths';
 
 /** Issue 20 item 7: the spec's `quantity_in_stock` on create is the stock when initial_quantity is absent. */
 describe('quantity_in_stock on create', () => {

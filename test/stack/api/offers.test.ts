@@ -6,8 +6,7 @@ import { eventually } from '../../setup/eventually';
 import { recordHistory } from '../../setup/workflow-env';
 import { SubmissionOfferResponse } from '../../../schemas/offer';
 import { coerceXmlToSchema, parseXml } from '../../../schemas/xml';
-
-const SUB = '/submission/beta';
+import { SUB } from '../../setup/paths';
 
 describe('submission offers under the review workflow', () => {
   let h: Harness;

@@ -8,6 +8,7 @@ import { OBSOLETE_USER_ROUTES } from '../../../api/routes/shared/obsolete-users'
 import { validOffer } from '../../setup/fixtures';
 import { makePng, multipart } from '../../setup/files';
 import { createHarness, type Harness } from '../../setup/harness';
+import { DEV, DIST, SUB } from '../../setup/paths';
 
 describe('OpenAPI documents', () => {
   let h: Harness;
@@ -66,7 +67,7 @@ describe('OpenAPI documents', () => {
     // Sign-up needs no key: the document says so, and promises no 401.
     expect((await doc('developer')).paths['/signups'].post.security).toEqual([]);
     expect((await doc('developer')).paths['/signups'].post.responses['401']).toBeUndefined();
-    expect((await doc('developer')).servers).toEqual([{ url: '/developer/beta' }]);
+    expect((await doc('developer')).servers).toEqual([{ url: DEV }]);
     const body = (await doc('distribution')).paths['/orders'].post.requestBody.content;
     expect(body['application/json'].example.order.items).toHaveLength(1);
   });
@@ -98,7 +99,7 @@ describe('OpenAPI documents', () => {
     expect(Object.keys(post.requestBody.content)).toEqual(expect.arrayContaining(['application/json', 'application/xml']));
     expect(Object.keys(post.responses['200'].content)).toEqual(expect.arrayContaining(['application/json', 'application/xml']));
     expect(post.responses['422'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
-    expect(d.servers).toEqual([{ url: '/submission/beta' }]);
+    expect(d.servers).toEqual([{ url: SUB }]);
   });
 
   it('live answers match the response schemas the documents publish', async () => {
@@ -209,7 +210,7 @@ describe('OpenAPI documents', () => {
     const one = `/offers/${offer.id}/reservations/${reservation.id}`;
     const oneTemplate = '/offers/{id}/reservations/{reservation_id}';
     await checkLive('distribution', 'GET', one, oneTemplate, undefined, { key: holder });
-    await h.app.inject({ method: 'DELETE', url: `/distribution/beta${one}`, headers: { 'x-service-api-key': holder } });
+    await h.app.inject({ method: 'DELETE', url: `${DIST}${one}`, headers: { 'x-service-api-key': holder } });
     expect((await checkLive('distribution', 'GET', one, oneTemplate, undefined, { key: holder })).reservation.status).toBe('cancelled');
     // The reservation-window timer ends a hold at the end of its end_date, days away: its mark in the store stands in.
     await h.services.db.updateTable('reservations').set({ status: 'expired' }).where('id', '=', reservation.id).execute();
@@ -229,7 +230,7 @@ describe('OpenAPI documents', () => {
       [{ signup: { email: `openapi-${Date.now()}@example.com`, name: 'Docs' } }, 200],
       [{ signup: { email: 'nope' } }, 422],
     ] as const) {
-      const res = await h.app.inject({ method: 'POST', url: '/developer/beta/signups', payload });
+      const res = await h.app.inject({ method: 'POST', url: `${DEV}/signups`, payload });
       expect(res.statusCode).toBe(status);
       const validate = ajv.compile({
         ...developer.paths['/signups'].post.responses[String(status)].content['application/json'].schema,
@@ -245,7 +246,7 @@ describe('OpenAPI documents', () => {
     expect(page.statusCode).toBe(200);
     expect(page.body).toMatch(/swagger/i);
     const init = await h.app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
-    expect(init.body).toContain('/submission/beta/openapi.json');
+    expect(init.body).toContain(`${SUB}/openapi.json`);
   });
 });
 

@@ -6,8 +6,8 @@ import { makePdf, makePng, multipart } from '../../setup/files';
 import { createHarness, type Harness } from '../../setup/harness';
 import { validOffer } from '../../setup/fixtures';
 import { eventually } from '../../setup/eventually';
+import { SUB } from '../../setup/paths';
 
-const SUB = '/submission/beta';
 const OPS_USERNAME = 'reviewer-ana';
 const OPS_PASSWORD = 'correct horse battery staple';
 const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}`;

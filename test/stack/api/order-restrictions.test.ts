@@ -1,7 +1,6 @@
 import { seedOffer } from '../../setup/fixtures';
-import { createHarness, type Harness } from '../../setup/harness';
-
-const DIST = '/distribution/beta';
+import { harnessWithKeys, type Harness } from '../../setup/harness';
+import { DIST } from '../../setup/paths';
 
 /** Issue 20 items 1 and 2: the advertiser's limits per order and per customer are kept by every order. */
 describe("orders keep the advertiser's restrictions", () => {
@@ -9,9 +8,11 @@ describe("orders keep the advertiser's restrictions", () => {
   let key: string;
   let subClient: string;
   beforeAll(async () => {
-    h = await createHarness({ worker: true });
-    key = await h.key('distribution');
-    subClient = (await h.client('submission')).clientId;
+    ({
+      h,
+      dist: key,
+      sub: { clientId: subClient },
+    } = await harnessWithKeys());
   });
   afterAll(() => h.close());
 

@@ -9,8 +9,7 @@ import { createOrderActivities } from '../../../activities/orders';
 import { orderIntakeShard, orderIntakeWorkflowId } from '../../../workflows/shared/ids';
 import { seedOffer } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
-
-const DIST = '/distribution/beta';
+import { DIST } from '../../setup/paths';
 
 /*
  * Orders through the order intake on the real stack: vouchers, 409 duplicate with order_id, a

@@ -5,18 +5,18 @@ import { recordPlacedOrder } from '../../../store/order-placing';
 import { saleRules } from '../../../domain/sales';
 import { DEFAULT_REVENUE_SHARES } from '../../../domain/money';
 import { seedOffer } from '../../setup/fixtures';
-import { createHarness, type Harness } from '../../setup/harness';
-
-const DIST = '/distribution/beta';
+import { harnessWithKeys, type Harness } from '../../setup/harness';
+import { DIST, SUB } from '../../setup/paths';
+import { orderCancellationWorkflowId } from '../../../workflows/shared/ids';
 
 describe('orders: placed through the intake, each issuing its vouchers exactly once', () => {
   let h: Harness;
   let key: string;
+  let sub: { key: string; clientId: string };
   let subClient: string;
   beforeAll(async () => {
-    h = await createHarness({ worker: true });
-    key = await h.key('distribution');
-    subClient = (await h.client('submission')).clientId;
+    ({ h, dist: key, sub } = await harnessWithKeys());
+    subClient = sub.clientId;
   });
   afterAll(() => h.close());
 
@@ -175,21 +175,55 @@ describe('orders: placed through the intake, each issuing its vouchers exactly o
     expect(await stock(offerId)).toBe(4);
   });
 
-  it('cancels an order with a redeemed voucher: that one stays redeemed, the other is cancelled and back in stock', async () => {
-    const offerId = await seedOffer(h, subClient, { initial_quantity: 4 });
-    const placed = (await order([{ offer_id: offerId, quantity: 2 }])).json().order;
-    await h.services.db
-      .updateTable('vouchers')
-      .set({ status: 'redeemed', redeemed_at: new Date() })
-      .where('id', '=', placed.vouchers[0].id)
-      .execute();
+  // Cancelling is a workflow of its own, apart from placing (the order intake), so an order can be
+  // cancelled at any age: redeemed vouchers stay, the others return their units, once.
+  it('cancelling keeps a redeemed voucher and returns the others, once however often it is asked', async () => {
+    const offerId = await seedOffer(h, subClient, { initial_quantity: 5 });
+    const placed = (await order([{ offer_id: offerId, quantity: 3 }])).json().order;
+    expect(await stock(offerId)).toBe(2);
+    const redeemed = await h.app.inject({
+      method: 'PUT',
+      url: `${SUB}/offers/${offerId}/vouchers/${placed.vouchers[0].id}`,
+      headers: { 'x-service-api-key': sub.key },
+      payload: { voucher: { status: 'redeemed' } },
+    });
+    expect(redeemed.statusCode).toBe(200);
+
     const res = await call('PUT', `/orders/${placed.id}`, { order: { status: 'cancelled' } });
     expect(res.statusCode).toBe(200);
-    const now = (await call('GET', `/orders/${placed.id}`)).json().order;
-    expect(now.status).toBe('cancelled');
-    const byId = Object.fromEntries(now.vouchers.map((v: { id: string; status: string }) => [v.id, v.status]));
-    expect(byId).toEqual({ [placed.vouchers[0].id]: 'redeemed', [placed.vouchers[1].id]: 'cancelled' });
-    expect(await stock(offerId)).toBe(3);
+    const after = res.json().order;
+    expect(after.status).toBe('cancelled');
+    const statusOf = Object.fromEntries(after.vouchers.map((v: { id: string; status: string }) => [v.id, v.status]));
+    expect(statusOf[placed.vouchers[0].id]).toBe('redeemed');
+    expect(Object.values(statusOf).sort()).toEqual(['cancelled', 'cancelled', 'redeemed']);
+    expect((await call('GET', `/orders/${placed.id}`)).json().order).toEqual(after);
+    expect(await stock(offerId)).toBe(4); // the two unused units are back; the redeemed one was used
+    const workflow = await h.services.temporal.workflow.getHandle(orderCancellationWorkflowId(placed.id)).describe();
+    expect(workflow.status.name).toBe('COMPLETED');
+
+    // Again, and three times at once: the same cancelled order, nothing returned twice.
+    const again = await Promise.all([1, 2, 3].map(() => call('PUT', `/orders/${placed.id}`, { order: { status: 'cancelled' } })));
+    expect(again.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+    for (const r of again) expect(r.json().order).toEqual(after);
+    expect(await stock(offerId)).toBe(4);
+    const returned = await h.services.db
+      .selectFrom('offer_events')
+      .select('data')
+      .where('offer_id', '=', offerId)
+      .where('type', '=', 'offer.stock_changed')
+      .orderBy('sequence') // rows come back in no set order otherwise
+      .execute();
+    expect(returned.map((e) => (e.data as { change: number }).change)).toEqual([-3, 2]);
+  });
+
+  it('concurrent first cancellations share one run and return the units once', async () => {
+    const offerId = await seedOffer(h, subClient, { initial_quantity: 4 });
+    const placed = (await order([{ offer_id: offerId, quantity: 4 }])).json().order;
+    expect(await stock(offerId)).toBe(0);
+    const answers = await Promise.all([1, 2, 3, 4].map(() => call('PUT', `/orders/${placed.id}`, { order: { status: 'cancelled' } })));
+    expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200, 200]);
+    for (const r of answers) expect(r.json().order.status).toBe('cancelled');
+    expect(await stock(offerId)).toBe(4);
   });
 
   it('hides an order from another client (404)', async () => {

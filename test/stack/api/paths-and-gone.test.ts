@@ -1,6 +1,7 @@
 import { OBSOLETE_USER_ROUTES } from '../../../api/routes/shared/obsolete-users';
 import { seedOffer, validOffer } from '../../setup/fixtures';
 import { type Harness, harnessWithKeys } from '../../setup/harness';
+import { DEV, DIST, SUB } from '../../setup/paths';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -50,7 +51,7 @@ describe('version-less interface paths and the obsolete User endpoints', () => {
       expect(redeemed.statusCode).toBe(200);
       expect(redeemed.json().voucher).toMatchObject({ id: voucher.id, status: 'redeemed' });
       // The versioned path sees the same voucher: one route, one state.
-      const again = await call('PUT', `/submission/beta/advertisers/${advertiser_id}/vouchers/${voucher.redemption_code}`, sub.key, {
+      const again = await call('PUT', `${SUB}/advertisers/${advertiser_id}/vouchers/${voucher.redemption_code}`, sub.key, {
         voucher: { status: 'redeemed' },
       });
       expect(again.statusCode).toBe(409);
@@ -62,7 +63,7 @@ describe('version-less interface paths and the obsolete User endpoints', () => {
       // Newest first: the suite's other offers are on sale too, and cheaper ones could fill the page.
       const query = 'per_page=100&sort_by=published_at+desc';
       const short = await call('GET', `/distribution/offers?${query}`, dist);
-      const versioned = await call('GET', `/distribution/beta/offers?${query}`, dist);
+      const versioned = await call('GET', `${DIST}/offers?${query}`, dist);
       expect(short.statusCode).toBe(200);
       expect(short.json().offers).toEqual(versioned.json().offers);
       expect(short.json().offers.map((o: { id: string }) => o.id)).toContain(offerId);
@@ -139,20 +140,20 @@ describe('version-less interface paths and the obsolete User endpoints', () => {
       expect(body.errors).toHaveLength(1);
       const [error] = body.errors;
       expect(error.code).toBe('gone');
-      expect(error.message).toContain('/developer/beta/signups');
-      expect(error.message).toContain('/distribution/beta/accounts');
-      expect(error.replaced_by.map((r: { path: string }) => r.path)).toEqual(['/developer/beta/signups', '/distribution/beta/accounts']);
+      expect(error.message).toContain(`${DEV}/signups`);
+      expect(error.message).toContain(`${DIST}/accounts`);
+      expect(error.replaced_by.map((r: { path: string }) => r.path)).toEqual([`${DEV}/signups`, `${DIST}/accounts`]);
     });
 
     it('in XML too, and behind the same key check as every interface route', async () => {
-      const xml = await call('DELETE', '/distribution/beta/applications/app_1/users/usr_1.xml', dist);
+      const xml = await call('DELETE', `${DIST}/applications/app_1/users/usr_1.xml`, dist);
       expect(xml.statusCode).toBe(410);
       expect(xml.body).toContain('<code>gone</code>');
-      expect(xml.body).toContain('/distribution/beta/accounts');
+      expect(xml.body).toContain(`${DIST}/accounts`);
       const keyless = await call('POST', '/submission/applications/app_1/users', undefined, { user: {} });
       expect(keyless.statusCode).toBe(401);
       // A method the spec never had there is still the router's 404.
-      expect((await call('GET', '/submission/beta/applications/app_1/users', sub.key)).statusCode).toBe(404);
+      expect((await call('GET', `${SUB}/applications/app_1/users`, sub.key)).statusCode).toBe(404);
     });
   });
 });

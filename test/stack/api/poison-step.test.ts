@@ -9,8 +9,7 @@ import { newId } from '../../../store/ids';
 import { heldUpdate, RESERVATION_WORKFLOW_TYPE, type ReservationWindowInput } from '../../../workflows/reservation-window-messages';
 import { seedOffer, validOffer } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
-
-const SUB = '/submission/beta';
+import { SUB } from '../../setup/paths';
 
 /*
  * Issue 19: an edit whose date Postgres refuses was retried forever and froze its offer. Now the

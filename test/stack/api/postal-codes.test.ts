@@ -6,8 +6,7 @@ import { importPostalCodeFile } from '../../../services/postal-codes';
 import { admin } from '../../setup/admin';
 import { seedOffer } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
-
-const DIST = '/distribution/beta';
+import { DIST } from '../../setup/paths';
 
 /*
  * Postal codes beyond the packaged US and Canadian data: a GeoNames postal-code file imported with

@@ -7,6 +7,7 @@ import { connectServices } from '../../../main';
 import { resolveEndpoints } from '../../../platform/endpoints';
 import { makePng, multipart } from '../../setup/files';
 import { createHarness, type Harness } from '../../setup/harness';
+import { SUB } from '../../setup/paths';
 
 const OPS = { OPS_USERNAME: 'ana', OPS_PASSWORD: 'a long random passphrase' };
 const wrongLogin = `Basic ${Buffer.from('ana:wrong password!').toString('base64')}`;
@@ -30,7 +31,7 @@ async function uploadPng(h: Harness, headers: Record<string, string>) {
   const body = multipart([{ filename: 'p.png', content: makePng() }]);
   const res = await h.app.inject({
     method: 'POST',
-    url: '/submission/beta/attachments',
+    url: `${SUB}/attachments`,
     headers: { 'x-service-api-key': key, ...body.headers, ...headers },
     payload: body.payload,
   });
@@ -128,19 +129,19 @@ describe('REQUIRE_HTTPS (on by default in production)', () => {
 
   it('refuses plain HTTP before reading the key, accepts what the trusted proxy says came over HTTPS', async () => {
     const key = await h.key('submission');
-    const plain = await h.app.inject({ method: 'GET', url: '/submission/beta/categories', headers: { 'x-service-api-key': key } });
+    const plain = await h.app.inject({ method: 'GET', url: `${SUB}/categories`, headers: { 'x-service-api-key': key } });
     expect(plain.statusCode).toBe(403);
     expect(plain.json().errors[0].message).toMatch(/HTTPS only/);
     const viaProxy = await h.app.inject({
       method: 'GET',
-      url: '/submission/beta/categories',
+      url: `${SUB}/categories`,
       headers: { 'x-service-api-key': key, 'x-forwarded-proto': 'https' },
     });
     expect(viaProxy.statusCode).toBe(200);
     // From an address that is not the trusted proxy, the header is not believed.
     const spoofed = await h.app.inject({
       method: 'GET',
-      url: '/submission/beta/categories',
+      url: `${SUB}/categories`,
       remoteAddress: '203.0.113.9',
       headers: { 'x-service-api-key': key, 'x-forwarded-proto': 'https' },
     });
@@ -166,7 +167,7 @@ describe('request logs', () => {
       for (const ref of ['ABCD-EFGH-JKLM-NPQR', 'ABCDEFGHJKLMNPQR']) {
         await app.inject({
           method: 'GET',
-          url: `/submission/beta/advertisers/adv_1/vouchers/${ref}`,
+          url: `${SUB}/advertisers/adv_1/vouchers/${ref}`,
           headers: { 'x-service-api-key': key },
         });
       }

@@ -7,6 +7,7 @@ import { connectServices } from '../../../main';
 import { resolveEndpoints } from '../../../platform/endpoints';
 import { eventually } from '../../setup/eventually';
 import { createHarness, type Harness } from '../../setup/harness';
+import { DIST } from '../../setup/paths';
 
 describe('rate limit', () => {
   let h: Harness;
@@ -17,8 +18,7 @@ describe('rate limit', () => {
 
   it('answers a burst over the per-key limit with 429 and Retry-After, without slowing other keys', async () => {
     const [a, b] = [await h.key('distribution'), await h.key('distribution')];
-    const hit = (key: string) =>
-      h.app.inject({ method: 'GET', url: '/distribution/beta/categories', headers: { 'x-service-api-key': key } });
+    const hit = (key: string) => h.app.inject({ method: 'GET', url: `${DIST}/categories`, headers: { 'x-service-api-key': key } });
     const burst = await Promise.all([hit(a), hit(a), hit(a), hit(a), hit(a)]);
     const codes = burst.map((r) => r.statusCode).sort();
     expect(codes).toEqual([200, 200, 200, 429, 429]);
@@ -44,7 +44,7 @@ describe('rate limit of requests with a bad or missing key', () => {
   const guess = (remoteAddress: string, key?: string) =>
     h.app.inject({
       method: 'GET',
-      url: '/distribution/beta/categories',
+      url: `${DIST}/categories`,
       remoteAddress,
       headers: key === undefined ? {} : { 'x-service-api-key': key },
     });

@@ -5,9 +5,8 @@ import { DEFAULT_REVENUE_SHARES } from '../../../domain/money';
 import { setEndpoint } from '../../../store/callback-endpoints';
 import { CallbackReceiver, type ReceivedCallback } from '../../setup/callback-receiver';
 import { eventually } from '../../setup/eventually';
+import { DIST, SUB } from '../../setup/paths';
 
-const SUB = '/submission/beta';
-const DIST = '/distribution/beta';
 const USD = (amount: number) => ({ currency_code: 'USD', amount });
 
 type Redemption = { id: string; amount: { currency_code: string; amount: number } | null; rolled_back_at: string | null };

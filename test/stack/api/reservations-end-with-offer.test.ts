@@ -2,10 +2,8 @@ import { changeOfferStatus } from '../../../store/offers';
 import { approveSignal } from '../../../workflows/offer-review-messages';
 import { offerReviewWorkflowId, reservationWorkflowId } from '../../../workflows/shared/ids';
 import { seedOffer, validOffer, waitForOfferStatus } from '../../setup/fixtures';
-import { createHarness, type Harness } from '../../setup/harness';
-
-const DIST = '/distribution/beta';
-const SUB = '/submission/beta';
+import { harnessWithKeys, type Harness } from '../../setup/harness';
+import { DIST, SUB } from '../../setup/paths';
 
 /** Issue 20 item 8: cancelling or closing an offer ends its reservations in the same step. */
 describe('reservations end with their offer', () => {
@@ -15,9 +13,7 @@ describe('reservations end with their offer', () => {
   let accountId: string;
   const today = new Date().toISOString().slice(0, 10);
   beforeAll(async () => {
-    h = await createHarness({ worker: true });
-    sub = await h.client('submission');
-    dist = await h.key('distribution', { reservations: true });
+    ({ h, dist, sub } = await harnessWithKeys({ reservations: true }));
     accountId = (await call(dist, 'POST', `${DIST}/accounts`, { account: { name: 'Corner Blog' } })).json().account.id;
     expect((await call(dist, 'PUT', `${DIST}/accounts/${accountId}`, { account: { status: 'active' } })).statusCode).toBe(200);
   });

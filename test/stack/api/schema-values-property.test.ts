@@ -12,6 +12,7 @@ import { utcDay } from '../../../domain/dates';
 import { seedOffer, validOffer } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
 import { arbitraryOf, jsonValue, type Overrides } from '../../setup/zod-arbitrary';
+import { DEV, DIST, SUB } from '../../setup/paths';
 
 /*
  * One truth for what is valid (issue 19, part 1): every body a route's zod schema accepts is one
@@ -149,11 +150,11 @@ describe('schema-valid values are stored: no route answers a generated valid bod
     h = await createHarness({ worker: true, env: { DEVELOPER_SIGNUP: 'on', DEVELOPER_SIGNUPS_PER_HOUR: '1000' } });
     ({ key: sub, clientId: subClient } = await h.client('submission'));
     dist = await h.key('distribution', { reservations: true });
-    account = (await call(dist, 'POST', '/distribution/beta/accounts', { account: { name: 'Property Blog' } })).json().account.id;
-    expect((await call(dist, 'PUT', `/distribution/beta/accounts/${account}`, { account: { status: 'active' } })).statusCode).toBe(200);
-    const created = await call(sub, 'POST', '/submission/beta/offers', { offer: validOffer() });
+    account = (await call(dist, 'POST', `${DIST}/accounts`, { account: { name: 'Property Blog' } })).json().account.id;
+    expect((await call(dist, 'PUT', `${DIST}/accounts/${account}`, { account: { status: 'active' } })).statusCode).toBe(200);
+    const created = await call(sub, 'POST', `${SUB}/offers`, { offer: validOffer() });
     editable = created.json().offer.id;
-    expect((await call(sub, 'PUT', `/submission/beta/offers/${editable}`, { offer: { status: 'withdrawn' } })).statusCode).toBe(200);
+    expect((await call(sub, 'PUT', `${SUB}/offers/${editable}`, { offer: { status: 'withdrawn' } })).statusCode).toBe(200);
     const stocked = { initial_quantity: 10_000_000, end_date: '2999-12-31', vouchers_expire: { days_after_purchase: 30 } };
     orderOffers = [
       await seedOffer(h, subClient, stocked),
@@ -168,7 +169,7 @@ describe('schema-valid values are stored: no route answers a generated valid bod
       [DATE_MIN, DATE_MIN],
       [DATE_MAX, DATE_MAX],
     ]) {
-      const res = await call(sub, 'POST', '/submission/beta/offers', {
+      const res = await call(sub, 'POST', `${SUB}/offers`, {
         offer: validOffer({ start_date: start, end_date: end, vouchers_expire: { on: end }, vouchers_activation_date: start }),
       });
       expect(expectStored(res, [200], start).offer).toMatchObject({ start_date: start, end_date: end, vouchers_expire: { on: end } });
@@ -182,13 +183,13 @@ describe('schema-valid values are stored: no route answers a generated valid bod
       ['exclusivity.until', { exclusivity: { exclusive: true, until: '0000-01-01' } }],
     ];
     for (const [field, change] of outside) {
-      const res = await call(sub, 'POST', '/submission/beta/offers', { offer: validOffer(change) });
+      const res = await call(sub, 'POST', `${SUB}/offers`, { offer: validOffer(change) });
       expect([field, res.statusCode]).toEqual([field, 422]);
       expect(res.json().errors).toContainEqual(
         expect.objectContaining({ field, message: `${field}: must be from ${DATE_MIN} to ${DATE_MAX}` }),
       );
     }
-    const reservation = await call(dist, 'POST', `/distribution/beta/offers/${reservationOffer}/reservations`, {
+    const reservation = await call(dist, 'POST', `${DIST}/offers/${reservationOffer}/reservations`, {
       reservation: { account_id: account, quantity_reserved: 1, start_date: '0000-01-01', end_date: '2030-01-01' },
     });
     expect(reservation.statusCode).toBe(422);
@@ -199,9 +200,9 @@ describe('schema-valid values are stored: no route answers a generated valid bod
     const price = { currency_code: 'USD', amount: MAX_MONEY_AMOUNT };
     const offerId = await seedOffer(h, subClient, { price, value: price, initial_quantity: 1000 });
     const order = { order_number: `max-money-${Date.now()}`, customer_name: 'Ada Lovelace', items: [{ offer_id: offerId, quantity: 100 }] };
-    const placed = expectStored(await call(dist, 'POST', '/distribution/beta/orders', { order }), [200], order);
+    const placed = expectStored(await call(dist, 'POST', `${DIST}/orders`, { order }), [200], order);
     expect(placed.order.vouchers).toHaveLength(100);
-    const past = await call(sub, 'POST', '/submission/beta/offers', {
+    const past = await call(sub, 'POST', `${SUB}/offers`, {
       offer: validOffer({ price: { ...price, amount: MAX_MONEY_AMOUNT + 1 } }),
     });
     expect(past.statusCode).toBe(422);
@@ -216,20 +217,20 @@ describe('schema-valid values are stored: no route answers a generated valid bod
           redemption_locations: [{ city: 'Null Island', country_code: 'US', latitude, longitude }],
         },
       });
-    const tiny = await call(sub, 'POST', '/submission/beta/offers', { offer: at(1e-200, 1e-200) });
+    const tiny = await call(sub, 'POST', `${SUB}/offers`, { offer: at(1e-200, 1e-200) });
     expect(tiny.statusCode).toBe(422);
     expect(tiny.json().errors[0].field).toBe('advertiser.redemption_locations[0].latitude');
     for (const [lat, lng] of [
       [0, 0],
       [1e-7, -1e-7],
     ])
-      expectStored(await call(sub, 'POST', '/submission/beta/offers', { offer: at(lat, lng) }), [200], { lat, lng });
+      expectStored(await call(sub, 'POST', `${SUB}/offers`, { offer: at(lat, lng) }), [200], { lat, lng });
   });
 
   it('POST /offers stores every generated offer, exactly as sent', async () => {
     await fc.assert(
       fc.asyncProperty(offerArb, async (offer) => {
-        const res = await call(sub, 'POST', '/submission/beta/offers', { offer });
+        const res = await call(sub, 'POST', `${SUB}/offers`, { offer });
         const stored = expectStored(res, [200], offer).offer;
         expect(stored).toMatchObject({ start_date: offer.start_date, end_date: offer.end_date, title: offer.title.trim() });
         expect(stored.price).toEqual(offer.price);
@@ -253,9 +254,9 @@ describe('schema-valid values are stored: no route answers a generated valid bod
     await fc.assert(
       fc.asyncProperty(editArb, async (edit) => {
         // The edit is merged into the offer and the whole checked (a 422 across fields): generate edits that pass.
-        const current = (await call(sub, 'GET', `/submission/beta/offers/${editable}`)).json().offer;
+        const current = (await call(sub, 'GET', `${SUB}/offers/${editable}`)).json().offer;
         fc.pre(OfferInput.safeParse({ ...current, ...edit }).success);
-        const res = await call(sub, 'PUT', `/submission/beta/offers/${editable}`, { offer: edit });
+        const res = await call(sub, 'PUT', `${SUB}/offers/${editable}`, { offer: edit });
         const body = expectStored(res, [200, 409, 422], edit, statuses);
         if (res.statusCode === 200 && edit.start_date) expect(body.offer.start_date).toBe(edit.start_date);
       }),
@@ -269,7 +270,7 @@ describe('schema-valid values are stored: no route answers a generated valid bod
     const update = accepted(CommentUpdate, arbitraryOf(CommentUpdate, { schemas, paths: { attachments: fc.constant(undefined) } }));
     await fc.assert(
       fc.asyncProperty(input, update, async (comment, change) => {
-        const url = `/submission/beta/offers/${editable}/comments`;
+        const url = `${SUB}/offers/${editable}/comments`;
         const created = expectStored(await call(sub, 'POST', url, { comment }), [200], comment).comment;
         expect(created.content).toBe(comment.content.trim());
         expectStored(await call(sub, 'PUT', `${url}/${created.id}`, { comment: change }), [200], change);
@@ -286,9 +287,9 @@ describe('schema-valid values are stored: no route answers a generated valid bod
     );
     await fc.assert(
       fc.asyncProperty(create, update, async (a, change) => {
-        const created = expectStored(await call(dist, 'POST', '/distribution/beta/accounts', { account: a }), [200], a).account;
+        const created = expectStored(await call(dist, 'POST', `${DIST}/accounts`, { account: a }), [200], a).account;
         expect(created.name).toBe(a.name.trim());
-        expectStored(await call(dist, 'PUT', `/distribution/beta/accounts/${created.id}`, { account: change }), [200], change);
+        expectStored(await call(dist, 'PUT', `${DIST}/accounts/${created.id}`, { account: change }), [200], change);
       }),
       RUN_OPTIONS,
     );
@@ -310,7 +311,7 @@ describe('schema-valid values are stored: no route answers a generated valid bod
     const statuses: number[] = [];
     await fc.assert(
       fc.asyncProperty(order, async (o) => {
-        const body = expectStored(await call(dist, 'POST', '/distribution/beta/orders', { order: o }), [200, 409], o, statuses);
+        const body = expectStored(await call(dist, 'POST', `${DIST}/orders`, { order: o }), [200, 409], o, statuses);
         if (body.order) expect(body.order).toMatchObject({ order_number: o.order_number.trim(), customer_name: o.customer_name.trim() });
       }),
       RUN_OPTIONS,
@@ -330,7 +331,7 @@ describe('schema-valid values are stored: no route answers a generated valid bod
     const [created, changed]: number[][] = [[], []];
     await fc.assert(
       fc.asyncProperty(create, update, async (r, change) => {
-        const url = `/distribution/beta/offers/${reservationOffer}/reservations`;
+        const url = `${DIST}/offers/${reservationOffer}/reservations`;
         const body = expectStored(await call(dist, 'POST', url, { reservation: r }), [200, 409, 422], r, created);
         if (!body.reservation) return;
         expect(body.reservation).toMatchObject({ start_date: r.start_date, end_date: r.end_date });
@@ -348,7 +349,7 @@ describe('schema-valid values are stored: no route answers a generated valid bod
     const signup = accepted(SignupCreate, arbitraryOf(SignupCreate, { schemas }));
     await fc.assert(
       fc.asyncProperty(signup, async (s) => {
-        const res = await h.app.inject({ method: 'POST', url: '/developer/beta/signups', payload: { signup: s } });
+        const res = await h.app.inject({ method: 'POST', url: `${DEV}/signups`, payload: { signup: s } });
         expectStored(res, [200, 201, 409], s);
       }),
       RUN_OPTIONS,

@@ -7,8 +7,8 @@ import { searchDistributionOffers, type OfferSearch } from '../../../store/distr
 import { SORT_FIELDS } from '../../../domain/offer-search';
 import { seedOffer } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
+import { DIST } from '../../setup/paths';
 
-const DIST = '/distribution/beta';
 const DAY = 86_400_000;
 
 interface SearchPage {

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { addDays, utcDay } from '../../../domain/dates';
 import { seedOffer } from '../../setup/fixtures';
 import { type Harness, harnessWithKeys } from '../../setup/harness';
+import { DIST, SUB } from '../../setup/paths';
 
 /*
  * The statements read what the service itself writes: an order placed, a voucher redeemed and the
@@ -22,21 +23,21 @@ describe('statements of orders placed, redeemed and cancelled through the API', 
 
   it('counts the sale, the redemption and the cancellation on both interfaces', async () => {
     const offerId = await seedOffer(h, sub.clientId, { advertiser_rebate: USD(300) }); // price USD 4500
-    const placed = await call('POST', '/distribution/beta/orders', dist, {
+    const placed = await call('POST', `${DIST}/orders`, dist, {
       order: { order_number: 'st-journey', customer_name: 'Ada', items: [{ offer_id: offerId, quantity: 3 }] },
     });
     expect(placed.statusCode).toBe(200);
     const order = placed.json().order as { id: string; vouchers: Array<{ id: string }> };
-    const redeemed = await call('PUT', `/submission/beta/offers/${offerId}/vouchers/${order.vouchers[0].id}`, sub.key, {
+    const redeemed = await call('PUT', `${SUB}/offers/${offerId}/vouchers/${order.vouchers[0].id}`, sub.key, {
       voucher: { status: 'redeemed' },
     });
     expect(redeemed.statusCode).toBe(200);
-    const cancelled = await call('PUT', `/distribution/beta/orders/${order.id}`, dist, { order: { status: 'cancelled' } });
+    const cancelled = await call('PUT', `${DIST}/orders/${order.id}`, dist, { order: { status: 'cancelled' } });
     expect(cancelled.statusCode).toBe(200);
 
     // Yesterday to tomorrow, so a run across midnight UTC still holds every event.
     const period = `?from=${addDays(utcDay(), -1)}&to=${addDays(utcDay(), 1)}`;
-    const mine = (await call('GET', `/submission/beta/statement${period}`, sub.key)).json().statement;
+    const mine = (await call('GET', `${SUB}/statement${period}`, sub.key)).json().statement;
     expect(mine.offers).toEqual([
       {
         offer_id: offerId,
@@ -52,7 +53,7 @@ describe('statements of orders placed, redeemed and cancelled through the API', 
         advertiser_rebate: USD(300),
       },
     ]);
-    const theirs = (await call('GET', `/distribution/beta/statement${period}`, dist)).json().statement;
+    const theirs = (await call('GET', `${DIST}/statement${period}`, dist)).json().statement;
     expect(theirs.lines).toEqual([
       {
         offer_id: offerId,
@@ -71,7 +72,7 @@ describe('statements of orders placed, redeemed and cancelled through the API', 
   it('keeps each sale at the price it was sold at when the offer price changes later', async () => {
     const offerId = await seedOffer(h, sub.clientId, { advertiser_rebate: USD(300) }); // price USD 4500
     const buy = async (n: string, quantity: number) => {
-      const res = await call('POST', '/distribution/beta/orders', dist, {
+      const res = await call('POST', `${DIST}/orders`, dist, {
         order: { order_number: n, customer_name: 'Ada', items: [{ offer_id: offerId, quantity }] },
       });
       expect(res.statusCode).toBe(200);
@@ -81,15 +82,15 @@ describe('statements of orders placed, redeemed and cancelled through the API', 
     await sql`update offers set document = document || ${JSON.stringify({ price: USD(6000), advertiser_rebate: USD(500) })}::jsonb
       where id = ${offerId}`.execute(h.services.db);
     await buy('st-price-2', 1);
-    const shown = (await call('GET', `/distribution/beta/offers/${offerId}`, dist)).json().offer;
+    const shown = (await call('GET', `${DIST}/offers/${offerId}`, dist)).json().offer;
     expect(shown.distributor_revenue).toEqual(USD(1200)); // the view now shows the new price's share
 
     const period = `?from=${addDays(utcDay(), -1)}&to=${addDays(utcDay(), 1)}`;
-    const mine = (await call('GET', `/submission/beta/statement${period}`, sub.key)).json().statement;
+    const mine = (await call('GET', `${SUB}/statement${period}`, sub.key)).json().statement;
     const line = mine.offers.find((l: { offer_id: string }) => l.offer_id === offerId);
     // 2 × 4500 + 1 × 6000; rebates 2 × 300 + 1 × 500.
     expect(line).toMatchObject({ vouchers_sold: 3, gross_sales: USD(15000), net_sales: USD(15000), advertiser_rebate: USD(1100) });
-    const theirs = (await call('GET', `/distribution/beta/statement${period}`, dist)).json().statement;
+    const theirs = (await call('GET', `${DIST}/statement${period}`, dist)).json().statement;
     const mineLine = theirs.lines.find((l: { offer_id: string }) => l.offer_id === offerId);
     // 2 × 900 + 1 × 1200, and half of each for the account.
     expect(mineLine).toMatchObject({

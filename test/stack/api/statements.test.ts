@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { seedOffer } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
+import { DIST, SUB } from '../../setup/paths';
 
 /*
  * GET /statement and /statement.csv on both interfaces (docs/statements.md). Vouchers, orders and
@@ -10,8 +11,6 @@ import { createHarness, type Harness } from '../../setup/harness';
  * so every figure below is worked out by hand from the seed.
  */
 
-const SUB = '/submission/beta';
-const DIST = '/distribution/beta';
 const PERIOD = '?from=2026-10-01&to=2026-10-31';
 const USD = (amount: number) => ({ currency_code: 'USD', amount });
 const EUR = (amount: number) => ({ currency_code: 'EUR', amount });

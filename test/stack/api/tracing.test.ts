@@ -4,6 +4,7 @@ import { seedOffer } from '../../setup/fixtures';
 import { eventually } from '../../setup/eventually';
 import { createHarness, type Harness } from '../../setup/harness';
 import { startTracing } from '../../../platform/tracing';
+import { DIST } from '../../setup/paths';
 
 interface ExportedSpan {
   traceId: string;
@@ -61,7 +62,7 @@ describe('OpenTelemetry traces', () => {
     const offerId = await seedOffer(h, clientId, { initial_quantity: 5 });
     const res = await h.app.inject({
       method: 'POST',
-      url: '/distribution/beta/orders',
+      url: `${DIST}/orders`,
       headers: { 'x-service-api-key': await h.key('distribution') },
       payload: { order: { order_number: 'traced-1', customer_name: 'Ada', items: [{ offer_id: offerId, quantity: 1 }] } },
     });

@@ -4,10 +4,8 @@ import { addDays, endOfUtcDayMs, utcDay } from '../../../domain/dates';
 import { distributionEventType } from '../../../schemas/callback-event';
 import { recordVouchersExpired } from '../../../store/offer-stock';
 import { seedOffer, validOffer, waitForOfferStatus } from '../../setup/fixtures';
-import { createHarness, type Harness } from '../../setup/harness';
-
-const DIST = '/distribution/beta';
-const SUB = '/submission/beta';
+import { harnessWithKeys, type Harness } from '../../setup/harness';
+import { DIST, SUB } from '../../setup/paths';
 
 /*
  * An offer whose vouchers would already be expired when bought is neither sold, nor held, nor
@@ -22,9 +20,11 @@ describe('expired vouchers are not sold', () => {
   const today = utcDay();
   const yesterday = addDays(today, -1);
   beforeAll(async () => {
-    h = await createHarness({ worker: true });
-    distKey = await h.key('distribution', { reservations: true });
-    ({ key: subKey, clientId: subClient } = await h.client('submission'));
+    ({
+      h,
+      dist: distKey,
+      sub: { key: subKey, clientId: subClient },
+    } = await harnessWithKeys({ reservations: true }));
   });
   afterAll(() => h.close());
 

@@ -1,8 +1,7 @@
 import { seedOffer } from '../../setup/fixtures';
-import { createHarness, type Harness } from '../../setup/harness';
+import { harnessWithKeys, type Harness } from '../../setup/harness';
+import { DIST, SUB } from '../../setup/paths';
 
-const SUB = '/submission/beta';
-const DIST = '/distribution/beta';
 const WEEK = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 
 /** Issue 20 item 3: valid_days is kept at redemption (UTC); the other restrictions are shown, not enforced. */
@@ -11,9 +10,7 @@ describe('valid_days at redemption', () => {
   let sub: { key: string; clientId: string };
   let dist: string;
   beforeAll(async () => {
-    h = await createHarness({ worker: true });
-    sub = await h.client('submission');
-    dist = await h.key('distribution');
+    ({ h, dist, sub } = await harnessWithKeys());
   });
   afterAll(() => h.close());
 

@@ -1,8 +1,6 @@
 import { seedOffer } from '../../setup/fixtures';
 import { type Harness, harnessWithKeys } from '../../setup/harness';
-
-const SUB = '/submission/beta';
-const DIST = '/distribution/beta';
+import { DIST, SUB } from '../../setup/paths';
 
 describe('vouchers: the same codes on both interfaces', () => {
   let h: Harness;

@@ -4,6 +4,7 @@ import { utcDay } from '../../../domain/dates';
 import { createHarness, type Harness } from '../../setup/harness';
 import { seedOffer, validOffer, waitForOfferStatus } from '../../setup/fixtures';
 import { eventually } from '../../setup/eventually';
+import { DIST, SUB } from '../../setup/paths';
 
 /*
  * Every route that waits for a workflow answers within WORKFLOW_ANSWER_TIMEOUT_SECONDS, with a
@@ -16,8 +17,6 @@ import { eventually } from '../../setup/eventually';
 const DEADLINE_SECONDS = 2;
 /** Generous: the deadline plus a few seconds for the answer to be written, on a busy machine. */
 const ANSWER_WITHIN_MS = (DEADLINE_SECONDS + 5) * 1000;
-const SUB = '/submission/beta';
-const DIST = '/distribution/beta';
 const OPS_USERNAME = 'reviewer-deadline';
 const OPS_PASSWORD = 'a patient reviewer waits';
 const OPS_AUTH = `Basic ${Buffer.from(`${OPS_USERNAME}:${OPS_PASSWORD}`).toString('base64')}`;

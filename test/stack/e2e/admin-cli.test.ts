@@ -8,6 +8,7 @@ import { eventually } from '../../setup/eventually';
 import { OFFER_REVIEW_WORKFLOW_TYPE, type OfferReviewWorkflow } from '../../../workflows/offer-review-messages';
 import { offerReviewWorkflowId } from '../../../workflows/shared/ids';
 import { RETIRED_WORKFLOW_TYPES } from '../../../workflows/retired-messages';
+import { DIST, SUB } from '../../setup/paths';
 
 describe('admin CLI', () => {
   let h: Harness;
@@ -21,7 +22,7 @@ describe('admin CLI', () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/^om_test_dist_[A-Za-z0-9_-]{43}\n$/);
     const key = res.stdout.trim();
-    const ok = await h.app.inject({ method: 'GET', url: '/distribution/beta/categories', headers: { 'x-service-api-key': key } });
+    const ok = await h.app.inject({ method: 'GET', url: `${DIST}/categories`, headers: { 'x-service-api-key': key } });
     expect(ok.statusCode).toBe(200);
     const row = await h.services.db.selectFrom('api_clients').selectAll().where('name', '=', 'Acme Deals').executeTakeFirstOrThrow();
     expect(row.key_hash).not.toContain(key);
@@ -50,7 +51,7 @@ describe('admin CLI', () => {
     const dist = await h.client('distribution');
     const placed = await h.app.inject({
       method: 'POST',
-      url: '/distribution/beta/orders',
+      url: `${DIST}/orders`,
       headers: { 'x-service-api-key': dist.key },
       payload: { order: { order_number: 'support-1', customer_name: 'Ada', items: [{ offer_id: offerId, quantity: 2 }] } },
     });
@@ -79,7 +80,7 @@ describe('admin CLI', () => {
   it('keys revoke shuts a key out at once', async () => {
     const key = (await admin(['keys', 'create', '--interface', 'submission'])).stdout.trim();
     expect((await admin(['keys', 'revoke', key])).code).toBe(0);
-    const res = await h.app.inject({ method: 'GET', url: '/submission/beta/categories', headers: { 'x-service-api-key': key } });
+    const res = await h.app.inject({ method: 'GET', url: `${SUB}/categories`, headers: { 'x-service-api-key': key } });
     expect(res.statusCode).toBe(401);
   });
 
@@ -102,13 +103,13 @@ describe('admin CLI', () => {
       (
         await h.app.inject({
           method: 'POST',
-          url: '/submission/beta/offers',
+          url: `${SUB}/offers`,
           headers: { 'x-service-api-key': key },
           payload: { offer: validOffer() },
         })
       ).json().offer.id as string;
     const statusOf = async (id: string) =>
-      (await h.app.inject({ method: 'GET', url: `/submission/beta/offers/${id}`, headers: { 'x-service-api-key': key } })).json().offer;
+      (await h.app.inject({ method: 'GET', url: `${SUB}/offers/${id}`, headers: { 'x-service-api-key': key } })).json().offer;
 
     it('offers pending lists it; approve prints the new status', async () => {
       const id = await submit();

@@ -8,6 +8,7 @@ import { CallbackReceiver } from '../../setup/callback-receiver';
 import { eventually } from '../../setup/eventually';
 import { seedOffer, validOffer } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
+import { SUB } from '../../setup/paths';
 
 function json(res: { code: number | null; stdout: string; stderr: string }) {
   if (res.code !== 0) throw new Error(`admin exited ${res.code}: ${res.stderr}`);
@@ -60,7 +61,7 @@ describe('offer-change callbacks', () => {
     const key = await h.key('submission');
     const created = await h.app.inject({
       method: 'POST',
-      url: '/submission/beta/offers',
+      url: `${SUB}/offers`,
       headers: { 'x-service-api-key': key },
       payload: { offer: validOffer() },
     });

@@ -1,7 +1,7 @@
 import { admin } from '../../setup/admin';
 import { createHarness, type Harness } from '../../setup/harness';
+import { DIST } from '../../setup/paths';
 
-const DIST = '/distribution/beta';
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 describe("the sandbox's demonstration catalogue (admin demo seed, spec 5.4)", () => {

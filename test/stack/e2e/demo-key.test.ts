@@ -1,8 +1,7 @@
 import { admin } from '../../setup/admin';
 import { seedOffer } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
-
-const DIST = '/distribution/beta';
+import { DIST } from '../../setup/paths';
 
 describe("the sandbox's shared demonstration key (spec 5.4)", () => {
   let h: Harness;

@@ -10,6 +10,7 @@ import { eventually } from '../../setup/eventually';
 import { validOffer } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
 import { redisArgs, redisServer } from '../../setup/redis';
+import { DIST, SUB } from '../../setup/paths';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const LIMIT = 3;
@@ -122,7 +123,7 @@ describe('production layout: two API processes and two workers on one stack, rat
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true, maxRetries: 5 });
   });
 
-  const get = (api: string, key: string) => fetch(`${api}/distribution/beta/categories`, { headers: { 'x-service-api-key': key } });
+  const get = (api: string, key: string) => fetch(`${api}${DIST}/categories`, { headers: { 'x-service-api-key': key } });
 
   it(`holds one key to ${LIMIT} requests per second across both API processes`, async () => {
     const key = await h.key('distribution');
@@ -163,7 +164,7 @@ describe('production layout: two API processes and two workers on one stack, rat
 
   it('takes orders through both API processes, fulfilled by the two workers: no voucher twice, stock exact', async () => {
     const sub = await h.key('submission');
-    const created = await fetch(`${apis[0]}/submission/beta/offers`, {
+    const created = await fetch(`${apis[0]}${SUB}/offers`, {
       method: 'POST',
       headers: { 'x-service-api-key': sub, 'content-type': 'application/json' },
       body: JSON.stringify({ offer: validOffer({ title: 'Two-by-two dinner', initial_quantity: 10 }) }),
@@ -178,7 +179,7 @@ describe('production layout: two API processes and two workers on one stack, rat
     const keys = await Promise.all(Array.from({ length: 14 }, () => h.key('distribution')));
     const answers = await Promise.all(
       keys.map(async (key, i) => {
-        const res = await fetch(`${apis[i % 2]}/distribution/beta/orders`, {
+        const res = await fetch(`${apis[i % 2]}${DIST}/orders`, {
           method: 'POST',
           headers: { 'x-service-api-key': key, 'content-type': 'application/json' },
           body: JSON.stringify({
@@ -220,6 +221,6 @@ describe('production layout: two API processes and two workers on one stack, rat
     };
     expect(await counted('orders_placed_total')).toBe(10);
     expect(await counted('vouchers_issued_total')).toBe(10);
-    expect((await fetch(`${workers[0]}/distribution/beta/categories`, { headers: { 'x-service-api-key': keys[0] } })).status).toBe(404);
+    expect((await fetch(`${workers[0]}${DIST}/categories`, { headers: { 'x-service-api-key': keys[0] } })).status).toBe(404);
   });
 });

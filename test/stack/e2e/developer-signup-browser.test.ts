@@ -3,6 +3,7 @@ import type { Browser, Page, Response } from 'playwright-core';
 import { signupOf } from '../../../services/developer-signups';
 import { launchChromium } from '../../setup/chromium';
 import { createHarness, type Harness } from '../../setup/harness';
+import { DIST, SUB } from '../../setup/paths';
 
 /*
  * The developer sign-up page in a real browser, on a real listening server: what a browser sends
@@ -54,7 +55,7 @@ describe('developer sign-up page in headless Chromium', () => {
 
   /** A search on the distribution interface with `key`: its status. */
   const search = async (key: string) =>
-    (await h.app.inject({ method: 'GET', url: '/distribution/beta/offers?per_page=1', headers: { 'x-service-api-key': key } })).statusCode;
+    (await h.app.inject({ method: 'GET', url: `${DIST}/offers?per_page=1`, headers: { 'x-service-api-key': key } })).statusCode;
 
   it('shows the form and the demonstration key, signs up, and shows a key pair that works', async () => {
     await withPage(async (page) => {
@@ -79,7 +80,7 @@ describe('developer sign-up page in headless Chromium', () => {
       expect(sub).toMatch(/^om_test_sub_/);
       expect(dist).toMatch(/^om_test_dist_/);
       expect(await search(dist)).toBe(200);
-      const categories = await h.app.inject({ method: 'GET', url: '/submission/beta/categories', headers: { 'x-service-api-key': sub } });
+      const categories = await h.app.inject({ method: 'GET', url: `${SUB}/categories`, headers: { 'x-service-api-key': sub } });
       expect(categories.statusCode).toBe(200);
       expect(await signupOf(h.services, given)).toMatchObject({ name: 'Browser Deals', client_address: '127.0.0.1' });
     });

@@ -8,6 +8,7 @@ import { hashPassword } from '../../../platform/passwords';
 import { createHarness, type Harness } from '../../setup/harness';
 import { validOffer } from '../../setup/fixtures';
 import { eventually } from '../../setup/eventually';
+import { SUB } from '../../setup/paths';
 
 /* The review console in a real browser: the registry package's headless Chromium driven by playwright-core (test/setup/chromium.ts). */
 // Two operators, each signing in as themselves (OPS_USERS holds their scrypt hashes).
@@ -16,7 +17,6 @@ const CY = { username: 'reviewer-cy', password: 'another operator pass 7' };
 /** A screenshot of each page, kept for people to look at (test-artifacts/ is gitignored). */
 const ARTIFACTS = path.join(__dirname, '..', '..', '..', 'test-artifacts', 'ops-console');
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
-const SUB = '/submission/beta';
 
 describe('review console in headless Chromium', () => {
   let h: Harness;

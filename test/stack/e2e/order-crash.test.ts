@@ -8,6 +8,7 @@ import { OFFER_REVIEW_WORKFLOW_TYPE, type OfferReviewWorkflow } from '../../../w
 import { eventually } from '../../setup/eventually';
 import { seedOffer } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
+import { DIST } from '../../setup/paths';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 
@@ -40,7 +41,7 @@ describe('an order survives a worker killed between taking stock and issuing vou
 
     const response = h.app.inject({
       method: 'POST',
-      url: '/distribution/beta/orders',
+      url: `${DIST}/orders`,
       headers: { 'x-service-api-key': key },
       payload: { order: { order_number: 'crash-1', customer_name: 'Barbara Liskov', items: [{ offer_id: offerId, quantity: 2 }] } },
     });
@@ -87,7 +88,7 @@ describe('an order survives a worker killed between taking stock and issuing vou
     // Asking again gives the same order, not a second one.
     const again = await h.app.inject({
       method: 'POST',
-      url: '/distribution/beta/orders',
+      url: `${DIST}/orders`,
       headers: { 'x-service-api-key': key },
       payload: { order: { order_number: 'crash-1', customer_name: 'Barbara Liskov', items: [{ offer_id: offerId, quantity: 2 }] } },
     });
@@ -110,7 +111,7 @@ describe('an order whose worker is away', () => {
     const post = () =>
       h.app.inject({
         method: 'POST',
-        url: '/distribution/beta/orders',
+        url: `${DIST}/orders`,
         headers: { 'x-service-api-key': key },
         payload: { order: { order_number: 'late-1', customer_name: 'Frances Allen', items: [{ offer_id: offerId, quantity: 1 }] } },
       });
@@ -122,7 +123,7 @@ describe('an order whose worker is away', () => {
     const order = await eventually('the order placed by the new worker', async () => {
       const res = await h.app.inject({
         method: 'GET',
-        url: `/distribution/beta/orders?order_number=late-1`,
+        url: `${DIST}/orders?order_number=late-1`,
         headers: { 'x-service-api-key': key },
       });
       return res.json().orders[0];

@@ -4,8 +4,19 @@ import { Operators, type StoredOperators } from '../../../services/operators';
 /*
  * The console's sign-in takes as long for a real name with a wrong password as for a name that
  * does not exist, on every configuration (docs/ops-console.md): one scrypt of one cost on every
- * path. Timings are compared as a ratio of medians over interleaved tries, so a busy machine slows
- * both sides alike; before the fix the shared credential answered ~70 times faster for its own name.
+ * path. Before the fix the shared credential answered ~70 times faster for its own name.
+ *
+ * The statistics, and why the test is in the stack lane: it measures the machine, 15 tries of each
+ * kind per configuration, each one scrypt (~0.1 s; ~20 s in all). Each kind's timing is the
+ * MEDIAN of its 15 tries, so up to 7 of them can be slowed by anything (a GC pause, another process
+ * taking the core) without moving it; and the tries are INTERLEAVED (real, unknown, real, …), so a
+ * slow spell of the machine lands on both medians alike instead of on one kind. The test passes
+ * while the ratio of the medians is within 0.5 to 2: the leak it guards against is a path that
+ * skips or adds the hash, a factor of ~70 (or 2 for a second hash, at the bound), while the same
+ * work on both paths gives a ratio near 1; failing by chance would take more than half of one
+ * kind's tries slowed at least twofold and not the other's, which interleaving makes unlikely.
+ * The medians are in the failure message (the `expect` compares them with themselves). It lives in
+ * the stack lane because it is slow and load-sensitive, not because it needs the stack.
  */
 
 const TRIES = 15;
@@ -70,34 +81,4 @@ describe('console sign-in timing', () => {
       expect({ real, unknown, ratio: ratio > 0.5 && ratio < 2 }).toEqual({ real, unknown, ratio: true });
     },
   );
-
-  it('the shared credential still signs in, only with its password', async () => {
-    const ops = Operators.fromConfig({ OPS_USERS: `bo:${anaHash}`, OPS_USERNAME: 'ana', OPS_PASSWORD: 'a long random passphrase' });
-    await expect(ops.check('ana', 'a long random passphrase')).resolves.toBe('ana');
-    await expect(ops.check('ana', 'ana password 123')).resolves.toBeUndefined();
-    await expect(ops.check('bo', 'ana password 123')).resolves.toBe('bo');
-  });
-
-  it('a table operator signs in at once and is refused as soon as removed, remembered sign-in or not', async () => {
-    const table = new Map<string, string>();
-    const ops = Operators.fromConfig({ OPS_USERS: `bo:${anaHash}` }, storedIn(table));
-    await expect(ops.check('cy', 'ana password 123')).resolves.toBeUndefined();
-    table.set('cy', anaHash);
-    await expect(ops.check('cy', 'ana password 123')).resolves.toBe('cy');
-    await expect(ops.check('cy', 'ana password 123')).resolves.toBe('cy'); // remembered
-    table.delete('cy');
-    await expect(ops.check('cy', 'ana password 123')).resolves.toBeUndefined();
-    // A configured name wins over the same name in the table.
-    table.set('bo', await hashPassword('another password 9'));
-    await expect(ops.check('bo', 'another password 9')).resolves.toBeUndefined();
-    await expect(ops.check('bo', 'ana password 123')).resolves.toBe('bo');
-  });
-
-  it('is open with only a table operator, closed with neither', async () => {
-    const table = new Map<string, string>();
-    const ops = Operators.fromConfig({}, storedIn(table));
-    await expect(ops.open()).resolves.toBe(false);
-    table.set('cy', anaHash);
-    await expect(ops.open()).resolves.toBe(true);
-  });
 });
