@@ -3,7 +3,7 @@
  * header and body fields that carry one. The logger (platform/logger.ts) applies it to every line
  * it writes — request logs, error logs with their stacks, the Temporal worker's logs routed through
  * it — and the request log's `url` (api/plugins/metrics.ts) is redacted with it before that.
- * A new credential in a URL or a field name belongs here, and in test/api/logging.test.ts's journey.
+ * A new credential in a URL or a field name belongs here, and in test/stack/api/logging.test.ts's journey.
  */
 
 export const REDACTED = '[redacted]';

@@ -68,8 +68,13 @@ export async function createHarness(
   return h;
 }
 
-/** What most journey tests start from: a harness with a worker, a distribution key and a submission client. */
-export async function harnessWithKeys(): Promise<{ h: Harness; dist: string; sub: { key: string; clientId: string } }> {
+/**
+ * What most journey tests start from: a harness with a worker, a distribution key (enabled for
+ * reservations when asked) and a submission client.
+ */
+export async function harnessWithKeys(
+  opts: { reservations?: boolean } = {},
+): Promise<{ h: Harness; dist: string; sub: { key: string; clientId: string } }> {
   const h = await createHarness({ worker: true });
-  return { h, dist: await h.key('distribution'), sub: await h.client('submission') };
+  return { h, dist: await h.key('distribution', { reservations: opts.reservations }), sub: await h.client('submission') };
 }

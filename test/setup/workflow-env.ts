@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
@@ -5,15 +6,13 @@ import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
-import { ensureGoBinary, TEMPORAL_CLI } from '../../infra/local/go-binaries';
-import { workflowBundle } from '../../worker/workflow-bundle';
-import { OFFER_SEARCH_ATTRIBUTES } from '../../workflows/shared/search-attributes';
 
 /*
- * Workflow tests with their activities replaced by test doubles: a real Temporal dev server (the
- * project's own CLI binary, as npm start finds it; nothing is downloaded), in memory, started once
- * per test file, and the workflows' cached bundle (worker/workflow-bundle.ts), loaded by a worker
- * per test on a task queue of its own.
+ * Workflow tests with their activities replaced by test doubles: each file connects to the lane's
+ * one Temporal dev server (test/setup/workflows-global-setup.ts starts it, with the workflows'
+ * cached bundle), and a worker per test polls a task queue of its own
+ * (a random name: files share the server, and a workflow one file leaves running must find no
+ * other file's worker).
  */
 
 /** Test doubles of the activities a workflow calls: plain async functions. */
@@ -26,32 +25,21 @@ export interface WorkflowTestEnv {
   close(): Promise<void>;
 }
 
-let queues = 0;
-
 export async function startWorkflowTestEnv(): Promise<WorkflowTestEnv> {
+  const { WORKFLOW_TEST_ADDRESS: address, WORKFLOW_TEST_NAMESPACE: namespace, WORKFLOW_TEST_BUNDLE_PATH: codePath } = process.env;
+  if (!address || !codePath) throw new Error('no Temporal test server: run the workflows lane (npm run test:workflows)');
   // Workers' state changes are INFO: keep the test output to what went wrong.
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const [executable, bundle] = await Promise.all([
-    ensureGoBinary(TEMPORAL_CLI),
-    workflowBundle(path.join(__dirname, '..', '..', 'workflows', 'index.ts')),
-  ]);
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: executable },
-      ip: '127.0.0.1',
-      searchAttributes: OFFER_SEARCH_ATTRIBUTES,
-      log: { format: 'pretty', level: 'error' },
-    },
-  });
+  const env = await TestWorkflowEnvironment.createFromExistingServer({ address, namespace });
   return {
     client: env.client,
     async withWorker(activities, test) {
-      const taskQueue = `test-${process.pid}-${++queues}`;
+      const taskQueue = `test-${crypto.randomUUID()}`;
       const worker = await Worker.create({
         connection: env.nativeConnection,
         namespace: env.namespace ?? 'default',
         taskQueue,
-        workflowBundle: { codePath: bundle.path },
+        workflowBundle: { codePath },
         activities,
       });
       return worker.runUntil(test(taskQueue));

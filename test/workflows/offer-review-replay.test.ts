@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
-import { Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { workflowBundle } from '../../worker/workflow-bundle';
 
 /*
@@ -9,15 +9,15 @@ import { workflowBundle } from '../../worker/workflow-bundle';
  * history recorded by earlier code, or running ones would fail their next workflow task.
  * - offer-review-* and reservation-window-*: recorded from today's code (no deployment has run these
  *   workflows yet, so they hold no patches: docs/decisions/0048-version-branches-only-when-needed.md) by the tests with RECORD_HISTORIES set
- *   to this folder: test/unit/workflows/offer-review.test.ts and offer-review-expiry.test.ts
+ *   to this folder: test/workflows/offer-review.test.ts and offer-review-expiry.test.ts
  *   (reminder, decisions, an ignored decision, status moves, publication deferred and due, edits,
  *   closing at end_date, the vouchers' expiry, an edit and a publication refused for good),
- *   test/api/offers.test.ts on the real stack (approve, suspend, resume, withdraw, resubmit), and
- *   test/unit/workflows/reservation-window.test.ts (holds, refusals, changes, cancellation, expiry,
+ *   test/stack/api/offers.test.ts on the real stack (approve, suspend, resume, withdraw, resubmit), and
+ *   test/workflows/reservation-window.test.ts (holds, refusals, changes, cancellation, expiry,
  *   a change and a cancellation refused for good).
- * - order-cancellation-*: recorded (test/unit/workflows/order-cancellation.test.ts with
+ * - order-cancellation-*: recorded (test/workflows/order-cancellation.test.ts with
  *   RECORD_HISTORIES set) from the code without version branches (issue 32): a cancellation, a refusal.
- * - order-intake-continued-as-new: recorded (test/unit/workflows/order-intake.test.ts) from the
+ * - order-intake-continued-as-new: recorded (test/workflows/order-intake.test.ts) from the
  *   intake with its one Update, `placeOrders` (issue 32): one run with a refusal answered, an order
  *   placed, continued as new.
  */
@@ -26,6 +26,8 @@ const HISTORIES = path.join(__dirname, 'histories');
 // Today's workflows, bundled once (the cached bundle npm start uses).
 let codePath: string;
 beforeAll(async () => {
+  // Replay workers' state changes are INFO: keep the test output to what went wrong.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
   codePath = (await workflowBundle(path.join(__dirname, '..', '..', 'workflows', 'index.ts'))).path;
 }, 60_000);
 

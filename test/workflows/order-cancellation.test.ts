@@ -1,77 +1,86 @@
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Cancelled } from '../../domain/orders';
+import { cancelledUpdate, ORDER_CANCELLATION_WORKFLOW_TYPE } from '../../workflows/order-cancellation-messages';
 import { orderCancellationWorkflowId } from '../../workflows/shared/ids';
-import { seedOffer } from '../setup/fixtures';
-import { createHarness, type Harness } from '../setup/harness';
+import { eventually } from '../setup/eventually';
+import { ActivityCalls, recordHistory, startWorkflowTestEnv, type WorkflowTestEnv } from '../setup/workflow-env';
 
 /*
- * Cancelling is a workflow of its own, apart from placing (the order intake), so an order can be
- * cancelled at any age: redeemed vouchers stay, the others return their units, once.
+ * The order-cancellation workflow with its activity replaced by a double: the update answers once
+ * the cancellation committed, a refusal fails the update with its code, and concurrent requests
+ * share one run (one transaction).
  */
-describe('order cancellation at any age', () => {
-  let h: Harness;
-  let key: string;
-  let sub: { key: string; clientId: string };
+describe('order-cancellation workflow', () => {
+  let env: WorkflowTestEnv;
   beforeAll(async () => {
-    h = await createHarness({ worker: true });
-    key = await h.key('distribution');
-    sub = await h.client('submission');
+    env = await startWorkflowTestEnv();
   });
-  afterAll(() => h.close());
+  afterAll(() => env?.close());
 
-  const dist = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) =>
-    h.app.inject({ method, url: `/distribution/beta${url}`, headers: { 'x-service-api-key': key }, ...(payload ? { payload } : {}) });
-  const place = (orderNumber: string, offerId: string, quantity: number) =>
-    dist('POST', '/orders', {
-      order: { order_number: orderNumber, customer_name: 'Grace Hopper', items: [{ offer_id: offerId, quantity }] },
+  const cancel = (taskQueue: string, orderId: string) =>
+    env.client.workflow.executeUpdateWithStart(cancelledUpdate, {
+      startWorkflowOperation: new WithStartWorkflowOperation(ORDER_CANCELLATION_WORKFLOW_TYPE, {
+        workflowId: orderCancellationWorkflowId(orderId),
+        taskQueue,
+        args: [{ orderId }],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        // Updates that arrive while the local activity runs are taken at the next workflow task,
+        // which a long activity brings at 80 % of this timeout (10 s by default): the held
+        // transaction of the concurrency test is let go sooner so.
+        workflowTaskTimeout: '2s',
+      }),
     });
-  const stock = async (offerId: string) =>
-    (await h.services.db.selectFrom('offers').select('quantity_in_stock').where('id', '=', offerId).executeTakeFirstOrThrow())
-      .quantity_in_stock;
-  const describeWorkflow = (workflowId: string) => h.services.temporal.workflow.getHandle(workflowId).describe();
 
-  it('cancelling keeps a redeemed voucher and returns the others, once however often it is asked', async () => {
-    const offerId = await seedOffer(h, sub.clientId, { initial_quantity: 5 });
-    const order = (await place('new-1', offerId, 3)).json().order;
-    expect(await stock(offerId)).toBe(2);
-    const redeemed = await h.app.inject({
-      method: 'PUT',
-      url: `/submission/beta/offers/${offerId}/vouchers/${order.vouchers[0].id}`,
-      headers: { 'x-service-api-key': sub.key },
-      payload: { voucher: { status: 'redeemed' } },
+  it('cancels the order once and answers what the transaction did', async () => {
+    const calls = new ActivityCalls();
+    await env.withWorker(calls.wrap({ cancelOrder: async (): Promise<Cancelled> => ({ ok: true, cancelledVouchers: 2 }) }), async (q) => {
+      expect(await cancel(q, 'ord_1')).toEqual({ ok: true, cancelledVouchers: 2 });
+      const handle = env.client.workflow.getHandle(orderCancellationWorkflowId('ord_1'));
+      expect(await handle.result()).toEqual({ ok: true, cancelledVouchers: 2 });
+      expect(calls.of('cancelOrder')).toEqual([{ key: handle.workflowId, orderId: 'ord_1' }]);
+      await recordHistory(handle, 'order-cancellation-cancelled');
     });
-    expect(redeemed.statusCode).toBe(200);
-
-    const res = await dist('PUT', `/orders/${order.id}`, { order: { status: 'cancelled' } });
-    expect(res.statusCode).toBe(200);
-    const after = res.json().order;
-    expect(after.status).toBe('cancelled');
-    const statusOf = Object.fromEntries(after.vouchers.map((v: { id: string; status: string }) => [v.id, v.status]));
-    expect(statusOf[order.vouchers[0].id]).toBe('redeemed');
-    expect(Object.values(statusOf).sort()).toEqual(['cancelled', 'cancelled', 'redeemed']);
-    expect(await stock(offerId)).toBe(4); // the two unused units are back; the redeemed one was used
-    expect((await describeWorkflow(orderCancellationWorkflowId(order.id))).status.name).toBe('COMPLETED');
-
-    // Again, and twice at once: the same cancelled order, nothing returned twice.
-    const again = await Promise.all([1, 2, 3].map(() => dist('PUT', `/orders/${order.id}`, { order: { status: 'cancelled' } })));
-    expect(again.map((r) => r.statusCode)).toEqual([200, 200, 200]);
-    for (const r of again) expect(r.json().order).toEqual(after);
-    expect(await stock(offerId)).toBe(4);
-    const returned = await h.services.db
-      .selectFrom('offer_events')
-      .select('data')
-      .where('offer_id', '=', offerId)
-      .where('type', '=', 'offer.stock_changed')
-      .orderBy('sequence') // rows come back in no set order otherwise
-      .execute();
-    expect(returned.map((e) => (e.data as { change: number }).change)).toEqual([-3, 2]);
   });
 
-  it('concurrent first cancellations share one run and return the units once', async () => {
-    const offerId = await seedOffer(h, sub.clientId, { initial_quantity: 4 });
-    const order = (await place('new-2', offerId, 4)).json().order;
-    expect(await stock(offerId)).toBe(0);
-    const answers = await Promise.all([1, 2, 3, 4].map(() => dist('PUT', `/orders/${order.id}`, { order: { status: 'cancelled' } })));
-    expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200, 200]);
-    for (const r of answers) expect(r.json().order.status).toBe('cancelled');
-    expect(await stock(offerId)).toBe(4);
+  it('fails the update with the refusal, its code as the failure type', async () => {
+    const refusal: Cancelled = { ok: false, code: 'not_found', message: 'order not found' };
+    await env.withWorker(new ActivityCalls().wrap({ cancelOrder: async () => refusal }), async (q) => {
+      const err = await cancel(q, 'ord_2').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+      const cause = (err as WorkflowUpdateFailedError).cause as ApplicationFailure;
+      expect(cause).toBeInstanceOf(ApplicationFailure);
+      expect({ type: cause.type, details: cause.details }).toEqual({ type: 'not_found', details: [refusal] });
+      // The run ends with the refusal as its result (a refusal is no failed workflow).
+      const handle = env.client.workflow.getHandle(orderCancellationWorkflowId('ord_2'));
+      expect(await handle.result()).toEqual(refusal);
+      await recordHistory(handle, 'order-cancellation-refused');
+    });
+  });
+
+  it('lets concurrent requests join the running cancellation: one transaction, every request answered', async () => {
+    const calls = new ActivityCalls();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const doubles = calls.wrap({
+      cancelOrder: async (): Promise<Cancelled> => {
+        await gate;
+        return { ok: true, cancelledVouchers: 3 };
+      },
+    });
+    await env.withWorker(doubles, async (q) => {
+      const answers = Promise.all([cancel(q, 'ord_3'), cancel(q, 'ord_3'), cancel(q, 'ord_3')]);
+      // Hold the transaction until the three updates are accepted by the one run.
+      const handle = env.client.workflow.getHandle(orderCancellationWorkflowId('ord_3'));
+      await calls.nth('cancelOrder');
+      await eventually('three cancel updates accepted', async () => {
+        const { events } = await handle.fetchHistory();
+        return events!.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes).length === 3;
+      });
+      release();
+      expect(await answers).toEqual([1, 2, 3].map(() => ({ ok: true, cancelledVouchers: 3 })));
+      expect(calls.of('cancelOrder')).toHaveLength(1);
+    });
   });
 });
