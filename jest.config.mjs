@@ -4,7 +4,7 @@
 //   workflows: every workflow with its activities replaced, on one Temporal dev server for the lane.
 //   stack:     the API and end-to-end tests on the real stack (Postgres, Temporal, S3), as npm start runs it.
 // Besides, test/lint: the lint rules' own tests (eslint and madge over the tree, ~30 s), which belong
-// with `npm run lint` rather than in the unit lane's minute (docs/decisions/new-test-lanes.md).
+// with `npm run lint` rather than in the unit lane's minute (docs/decisions/0059-test-lanes.md).
 const ts = ['ts-jest', { isolatedModules: true, diagnostics: false }];
 
 /** What every lane shares: TypeScript through ts-jest (tsc itself runs in CI: .ci/run), the suite's env defaults. */
