@@ -147,6 +147,8 @@ export function findDeliveryForAttempt(db: Db, deliveryId: string) {
       'd.status',
       'd.attempts',
       'd.endpoint_id',
+      'd.paced_at',
+      'e.max_per_second',
       'e.url',
       'e.format',
       'e.status as endpoint_status',
@@ -157,6 +159,11 @@ export function findDeliveryForAttempt(db: Db, deliveryId: string) {
     ])
     .where('d.id', '=', deliveryId)
     .executeTakeFirst();
+}
+
+/** The pacing slot a delivery's next attempt holds (store/callback-attempts.ts `paceAttempt`). */
+export async function setPacedAt(trx: Trx, deliveryId: string, slot: Date): Promise<void> {
+  await trx.updateTable('callback_deliveries').set({ paced_at: slot }).where('id', '=', deliveryId).execute();
 }
 
 /** A delivery's state after an attempt: delivered, failed for good (no retry), or pending until `retryInSeconds` from now. */
@@ -176,6 +183,8 @@ export async function recordDeliveryOutcome(
       delivered_at: a.ok ? a.at : null,
       // The attempt is over: whoever made it, the lane's workflow owns what comes next.
       leased_until: null,
+      // Its pacing slot is used: the next attempt takes a new one.
+      paced_at: null,
       updated_at: a.at,
     })
     .where('id', '=', deliveryId)
