@@ -225,7 +225,10 @@ export async function replayCallbackEvent(
   if (!(await findOfferEvent(deps.db, eventId))) throw new Failure('not_found', `no event ${eventId}`);
   const replayed = await replayEvent(deps.db, eventId, callbackBuilder(revenueShares(deps.config)), endpointId);
   if (!replayed.deliveries.length) {
-    throw new Failure('not_found', `event ${eventId} has no enabled endpoint to go to${keyOrId ? ' for this client' : ''}`);
+    throw new Failure(
+      'not_found',
+      `event ${eventId} has no enabled endpoint to go to${keyOrId ? ' for this client' : ''} (or none whose event_types take its type)`,
+    );
   }
   return replayed;
 }

@@ -9,8 +9,8 @@ import type { FailureStreak } from '../domain/callback-failures';
 
 /*
  * Clients' callback endpoints (callback_endpoints): one per client, with its URL, format, shape
- * (event types, pacing, description), state and failure streak. The admin CLI's services and the callback activities share these; the
- * signing secrets are store/callback-secrets.ts's.
+ * (event types, pacing, description), state and failure streak. The admin CLI's services and the
+ * callback activities share these; the signing secrets are store/callback-secrets.ts's.
  */
 
 /** Whose endpoint it is and which interface that client uses: who may hear of which offer, in which words. */
