@@ -83,6 +83,11 @@ export async function renewLease(db: Db, deliveryId: string, seconds: number): P
   return Number(r.numUpdatedRows) > 0;
 }
 
+/** Hands a delivery back to its lane's workflow: whoever leased it (the dispatcher's fast path) will not attempt it now. */
+export async function releaseLease(db: Db, deliveryId: string): Promise<void> {
+  await db.updateTable('callback_deliveries').set({ leased_until: null }).where('id', '=', deliveryId).execute();
+}
+
 /** Of these lanes, those that still have a pending delivery (their workflow has work). */
 export async function lanesWithPending(db: Db, lanes: DeliveryLane[]): Promise<DeliveryLane[]> {
   if (!lanes.length) return [];

@@ -1,5 +1,11 @@
 import { toXml } from '../../schemas/xml';
-import { cancelPendingDeliveries, findDeliveryForAttempt, nextPendingDelivery, type DeliveryLane } from '../../store/callback-deliveries';
+import {
+  cancelPendingDeliveries,
+  findDeliveryForAttempt,
+  nextPendingDelivery,
+  releaseLease,
+  type DeliveryLane,
+} from '../../store/callback-deliveries';
 import { setTimeout as delay } from 'node:timers/promises';
 import { paceAttempt, recordDeliveryAttempt } from '../../store/callback-attempts';
 import { disableReason } from '../../domain/callback-failures';
@@ -35,7 +41,11 @@ export function createDeliveryAttempt(deps: Pick<ActivityDeps, 'db' | 'config' |
     }
     if (d.max_per_second !== null) {
       const inMs = await paceAttempt(db, { deliveryId: d.id, endpointId: d.endpoint_id, perSecond: d.max_per_second });
-      if (inMs > PACE_HOLD_MS) return { outcome: 'retry', retryInSeconds: (inMs - PACE_HOLD_MS / 2) / 1000, statusCode: null, paced: true };
+      if (inMs > PACE_HOLD_MS) {
+        // A fast attempt leased before the endpoint was paced: its lane (woken by the pump) waits for the slot instead.
+        await releaseLease(db, d.id);
+        return { outcome: 'retry', retryInSeconds: (inMs - PACE_HOLD_MS / 2) / 1000, statusCode: null, paced: true };
+      }
       if (inMs > 0) await delay(inMs);
     }
     const at = new Date();
