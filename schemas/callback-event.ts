@@ -38,6 +38,19 @@ const VOUCHER_TYPES = new Set<string>(VOUCHER_EVENT_TYPES);
 export const DISTRIBUTION_EVENT_TYPES = ['offer.published', 'offer.changed', 'offer.suspended', 'offer.closed', 'offer.sold_out'] as const;
 export type DistributionEventType = (typeof DISTRIBUTION_EVENT_TYPES)[number];
 
+/** Events about no offer, each addressed to one client, on either interface (`eventTypeFor`): a stored statement, a disabled endpoint. */
+export const CLIENT_EVENT_TYPES = ['statement.ready', 'endpoint.disabled'] as const;
+
+/**
+ * Every event type a client of this interface can receive: what an endpoint's `event_types` may
+ * name (docs/callbacks.md "Endpoint settings").
+ */
+export function receivableEventTypes(iface: 'submission' | 'distribution'): readonly string[] {
+  return iface === 'submission'
+    ? [...SUBMISSION_EVENT_TYPES, ...CLIENT_EVENT_TYPES]
+    : [...DISTRIBUTION_EVENT_TYPES, ...VOUCHER_EVENT_TYPES, ...CLIENT_EVENT_TYPES];
+}
+
 /** The submission name of an outbox event: the same, or null for operators-only events. */
 export function submissionEventType(event: Pick<OfferEventRow, 'type'>): string | null {
   return SUBMISSION_TYPES.has(event.type) ? event.type : null;
@@ -93,7 +106,7 @@ export function eventTypeFor(
   offer: Pick<OfferRow, 'client_id' | 'status' | 'published_at' | 'document'> | null,
   viewer: EventViewer,
 ): string | null {
-  // An event addressed to one client (statement.ready) is that client's alone, on either interface.
+  // An event addressed to one client (statement.ready, endpoint.disabled) is that client's alone, on either interface.
   if (event.client_id) return event.client_id === viewer.client_id ? event.type : null;
   if (!offer) return null;
   if (viewer.interface === 'submission') return viewer.client_id === offer.client_id ? submissionEventType(event) : null;

@@ -67,7 +67,10 @@ export const FeedEvent = z.object({
     .string()
     .describe("The event id: the same as the webhook-id of this event's callback, so either can be deduplicated against the other"),
   type: z.string().describe("The event's type in this interface's vocabulary (docs/callbacks.md)"),
-  offer_id: z.string().nullable().describe('The offer the event is about; null for an event about no offer (`statement.ready`)'),
+  offer_id: z
+    .string()
+    .nullable()
+    .describe('The offer the event is about; null for an event about no offer (`statement.ready`, `endpoint.disabled`)'),
   sequence: z
     .number()
     .int()
@@ -76,7 +79,7 @@ export const FeedEvent = z.object({
   data: z
     .record(z.string(), z.unknown())
     .describe(
-      'As in the callback: `offer`, the offer as this interface shows it now, and what changed; for `statement.ready`, the statement (docs/statements.md)',
+      'As in the callback: `offer`, the offer as this interface shows it now, and what changed; for `statement.ready`, the statement (docs/statements.md); for `endpoint.disabled`, the `endpoint` (id, url, description, disabled_reason, disabled_at)',
     ),
 });
 export type FeedEvent = z.infer<typeof FeedEvent>;

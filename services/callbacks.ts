@@ -1,6 +1,6 @@
 import type { ServiceEnvironment } from '../domain/environment';
 import { Failure, invalidField } from '../domain/failures';
-import { disableEndpoint, findEndpoint, setEndpoint } from '../store/callback-endpoints';
+import { disableEndpoint, findEndpoint, setEndpoint, type EndpointShape } from '../store/callback-endpoints';
 import { encryptedSecrets, resealSecrets, rotateSecret, type Resealed } from '../store/callback-secrets';
 import { recentDeliveries, type DeliveryLane } from '../store/callback-deliveries';
 import { replayEvent } from '../store/callback-fanout';
@@ -9,7 +9,7 @@ import { keyId, openSecret, SecretKeyError, storedForm } from '../platform/secre
 import { findOfferEvent } from '../store/offer-events';
 import { wakeCallbackLane } from '../workflows/callback-delivery-messages';
 import { revenueShares } from '../domain/money';
-import { callbackBuilder } from '../schemas/callback-event';
+import { callbackBuilder, receivableEventTypes } from '../schemas/callback-event';
 import { findLiveClient } from './api-clients';
 import type { ServiceDeps } from './deps';
 
@@ -51,15 +51,47 @@ async function endpointOf(deps: Deps, keyOrId: string): Promise<{ client: ApiCli
   return { client, endpoint };
 }
 
+/** The most attempts a second an endpoint may ask for (spacing 10 ms); also the column's check (migration 0044). */
+export const MAX_PER_SECOND_CAP = 100;
+const DESCRIPTION_MAX = 500;
+
 /**
- * Sets (or changes, re-enabling) a client's callback URL once the URL passes this deployment's
- * check. A new endpoint's signing secret is returned, once; an existing endpoint keeps its own (null).
+ * An endpoint's shape, checked against what its client can receive (docs/callbacks.md "Endpoint
+ * settings"): each event type one its interface receives (`receivableEventTypes`), no repeats;
+ * max_per_second a whole number from 1 to the cap (null: no limit); a description of at most 500
+ * characters (empty: none). Fields left undefined stay as they are.
+ */
+export function checkEndpointShape(iface: ApiClient['interface'], s: EndpointShape): EndpointShape {
+  const known = receivableEventTypes(iface);
+  const unknown = (s.eventTypes ?? []).filter((t) => !known.includes(t));
+  if (unknown.length)
+    throw invalidField(
+      'event_types',
+      `event_types: unknown for a ${iface} client: ${unknown.join(', ')}; it can receive ${known.join(', ')}`,
+    );
+  const m = s.maxPerSecond;
+  if (m !== undefined && m !== null && !(Number.isInteger(m) && m >= 1 && m <= MAX_PER_SECOND_CAP))
+    throw invalidField('max_per_second', `max_per_second: must be a whole number from 1 to ${MAX_PER_SECOND_CAP} (none: no limit)`);
+  if (s.description && s.description.length > DESCRIPTION_MAX)
+    throw invalidField('description', `description: must be at most ${DESCRIPTION_MAX} characters`);
+  return {
+    ...(s.eventTypes !== undefined && { eventTypes: [...new Set(s.eventTypes)] }),
+    ...(m !== undefined && { maxPerSecond: m }),
+    ...(s.description !== undefined && { description: s.description || null }),
+  };
+}
+
+/**
+ * Sets (or changes, re-enabling) a client's callback URL and the endpoint's shape once the URL
+ * passes this deployment's check. A new endpoint's signing secret is returned, once; an existing
+ * endpoint keeps its own (null).
  */
 export async function setCallbackUrl(
   deps: Deps & CallbackUrlCheck,
-  s: { keyOrId: string; url: string; format: 'json' | 'xml' },
+  s: { keyOrId: string; url: string; format: 'json' | 'xml'; shape?: EndpointShape },
 ): Promise<{ client: ApiClient; endpoint: CallbackEndpointRow; secret: string | null }> {
   const client = await callbackClient(deps, s.keyOrId);
+  const shape = checkEndpointShape(client.interface, s.shape ?? {});
   const refused = await deps.refuseUrl(s.url, deps.config.SERVICE_ENVIRONMENT);
   if (refused !== null) throw invalidField('url', `refused: ${refused}`);
   const { endpoint, secret } = await setEndpoint(deps.db, {
@@ -67,11 +99,12 @@ export async function setCallbackUrl(
     url: s.url,
     format: s.format,
     secretKeys: deps.config.CALLBACK_SECRET_KEY,
+    shape,
   });
   return { client, endpoint, secret };
 }
 
-/** A client's callback endpoint as operators see it: URL, format, status (disabled with its reason), failures, secret rotation. */
+/** A client's callback endpoint as operators see it: URL, format, shape (description, event types, rate), status (disabled with its reason), failures, secret rotation. */
 export async function showCallbackEndpoint(deps: Deps, keyOrId: string) {
   const { client, endpoint: e } = await endpointOf(deps, keyOrId);
   const rotating = e.previous_secret_expires_at && new Date(e.previous_secret_expires_at) > new Date();
@@ -80,6 +113,9 @@ export async function showCallbackEndpoint(deps: Deps, keyOrId: string) {
     interface: client.interface,
     url: e.url,
     format: e.format,
+    description: e.description,
+    event_types: e.event_types,
+    max_per_second: e.max_per_second,
     status: e.status,
     disabled_reason: e.disabled_reason,
     disabled_at: e.disabled_at,
@@ -189,7 +225,10 @@ export async function replayCallbackEvent(
   if (!(await findOfferEvent(deps.db, eventId))) throw new Failure('not_found', `no event ${eventId}`);
   const replayed = await replayEvent(deps.db, eventId, callbackBuilder(revenueShares(deps.config)), endpointId);
   if (!replayed.deliveries.length) {
-    throw new Failure('not_found', `event ${eventId} has no enabled endpoint to go to${keyOrId ? ' for this client' : ''}`);
+    throw new Failure(
+      'not_found',
+      `event ${eventId} has no enabled endpoint to go to${keyOrId ? ' for this client' : ''} (or none whose event_types take its type)`,
+    );
   }
   return replayed;
 }

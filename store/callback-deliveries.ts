@@ -83,6 +83,11 @@ export async function renewLease(db: Db, deliveryId: string, seconds: number): P
   return Number(r.numUpdatedRows) > 0;
 }
 
+/** Hands a delivery back to its lane's workflow: whoever leased it (the dispatcher's fast path) will not attempt it now. */
+export async function releaseLease(db: Db, deliveryId: string): Promise<void> {
+  await db.updateTable('callback_deliveries').set({ leased_until: null }).where('id', '=', deliveryId).execute();
+}
+
 /** Of these lanes, those that still have a pending delivery (their workflow has work). */
 export async function lanesWithPending(db: Db, lanes: DeliveryLane[]): Promise<DeliveryLane[]> {
   if (!lanes.length) return [];
@@ -147,6 +152,8 @@ export function findDeliveryForAttempt(db: Db, deliveryId: string) {
       'd.status',
       'd.attempts',
       'd.endpoint_id',
+      'd.paced_at',
+      'e.max_per_second',
       'e.url',
       'e.format',
       'e.status as endpoint_status',
@@ -157,6 +164,11 @@ export function findDeliveryForAttempt(db: Db, deliveryId: string) {
     ])
     .where('d.id', '=', deliveryId)
     .executeTakeFirst();
+}
+
+/** The pacing slot a delivery's next attempt holds (store/callback-attempts.ts `paceAttempt`). */
+export async function setPacedAt(trx: Trx, deliveryId: string, slot: Date): Promise<void> {
+  await trx.updateTable('callback_deliveries').set({ paced_at: slot }).where('id', '=', deliveryId).execute();
 }
 
 /** A delivery's state after an attempt: delivered, failed for good (no retry), or pending until `retryInSeconds` from now. */
@@ -176,6 +188,8 @@ export async function recordDeliveryOutcome(
       delivered_at: a.ok ? a.at : null,
       // The attempt is over: whoever made it, the lane's workflow owns what comes next.
       leased_until: null,
+      // Its pacing slot is used: the next attempt takes a new one.
+      paced_at: null,
       updated_at: a.at,
     })
     .where('id', '=', deliveryId)

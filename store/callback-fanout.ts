@@ -33,7 +33,10 @@ const soldItems = (events: OfferEventRow[]) => events.flatMap((e) => soldItemOf(
 /** The lane a delivery waits in: the offer's (its events in order); an event for one client alone is a lane of its own. */
 const laneOf = (event: Pick<OfferEventRow, 'id' | 'offer_id'>) => event.offer_id ?? event.id;
 
-type Endpoint = Pick<CallbackEndpointRow, 'id' | 'client_id' | 'created_at'> & EndpointAudience;
+type Endpoint = Pick<CallbackEndpointRow, 'id' | 'client_id' | 'created_at' | 'event_types' | 'max_per_second'> & EndpointAudience;
+
+/** An endpoint with `event_types` receives those alone (empty: all): a filtered type never becomes a delivery. */
+const wants = (ep: Pick<Endpoint, 'event_types'>, type: string) => !ep.event_types.length || ep.event_types.includes(type);
 
 /** Who receives one event, under which type, with which body; the offer's row is read at dispatch time. */
 function deliveriesFor(
@@ -51,7 +54,7 @@ function deliveriesFor(
     // An endpoint hears about changes made after it was set, not the history before it.
     if (!replay && new Date(ep.created_at) > new Date(event.created_at)) continue;
     const callback = callbackFor(event, offer, ep, asSold);
-    if (!callback) continue;
+    if (!callback || !wants(ep, callback.type)) continue;
     rows.push({
       id: replay ? newId('dlv') : derivedId('dlv', `${ep.id}:${event.id}`),
       endpoint_id: ep.id,
@@ -115,6 +118,8 @@ export async function dispatchEvents(
       const offer = ev.offer_id ? offers.get(ev.offer_id) : null;
       return offer !== undefined && endpoints.length ? deliveriesFor(ev, offer, endpoints, callbackFor, sold) : [];
     });
+    // A paced endpoint's attempts take its slots in turn (store/callback-attempts.ts), never the pump's fast path.
+    const paced = new Set(endpoints.flatMap((e) => (e.max_per_second !== null ? [e.id] : [])));
     const leased: LeasedDelivery[] = [];
     if (rows.length && lease.slots > 0) {
       const busy = new Set((await pendingLanes(trx, [...new Set(events.map(laneOf))])).map(laneKey));
@@ -123,7 +128,7 @@ export async function dispatchEvents(
       for (const r of rows) {
         if (leased.length >= lease.slots) break;
         const key = laneKey({ endpointId: r.endpoint_id, offerId: r.offer_id });
-        if (busy.has(key)) continue;
+        if (busy.has(key) || paced.has(r.endpoint_id)) continue;
         busy.add(key);
         r.leased_until = until;
         leased.push({ deliveryId: r.id, lane: { endpointId: r.endpoint_id, offerId: r.offer_id } });

@@ -23,8 +23,11 @@ export type OfferEventType =
   /** A partly spent gift card's order was cancelled: its unspent balance is void (store/orders.ts). */
   | 'voucher.balance_voided';
 
-/** Events addressed to one client, about no offer (docs/statements.md "Monthly statements"). */
-export type ClientEventType = 'statement.ready';
+/**
+ * Events addressed to one client, about no offer: a monthly statement was stored (docs/statements.md
+ * "Monthly statements"); a callback endpoint of its was disabled after failing too long (docs/callbacks.md).
+ */
+export type ClientEventType = 'statement.ready' | 'endpoint.disabled';
 
 /** Columns of the offer row that change together with its event (stock moves). */
 export type OfferRowChange = { quantity_in_stock: number; reserved_quantity: number; availabilityChanged: boolean };

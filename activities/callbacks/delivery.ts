@@ -1,6 +1,13 @@
 import { toXml } from '../../schemas/xml';
-import { cancelPendingDeliveries, findDeliveryForAttempt, nextPendingDelivery, type DeliveryLane } from '../../store/callback-deliveries';
-import { recordDeliveryAttempt } from '../../store/callback-attempts';
+import {
+  cancelPendingDeliveries,
+  findDeliveryForAttempt,
+  nextPendingDelivery,
+  releaseLease,
+  type DeliveryLane,
+} from '../../store/callback-deliveries';
+import { setTimeout as delay } from 'node:timers/promises';
+import { paceAttempt, recordDeliveryAttempt } from '../../store/callback-attempts';
 import { disableReason } from '../../domain/callback-failures';
 import type { ActivityDeps } from '../deps';
 import { postOnce } from './http';
@@ -8,7 +15,14 @@ import { signatureHeaders, signingSecrets } from './signing';
 
 export type AttemptOutcome =
   | { outcome: 'delivered' | 'failed' | 'cancelled' | 'not_pending'; statusCode?: number | null }
-  | { outcome: 'retry'; retryInSeconds: number; statusCode: number | null };
+  /** `paced`: nothing was sent; the endpoint's next pacing slot for it is this far off (max_per_second). */
+  | { outcome: 'retry'; retryInSeconds: number; statusCode: number | null; paced?: true };
+
+/**
+ * How long an attempt may wait in the activity for its pacing slot; a slot further off is waited
+ * for by the lane workflow's durable timer (the 'retry' outcome), so a backlog holds no worker slots.
+ */
+const PACE_HOLD_MS = 2_000;
 
 /**
  * One attempt of one delivery: sign, POST once, record the attempt, and say what comes next
@@ -24,6 +38,15 @@ export function createDeliveryAttempt(deps: Pick<ActivityDeps, 'db' | 'config' |
     if (d.endpoint_status !== 'enabled') {
       await cancelPendingDeliveries(db, d.endpoint_id, d.disabled_reason ?? 'disabled');
       return { outcome: 'cancelled' };
+    }
+    if (d.max_per_second !== null) {
+      const inMs = await paceAttempt(db, { deliveryId: d.id, endpointId: d.endpoint_id, perSecond: d.max_per_second });
+      if (inMs > PACE_HOLD_MS) {
+        // A fast attempt leased before the endpoint was paced: its lane (woken by the pump) waits for the slot instead.
+        await releaseLease(db, d.id);
+        return { outcome: 'retry', retryInSeconds: (inMs - PACE_HOLD_MS / 2) / 1000, statusCode: null, paced: true };
+      }
+      if (inMs > 0) await delay(inMs);
     }
     const at = new Date();
     const body = d.format === 'xml' ? toXml(JSON.parse(d.payload), 'event') : d.payload;

@@ -17,6 +17,13 @@ export interface CallbackEndpointTable {
   consecutive_failures: Generated<number>;
   failing_since: Timestamp | null;
   last_success_at: Timestamp | null;
+  /** The event types it receives; empty: every type its client may receive. */
+  event_types: ColumnType<string[], string[] | undefined, string[]>;
+  /** At most this many attempts a second (1–100), spread evenly; null: no limit. */
+  max_per_second: number | null;
+  description: string | null;
+  /** The end of the last pacing slot handed out (store/callback-endpoints.ts `reserveEndpointSlot`); null when never paced. */
+  paced_until: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -41,6 +48,8 @@ export interface CallbackDeliveryTable {
   delivered_at: Timestamp | null;
   /** While the dispatcher makes the first attempt itself: nobody else attempts this lane until then. */
   leased_until: Timestamp | null;
+  /** The pacing slot its next attempt holds, on an endpoint with max_per_second (store/callback-deliveries.ts `paceDelivery`). */
+  paced_at: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

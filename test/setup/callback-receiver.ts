@@ -8,6 +8,8 @@ export interface ReceivedCallback {
   headers: Record<string, string>;
   body: string;
   json: any;
+  /** When the request arrived (ms since the epoch, this process's clock): spacing is measured here. */
+  at: number;
 }
 
 /**
@@ -31,6 +33,7 @@ export class CallbackReceiver {
 
   async start(): Promise<this> {
     this.server = http.createServer((req, res) => {
+      const at = Date.now();
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -41,7 +44,7 @@ export class CallbackReceiver {
         } catch {
           json = undefined;
         }
-        this.received.push({ url: req.url ?? '', headers: req.headers as Record<string, string>, body, json });
+        this.received.push({ url: req.url ?? '', headers: req.headers as Record<string, string>, body, json, at });
         res.statusCode = this.statuses.shift() ?? this.fallback;
         res.end('ok');
       });

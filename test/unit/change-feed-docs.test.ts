@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DISTRIBUTION_EVENT_TYPES, SUBMISSION_EVENT_TYPES, VOUCHER_EVENT_TYPES } from '../../schemas/callback-event';
+import { CLIENT_EVENT_TYPES, DISTRIBUTION_EVENT_TYPES, SUBMISSION_EVENT_TYPES, VOUCHER_EVENT_TYPES } from '../../schemas/callback-event';
 
 /** The "Whose events" paragraph of docs/change-feed.md: the one place it says what the feed holds. */
 function whoseEvents(): string {
@@ -11,9 +11,9 @@ function whoseEvents(): string {
 }
 
 describe('docs/change-feed.md', () => {
-  it('names every event type the feed hands out, by interface (schemas/callback-event.ts decides)', () => {
+  it('names every event type the feed hands out, by interface, and the events about no offer (schemas/callback-event.ts decides)', () => {
     const text = whoseEvents();
-    for (const type of [...SUBMISSION_EVENT_TYPES, ...DISTRIBUTION_EVENT_TYPES, ...VOUCHER_EVENT_TYPES])
+    for (const type of [...SUBMISSION_EVENT_TYPES, ...DISTRIBUTION_EVENT_TYPES, ...VOUCHER_EVENT_TYPES, ...CLIENT_EVENT_TYPES])
       expect({ type, named: text.includes(`\`${type}\``) }).toEqual({ type, named: true });
   });
 

@@ -16,29 +16,66 @@ const keyOption = () => new Option('--key <api-key>', "the client's API key (or 
 
 type Ctx = () => AdminContext;
 
+/** `--event-types a,b`: those types alone; `all` (or empty): every type the client can receive. */
+const eventTypesArg = (v: string) => (v.trim() === 'all' ? [] : v.split(',').flatMap((t) => (t.trim() ? [t.trim()] : [])));
+/** `--max-per-second N`; `none` (or 0): no limit. A non-number is passed on as NaN, which the service refuses. */
+const perSecondArg = (v: string) => (v === 'none' || v === '0' ? null : Number(v));
+
+interface SetOptions {
+  key: string;
+  url: string;
+  format: 'json' | 'xml';
+  json: boolean;
+  eventTypes?: string[];
+  maxPerSecond?: number | null;
+  description?: string;
+}
+
 /** Where a client's events go: set, show, disable, its deliveries, and a replay. */
 function endpointCommands(cmd: Command, ctx: Ctx) {
   cmd
     .command('set')
-    .description("set (or change, re-enabling) a client's callback URL; a new endpoint prints its signing secret")
+    .description(
+      "set (or change, re-enabling) a client's callback URL and its endpoint's settings (unchanged when left out); a new endpoint prints its signing secret",
+    )
     .addOption(keyOption())
     .requiredOption('--url <url>', 'where to POST events (production: public HTTPS only)')
     .addOption(new Option('--format <format>', 'body format').choices(['json', 'xml']).default('json'))
+    .option('--event-types <types>', 'comma-separated event types it receives; all (default for a new endpoint): every one', eventTypesArg)
+    .option('--max-per-second <n>', 'at most this many attempts a second, spread evenly (1-100); none (default): no limit', perSecondArg)
+    .option('--description <text>', "the integrator's note on the endpoint; empty: none")
     .option('--json', 'print a JSON object instead of the secret alone', false)
-    .action(async (o: { key: string; url: string; format: 'json' | 'xml'; json: boolean }) => {
+    .action(async (o: SetOptions) => {
       const c = ctx();
       const { client, endpoint, secret } = await setCallbackUrl(
         { db: c.db, config: c.config, ...c.callbackUrlCheck },
-        { keyOrId: o.key, url: o.url, format: o.format },
+        {
+          keyOrId: o.key,
+          url: o.url,
+          format: o.format,
+          shape: { eventTypes: o.eventTypes, maxPerSecond: o.maxPerSecond, description: o.description },
+        },
       );
       if (!secret)
         process.stderr.write('endpoint updated and enabled; its signing secret is unchanged (callbacks rotate-secret makes a new one)\n');
-      if (o.json) output({ client_id: client.id, url: endpoint.url, format: endpoint.format, status: endpoint.status, secret });
+      if (o.json)
+        output({
+          client_id: client.id,
+          url: endpoint.url,
+          format: endpoint.format,
+          description: endpoint.description,
+          event_types: endpoint.event_types,
+          max_per_second: endpoint.max_per_second,
+          status: endpoint.status,
+          secret,
+        });
       else if (secret) output(secret);
     });
   cmd
     .command('show')
-    .description("a client's callback endpoint: URL, format, status (disabled with its reason), failures, secret rotation")
+    .description(
+      "a client's callback endpoint: URL, format, description, event types, max per second, status (disabled with its reason), failures, secret rotation",
+    )
     .addOption(keyOption())
     .action(async (o: { key: string }) => {
       output(await showCallbackEndpoint(ctx(), o.key));
