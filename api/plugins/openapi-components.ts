@@ -138,8 +138,12 @@ export const COMPONENTS: Record<string, z.ZodType> = {
 };
 
 for (const [id, schema] of Object.entries(COMPONENTS)) {
+  // zod's registry lives on globalThis, and a copy made by `.describe()`/`.meta()` inherits its
+  // schema's id. When a test runner evaluates this module again in the same global, the old copies
+  // still hold the names: the new schemas take them over (zod would refuse a second holder). That
+  // each component has one name and appears once is test/unit/openapi-components.test.ts's check.
   const taken = z.globalRegistry._idmap.get(id);
-  if (taken && taken !== schema) throw new Error(`OpenAPI component ${id} is already another schema's name`);
+  if (taken && taken !== schema) z.globalRegistry.remove(taken);
   // `add` replaces a schema's metadata: the id goes beside what `.meta()`/`.describe()` gave it.
   z.globalRegistry.add(schema, { ...z.globalRegistry.get(schema), id });
 }
