@@ -38,7 +38,7 @@ export const MAX_AGE_MS: Readonly<Record<string, number | null>> = {
   [CALLBACK_DELIVERY_WORKFLOW_TYPE]: null,
   // A run stores at most ten pages of a hundred clients' statements, four at a time, then continues as new.
   [MONTHLY_STATEMENTS_WORKFLOW_TYPE]: 360 * MINUTE,
-  // At most 200 short deletes, hourly.
+  // At most 50 short deletes (IDEMPOTENCY_PRUNE_MAX_BATCHES), hourly.
   [IDEMPOTENCY_KEY_PRUNING_WORKFLOW_TYPE]: 30 * MINUTE,
 };
 

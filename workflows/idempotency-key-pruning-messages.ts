@@ -15,3 +15,6 @@ export interface IdempotencyKeyPruningResult {
 
 /** What the activity deletes at most per call (one short statement). */
 export const IDEMPOTENCY_PRUNE_BATCH = 5000;
+
+/** Batches one run deletes at most (250,000 keys); a backlog beyond (after an outage) goes in the next hour's run, keeping history small. */
+export const IDEMPOTENCY_PRUNE_MAX_BATCHES = 50;
