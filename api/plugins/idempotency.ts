@@ -20,8 +20,11 @@ export const REPLAYED_HEADER = 'idempotent-replayed';
 /** What a replay sends again besides the body: what describes it, and where it points. */
 const KEPT_HEADERS = ['content-type', 'content-disposition', 'location', 'cache-control', 'retry-after', 'link', 'deprecation', 'sunset'];
 
-/** How long a retry waits for the same request, still running, to answer before it is told 409 (a race of a few ms is common). */
-const WAIT_MS = 2000;
+/**
+ * How long a retry waits for the same request, still running, to answer before it is told 409:
+ * parallel retries of one redeem (a till's) mostly get the answer; most requests answer well within it.
+ */
+const WAIT_MS = 5000;
 const POLL_MS = 50;
 
 const CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -120,9 +120,14 @@ describe('Idempotency-Key on every request that changes something', () => {
     const hash = idempotencyRequestHash('POST', '/submission/beta/offers', body);
     expect((await claimKey(h.services, { clientId: sub.clientId, key: running, requestHash: hash })).kind).toBe('claimed');
     const busy = await send('POST', '/submission/beta/offers', sub.key, running, body);
+    // The same request takes a claim over once it is older than a process may take (its process died).
+    const stale = { clientId: sub.clientId, key: running, requestHash: hash, ttlSeconds: 3600, staleSeconds: 0 };
+    expect((await claimIdempotencyKey(h.services.db, { ...stale, requestHash: 'another request' })).kind).toBe('reused');
     expect(busy.statusCode).toBe(409);
     expect(busy.json().errors[0]).toMatchObject({ code: 'idempotency_key_in_progress', field: 'idempotency-key' });
     expect(busy.headers['retry-after']).toBe('1');
+
+    expect((await claimIdempotencyKey(h.services.db, stale)).kind).toBe('claimed');
 
     for (const bad of ['', 'x'.repeat(256), 'tab\there', 'two words']) {
       const res = await send('POST', '/submission/beta/offers', sub.key, bad, body);
