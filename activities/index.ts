@@ -1,5 +1,6 @@
 import { createCallbackActivities } from './callbacks';
 import type { ActivityDeps } from './deps';
+import { createIdempotencyKeyActivities } from './idempotency-keys';
 import { createMonthlyStatementActivities } from './monthly-statements';
 import { createOfferActivities } from './offers';
 import { createOrderActivities } from './orders';
@@ -18,6 +19,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createReservationActivities(deps),
     ...createVoucherExpiryActivities(deps),
     ...createMonthlyStatementActivities(deps),
+    ...createIdempotencyKeyActivities(deps),
   };
 }
 

@@ -11,6 +11,7 @@ import metrics from './plugins/metrics';
 import tracing from './plugins/tracing';
 import openapi from './plugins/openapi';
 import { rateLimitPlugin } from './plugins/rate-limit';
+import { idempotencyPlugin } from './plugins/idempotency';
 import { httpsOnly } from './plugins/https-only';
 import { healthRoutes } from './routes/health';
 import { OPS_PREFIX, opsRoutes } from './routes/ops';
@@ -161,6 +162,8 @@ export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
       async (scope) => {
         await rateLimitPlugin(scope, { perSecond: deps.config.RATE_LIMIT_PER_SECOND, counts: deps.rateLimits });
         await authPlugin(scope, { db: deps.db, iface, environment: deps.config.SERVICE_ENVIRONMENT, cache: keyCache });
+        // Idempotency-Key: each client's own keys (docs/decisions/0061-idempotency-keys.md).
+        await idempotencyPlugin(scope, { deps, clientOf: (request) => request.client.id });
         await scope.register(categoryRoutes, { deps });
         await scope.register(routes, { deps });
         await scope.register(obsoleteUserRoutes);

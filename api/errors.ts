@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'wrong_interface'
   | 'method_not_allowed'
   | 'rate_limited'
+  | 'idempotency_key_in_progress'
   | 'internal_error';
 
 /** The HTTP status of each refusal the services, the store and the workflows speak of. */

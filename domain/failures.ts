@@ -27,7 +27,7 @@ export type FailureCode =
   | 'rollback_window_closed'
   /** Deleting an attachment that an offer which has not ended still shows (`offer_ids` names them). */
   | 'attachment_in_use'
-  /** An Idempotency-Key used before on this voucher with another amount. */
+  /** An Idempotency-Key used before for another request (another method, path or body). */
   | 'idempotency_key_reused'
   | 'forbidden'
   | 'payload_too_large'

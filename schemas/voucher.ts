@@ -66,18 +66,6 @@ export const VoucherUpdateBody = wrappedBody(
   examples: [{ voucher: { status: 'redeemed' } }, { voucher: { status: 'redeemed', amount: { currency_code: 'USD', amount: 1250 } } }],
 });
 
-/**
- * The optional `Idempotency-Key` of a redeem: a retry with the same key on the same voucher answers
- * the redemption the first request made instead of taking again (docs/vouchers.md).
- */
-export const RedeemHeaders = z.object({
-  'idempotency-key': z
-    .string()
-    .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 printable ASCII characters without spaces')
-    .optional()
-    .describe('Makes a redeem safe to retry: the same key on the same voucher redeems once.'),
-});
-
 export const VoucherResponse = okEnvelope('voucher', Voucher);
 export const VoucherList = listEnvelope('vouchers', Voucher);
 

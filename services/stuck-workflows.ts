@@ -4,6 +4,7 @@ import { countActiveReservationsEndedBefore, reservationWindows } from '../store
 import { CALLBACK_DELIVERY_WORKFLOW_TYPE } from '../workflows/callback-delivery-messages';
 import { CALLBACK_DISPATCHER_WORKFLOW_TYPE } from '../workflows/callback-dispatcher-messages';
 import { MONTHLY_STATEMENTS_WORKFLOW_TYPE } from '../workflows/monthly-statements-messages';
+import { IDEMPOTENCY_KEY_PRUNING_WORKFLOW_TYPE } from '../workflows/idempotency-key-pruning-messages';
 import { OFFER_REVIEW_WORKFLOW_TYPE } from '../workflows/offer-review-messages';
 import { ORDER_CANCELLATION_WORKFLOW_TYPE } from '../workflows/order-cancellation-messages';
 import { ORDER_INTAKE_WORKFLOW_TYPE } from '../workflows/order-intake-messages';
@@ -37,6 +38,8 @@ export const MAX_AGE_MS: Readonly<Record<string, number | null>> = {
   [CALLBACK_DELIVERY_WORKFLOW_TYPE]: null,
   // A run stores at most ten pages of a hundred clients' statements, four at a time, then continues as new.
   [MONTHLY_STATEMENTS_WORKFLOW_TYPE]: 360 * MINUTE,
+  // At most 50 short deletes (IDEMPOTENCY_PRUNE_MAX_BATCHES), hourly.
+  [IDEMPOTENCY_KEY_PRUNING_WORKFLOW_TYPE]: 30 * MINUTE,
 };
 
 /** A reservation window runs until its end_date is over; past that by this much it is stuck. */

@@ -11,6 +11,7 @@ import type {
   OfferTable,
   SuppliedVoucherTable,
 } from './rows/offers';
+import type { IdempotencyKeyTable } from './rows/idempotency';
 import type { OperatorTable } from './rows/operators';
 import type { PostalCodeTable } from './rows/postal-codes';
 import type { MonthlyStatementTable } from './rows/statements';
@@ -46,6 +47,7 @@ export interface Database {
   operators: OperatorTable;
   postal_codes: PostalCodeTable;
   monthly_statements: MonthlyStatementTable;
+  idempotency_keys: IdempotencyKeyTable;
 }
 
 export type * from './rows/clients';
@@ -55,3 +57,4 @@ export type * from './rows/orders';
 export type * from './rows/operators';
 export type * from './rows/postal-codes';
 export type * from './rows/statements';
+export type * from './rows/idempotency';

@@ -8,7 +8,14 @@ import { setWorkerMetricsUrl } from '../platform/metrics';
 import type { Endpoints } from '../platform/endpoints';
 import type { Tracing } from '../platform/tracing';
 import { CALLBACK_DISPATCHER_WORKFLOW_TYPE, type CallbackDispatcherWorkflow } from '../workflows/callback-dispatcher-messages';
-import { callbackDispatcherWorkflowId, monthlyStatementsScheduledWorkflowId, monthlyStatementsScheduleId } from '../workflows/shared/ids';
+import {
+  callbackDispatcherWorkflowId,
+  idempotencyKeyPruningScheduledWorkflowId,
+  idempotencyKeyPruningScheduleId,
+  monthlyStatementsScheduledWorkflowId,
+  monthlyStatementsScheduleId,
+} from '../workflows/shared/ids';
+import { IDEMPOTENCY_KEY_PRUNING_WORKFLOW_TYPE, type IdempotencyKeyPruningInput } from '../workflows/idempotency-key-pruning-messages';
 import { MONTHLY_STATEMENTS_WORKFLOW_TYPE, type MonthlyStatementsInput } from '../workflows/monthly-statements-messages';
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
 
@@ -106,6 +113,7 @@ export async function startWorker(opts: {
     try {
       await ensureCallbackDispatcher(opts.deps, opts.taskQueue);
       await ensureMonthlyStatementsSchedule(opts.deps, opts.taskQueue);
+      await ensureIdempotencyKeyPruningSchedule(opts.deps, opts.taskQueue);
     } catch (err) {
       stopping.abort();
       worker.shutdown();
@@ -158,6 +166,35 @@ export async function ensureMonthlyStatementsSchedule(deps: Pick<ActivityDeps, '
       workflowId: monthlyStatementsScheduledWorkflowId(taskQueue),
     },
     policies: { overlap: ScheduleOverlapPolicy.BUFFER_ONE, catchupWindow: '3 days' },
+  };
+  try {
+    await deps.temporal.schedule.create({ scheduleId, ...definition });
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    await deps.temporal.schedule
+      .getHandle(scheduleId)
+      .update(({ state }) => ({ ...definition, state: { paused: state.paused, note: state.note } }));
+  }
+}
+
+/**
+ * Creates (or sets to this release's definition, keeping an operator's pause and note) the
+ * Schedule that prunes expired Idempotency-Keys every hour, as the monthly statements' above. A
+ * missed hour is not caught up (the next run deletes what it left); runs never overlap.
+ */
+export async function ensureIdempotencyKeyPruningSchedule(deps: Pick<ActivityDeps, 'temporal'>, taskQueue: string): Promise<void> {
+  const scheduleId = idempotencyKeyPruningScheduleId(taskQueue);
+  const definition = {
+    spec: { intervals: [{ every: '1 hour', offset: '17 minutes' }] },
+    action: {
+      // eslint-disable-next-line no-restricted-syntax -- the SDK's kind of schedule action, not a workflow type
+      type: 'startWorkflow' as const,
+      workflowType: IDEMPOTENCY_KEY_PRUNING_WORKFLOW_TYPE,
+      args: [{} satisfies IdempotencyKeyPruningInput],
+      taskQueue,
+      workflowId: idempotencyKeyPruningScheduledWorkflowId(taskQueue),
+    },
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
   };
   try {
     await deps.temporal.schedule.create({ scheduleId, ...definition });

@@ -6,3 +6,4 @@ export { orderCancellationWorkflow } from './order-cancellation';
 export { reservationWindowWorkflow } from './reservation-window';
 export { orderIntakeWorkflow } from './order-intake';
 export { monthlyStatementsWorkflow } from './monthly-statements';
+export { idempotencyKeyPruningWorkflow } from './idempotency-key-pruning';

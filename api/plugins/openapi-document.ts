@@ -37,6 +37,22 @@ const ERROR_RESPONSES: Record<string, { name: string; description: string }> = {
   '429': { name: 'TooManyRequests', description: 'rate limited; see Retry-After' },
 };
 
+/**
+ * The Idempotency-Key header every operation that changes something takes (api/plugins/idempotency.ts);
+ * spelled alike on each, so it becomes one named parameter (`sharedParameters`).
+ */
+const IDEMPOTENCY_KEY: Parameter = {
+  in: 'header',
+  name: 'Idempotency-Key',
+  required: false,
+  description:
+    'Makes the request safe to retry: the first complete answer is replayed for 24 hours (header `Idempotent-Replayed: true`); ' +
+    'the same key with another request is 422 `idempotency_key_reused`, while the first still runs 409 `idempotency_key_in_progress`. ' +
+    'Keys are per client.',
+  schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+};
+const CHANGES = new Set(['post', 'put', 'patch', 'delete']);
+
 const errorResponse = (description: string): Response => ({
   description,
   content: {
@@ -70,7 +86,9 @@ export function interfaceDocument(full: Doc, prefix: string, title: string): Doc
         if (keyless && code === '401') continue;
         responses[code] ??= { $ref: `#/components/responses/${name}` };
       }
-      operations[method] = { ...op, requestBody: withXml(op.requestBody), responses };
+      // Sign-up (keyless) refuses the header: its answer holds keys that are never stored.
+      const parameters = CHANGES.has(method) && !keyless ? [...(op.parameters ?? []), IDEMPOTENCY_KEY] : op.parameters;
+      operations[method] = { ...op, ...(parameters && { parameters }), requestBody: withXml(op.requestBody), responses };
       for (const tag of (op.tags as string[] | undefined) ?? []) tags.add(tag);
     }
     paths[p.slice(prefix.length)] = operations;

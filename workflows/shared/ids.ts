@@ -56,3 +56,7 @@ export const monthlyStatementsScheduleId = (taskQueue: string) => `monthly-state
 export const monthlyStatementsWorkflowId = (taskQueue: string, month: string) => `monthly-statements:${taskQueue}:${month}`;
 /** The id the schedule gives the runs it starts (Temporal appends the time of each start). */
 export const monthlyStatementsScheduledWorkflowId = (taskQueue: string) => `monthly-statements:${taskQueue}:scheduled`;
+/** The schedule that prunes expired Idempotency-Keys every hour (one per task queue, as the statements'). */
+export const idempotencyKeyPruningScheduleId = (taskQueue: string) => `idempotency-key-pruning-schedule:${taskQueue}`;
+/** The id the pruning schedule gives the runs it starts (Temporal appends the time of each start). */
+export const idempotencyKeyPruningScheduledWorkflowId = (taskQueue: string) => `idempotency-key-pruning:${taskQueue}:scheduled`;

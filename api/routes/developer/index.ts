@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireSignupOpen } from '../../../services/developer-signups';
 import type { ServiceDeps } from '../../../services/deps';
+import { idempotencyPlugin } from '../../plugins/idempotency';
 import { rateLimitPlugin } from '../../plugins/rate-limit';
 import { signupNotOfferedPage } from './signup-html';
 import { SIGNUP_PAGE_PATH, signupPageRoutes } from './signup-page';
@@ -15,6 +16,15 @@ import { signupLimiter } from './signup-limit';
  */
 
 export const DEVELOPER_PREFIX = '/developer/beta';
+
+/*
+ * Sign-up refuses Idempotency-Key rather than scoping it by client address: its answer is a new key
+ * pair, shown once, which a stored answer would keep in the database and a replay would hand to
+ * anyone behind the same address who sent the same key. It needs none: one sign-up per email.
+ */
+const SIGNUP_TAKES_NO_KEY =
+  'sign-up takes no Idempotency-Key: its answer holds new API keys, which are never stored to be replayed. ' +
+  'It is safe to retry without one: a second sign-up of the same email address is 409 duplicate';
 export { SIGNUP_PAGE_PATH };
 
 /** The sign-up routes, when this deployment offers sign-up (the sandbox, unless DEVELOPER_SIGNUP=off). */
@@ -22,6 +32,7 @@ export const developerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = asy
   // The usual per-address limit per second (no key here), then the hourly sign-up budget.
   await rateLimitPlugin(app, { perSecond: deps.config.RATE_LIMIT_PER_SECOND, counts: deps.rateLimits });
   const limit = signupLimiter(app, deps.config.DEVELOPER_SIGNUPS_PER_HOUR);
+  await idempotencyPlugin(app, { deps, refuse: SIGNUP_TAKES_NO_KEY });
   await app.register(signupApiRoutes, { deps, limit, prefix: DEVELOPER_PREFIX });
   await app.register(signupPageRoutes, { deps, limit });
 };

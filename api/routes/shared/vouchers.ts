@@ -14,7 +14,7 @@ import { invalidField } from '../../errors';
 import { redeemRequestOf } from '../../../domain/redemptions';
 import { IdParam } from '../../../schemas/common';
 import { listReply } from '../../../schemas/envelope';
-import { RedeemHeaders, VoucherList, VoucherListQuery, VoucherResponse, VoucherUpdateBody } from '../../../schemas/voucher';
+import { VoucherList, VoucherListQuery, VoucherResponse, VoucherUpdateBody } from '../../../schemas/voucher';
 import { siteBaseUrl } from '../../urls';
 import { customerVoucherPage, sendVoucherPage } from '../customer/voucher-page';
 import { operations, type RouteApp } from '../operation';
@@ -28,11 +28,15 @@ const byAdvertiser = (p: z.infer<typeof AdvertiserParams>) => ({ advertiserId: p
 
 const op = operations('Vouchers');
 
-/** What a redeem asks beyond its status: part of a gift card's balance, the retry key, and the whole body a retry must repeat. */
-const redeemAsk = (request: { body: z.infer<typeof VoucherUpdateBody>; headers: z.infer<typeof RedeemHeaders> }) => ({
+/**
+ * What a redeem asks beyond its status: part of a gift card's balance, the retry key, and the whole
+ * body a retry must repeat. The key (checked by api/plugins/idempotency.ts, which answers a retry
+ * within a day) also names the redemption itself, so that a retry after that still redeems once.
+ */
+const redeemAsk = (request: { body: z.infer<typeof VoucherUpdateBody>; headers: Record<string, string | string[] | undefined> }) => ({
   amount: request.body.voucher.amount,
   request: redeemRequestOf(request.body),
-  idempotencyKey: request.headers['idempotency-key'],
+  idempotencyKey: request.headers['idempotency-key'] as string | undefined,
 });
 
 type Scope = (clientId: string) => VoucherScope;
@@ -97,7 +101,6 @@ function changeRoutes(app: RouteApp, deps: ServiceDeps, scope: Scope) {
       schema: {
         ...op('updateVoucher', 'Redeem or cancel a voucher'),
         params: OfferVoucherParams,
-        headers: RedeemHeaders,
         body: VoucherUpdateBody,
         response: { 200: VoucherResponse },
       },
@@ -121,7 +124,6 @@ function changeRoutes(app: RouteApp, deps: ServiceDeps, scope: Scope) {
       schema: {
         ...op('redeemAdvertiserVoucher', "Redeem a voucher by the advertiser's reference"),
         params: AdvertiserParams,
-        headers: RedeemHeaders,
         body: VoucherUpdateBody,
         response: { 200: VoucherResponse },
       },

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import multipart, { type MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
@@ -6,6 +7,7 @@ import { downloadFileName } from '../../../domain/attachment-files';
 import type { ServiceDeps } from '../../../services/deps';
 import { attachmentTooLarge, deleteAttachment, getAttachment, readAttachment, storeAttachment } from '../../../services/attachments';
 import { ApiError, invalidField } from '../../errors';
+import { claimUpload, isKeyedUpload } from '../../plugins/idempotency';
 import { interfaceBaseUrl } from '../../urls';
 import { ATTACHMENT_FIELD, AttachmentParams, AttachmentResponse, toAttachment } from '../../../schemas/attachment';
 import { OkOnly } from '../../../schemas/envelope';
@@ -82,6 +84,12 @@ async function* untruncated(part: MultipartFile, maxBytes: number): AsyncGenerat
   if (part.file.truncated) throw attachmentTooLarge(maxBytes);
 }
 
+async function readWhole(chunks: AsyncIterable<Buffer>): Promise<Buffer> {
+  const all: Buffer[] = [];
+  for await (const c of chunks) all.push(c);
+  return Buffer.concat(all);
+}
+
 /**
  * POST /attachments (multipart, one file part `attachment[media]`), GET /attachments/:id,
  * GET /attachments/:id/download (the bytes), DELETE /attachments/:id. The multipart parser is
@@ -105,9 +113,19 @@ export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
   app.post(
     '/attachments',
     { schema: { ...op('createAttachment', 'Upload an attachment'), response: { 200: AttachmentResponse } }, config: { bodyIsFile: true } },
-    async (request) => {
+    async (request, reply) => {
       const part = await receiveFilePart(request, maxBytes);
-      const row = await storeAttachment(deps, request.client.id, { fileName: part.filename, bytes: untruncated(part, maxBytes) });
+      let bytes: AsyncIterable<Buffer> = untruncated(part, maxBytes);
+      if (isKeyedUpload(request)) {
+        // With an Idempotency-Key the file is read whole (at most ATTACHMENT_MAX_BYTES) so that a retry is known by its content.
+        const file = await readWhole(bytes);
+        const sha256 = crypto.createHash('sha256').update(file).digest('hex');
+        if (await claimUpload(request, reply, { file_name: part.filename, sha256 })) return reply;
+        bytes = (async function* () {
+          yield file;
+        })();
+      }
+      const row = await storeAttachment(deps, request.client.id, { fileName: part.filename, bytes });
       return { status: 'OK' as const, attachment: toAttachment(row, base(request)) };
     },
   );

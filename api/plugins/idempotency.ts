@@ -1,0 +1,148 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { badIdempotencyKey } from '../../domain/idempotency';
+import type { ServiceDeps } from '../../services/deps';
+import { claimKey, completeKey, idempotencyRequestHash, releaseKey, type KeyedRequest } from '../../services/idempotency';
+import { ApiError, invalidField } from '../errors';
+
+/*
+ * `Idempotency-Key` on every request that changes something (POST, PUT, PATCH, DELETE) of a scope
+ * (docs/decisions/0061-idempotency-keys.md; docs/errors.md; docs/resources.md "Retrying safely").
+ * After the key check and the body's parsing, before validation: the key is claimed for the
+ * client; the first complete answer is stored as sent and replayed, byte for byte, with
+ * `Idempotent-Replayed: true`. A 5xx or a 202 (still applying) is not an answer to keep: the claim
+ * is released and a retry runs again.
+ */
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+export const REPLAYED_HEADER = 'idempotent-replayed';
+
+/** What a replay sends again besides the body: what describes it, and where it points. */
+const KEPT_HEADERS = ['content-type', 'content-disposition', 'location', 'cache-control', 'retry-after', 'link', 'deprecation', 'sunset'];
+
+/**
+ * How long a retry waits for the same request, still running, to answer before it is told 409:
+ * parallel retries of one redeem (a till's) mostly get the answer; most requests answer well within it.
+ */
+const WAIT_MS = 5000;
+const POLL_MS = 50;
+
+const CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export interface IdempotencyOptions {
+  deps: Pick<ServiceDeps, 'db'>;
+  /** Whose keys these are: the API key's client. */
+  clientOf?: (request: FastifyRequest) => string;
+  /** Where keys are not taken, why (answered as 422 on the header). */
+  refuse?: string;
+}
+
+/** The key and what this request still owes it (an answer, or a release). */
+const claimed = new WeakMap<FastifyRequest, KeyedRequest>();
+/** An upload's key, claimed once its route has read the file (`claimUpload`). */
+const deferred = new WeakMap<FastifyRequest, { deps: IdempotencyOptions['deps']; clientId: string; key: string }>();
+
+const inProgress = () =>
+  new ApiError(
+    409,
+    'idempotency_key_in_progress',
+    'a request with this Idempotency-Key is still running; retry after a moment with the same key and body to get its answer',
+    { field: IDEMPOTENCY_HEADER },
+  );
+
+const reused = () =>
+  new ApiError(
+    422,
+    'idempotency_key_reused',
+    'this Idempotency-Key was used for another request (another method, path or body); a retry sends the same request again, a new request takes a new key',
+    { field: IDEMPOTENCY_HEADER },
+  );
+
+/** Claims the key, waiting a little for a racing twin to finish; sends the replay, or throws the refusal. */
+async function claim(deps: IdempotencyOptions['deps'], request: FastifyRequest, reply: FastifyReply, keyed: KeyedRequest) {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const c = await claimKey(deps, keyed);
+    if (c.kind === 'claimed') return void claimed.set(request, keyed);
+    if (c.kind === 'reused') throw reused();
+    if (c.kind === 'replay')
+      return reply
+        .code(c.status)
+        .headers({ ...c.headers, [REPLAYED_HEADER]: 'true' })
+        .send(c.body);
+    if (Date.now() >= deadline) {
+      reply.header('retry-after', '1');
+      throw inProgress();
+    }
+    await sleep(POLL_MS);
+  }
+}
+
+/** The answer as it goes out, to keep; undefined when it is not one to keep (a stream). */
+function answerOf(reply: FastifyReply, payload: unknown) {
+  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return undefined;
+  const headers: Record<string, string> = {};
+  for (const name of KEPT_HEADERS) {
+    const v = reply.getHeader(name);
+    if (v !== undefined) headers[name] = Array.isArray(v) ? v.join(', ') : String(v);
+  }
+  return { status: reply.statusCode, headers, body: Buffer.from(payload) };
+}
+
+/** Whether this upload carries an Idempotency-Key: its route then reads the file whole and calls `claimUpload`. */
+export const isKeyedUpload = (request: FastifyRequest) => deferred.has(request);
+
+/**
+ * Claims an upload's key once its route has read the file (`upload`: what names it, e.g. its name
+ * and SHA-256). True when the answer has been sent (a replay): the route then stores nothing.
+ */
+export async function claimUpload(request: FastifyRequest, reply: FastifyReply, upload: unknown): Promise<boolean> {
+  const d = deferred.get(request);
+  if (!d) return false;
+  deferred.delete(request);
+  await claim(d.deps, request, reply, {
+    clientId: d.clientId,
+    key: d.key,
+    requestHash: idempotencyRequestHash(request.method, request.url, upload),
+  });
+  return reply.sent;
+}
+
+/** Adds the hooks to `app` (a scope: an interface, the developer API); call after its key check. */
+export async function idempotencyPlugin(app: FastifyInstance, opts: IdempotencyOptions) {
+  const { deps } = opts;
+  app.addHook('preValidation', async (request, reply) => {
+    const value = request.headers[IDEMPOTENCY_HEADER];
+    if (value === undefined || !CHANGES.has(request.method)) return;
+    const bad = badIdempotencyKey(value);
+    if (bad) throw invalidField(IDEMPOTENCY_HEADER, `${IDEMPOTENCY_HEADER}: ${bad}`);
+    if (opts.refuse || !opts.clientOf) throw invalidField(IDEMPOTENCY_HEADER, opts.refuse ?? 'not taken here');
+    const clientId = opts.clientOf(request);
+    // An upload's body is a stream its route reads: it is claimed once read (`claimUpload`).
+    if (request.routeOptions.config.bodyIsFile) return void deferred.set(request, { deps, clientId, key: value as string });
+    const keyed = { clientId, key: value as string, requestHash: idempotencyRequestHash(request.method, request.url, request.body) };
+    return claim(deps, request, reply, keyed);
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const keyed = claimed.get(request);
+    if (!keyed) return payload;
+    claimed.delete(request);
+    const answer = reply.statusCode >= 500 || reply.statusCode === 202 ? undefined : answerOf(reply, payload);
+    try {
+      await (answer ? completeKey(deps, keyed, answer) : releaseKey(deps, keyed));
+    } catch (err) {
+      // The answer still goes out; the claim, unfinished, is taken over by a retry after IDEMPOTENCY_STALE_SECONDS.
+      request.log.warn({ err }, 'idempotency key not recorded');
+    }
+    return payload;
+  });
+
+  // A request that ends without an answer sent (the client went away first) gives its claim up.
+  app.addHook('onResponse', async (request) => {
+    const keyed = claimed.get(request);
+    if (!keyed) return;
+    claimed.delete(request);
+    await releaseKey(deps, keyed).catch((err: unknown) => request.log.warn({ err }, 'idempotency key not released'));
+  });
+}

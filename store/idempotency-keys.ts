@@ -1,0 +1,125 @@
+import { sql } from 'kysely';
+import type { Db } from './db';
+
+/*
+ * The idempotency_keys table (migration 0045; docs/decisions/0061-idempotency-keys.md): each
+ * client's Idempotency-Keys, the request each was first used for (`request_hash`) and, once it
+ * has one, the answer it gave. Claiming is one statement, so of any number of racing requests
+ * with one key exactly one claims it; the rest see its row.
+ */
+
+/** What the stored answer of a key holds: enough to send it again byte for byte. */
+export interface StoredAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export type Claim =
+  /** This request owns the key now: run it, then complete or release the claim. */
+  | { kind: 'claimed' }
+  /** The same request was answered before: send its answer again. */
+  | ({ kind: 'replay' } & StoredAnswer)
+  /** The key was used for another request. */
+  | { kind: 'reused' }
+  /** The same request is still running (or its process died less than `staleSeconds` ago). */
+  | { kind: 'in_progress' };
+
+export interface ClaimAsk {
+  clientId: string;
+  key: string;
+  requestHash: string;
+  /** How long the answer is kept and replayed. */
+  ttlSeconds: number;
+  /** An in_progress claim older than this belongs to a process that died: the same request takes it over. */
+  staleSeconds: number;
+}
+
+/** Inserts the claim, or takes over an expired key or a stale claim of the same request; true when this request owns the key. */
+async function take(db: Db, a: ClaimAsk): Promise<boolean> {
+  const taken = await db
+    .insertInto('idempotency_keys')
+    .values({
+      client_id: a.clientId,
+      key: a.key,
+      request_hash: a.requestHash,
+      state: 'in_progress',
+      expires_at: sql<Date>`now() + make_interval(secs => ${a.ttlSeconds})`,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['client_id', 'key'])
+        .doUpdateSet({
+          request_hash: a.requestHash,
+          state: 'in_progress',
+          status_code: null,
+          headers: null,
+          body: null,
+          created_at: sql<Date>`now()`,
+          expires_at: sql<Date>`excluded.expires_at`,
+        })
+        .where((eb) =>
+          eb.or([
+            eb('idempotency_keys.expires_at', '<=', sql<Date>`now()`),
+            eb.and([
+              eb('idempotency_keys.state', '=', 'in_progress'),
+              eb('idempotency_keys.request_hash', '=', a.requestHash),
+              eb('idempotency_keys.created_at', '<', sql<Date>`now() - make_interval(secs => ${a.staleSeconds})`),
+            ]),
+          ]),
+        ),
+    )
+    .returning('key')
+    .executeTakeFirst();
+  return taken !== undefined;
+}
+
+/** Claims the client's key for this request, or says why not (see `Claim`). */
+export async function claimIdempotencyKey(db: Db, a: ClaimAsk): Promise<Claim> {
+  // A claim released between our insert and our read leaves no row: try again (twice is plenty).
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (await take(db, a)) return { kind: 'claimed' };
+    const row = await db
+      .selectFrom('idempotency_keys')
+      .select(['request_hash', 'state', 'status_code', 'headers', 'body'])
+      .where('client_id', '=', a.clientId)
+      .where('key', '=', a.key)
+      .executeTakeFirst();
+    if (!row) continue;
+    if (row.request_hash !== a.requestHash) return { kind: 'reused' };
+    if (row.state === 'in_progress') return { kind: 'in_progress' };
+    return { kind: 'replay', status: row.status_code!, headers: row.headers!, body: row.body! };
+  }
+  return { kind: 'in_progress' };
+}
+
+/** Stores the answer of a claimed key: from now on the same request is answered with it. */
+export async function completeIdempotencyKey(db: Db, clientId: string, key: string, requestHash: string, answer: StoredAnswer) {
+  await db
+    .updateTable('idempotency_keys')
+    .set({ state: 'completed', status_code: answer.status, headers: JSON.stringify(answer.headers), body: answer.body })
+    .where('client_id', '=', clientId)
+    .where('key', '=', key)
+    .where('request_hash', '=', requestHash)
+    .where('state', '=', 'in_progress')
+    .execute();
+}
+
+/** Gives a claimed key up without an answer (a 5xx, a request that ended unanswered): a retry runs again. */
+export async function releaseIdempotencyKey(db: Db, clientId: string, key: string, requestHash: string) {
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('client_id', '=', clientId)
+    .where('key', '=', key)
+    .where('request_hash', '=', requestHash)
+    .where('state', '=', 'in_progress')
+    .execute();
+}
+
+/** Deletes up to `limit` keys past their expiry; answers how many it deleted (fewer than `limit`: none are left). */
+export async function pruneIdempotencyKeys(db: Db, limit: number): Promise<number> {
+  const result = await sql`delete from idempotency_keys where (client_id, key) in (
+      select client_id, key from idempotency_keys where expires_at <= now() order by expires_at limit ${limit}
+    )`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}

@@ -1,0 +1,15 @@
+import type { ColumnType } from 'kysely';
+
+/** One client's Idempotency-Key and what it answered (store/idempotency-keys.ts). */
+export interface IdempotencyKeyTable {
+  client_id: string;
+  key: string;
+  /** SHA-256 (hex) of the request's method, path and canonical body. */
+  request_hash: string;
+  state: 'in_progress' | 'completed';
+  status_code: number | null;
+  headers: ColumnType<Record<string, string> | null, string | null, string | null>;
+  body: Buffer | null;
+  created_at: ColumnType<Date, Date | undefined, Date>;
+  expires_at: Date;
+}

@@ -1,0 +1,189 @@
+import crypto from 'node:crypto';
+import Fastify from 'fastify';
+import { idempotencyPlugin } from '../../../api/plugins/idempotency';
+import { claimKey, idempotencyRequestHash } from '../../../services/idempotency';
+import { claimIdempotencyKey } from '../../../store/idempotency-keys';
+import { IDEMPOTENCY_KEY_PRUNING_WORKFLOW_TYPE } from '../../../workflows/idempotency-key-pruning-messages';
+import { idempotencyKeyPruningScheduleId } from '../../../workflows/shared/ids';
+import { validOffer } from '../../setup/fixtures';
+import { type Harness, harnessWithKeys } from '../../setup/harness';
+
+type Method = 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+type Schema = { $ref?: string; required?: string[]; properties?: Record<string, unknown> };
+type Doc = {
+  paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Schema }> } }>>;
+  components: { schemas: Record<string, Schema> };
+};
+
+const CHANGES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** An id every IdParam accepts and no row has. */
+const MISSING = 'idem_missing_0';
+
+describe('Idempotency-Key on every request that changes something', () => {
+  let h: Harness;
+  let sub: { key: string; clientId: string };
+  const docs: Record<string, Doc> = {};
+  beforeAll(async () => {
+    ({ h, sub } = await harnessWithKeys());
+    for (const iface of ['submission', 'distribution'])
+      docs[iface] = (await h.app.inject({ method: 'GET', url: `/${iface}/beta/openapi.json` })).json();
+  });
+  afterAll(() => h.close());
+
+  const newKey = () => `k-${crypto.randomUUID()}`;
+  const send = (method: string, url: string, apiKey: string, idem: string | undefined, payload?: unknown) =>
+    h.app.inject({
+      method: method as Method,
+      url,
+      headers: { 'x-service-api-key': apiKey, ...(idem !== undefined && { 'idempotency-key': idem }) },
+      ...(payload !== undefined && { payload: payload as object }),
+    });
+
+  /** Two different bodies a route reads (each refused by its schema: any answer is kept), or none for a route without one. */
+  function bodiesOf(iface: string, method: string, url: string): [unknown, unknown] {
+    const op = docs[iface].paths[url.replace(/^\/\w+\/beta/, '').replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()];
+    const inline = op?.requestBody?.content['application/json']?.schema;
+    if (!inline) return [{ probe: 'first' }, { probe: 'second' }];
+    const schema = inline.$ref ? docs[iface].components.schemas[inline.$ref.split('/').pop()!] : (inline as Schema);
+    const field = schema.required?.[0] ?? Object.keys(schema.properties ?? {})[0];
+    return [{ [field]: 'first' }, { [field]: 'second' }];
+  }
+
+  /** A multipart upload of one small file. */
+  const upload = (text: string) => {
+    const boundary = `b${crypto.randomUUID()}`;
+    return {
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload: `--${boundary}\r\nContent-Disposition: form-data; name="attachment[media]"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n${text}\r\n--${boundary}--\r\n`,
+    };
+  };
+
+  it('every mutating route of the registry replays its first answer byte for byte, and refuses the key for another body (422)', async () => {
+    // Reservations are refused before any route runs unless enabled: a client with them sees every route run.
+    const distKey = await h.key('distribution', { reservations: true });
+    const routes = h.app.registeredRoutes.filter((r) => /^\/(submission|distribution)\/beta\//.test(r.url) && CHANGES.has(r.method));
+    expect(routes.length).toBeGreaterThan(20);
+    for (const { method, url: pattern } of routes) {
+      const url = pattern.replace(/:(\w+)/g, MISSING);
+      const iface = pattern.split('/')[1];
+      const apiKey = iface === 'submission' ? sub.key : distKey;
+      const key = newKey();
+      const isUpload = pattern.endsWith('/attachments') && method === 'POST';
+      // An upload's retry has its own multipart boundary: it is known by its file, not its framing.
+      const uploadOf = (file: string, u = upload(file)) =>
+        h.app.inject({ method, url, payload: u.payload, headers: { 'x-service-api-key': apiKey, 'idempotency-key': key, ...u.headers } });
+      const call = (body: unknown) => (isUpload ? uploadOf(body as string) : send(method, url, apiKey, key, body));
+      const [first, second] = isUpload ? ['not an image', 'another text'] : bodiesOf(iface, method, pattern);
+      const a = await call(first);
+      const route = `${method} ${pattern}`;
+      expect([route, a.statusCode < 500, a.headers['idempotent-replayed']]).toEqual([route, true, undefined]);
+      const replay = await call(first);
+      expect([route, replay.statusCode, replay.body, replay.headers['idempotent-replayed']]).toEqual([route, a.statusCode, a.body, 'true']);
+      expect(replay.headers['content-type']).toBe(a.headers['content-type']);
+      const other = await call(second);
+      expect([route, other.statusCode, other.json().errors?.[0]?.code]).toEqual([route, 422, 'idempotency_key_reused']);
+    }
+  });
+
+  it('20 parallel POST /offers with one key create one offer; the others replay its answer (or are told 409 while it runs)', async () => {
+    const client = await h.client('submission');
+    const key = newKey();
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => send('POST', '/submission/beta/offers', client.key, key, { offer: validOffer() })),
+    );
+    const offers = await h.services.db.selectFrom('offers').select('id').where('client_id', '=', client.clientId).execute();
+    expect(offers).toHaveLength(1);
+    const done = answers.filter((a) => a.statusCode !== 409);
+    for (const a of answers.filter((x) => x.statusCode === 409)) {
+      expect(a.json().errors[0].code).toBe('idempotency_key_in_progress');
+      expect(a.headers['retry-after']).toBe('1');
+    }
+    expect(done[0].statusCode).toBe(200);
+    expect(done[0].json().offer.id).toBe(offers[0].id);
+    expect(new Set(done.map((a) => a.body)).size).toBe(1);
+    expect(answers.filter((a) => a.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+  });
+
+  it('keys are per client; a request still running is 409 with Retry-After; bad keys are 422', async () => {
+    const other = await h.client('submission');
+    const key = newKey();
+    const body = { offer: 'first' };
+    const mine = await send('POST', '/submission/beta/offers', sub.key, key, body);
+    expect(mine.statusCode).toBe(422);
+    // Another client's key of the same name is its own: its other body runs.
+    const theirs = await send('POST', '/submission/beta/offers', other.key, key, { offer: 'second' });
+    expect(theirs.json().errors[0].code).toBe('invalid_field');
+    expect(theirs.headers['idempotent-replayed']).toBeUndefined();
+
+    // A claim of this very request that has not answered yet: the retry waits a little, then is told to come back.
+    const running = newKey();
+    const hash = idempotencyRequestHash('POST', '/submission/beta/offers', body);
+    expect((await claimKey(h.services, { clientId: sub.clientId, key: running, requestHash: hash })).kind).toBe('claimed');
+    const busy = await send('POST', '/submission/beta/offers', sub.key, running, body);
+    // The same request takes a claim over once it is older than a process may take (its process died).
+    const stale = { clientId: sub.clientId, key: running, requestHash: hash, ttlSeconds: 3600, staleSeconds: 0 };
+    expect((await claimIdempotencyKey(h.services.db, { ...stale, requestHash: 'another request' })).kind).toBe('reused');
+    expect(busy.statusCode).toBe(409);
+    expect(busy.json().errors[0]).toMatchObject({ code: 'idempotency_key_in_progress', field: 'idempotency-key' });
+    expect(busy.headers['retry-after']).toBe('1');
+
+    expect((await claimIdempotencyKey(h.services.db, stale)).kind).toBe('claimed');
+
+    for (const bad of ['', 'x'.repeat(256), 'tab\there', 'two words']) {
+      const res = await send('POST', '/submission/beta/offers', sub.key, bad, body);
+      expect([bad, res.statusCode, res.json().errors[0].field]).toEqual([bad, 422, 'idempotency-key']);
+    }
+    // A read ignores the header.
+    expect((await send('GET' as Method, '/submission/beta/offers', sub.key, 'two words')).statusCode).toBe(200);
+  });
+
+  it('developer sign-up refuses the header, saying why', async () => {
+    const res = await h.app.inject({
+      method: 'POST',
+      url: '/developer/beta/signups',
+      headers: { 'idempotency-key': newKey() },
+      payload: { signup: { email: `idem-${Date.now()}@example.com`, name: 'Idem' } },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().errors[0]).toMatchObject({ code: 'invalid_field', field: 'idempotency-key' });
+    expect(res.json().errors[0].message).toMatch(/never stored/);
+  });
+
+  it('a 5xx answer is not kept: the retry runs again and its answer is the one replayed', async () => {
+    const pinned = Fastify();
+    const clientId = `test-${crypto.randomUUID()}`;
+    let count = 0;
+    await idempotencyPlugin(pinned, { deps: h.services, clientOf: () => clientId });
+    pinned.post('/flaky', async (_request, reply) => (++count === 1 ? reply.code(503).send({ run: count }) : { run: count }));
+    await pinned.ready();
+    const again = () => pinned.inject({ method: 'POST', url: '/flaky', headers: { 'idempotency-key': 'same' }, payload: {} });
+    expect((await again()).statusCode).toBe(503);
+    const second = await again();
+    expect([second.statusCode, second.json(), second.headers['idempotent-replayed']]).toEqual([200, { run: 2 }, undefined]);
+    const third = await again();
+    expect([third.statusCode, third.json(), third.headers['idempotent-replayed']]).toEqual([200, { run: 2 }, 'true']);
+    expect(count).toBe(2);
+    await pinned.close();
+  });
+
+  it('expired keys are pruned by a scheduled workflow', async () => {
+    const clientId = `test-${crypto.randomUUID()}`;
+    const expired = { clientId, key: 'old', requestHash: 'h', ttlSeconds: -1, staleSeconds: 300 };
+    expect((await claimIdempotencyKey(h.services.db, expired)).kind).toBe('claimed');
+    // An expired key is free again for any request.
+    expect((await claimIdempotencyKey(h.services.db, { ...expired, requestHash: 'other' })).kind).toBe('claimed');
+    const live = { ...expired, key: 'live', ttlSeconds: 3600 };
+    expect((await claimIdempotencyKey(h.services.db, live)).kind).toBe('claimed');
+
+    const schedule = await h.services.temporal.schedule.getHandle(idempotencyKeyPruningScheduleId(h.config.TEMPORAL_TASK_QUEUE)).describe();
+    expect(schedule.action).toMatchObject({ workflowType: IDEMPOTENCY_KEY_PRUNING_WORKFLOW_TYPE });
+    const result = await h.services.temporal.workflow.execute(IDEMPOTENCY_KEY_PRUNING_WORKFLOW_TYPE, {
+      taskQueue: h.config.TEMPORAL_TASK_QUEUE,
+      workflowId: `prune-test-${crypto.randomUUID()}`,
+      args: [{}],
+    });
+    expect((result as { deleted: number }).deleted).toBeGreaterThanOrEqual(1);
+    const left = await h.services.db.selectFrom('idempotency_keys').select('key').where('client_id', '=', clientId).execute();
+    expect(left.map((r) => r.key)).toEqual(['live']);
+  });
+});
