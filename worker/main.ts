@@ -17,7 +17,7 @@ import {
 } from '../workflows/shared/ids';
 import { IDEMPOTENCY_KEY_PRUNING_WORKFLOW_TYPE, type IdempotencyKeyPruningInput } from '../workflows/idempotency-key-pruning-messages';
 import { MONTHLY_STATEMENTS_WORKFLOW_TYPE, type MonthlyStatementsInput } from '../workflows/monthly-statements-messages';
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type ScheduleOptions } from '@temporalio/client';
 
 let runtimeInstalled = false;
 
@@ -148,10 +148,9 @@ export async function ensureCallbackDispatcher(deps: Pick<ActivityDeps, 'tempora
 /**
  * Creates the Schedule that starts the monthly statements at 00:30 UTC on the 1st of each month
  * for the month before (docs/statements.md), or, when it exists, sets it to this release's
- * definition (a schedule created by an older release follows a changed spec or action), keeping
- * its state: an operator's pause and note stay. Every worker's start-up call is safe (all write
- * the same definition). A worker down over the 1st catches up within 3 days; a run still going when
- * the next is due (never, monthly) makes the next wait its turn rather than skip.
+ * definition, keeping an operator's pause and note (`ensureSchedule`). A worker down over the 1st
+ * catches up within 3 days; a run still going when the next is due (never, monthly) makes the next
+ * wait its turn rather than skip.
  */
 export async function ensureMonthlyStatementsSchedule(deps: Pick<ActivityDeps, 'temporal'>, taskQueue: string): Promise<void> {
   const scheduleId = monthlyStatementsScheduleId(taskQueue);
@@ -167,14 +166,7 @@ export async function ensureMonthlyStatementsSchedule(deps: Pick<ActivityDeps, '
     },
     policies: { overlap: ScheduleOverlapPolicy.BUFFER_ONE, catchupWindow: '3 days' },
   };
-  try {
-    await deps.temporal.schedule.create({ scheduleId, ...definition });
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-    await deps.temporal.schedule
-      .getHandle(scheduleId)
-      .update(({ state }) => ({ ...definition, state: { paused: state.paused, note: state.note } }));
-  }
+  await ensureSchedule(deps, scheduleId, definition);
 }
 
 /**
@@ -196,6 +188,19 @@ export async function ensureIdempotencyKeyPruningSchedule(deps: Pick<ActivityDep
     },
     policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
   };
+  await ensureSchedule(deps, scheduleId, definition);
+}
+
+/**
+ * Creates a Schedule or, when it exists, sets it to this release's definition (a schedule created
+ * by an older release follows a changed spec or action), keeping its state: an operator's pause
+ * and note stay. Every worker's start-up call is safe (all write the same definition).
+ */
+async function ensureSchedule(
+  deps: Pick<ActivityDeps, 'temporal'>,
+  scheduleId: string,
+  definition: Pick<ScheduleOptions, 'spec' | 'action' | 'policies'>,
+): Promise<void> {
   try {
     await deps.temporal.schedule.create({ scheduleId, ...definition });
   } catch (err) {
