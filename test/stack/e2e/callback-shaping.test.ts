@@ -120,9 +120,12 @@ describe('callback endpoints an integrator shapes', () => {
     const got = [...receiver.received].sort((a, b) => a.at - b.at);
     expect(got).toHaveLength(15); // 12 deliveries, three of them twice
     const spacing = 1000 / perSecond;
-    const gaps = got.slice(1).map((r, i) => r.at - got[i].at);
-    // Slots are 200 ms apart by the database's clock; the tolerance covers timers and the loopback.
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(spacing * 0.75);
+    // What a receiver feels: no second holds more than max_per_second attempts. Each attempt goes out
+    // no earlier than its slot (slots are 200 ms apart by the database's clock), but one can go out
+    // late (a busy worker, a timer) and so land closer to the next: single gaps may be short, a
+    // one-second window holds at most perSecond + 1 (its two edges). Unpaced, all 15 land at once.
+    const inOneSecondFrom = (i: number) => got.filter((r) => r.at >= got[i].at && r.at < got[i].at + 1000).length;
+    expect(Math.max(...got.map((_, i) => inOneSecondFrom(i)))).toBeLessThanOrEqual(perSecond + 1);
     expect(got[got.length - 1].at - got[0].at).toBeGreaterThanOrEqual((got.length - 1) * spacing * 0.9);
     // In order per offer: each offer's approval is received (delivered) before its suspension.
     for (const offerId of offerIds) {
