@@ -23,3 +23,9 @@ export function admin(
     if (input !== undefined) child.stdin?.end(input);
   });
 }
+
+/** The JSON an admin command printed (its `--json` answer); a failed command throws with its stderr. */
+export function adminJson(res: { code: number | null; stdout: string; stderr: string }) {
+  if (res.code !== 0) throw new Error(`admin exited ${res.code}: ${res.stderr}`);
+  return JSON.parse(res.stdout);
+}

@@ -5,16 +5,11 @@ import { checkCallbackSecretKey } from '../../../services/callbacks';
 import { setEndpoint } from '../../../store/callback-endpoints';
 import { expectedKeyId, sealV1 } from '../../setup/secret-v1';
 import { changeOfferStatus } from '../../../store/offers';
-import { admin } from '../../setup/admin';
+import { admin, adminJson } from '../../setup/admin';
 import { CallbackReceiver } from '../../setup/callback-receiver';
 import { eventually } from '../../setup/eventually';
 import { seedOffer } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
-
-function json(res: { code: number | null; stdout: string; stderr: string }) {
-  if (res.code !== 0) throw new Error(`admin exited ${res.code}: ${res.stderr}`);
-  return JSON.parse(res.stdout);
-}
 
 describe('callback signing secrets encrypted at rest (CALLBACK_SECRET_KEY)', () => {
   const KEY = crypto.randomBytes(32).toString('base64');
@@ -59,7 +54,7 @@ describe('callback signing secrets encrypted at rest (CALLBACK_SECRET_KEY)', () 
     const { key, clientId } = await h.client('submission');
     const offerId = await seedOffer(h, clientId, {}, 'pending');
     const r = await receiver();
-    const { secret } = json(await cli(['callbacks', 'set', '--key', key, '--url', r.url, '--json']));
+    const { secret } = adminJson(await cli(['callbacks', 'set', '--key', key, '--url', r.url, '--json']));
     const stored = await storedSecret(clientId);
     expect(stored).toMatch(underKey);
     expect(stored).not.toContain(secret.slice('whsec_'.length));
@@ -76,10 +71,10 @@ describe('callback signing secrets encrypted at rest (CALLBACK_SECRET_KEY)', () 
     const first = await changeAndReceive(r, await seedOffer(h, clientId, {}, 'pending'));
     expect(() => new Webhook(secret!).verify(first.body, first.headers)).not.toThrow();
 
-    const { encrypted } = json(await cli(['callbacks', 'encrypt-secrets']));
+    const { encrypted } = adminJson(await cli(['callbacks', 'encrypt-secrets']));
     expect(encrypted).toBeGreaterThanOrEqual(1);
     expect(await storedSecret(clientId)).toMatch(underKey);
-    expect(json(await cli(['callbacks', 'encrypt-secrets'])).encrypted).toBe(0); // nothing left in clear
+    expect(adminJson(await cli(['callbacks', 'encrypt-secrets'])).encrypted).toBe(0); // nothing left in clear
     const offerId = await seedOffer(h, clientId, {}, 'pending');
     await changeOfferStatus(h.services.db, { key: `test:${offerId}:withdraw`, offerId, to: 'withdrawn', actor: 'advertiser' });
     const [, second] = await r.waitFor(2);
@@ -207,8 +202,8 @@ describe('rotating CALLBACK_SECRET_KEY: [old] → [new, old] → callbacks reenc
   it('[old]: secrets under the old key (v2, and a rotated one), in enc:v1 and in clear all sign', async () => {
     await restartWith(OLD);
     await addEndpoint('v2, secret rotated', async (clientId, url) => {
-      const { secret: first } = json(await cli(['callbacks', 'set', '--key', clientId, '--url', url, '--json']));
-      const { secret: second } = json(await cli(['callbacks', 'rotate-secret', '--key', clientId, '--json']));
+      const { secret: first } = adminJson(await cli(['callbacks', 'set', '--key', clientId, '--url', url, '--json']));
+      const { secret: second } = adminJson(await cli(['callbacks', 'rotate-secret', '--key', clientId, '--json']));
       return [first, second]; // both sign during the secret's overlap
     });
     await addEndpoint('enc:v1', async (clientId, url) => {
@@ -236,7 +231,7 @@ describe('rotating CALLBACK_SECRET_KEY: [old] → [new, old] → callbacks reenc
     await restartWith(`${NEW},${OLD}`);
     await deliverToEach();
     const fresh = await addEndpoint('set during the rotation', async (clientId, url) => [
-      json(await cli(['callbacks', 'set', '--key', clientId, '--url', url, '--json'])).secret,
+      adminJson(await cli(['callbacks', 'set', '--key', clientId, '--url', url, '--json'])).secret,
     ]);
     expect((await stored(fresh.clientId)).secret).toMatch(new RegExp(`^enc:v2:${NEW_ID}:`));
     await deliverToEach();
@@ -271,7 +266,7 @@ describe('rotating CALLBACK_SECRET_KEY: [old] → [new, old] → callbacks reenc
       expected = most(expected, await changeEach());
       await new Promise((r) => setTimeout(r, 300));
     }
-    const out = json(await reencrypt);
+    const out = adminJson(await reencrypt);
     expect(out.key_id).toBe(NEW_ID);
     // Ours (other test files may have left clear secrets too, rewritten as well): a rotated pair
     // under the old key, one v1, one clear; the one set during the rotation was already current.
@@ -288,7 +283,7 @@ describe('rotating CALLBACK_SECRET_KEY: [old] → [new, old] → callbacks reenc
       expect(r.secret).toMatch(new RegExp(`^enc:v2:${NEW_ID}:`));
       if (r.previous_secret !== null) expect(r.previous_secret).toMatch(new RegExp(`^enc:v2:${NEW_ID}:`));
     }
-    expect(json(await cli(['callbacks', 'reencrypt']))).toEqual({ key_id: NEW_ID, endpoints: 0, secrets: 0, from: {} });
+    expect(adminJson(await cli(['callbacks', 'reencrypt']))).toEqual({ key_id: NEW_ID, endpoints: 0, secrets: 0, from: {} });
   });
 
   it('[new]: the start-up check passes without the old key, and every endpoint still receives callbacks it can verify', async () => {
@@ -296,7 +291,7 @@ describe('rotating CALLBACK_SECRET_KEY: [old] → [new, old] → callbacks reenc
     await deliverToEach();
     // And a secret rotation after the key rotation: both secrets sign, under the new key.
     const e = endpoints[2];
-    const { secret } = json(await cli(['callbacks', 'rotate-secret', '--key', e.clientId, '--json']));
+    const { secret } = adminJson(await cli(['callbacks', 'rotate-secret', '--key', e.clientId, '--json']));
     e.secrets.push(secret);
     e.receiver.received.length = 0; // earlier callbacks were signed without the new secret
     const now = await stored(e.clientId);

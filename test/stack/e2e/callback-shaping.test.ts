@@ -1,20 +1,15 @@
 import { changeOfferStatus } from '../../../store/offers';
-import { admin } from '../../setup/admin';
+import { admin, adminJson } from '../../setup/admin';
 import { CallbackReceiver } from '../../setup/callback-receiver';
 import { eventually } from '../../setup/eventually';
 import { seedOffer } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
-import { DIST, SUB } from '../../setup/paths';
+import { DIST } from '../../setup/paths';
 
 /*
  * Endpoints an integrator shapes (issue 37, docs/callbacks.md "Endpoint settings"): event-type
  * filtering, max_per_second measured at the receiver, and the endpoint.disabled event.
  */
-
-function json(res: { code: number | null; stdout: string; stderr: string }) {
-  if (res.code !== 0) throw new Error(`admin exited ${res.code}: ${res.stderr}`);
-  return JSON.parse(res.stdout);
-}
 
 /** The endpoint's deliveries of these offers, once every one of their events is dispatched and every delivery delivered. */
 async function settled(h: Harness, endpointId: string, offerIds: string[]) {
@@ -70,11 +65,13 @@ describe('callback endpoints an integrator shapes', () => {
     const offerId = await seedOffer(h, clientId); // approved before the endpoint: its history is not sent
     const receiver = await new CallbackReceiver().start();
     receivers.push(receiver);
-    const set = json(
+    const set = adminJson(
       await cli(['callbacks', 'set', '--key', dist.key, '--url', receiver.url, '--event-types', 'offer.published,offer.closed', '--json']),
     );
     expect(set).toMatchObject({ event_types: ['offer.published', 'offer.closed'], max_per_second: null });
-    expect(json(await cli(['callbacks', 'show', '--key', dist.key]))).toMatchObject({ event_types: ['offer.published', 'offer.closed'] });
+    expect(adminJson(await cli(['callbacks', 'show', '--key', dist.key]))).toMatchObject({
+      event_types: ['offer.published', 'offer.closed'],
+    });
 
     for (const to of ['suspended', 'resumed', 'suspended', 'resumed', 'closed'] as const)
       await changeOfferStatus(h.services.db, { key: `test:${offerId}:${to}:${Math.random()}`, offerId, to, actor: 'advertiser' });
@@ -97,7 +94,7 @@ describe('callback endpoints an integrator shapes', () => {
       .events.filter((e: { offer_id: string }) => e.offer_id === offerId)
       .map((e: { type: string }) => e.type);
     expect(types).toEqual(expect.arrayContaining(['offer.suspended', 'offer.published', 'offer.closed']));
-    json(await cli(['callbacks', 'disable', '--key', dist.key]));
+    adminJson(await cli(['callbacks', 'disable', '--key', dist.key]));
   });
 
   it('spreads attempts to an endpoint at max_per_second, retries and a backlog over many offers included', async () => {
@@ -108,7 +105,7 @@ describe('callback endpoints an integrator shapes', () => {
     const receiver = await new CallbackReceiver([503, 503, 503]).start();
     receivers.push(receiver);
     const perSecond = 5;
-    json(await cli(['callbacks', 'set', '--key', key, '--url', receiver.url, '--max-per-second', String(perSecond), '--json']));
+    adminJson(await cli(['callbacks', 'set', '--key', key, '--url', receiver.url, '--max-per-second', String(perSecond), '--json']));
     for (const offerId of offerIds) {
       await changeOfferStatus(h.services.db, { key: `test:${offerId}:approve`, offerId, to: 'approved', actor: 'review_team' });
       await changeOfferStatus(h.services.db, { key: `test:${offerId}:suspend`, offerId, to: 'suspended', actor: 'advertiser' });
@@ -132,67 +129,5 @@ describe('callback endpoints an integrator shapes', () => {
       const statuses = got.filter((r) => r.json.data.offer.id === offerId).map((r) => r.json.data.new_status);
       expect(statuses.filter((s, i) => statuses.indexOf(s) === i)).toEqual(['approved', 'suspended']);
     }
-  });
-});
-
-describe('callback endpoints: endpoint.disabled', () => {
-  let h: Harness;
-  let receiver: CallbackReceiver;
-  beforeAll(async () => {
-    h = await createHarness({ worker: true, env: { CALLBACK_RETRY_SCHEDULE: '1,1,1', CALLBACK_DISABLE_AFTER_SECONDS: '2' } });
-  });
-  afterAll(async () => {
-    await h.services.db.updateTable('callback_endpoints').set({ status: 'disabled', disabled_reason: 'test over' }).execute();
-    await receiver?.stop();
-    await h.close();
-  });
-
-  it('an endpoint disabled after its failure window puts endpoint.disabled, with the reason, in its client’s feed', async () => {
-    const { key, clientId } = await h.client('submission');
-    const offerId = await seedOffer(h, clientId, {}, 'pending');
-    receiver = await new CallbackReceiver([], 503).start();
-    json(await admin(['callbacks', 'set', '--key', key, '--url', receiver.url, '--description', 'orders hook', '--json']));
-    await changeOfferStatus(h.services.db, { key: `test:${offerId}:approve`, offerId, to: 'approved', actor: 'review_team' });
-    const shown = await eventually('the endpoint disabled', async () => {
-      const s = json(await admin(['callbacks', 'show', '--key', key]));
-      return s.status === 'disabled' ? s : null;
-    });
-    expect(shown).toMatchObject({
-      description: 'orders hook',
-      disabled_reason: expect.stringMatching(/every attempt failed since .*HTTP 503/),
-    });
-
-    const event = await eventually('endpoint.disabled in the feed', async () => {
-      const page = await h.app.inject({ method: 'GET', url: `${SUB}/events?limit=1000`, headers: { 'x-service-api-key': key } });
-      return page.json().events.find((e: { type: string }) => e.type === 'endpoint.disabled');
-    });
-    const endpointId = await endpointIdOf(h, clientId);
-    expect(event).toMatchObject({
-      offer_id: null,
-      sequence: 1,
-      data: {
-        endpoint: {
-          id: endpointId,
-          url: receiver.url,
-          description: 'orders hook',
-          disabled_reason: shown.disabled_reason,
-          disabled_at: new Date(shown.disabled_at).toISOString(),
-        },
-      },
-    });
-    // Another client's feed does not have it.
-    const other = await h.key('submission');
-    const theirs = await h.app.inject({
-      method: 'GET',
-      url: `${SUB}/events?limit=1000`,
-      headers: { 'x-service-api-key': other },
-    });
-    expect(theirs.json().events.map((e: { id: string }) => e.id)).not.toContain(event.id);
-    // Dispatched to no one: the endpoint it is about is disabled, and the client has no other.
-    await eventually('the event dispatched', async () => {
-      const row = await h.services.db.selectFrom('offer_events').select('dispatched_at').where('id', '=', event.id).executeTakeFirst();
-      return row?.dispatched_at ?? null;
-    });
-    expect(await h.services.db.selectFrom('callback_deliveries').select('id').where('event_id', '=', event.id).execute()).toEqual([]);
   });
 });

@@ -3,17 +3,12 @@ import { setEndpoint } from '../../../store/callback-endpoints';
 import { changeOfferStatus } from '../../../store/offers';
 import { OFFER_REVIEW_WORKFLOW_TYPE, type OfferReviewWorkflow } from '../../../workflows/offer-review-messages';
 import { offerReviewWorkflowId } from '../../../workflows/shared/ids';
-import { admin } from '../../setup/admin';
+import { admin, adminJson } from '../../setup/admin';
 import { CallbackReceiver } from '../../setup/callback-receiver';
 import { eventually } from '../../setup/eventually';
 import { seedOffer, validOffer } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
 import { SUB } from '../../setup/paths';
-
-function json(res: { code: number | null; stdout: string; stderr: string }) {
-  if (res.code !== 0) throw new Error(`admin exited ${res.code}: ${res.stderr}`);
-  return JSON.parse(res.stdout);
-}
 
 /** The delivered-callbacks counter as /metrics shows it. */
 async function scrapeDelivered(h: Harness): Promise<number> {
@@ -68,12 +63,12 @@ describe('offer-change callbacks', () => {
     const offerId: string = created.json().offer.id;
     const receiver = await new CallbackReceiver([500, 500, 200]).start();
     receivers.push(receiver);
-    const set = json(await cli(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
+    const set = adminJson(await cli(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
     expect(set.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
 
     // The operator approves, as documented; the review workflow records it and the event goes out.
     const deliveredBefore = await deliveredCount();
-    expect(json(await cli(['offers', 'approve', offerId, '--reviewer', 'Ops']))).toEqual({ id: offerId, status: 'approved' });
+    expect(adminJson(await cli(['offers', 'approve', offerId, '--reviewer', 'Ops']))).toEqual({ id: offerId, status: 'approved' });
     const got = await receiver.waitFor(3);
     const event = await h.services.db
       .selectFrom('offer_events')
@@ -101,7 +96,7 @@ describe('offer-change callbacks', () => {
     expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(got[0].body, got[0].headers)).toThrow();
 
     const [last] = await eventually('the delivery logged as delivered', async () => {
-      const log = json(await cli(['callbacks', 'log', '--key', key]));
+      const log = adminJson(await cli(['callbacks', 'log', '--key', key]));
       return log[0]?.status === 'delivered' ? log : null;
     });
     expect(last).toMatchObject({ event_id: event.id, attempts: 3, last_status_code: 200, status: 'delivered', next_attempt_at: null });
@@ -116,7 +111,7 @@ describe('offer-change callbacks', () => {
       { attempt: 2, status_code: 500 },
       { attempt: 3, status_code: 200 },
     ]);
-    expect(json(await cli(['callbacks', 'show', '--key', key]))).toMatchObject({
+    expect(adminJson(await cli(['callbacks', 'show', '--key', key]))).toMatchObject({
       status: 'enabled',
       consecutive_failures: 0,
       url: receiver.url,
@@ -129,7 +124,7 @@ describe('offer-change callbacks', () => {
     const offerId = await seedOffer(h, clientId); // approved
     const receiver = await new CallbackReceiver().start();
     receivers.push(receiver);
-    json(await cli(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
+    adminJson(await cli(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
     await receiver.stop();
 
     const moves = ['suspended', 'resumed', 'suspended'] as const;
@@ -138,7 +133,7 @@ describe('offer-change callbacks', () => {
     }
     // The first event is failing against the closed port; the others wait behind it.
     await eventually('three deliveries, the first failed against the closed port', async () => {
-      const log = json(await cli(['callbacks', 'log', '--key', key]));
+      const log = adminJson(await cli(['callbacks', 'log', '--key', key]));
       return log.length === 3 && log.some((d: { attempts: number; last_error: string | null }) => d.attempts >= 1 && d.last_error);
     });
     await receiver.start();
@@ -175,7 +170,7 @@ describe('offer-change callbacks', () => {
     );
     expect(() => new Webhook(secret).verify(first.body, first.headers, { jsonParse: false })).not.toThrow();
 
-    const replay = json(await cli(['callbacks', 'replay', first.headers['webhook-id'], '--key', key]));
+    const replay = adminJson(await cli(['callbacks', 'replay', first.headers['webhook-id'], '--key', key]));
     expect(replay.deliveries).toHaveLength(1);
     const got = await receiver.waitFor(2);
     expect(got[1].headers['webhook-id']).toBe(first.headers['webhook-id']);
@@ -187,14 +182,14 @@ describe('offer-change callbacks', () => {
     const receiver = await new CallbackReceiver().start();
     receivers.push(receiver);
     const oldSecret = (await cli(['callbacks', 'set', '--key', key, '--url', receiver.url])).stdout.trim();
-    const rotated = json(await cli(['callbacks', 'rotate-secret', '--key', key, '--json']));
+    const rotated = adminJson(await cli(['callbacks', 'rotate-secret', '--key', key, '--json']));
     expect(rotated.secret).not.toBe(oldSecret);
     await changeOfferStatus(h.services.db, { key: `test:${offerId}:withdraw`, offerId, to: 'withdrawn', actor: 'advertiser' });
     const [r] = await receiver.waitFor(1);
     expect(r.headers['webhook-signature'].split(' ')).toHaveLength(2);
     expect(() => new Webhook(oldSecret).verify(r.body, r.headers)).not.toThrow();
     expect(() => new Webhook(rotated.secret).verify(r.body, r.headers)).not.toThrow();
-    expect(json(await cli(['callbacks', 'show', '--key', key])).previous_secret_valid_until).toBeTruthy();
+    expect(adminJson(await cli(['callbacks', 'show', '--key', key])).previous_secret_valid_until).toBeTruthy();
   });
 
   it('distribution clients hear offer.published when an offer becomes sellable, as the distribution interface shows it', async () => {
@@ -203,7 +198,7 @@ describe('offer-change callbacks', () => {
     const offerId = await seedOffer(h, clientId, {}, 'pending');
     const receiver = await new CallbackReceiver().start();
     receivers.push(receiver);
-    json(await cli(['callbacks', 'set', '--key', dist.key, '--url', receiver.url, '--json']));
+    adminJson(await cli(['callbacks', 'set', '--key', dist.key, '--url', receiver.url, '--json']));
     await changeOfferStatus(h.services.db, { key: `test:${offerId}:publish`, offerId, to: 'approved', actor: 'review_team' });
     const got = await eventually('a callback about the offer', () => receiver.received.find((r) => r.json?.data?.offer?.id === offerId));
     expect(got.json).toMatchObject({
@@ -212,7 +207,7 @@ describe('offer-change callbacks', () => {
     });
     expect(got.json.data.offer).not.toHaveProperty('custom_attributes');
     expect(got.json.data.offer).not.toHaveProperty('initial_quantity');
-    json(await cli(['callbacks', 'disable', '--key', dist.key]));
+    adminJson(await cli(['callbacks', 'disable', '--key', dist.key]));
   });
 
   it('an offer approved before its start_date: distributors hear offer.published from its review workflow when that day begins, not at approval', async () => {
@@ -222,7 +217,7 @@ describe('offer-change callbacks', () => {
     const offerId = await seedOffer(h, clientId, { start_date: tomorrow }, 'pending');
     const receiver = await new CallbackReceiver().start();
     receivers.push(receiver);
-    json(await cli(['callbacks', 'set', '--key', dist.key, '--url', receiver.url, '--json']));
+    adminJson(await cli(['callbacks', 'set', '--key', dist.key, '--url', receiver.url, '--json']));
     // Approved early, as the review workflow records it: not published yet.
     await changeOfferStatus(h.services.db, {
       key: `test:${offerId}:early`,
@@ -260,7 +255,7 @@ describe('offer-change callbacks', () => {
     expect(delivered.map((d) => d.type)).toEqual(['offer.published']);
     expect(receiver.received.filter((r) => r.json?.data?.offer?.id === offerId).map((r) => r.json.type)).toEqual(['offer.published']);
     await handle.terminate('test over');
-    json(await cli(['callbacks', 'disable', '--key', dist.key]));
+    adminJson(await cli(['callbacks', 'disable', '--key', dist.key]));
   });
 
   it("fans one offer's changes out to 50 publisher endpoints, each in order", async () => {
@@ -318,30 +313,85 @@ describe('offer-change callbacks', () => {
 
 describe('offer-change callbacks: endpoints that keep failing', () => {
   let h: Harness;
-  let receiver: CallbackReceiver;
+  const receivers: CallbackReceiver[] = [];
   beforeAll(async () => {
     h = await createHarness({ worker: true, env: { CALLBACK_RETRY_SCHEDULE: '1,1,1', CALLBACK_DISABLE_AFTER_SECONDS: '2' } });
   });
   afterAll(async () => {
     await h.services.db.updateTable('callback_endpoints').set({ status: 'disabled', disabled_reason: 'test over' }).execute();
-    await receiver?.stop();
+    await Promise.all(receivers.map((r) => r.stop()));
     await h.close();
   });
 
   it('are disabled, with the reason visible in callbacks show, and their pending deliveries cancelled', async () => {
     const { key, clientId } = await h.client('submission');
     const offerId = await seedOffer(h, clientId, {}, 'pending');
-    receiver = await new CallbackReceiver([], 503).start();
-    json(await admin(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
+    const receiver = await new CallbackReceiver([], 503).start();
+    receivers.push(receiver);
+    adminJson(await admin(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
     await changeOfferStatus(h.services.db, { key: `test:${offerId}:approve`, offerId, to: 'approved', actor: 'review_team' });
     await changeOfferStatus(h.services.db, { key: `test:${offerId}:suspend`, offerId, to: 'suspended', actor: 'advertiser' });
     const shown = await eventually('the endpoint disabled', async () => {
-      const s = json(await admin(['callbacks', 'show', '--key', key]));
+      const s = adminJson(await admin(['callbacks', 'show', '--key', key]));
       return s.status === 'disabled' ? s : null;
     });
     expect(shown.disabled_reason).toMatch(/every attempt failed since .*HTTP 503/);
-    const log = json(await admin(['callbacks', 'log', '--key', key]));
+    const log = adminJson(await admin(['callbacks', 'log', '--key', key]));
     expect(log.map((d: { status: string }) => d.status).sort()).toEqual(['cancelled', 'cancelled']);
+  });
+
+  it('an endpoint disabled after its failure window puts endpoint.disabled, with the reason, in its client’s feed', async () => {
+    const { key, clientId } = await h.client('submission');
+    const offerId = await seedOffer(h, clientId, {}, 'pending');
+    const receiver = await new CallbackReceiver([], 503).start();
+    receivers.push(receiver);
+    adminJson(await admin(['callbacks', 'set', '--key', key, '--url', receiver.url, '--description', 'orders hook', '--json']));
+    await changeOfferStatus(h.services.db, { key: `test:${offerId}:approve`, offerId, to: 'approved', actor: 'review_team' });
+    const shown = await eventually('the endpoint disabled', async () => {
+      const s = adminJson(await admin(['callbacks', 'show', '--key', key]));
+      return s.status === 'disabled' ? s : null;
+    });
+    expect(shown).toMatchObject({
+      description: 'orders hook',
+      disabled_reason: expect.stringMatching(/every attempt failed since .*HTTP 503/),
+    });
+
+    const event = await eventually('endpoint.disabled in the feed', async () => {
+      const page = await h.app.inject({ method: 'GET', url: `${SUB}/events?limit=1000`, headers: { 'x-service-api-key': key } });
+      return page.json().events.find((e: { type: string }) => e.type === 'endpoint.disabled');
+    });
+    const { id: endpointId } = await h.services.db
+      .selectFrom('callback_endpoints')
+      .select('id')
+      .where('client_id', '=', clientId)
+      .executeTakeFirstOrThrow();
+    expect(event).toMatchObject({
+      offer_id: null,
+      sequence: 1,
+      data: {
+        endpoint: {
+          id: endpointId,
+          url: receiver.url,
+          description: 'orders hook',
+          disabled_reason: shown.disabled_reason,
+          disabled_at: new Date(shown.disabled_at).toISOString(),
+        },
+      },
+    });
+    // Another client's feed does not have it.
+    const other = await h.key('submission');
+    const theirs = await h.app.inject({
+      method: 'GET',
+      url: `${SUB}/events?limit=1000`,
+      headers: { 'x-service-api-key': other },
+    });
+    expect(theirs.json().events.map((e: { id: string }) => e.id)).not.toContain(event.id);
+    // Dispatched to no one: the endpoint it is about is disabled, and the client has no other.
+    await eventually('the event dispatched', async () => {
+      const row = await h.services.db.selectFrom('offer_events').select('dispatched_at').where('id', '=', event.id).executeTakeFirst();
+      return row?.dispatched_at ?? null;
+    });
+    expect(await h.services.db.selectFrom('callback_deliveries').select('id').where('event_id', '=', event.id).execute()).toEqual([]);
   });
 });
 
@@ -385,7 +435,7 @@ describe('offer-change callbacks: the outbox is the source of truth', () => {
     const { key, clientId } = await h.client('submission');
     const offerId = await seedOffer(h, clientId, {}, 'pending');
     receiver = await new CallbackReceiver().start();
-    json(await admin(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
+    adminJson(await admin(['callbacks', 'set', '--key', key, '--url', receiver.url, '--json']));
     await changeOfferStatus(h.services.db, { key: `test:${offerId}:approve`, offerId, to: 'approved', actor: 'review_team' });
     await changeOfferStatus(h.services.db, { key: `test:${offerId}:suspend`, offerId, to: 'suspended', actor: 'advertiser' });
     // Committed to the outbox, taken by no dispatcher yet.
