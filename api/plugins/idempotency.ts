@@ -10,8 +10,8 @@ import { ApiError, invalidField } from '../errors';
  * (docs/decisions/0061-idempotency-keys.md; docs/errors.md; docs/resources.md "Retrying safely").
  * After the key check and the body's parsing, before validation: the key is claimed for the
  * client; the first complete answer is stored as sent and replayed, byte for byte, with
- * `Idempotent-Replayed: true`. A 5xx or a 202 (still applying) is not an answer to keep: the claim
- * is released and a retry runs again.
+ * `Idempotent-Replayed: true`. A 5xx is not an answer to keep: the claim is released and a retry
+ * runs again. A 202 is kept: the change was accepted, and running it again would make a second.
  */
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -128,7 +128,7 @@ export async function idempotencyPlugin(app: FastifyInstance, opts: IdempotencyO
     const keyed = claimed.get(request);
     if (!keyed) return payload;
     claimed.delete(request);
-    const answer = reply.statusCode >= 500 || reply.statusCode === 202 ? undefined : answerOf(reply, payload);
+    const answer = reply.statusCode >= 500 ? undefined : answerOf(reply, payload);
     try {
       await (answer ? completeKey(deps, keyed, answer) : releaseKey(deps, keyed));
     } catch (err) {

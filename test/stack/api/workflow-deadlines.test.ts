@@ -170,15 +170,23 @@ describe('routes that wait for a workflow, with the workflow stuck', () => {
       const reservationId = await reservation(offerId, accountId);
       const at = `GET /offers/${offerId}/reservations/${reservationId}`;
       await holdRow('offers', offerId); // every reservation step locks its offer's stock
-      const made = await timed(() =>
-        dist('POST', `/offers/${offerId}/reservations`, {
-          reservation: { account_id: accountId, quantity_reserved: 1, start_date: utcDay(), end_date: '2099-01-01' },
-        }),
-      );
+      // Sent with an Idempotency-Key: an accepted 202 is kept, so its retry names the same reservation.
+      const hold = () =>
+        h.app.inject({
+          method: 'POST',
+          url: `${DIST}/offers/${offerId}/reservations`,
+          headers: { 'x-service-api-key': distKey, 'idempotency-key': `deadline-hold-${offerId}` },
+          payload: { reservation: { account_id: accountId, quantity_reserved: 1, start_date: utcDay(), end_date: '2099-01-01' } },
+        });
+      const made = await timed(hold);
       expect(made.res.statusCode).toBe(202);
       const madeId = made.res.json().reservation_id as string;
       expect(madeId).toMatch(/^rsv_/);
       expectAccepted(made, { reservation_id: madeId }, `GET /offers/${offerId}/reservations/${madeId}`);
+      const retried = await hold();
+      expect(retried.statusCode).toBe(202);
+      expect(retried.headers['idempotent-replayed']).toBe('true');
+      expect(retried.body).toBe(made.res.body);
       const changed = await timed(() =>
         dist('PUT', `/offers/${offerId}/reservations/${reservationId}`, { reservation: { quantity_reserved: 3 } }),
       );
