@@ -10,11 +10,14 @@ import type { Tracing } from '../platform/tracing';
 import { CALLBACK_DISPATCHER_WORKFLOW_TYPE, type CallbackDispatcherWorkflow } from '../workflows/callback-dispatcher-messages';
 import {
   callbackDispatcherWorkflowId,
+  dataPruningScheduledWorkflowId,
+  dataPruningScheduleId,
   idempotencyKeyPruningScheduledWorkflowId,
   idempotencyKeyPruningScheduleId,
   monthlyStatementsScheduledWorkflowId,
   monthlyStatementsScheduleId,
 } from '../workflows/shared/ids';
+import { DATA_PRUNING_WORKFLOW_TYPE, type DataPruningInput } from '../workflows/data-pruning-messages';
 import { IDEMPOTENCY_KEY_PRUNING_WORKFLOW_TYPE, type IdempotencyKeyPruningInput } from '../workflows/idempotency-key-pruning-messages';
 import { MONTHLY_STATEMENTS_WORKFLOW_TYPE, type MonthlyStatementsInput } from '../workflows/monthly-statements-messages';
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type ScheduleOptions } from '@temporalio/client';
@@ -114,6 +117,7 @@ export async function startWorker(opts: {
       await ensureCallbackDispatcher(opts.deps, opts.taskQueue);
       await ensureMonthlyStatementsSchedule(opts.deps, opts.taskQueue);
       await ensureIdempotencyKeyPruningSchedule(opts.deps, opts.taskQueue);
+      await ensureDataPruningSchedule(opts.deps, opts.taskQueue);
     } catch (err) {
       stopping.abort();
       worker.shutdown();
@@ -189,6 +193,28 @@ export async function ensureIdempotencyKeyPruningSchedule(deps: Pick<ActivityDep
     policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
   };
   await ensureSchedule(deps, scheduleId, definition);
+}
+
+/**
+ * Creates (or sets to this release's definition, keeping an operator's pause and note) the
+ * Schedule that prunes change-feed events and finished callback deliveries past their retention
+ * every hour (docs/data-retention.md), as the Idempotency-Keys' above: a missed hour is not caught
+ * up, runs never overlap.
+ */
+export async function ensureDataPruningSchedule(deps: Pick<ActivityDeps, 'temporal'>, taskQueue: string): Promise<void> {
+  const definition = {
+    spec: { intervals: [{ every: '1 hour', offset: '41 minutes' }] },
+    action: {
+      // eslint-disable-next-line no-restricted-syntax -- the SDK's kind of schedule action, not a workflow type
+      type: 'startWorkflow' as const,
+      workflowType: DATA_PRUNING_WORKFLOW_TYPE,
+      args: [{} satisfies DataPruningInput],
+      taskQueue,
+      workflowId: dataPruningScheduledWorkflowId(taskQueue),
+    },
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
+  };
+  await ensureSchedule(deps, dataPruningScheduleId(taskQueue), definition);
 }
 
 /**
