@@ -42,6 +42,7 @@ export async function startStack(config: Config, opts: { keywordSearchAttributes
       port: config.TEMPORAL_DEV_PORT,
       uiPort: config.TEMPORAL_UI_PORT,
       namespace: config.TEMPORAL_NAMESPACE,
+      retentionDays: config.TEMPORAL_NAMESPACE_RETENTION_DAYS,
       keywordSearchAttributes: opts.keywordSearchAttributes,
     });
     stopping.temporal = t.stop;
