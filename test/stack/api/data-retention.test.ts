@@ -1,3 +1,4 @@
+import { tsToMs } from '@temporalio/common';
 import { sql } from 'kysely';
 import { loadConfig } from '../../../platform/config';
 import { cursorOwner, encodeCursor } from '../../../schemas/event-feed';
@@ -239,5 +240,12 @@ describe('pruning feed events and callback deliveries on the schedule', () => {
       { rows: 0, oldest: 0 },
       { rows: 0, oldest: 0 },
     ]);
+  });
+
+  it("has the local stack's Temporal namespace keep closed workflows TEMPORAL_NAMESPACE_RETENTION_DAYS", async () => {
+    const { config } = await h.services.temporal.workflowService.describeNamespace({ namespace: h.config.TEMPORAL_NAMESPACE });
+    expect(tsToMs(config?.workflowExecutionRetentionTtl)).toBe(h.config.TEMPORAL_NAMESPACE_RETENTION_DAYS * DAY * 1000);
+    // Set at each start; the dev server's own default is a day.
+    expect(h.config.TEMPORAL_NAMESPACE_RETENTION_DAYS).not.toBe(1);
   });
 });
