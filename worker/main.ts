@@ -85,7 +85,7 @@ export async function startWorker(opts: {
   endpoints: Endpoints;
   taskQueue: string;
   workflowBundlePath?: string;
-  /** Start the callback dispatcher and create the monthly-statements schedule for this task queue if missing (default true). */
+  /** Start the callback dispatcher and create (or update) this task queue's schedules: statements, key and data pruning (default true). */
   callbackDispatcher?: boolean;
   /** OpenTelemetry (platform/tracing.ts), when configured: traces workflows and activities. */
   tracing?: Tracing;
