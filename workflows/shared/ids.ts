@@ -60,3 +60,5 @@ export const monthlyStatementsScheduledWorkflowId = (taskQueue: string) => `mont
 export const idempotencyKeyPruningScheduleId = (taskQueue: string) => `idempotency-key-pruning-schedule:${taskQueue}`;
 /** The id the pruning schedule gives the runs it starts (Temporal appends the time of each start). */
 export const idempotencyKeyPruningScheduledWorkflowId = (taskQueue: string) => `idempotency-key-pruning:${taskQueue}:scheduled`;
+/** One workflow per bulk code import (docs/bulk-vouchers.md). */
+export const voucherImportWorkflowId = (importId: string) => `voucher-import:${importId}`;
