@@ -57,14 +57,14 @@ export const DEFAULT_CODE_LENGTH = 12;
 const HEADROOM = 10;
 
 const charsetOf = (p: CodePattern) => p.charset ?? DEFAULT_CHARSET;
-const randomPositions = (p: CodePattern) => (p.mask !== undefined ? [...p.mask].filter((c) => c === '#').length : (p.length ?? DEFAULT_CODE_LENGTH));
+const randomPositions = (p: CodePattern) =>
+  p.mask !== undefined ? [...p.mask].filter((c) => c === '#').length : (p.length ?? DEFAULT_CODE_LENGTH);
 
 /** What is wrong with a pattern for `count` codes, or undefined. */
 export function patternProblem(p: CodePattern, count: number): string | undefined {
   const charset = charsetOf(p);
   if (p.mask !== undefined && p.length !== undefined) return 'give either length or mask, not both';
-  if (!/^[A-Za-z0-9]+$/.test(charset) || new Set(charset).size !== charset.length)
-    return 'charset must be distinct letters or digits';
+  if (!/^[A-Za-z0-9]+$/.test(charset) || new Set(charset).size !== charset.length) return 'charset must be distinct letters or digits';
   if (p.mask !== undefined && !/^[A-Za-z0-9_#-]+$/.test(p.mask)) return 'mask must be #, letters, digits, - or _';
   if (!/^[A-Za-z0-9_-]*$/.test(`${p.prefix ?? ''}${p.postfix ?? ''}`)) return 'prefix and postfix must be letters, digits, - or _';
   const positions = randomPositions(p);
@@ -81,6 +81,22 @@ export function patternProblem(p: CodePattern, count: number): string | undefine
 export function makeCode(p: CodePattern, pick: (n: number) => number): string {
   const charset = charsetOf(p);
   const random = () => charset[pick(charset.length)];
-  const body = p.mask !== undefined ? [...p.mask].map((c) => (c === '#' ? random() : c)).join('') : Array.from({ length: randomPositions(p) }, random).join('');
+  const body =
+    p.mask !== undefined
+      ? [...p.mask].map((c) => (c === '#' ? random() : c)).join('')
+      : Array.from({ length: randomPositions(p) }, random).join('');
   return `${p.prefix ?? ''}${body}${p.postfix ?? ''}`;
+}
+
+/** The columns a file's header names, or what is wrong with it. */
+export function importColumns(header: string[] | null): { code: number; barcode: number | null; count: number } | string {
+  const names = (header ?? []).map((h) => h.trim().toLowerCase());
+  const unknown = names.filter((n) => n !== 'redemption_code' && n !== 'barcode');
+  if (!header || unknown.length)
+    return `the first line must be a header of redemption_code and optionally barcode${unknown.length ? `; unknown column(s): ${unknown.slice(0, 5).join(', ')}` : ''}`;
+  if (new Set(names).size !== names.length) return 'the header names a column twice';
+  const code = names.indexOf('redemption_code');
+  if (code === -1) return 'the header has no redemption_code column';
+  const barcode = names.indexOf('barcode');
+  return { code, barcode: barcode === -1 ? null : barcode, count: names.length };
 }

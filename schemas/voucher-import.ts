@@ -16,7 +16,12 @@ export const VOUCHER_IMPORT_FILE_FIELD = 'voucher_import[file]';
 
 export const CodePatternInput = z
   .object({
-    charset: z.string().min(2).max(64).optional().describe('Characters to draw from (distinct letters or digits); default Crockford base32'),
+    charset: z
+      .string()
+      .min(2)
+      .max(64)
+      .optional()
+      .describe('Characters to draw from (distinct letters or digits); default Crockford base32'),
     length: boundedInt(1, 64).optional().describe('Random characters per code (default 12); not with mask'),
     mask: z.string().min(1).max(64).optional().describe('e.g. `####-####`: each # a random character, the rest as written'),
     prefix: z.string().max(32).optional(),
@@ -24,14 +29,20 @@ export const CodePatternInput = z
   })
   .strict();
 
-export const VoucherImportCreate = z.object({
-  voucher_import: z.object({
-    generate: z.object({
-      count: boundedInt(1, MAX_IMPORT_ROWS).describe('How many unique codes to make'),
-      pattern: CodePatternInput.default({}),
-    }),
-  }),
-});
+export const VoucherImportCreate = z
+  .object({
+    voucher_import: z
+      .object({
+        generate: z
+          .object({
+            count: boundedInt(1, MAX_IMPORT_ROWS).describe('How many unique codes to make'),
+            pattern: CodePatternInput.default({}),
+          })
+          .strict(),
+      })
+      .strict(),
+  })
+  .strict();
 export type VoucherImportCreate = z.infer<typeof VoucherImportCreate>;
 
 export const VoucherImport = z.object({
