@@ -16,14 +16,9 @@ export const VOUCHER_IMPORT_FILE_FIELD = 'voucher_import[file]';
 
 export const CodePatternInput = z
   .object({
-    charset: z
-      .string()
-      .min(2)
-      .max(64)
-      .optional()
-      .describe('Characters to draw from (distinct letters or digits); default Crockford base32'),
-    length: boundedInt(1, 64).optional().describe('Random characters per code (default 12); not with mask'),
-    mask: z.string().min(1).max(64).optional().describe('e.g. `####-####`: each # a random character, the rest as written'),
+    charset: z.string().min(2).max(64).optional(),
+    length: boundedInt(1, 64).optional(),
+    mask: z.string().min(1).max(64).optional().describe('e.g. `####-####`: # is random'),
     prefix: z.string().max(32).optional(),
     postfix: z.string().max(32).optional(),
   })
@@ -35,7 +30,7 @@ export const VoucherImportCreate = z
       .object({
         generate: z
           .object({
-            count: boundedInt(1, MAX_IMPORT_ROWS).describe('How many unique codes to make'),
+            count: boundedInt(1, MAX_IMPORT_ROWS),
             pattern: CodePatternInput.default({}),
           })
           .strict(),
@@ -48,13 +43,13 @@ export type VoucherImportCreate = z.infer<typeof VoucherImportCreate>;
 export const VoucherImport = z.object({
   id: z.string(),
   offer_id: z.string(),
-  status: z.enum(VOUCHER_IMPORT_STATUSES).describe('queued, running, completed or failed'),
+  status: z.enum(VOUCHER_IMPORT_STATUSES),
   kind: z.enum(['file', 'generate']),
-  rows_total: z.number().int().describe('Data rows of the file (blank lines aside), or codes to generate'),
-  rows_imported: z.number().int().describe('Codes added to the offer so far'),
-  rows_rejected: z.number().int().describe('Rows not imported so far (listed at errors_url)'),
-  errors_url: z.string().describe('CSV of the rejected rows: row, redemption_code, error'),
-  failure_message: z.string().nullable().describe('Why a failed import stopped'),
+  rows_total: z.number().int(),
+  rows_imported: z.number().int(),
+  rows_rejected: z.number().int(),
+  errors_url: z.string().describe('CSV: row, redemption_code, error'),
+  failure_message: z.string().nullable(),
   created_at: z.string(),
   finished_at: z.string().nullable(),
 });

@@ -64,7 +64,7 @@ export const voucherImportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> =
     '/offers/:id/voucher_imports',
     {
       schema: {
-        ...op('createVoucherImport', 'Import (text/csv or multipart voucher_import[file]) or generate voucher codes'),
+        ...op('createVoucherImport', 'Import codes (text/csv, multipart voucher_import[file]) or generate them'),
         params: VoucherImportParams,
         body: VoucherImportCreate,
         response: { 202: VoucherImportResponse },
@@ -100,7 +100,7 @@ export const voucherImportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> =
     '/offers/:id/voucher_imports',
     {
       schema: {
-        ...op('listVoucherImports', "List an offer's voucher imports, newest first"),
+        ...op('listVoucherImports', "List an offer's voucher imports"),
         params: VoucherImportParams,
         querystring: VoucherImportListQuery,
         response: { 200: VoucherImportList },
@@ -116,7 +116,7 @@ export const voucherImportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> =
     '/voucher_imports/:id',
     {
       schema: {
-        ...op('getVoucherImport', 'Get a voucher import and its progress'),
+        ...op('getVoucherImport', 'Get a voucher import'),
         params: VoucherImportParams,
         response: { 200: VoucherImportResponse },
       },
