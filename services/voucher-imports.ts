@@ -7,6 +7,7 @@ import { countCsv, type CsvCount } from '../platform/csv-lines';
 import { ObjectTooLargeError, putStreamBounded } from '../platform/object-upload';
 import { VOUCHER_IMPORT_FILE_FIELD, type VoucherImportCreate } from '../schemas/voucher-import';
 import { newId } from '../store/ids';
+import { findOffer } from '../store/offers';
 import type { OfferRow } from '../store/database';
 import {
   findClientVoucherImport,
@@ -169,4 +170,11 @@ export async function* voucherImportErrorsCsv(deps: Pick<ServiceDeps, 'db'>, row
     yield page.map((r) => `${r.row},${csvField(r.redemption_code)},${csvField(r.error)}\n`).join('');
     after = Number(page[page.length - 1].row);
   }
+}
+
+/** An operator's import or generation (`admin vouchers …`): done for the offer's own client. */
+export async function offerClientOf(deps: Pick<ServiceDeps, 'db'>, offerId: string): Promise<string> {
+  const offer = await findOffer(deps.db, offerId);
+  if (!offer) throw notFound('offer');
+  return offer.client_id;
 }

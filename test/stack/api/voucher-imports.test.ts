@@ -1,3 +1,7 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { admin, adminJson } from '../../setup/admin';
 import { validOffer } from '../../setup/fixtures';
 import { eventually } from '../../setup/eventually';
 import { createHarness, type Harness } from '../../setup/harness';
@@ -187,6 +191,19 @@ describe('bulk voucher imports and generation', () => {
     });
     expect(xml.statusCode).toBe(202);
     expect(await finished(xml.json().voucher_import.id)).toMatchObject({ status: 'completed', rows_imported: 10 });
+  });
+
+  it('npm run admin -- vouchers import / generate: a progress bar on stderr, the finished import on stdout', async () => {
+    const offerId = await suppliedOffer(['CLI-0']);
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vim-')), 'codes.csv');
+    fs.writeFileSync(file, `redemption_code\n${Array.from({ length: 3000 }, (_, i) => `CLI-${i + 1}`).join('\n')}\nCLI-0\n`);
+    const env = { ...process.env, TEMPORAL_TASK_QUEUE: h.config.TEMPORAL_TASK_QUEUE, VOUCHER_IMPORT_BATCH_ROWS: '2000' };
+    const imported = await admin(['vouchers', 'import', offerId, file], env);
+    expect(adminJson(imported)).toMatchObject({ offer_id: offerId, status: 'completed', rows_imported: 3000, rows_rejected: 1 });
+    expect(imported.stderr).toMatch(/codes \|.*\| 100% \| 3001\/3001 rows \| \d+ rows\/s/);
+    const generated = adminJson(await admin(['vouchers', 'generate', offerId, '--count', '500', '--pattern', 'CLI-G-######'], env));
+    expect(generated).toMatchObject({ status: 'completed', rows_imported: 500 });
+    expect((await codesOf(offerId)).filter((c) => c.redemption_code.startsWith('CLI-G-'))).toHaveLength(500);
   });
 
   it('refuses what it cannot do with a 4xx', async () => {
