@@ -123,7 +123,7 @@ export async function benchBulkImports(b: BenchStack): Promise<BulkImportsResult
     say('bulk: the COPY baseline…');
     const copy = await copyBaseline(b, file);
     const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
-    return {
+    const result: BulkImportsResult = {
       rows: ROWS,
       batch_rows: b.config.VOUCHER_IMPORT_BATCH_ROWS,
       import: { upload_s: round(upload_s), completed_s: round(completed_s), rows_per_s: Math.round(ROWS / completed_s) },
@@ -133,6 +133,8 @@ export async function benchBulkImports(b: BenchStack): Promise<BulkImportsResult
       generate_vs_copy: round(generated_s / copy, 1),
       peak_rss_mb: peaks(),
     };
+    say(`bulk: ${JSON.stringify(result)}`);
+    return result;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
