@@ -15,7 +15,7 @@ describe('a voucher import survives a worker killed inside a batch', () => {
   let child: ChildProcess | undefined;
   beforeAll(async () => {
     // No in-process worker at first: the child is the only one.
-    h = await createHarness({ env: { VOUCHER_IMPORT_BATCH_ROWS: '2000' } });
+    h = await createHarness({ env: { VOUCHER_IMPORT_BATCH_ROWS: '2000', OPS_USERNAME: 'ops', OPS_PASSWORD: 'import watcher' } });
   });
   afterAll(async () => {
     if (child?.pid && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, 'SIGKILL');
@@ -54,6 +54,10 @@ describe('a voucher import survives a worker killed inside a batch', () => {
     await eventually('the worker to stop inside the third batch', () => fs.existsSync(marker), { timeoutMs: 90_000 });
     // Two batches committed, the third written and not committed: progress shows the two.
     expect(await get()).toMatchObject({ status: 'running', rows_total: ROWS, rows_imported: 4000, rows_rejected: 0 });
+    // The review console shows it running, as far as it got.
+    const authorization = `Basic ${Buffer.from('ops:import watcher').toString('base64')}`;
+    const consolePage = (await h.app.inject({ method: 'GET', url: '/ops', headers: { authorization } })).body;
+    expect(consolePage).toMatch(new RegExp(`data-import-id="${id}".*<td>running</td><td class="progress">4000 / 20000 \\(20%\\)`));
     process.kill(-child.pid!, 'SIGKILL');
     await exited;
 
