@@ -95,7 +95,11 @@ export const voucherImportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> =
       return reply.code(202).send({ status: 'OK' as const, voucher_import: toVoucherImport(row, base(request)) });
     },
   );
+  readRoutes(app, deps, base);
+};
 
+/** The list, one import, and its errors CSV. */
+function readRoutes(app: Parameters<FastifyPluginAsyncZod>[0], deps: ServiceDeps, base: (request: FastifyRequest) => string): void {
   app.get(
     '/offers/:id/voucher_imports',
     {
@@ -143,4 +147,4 @@ export const voucherImportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> =
         .send(Readable.from(voucherImportErrorsCsv(deps, row)));
     },
   );
-};
+}
