@@ -25,6 +25,8 @@ export interface BulkImportsResult {
   import_vs_copy: number;
   generate_vs_copy: number;
   peak_rss_mb: { api: number; worker: number };
+  /** The same processes before the section's work: what the peak is measured against. */
+  idle_rss_mb: { api: number; worker: number };
 }
 
 const ROWS = Number(process.env.BENCH_BULK_ROWS ?? 1_000_000);
@@ -95,6 +97,9 @@ export async function benchBulkImports(b: BenchStack): Promise<BulkImportsResult
   writeCsv(file, 'BULK');
   fs.chmodSync(dir, 0o755);
   fs.chmodSync(file, 0o644);
+  const idle = memorySampler(b.workerPid);
+  await new Promise((r) => setTimeout(r, 200));
+  const idle_rss_mb = idle();
   const peaks = memorySampler(b.workerPid);
   try {
     say(`bulk: importing ${ROWS} codes from a CSV upload…`);
@@ -132,6 +137,7 @@ export async function benchBulkImports(b: BenchStack): Promise<BulkImportsResult
       import_vs_copy: round(completed_s / copy, 1),
       generate_vs_copy: round(generated_s / copy, 1),
       peak_rss_mb: peaks(),
+      idle_rss_mb,
     };
     say(`bulk: ${JSON.stringify(result)}`);
     return result;
