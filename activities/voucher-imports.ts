@@ -89,7 +89,13 @@ async function importFileBatches(deps: Deps, imp: VoucherImportRow, maxBatches: 
         end = next.value.end;
       }
       if (rows.length) {
-        await commitVoucherImportBatch(deps.db, imp, { batch: at.batch, endByte: end, nextRow: row, ...checkRows(imp, rows) }, undefined, deps.importHooks);
+        await commitVoucherImportBatch(
+          deps.db,
+          imp,
+          { batch: at.batch, endByte: end, nextRow: row, ...checkRows(imp, rows) },
+          undefined,
+          deps.importHooks,
+        );
         Context.current().heartbeat({ batch: at.batch, row });
       }
       at = { batch: at.batch + 1, byte: end, row };
@@ -111,7 +117,13 @@ async function generateBatches(deps: Deps, imp: VoucherImportRow, maxBatches: nu
     const seen = new Set<string>();
     const codes = generate(pattern, n, at.row, seen);
     const more = (m: number, firstRow: number) => generate(pattern, m, firstRow, seen);
-    await commitVoucherImportBatch(deps.db, imp, { batch: at.batch, endByte: 0, nextRow: at.row + n, codes, rejected: [] }, more, deps.importHooks);
+    await commitVoucherImportBatch(
+      deps.db,
+      imp,
+      { batch: at.batch, endByte: 0, nextRow: at.row + n, codes, rejected: [] },
+      more,
+      deps.importHooks,
+    );
     Context.current().heartbeat({ batch: at.batch, row: at.row + n });
     at = { batch: at.batch + 1, byte: 0, row: at.row + n };
   }
@@ -142,7 +154,11 @@ export function createVoucherImportActivities(deps: Deps) {
 
     /** Records the end (once) with its `voucher_import.completed` event. */
     async finishVoucherImport(a: { importId: string; status: 'completed' | 'failed'; message?: string }): Promise<VoucherImportProgress> {
-      await finishVoucherImport(deps.db, a.importId, { status: a.status, message: a.message, view: (row) => ({ voucher_import: toVoucherImport(row, `${deps.config.PUBLIC_BASE_URL ?? ''}${SUBMISSION_PATH}`) }) });
+      await finishVoucherImport(deps.db, a.importId, {
+        status: a.status,
+        message: a.message,
+        view: (row) => ({ voucher_import: toVoucherImport(row, `${deps.config.PUBLIC_BASE_URL ?? ''}${SUBMISSION_PATH}`) }),
+      });
       return progressOf(await load(a.importId), true);
     },
   };

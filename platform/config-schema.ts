@@ -110,7 +110,9 @@ export const EnvSchema = z.object({
     .min(1)
     .max(100_000)
     .default(10_000)
-    .describe('Rows of a bulk code import (or codes generated) per batch: one transaction each, the step progress moves by (docs/bulk-vouchers.md).'),
+    .describe(
+      'Rows of a bulk code import (or codes generated) per batch: one transaction each, the step progress moves by (docs/bulk-vouchers.md).',
+    ),
   BODY_MAX_BYTES: z.coerce
     .number()
     .int()

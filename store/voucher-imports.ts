@@ -71,7 +71,12 @@ export function listUnfinishedVoucherImports(db: Db, limit: number): Promise<Vou
 
 /** queued → running (a repeat changes nothing). */
 export async function markVoucherImportRunning(db: Db, id: string): Promise<void> {
-  await db.updateTable('voucher_imports').set({ status: 'running', updated_at: new Date() }).where('id', '=', id).where('status', '=', 'queued').execute();
+  await db
+    .updateTable('voucher_imports')
+    .set({ status: 'running', updated_at: new Date() })
+    .where('id', '=', id)
+    .where('status', '=', 'queued')
+    .execute();
 }
 
 /** Where the next batch starts: after the last committed one, or undefined before the first. */
@@ -106,7 +111,12 @@ export async function commitVoucherImportBatch(
   hooks?: { batchWritten?: (importId: string, batch: number) => Promise<void> },
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const done = await trx.selectFrom('voucher_import_batches').select('batch').where('import_id', '=', imp.id).where('batch', '=', b.batch).executeTakeFirst();
+    const done = await trx
+      .selectFrom('voucher_import_batches')
+      .select('batch')
+      .where('import_id', '=', imp.id)
+      .where('batch', '=', b.batch)
+      .executeTakeFirst();
     if (done) return false;
     const base = { offerId: imp.offer_id, advertiserId: imp.advertiser_id, importId: imp.id };
     let r = await insertImportedCodes(trx, { ...base, codes: b.codes });
@@ -161,7 +171,12 @@ async function growOffer(trx: Trx, imp: Pick<VoucherImportRow, 'id' | 'offer_id'
     .execute();
   const key = `voucher-import:${imp.id}:${batch}`;
   await moveStock(trx, offer, { stock: n, reserved: 0, key, reason: 'vouchers_imported' });
-  await appendOfferEvent(trx, { key: `${key}:updated`, offerId: imp.offer_id, type: 'offer.updated', data: { changed_fields: ['vouchers', 'initial_quantity'] } });
+  await appendOfferEvent(trx, {
+    key: `${key}:updated`,
+    offerId: imp.offer_id,
+    type: 'offer.updated',
+    data: { changed_fields: ['vouchers', 'initial_quantity'] },
+  });
 }
 
 /** running → completed or failed, with `voucher_import.completed` to the client (callbacks and feed) in the same transaction; once. */
@@ -179,7 +194,12 @@ export async function finishVoucherImport(
       .returningAll()
       .executeTakeFirst();
     if (!row) return undefined;
-    await appendClientEvent(trx, { key: `voucher_import.completed:${id}`, clientId: row.client_id, type: 'voucher_import.completed', data: end.view(row) });
+    await appendClientEvent(trx, {
+      key: `voucher_import.completed:${id}`,
+      clientId: row.client_id,
+      type: 'voucher_import.completed',
+      data: end.view(row),
+    });
     return row;
   });
 }

@@ -35,7 +35,11 @@ export async function voucherImportWorkflow(input: VoucherImportInput): Promise<
       if (progress.done) return await finish(input, 'completed');
     }
   } catch (err) {
-    return finish(input, 'failed', (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message);
+    return finish(
+      input,
+      'failed',
+      (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message,
+    );
   }
   return continueAsNew<typeof voucherImportWorkflow>({ ...input, started: true });
 }
