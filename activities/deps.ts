@@ -5,6 +5,7 @@ import type { Logger } from '../platform/logger';
 import type { BusinessMetrics } from '../platform/metrics';
 import type { ObjectStore } from '../platform/object-store';
 import type { OrderHooks } from '../store/order-placing';
+import type { ImportHooks } from '../workflows/voucher-import-messages';
 
 /** What activities may touch. Each factory narrows this with Pick<> to what it really uses. */
 export interface ActivityDeps {
@@ -22,4 +23,6 @@ export interface ActivityDeps {
   stopping?: AbortSignal;
   /** Test seams only (e.g. pausing an order between its stock and its vouchers); never set in production. */
   orderHooks?: OrderHooks;
+  /** Test seams only (a worker stopped inside an import batch's transaction); never set in production. */
+  importHooks?: ImportHooks;
 }

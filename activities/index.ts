@@ -7,6 +7,7 @@ import { createOfferActivities } from './offers';
 import { createOrderActivities } from './orders';
 import { createReservationActivities } from './reservations';
 import { createVoucherExpiryActivities } from './voucher-expiry';
+import { createVoucherImportActivities } from './voucher-imports';
 
 /**
  * Every activity, as plain functions closed over their dependencies. Workflows import only the
@@ -22,6 +23,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createMonthlyStatementActivities(deps),
     ...createIdempotencyKeyActivities(deps),
     ...createDataPruningActivities(deps),
+    ...createVoucherImportActivities(deps),
   };
 }
 

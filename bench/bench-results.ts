@@ -1,3 +1,4 @@
+import type { BulkImportsResult } from './bulk-imports';
 import type { CallbacksResult } from './callbacks';
 import type { CallbacksFanoutResult } from './callbacks-fanout';
 import type { LoadResult } from './load';
@@ -22,5 +23,7 @@ export interface BenchResults {
   /** The statements and the feed, or the feed alone (`npm run bench -- feed`). */
   statements?: StatementsBenchResult | Pick<StatementsBenchResult, 'feed'>;
   ratelimit?: RateLimitBenchResult;
+  /** Bulk codes: import and generation of 1,000,000 beside COPY (bench/bulk-imports.ts). */
+  bulkImports?: BulkImportsResult;
   summary?: Record<string, number | null>;
 }

@@ -108,6 +108,15 @@ export const EnvSchema = z.object({
     .min(1)
     .default(20 * 1024 * 1024)
     .describe('Largest attachment upload, in bytes (20 MiB).'),
+  VOUCHER_IMPORT_BATCH_ROWS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(10_000)
+    .describe(
+      'Rows of a bulk code import (or codes generated) per batch: one transaction each, the step progress moves by (docs/bulk-vouchers.md).',
+    ),
   BODY_MAX_BYTES: z.coerce
     .number()
     .int()

@@ -13,6 +13,7 @@ import type {
   SuppliedVoucherTable,
 } from './rows/offers';
 import type { IdempotencyKeyTable } from './rows/idempotency';
+import type { VoucherImportBatchTable, VoucherImportRejectionTable, VoucherImportTable } from './rows/voucher-imports';
 import type { OperatorTable } from './rows/operators';
 import type { PostalCodeTable } from './rows/postal-codes';
 import type { MonthlyStatementTable } from './rows/statements';
@@ -50,6 +51,9 @@ export interface Database {
   postal_codes: PostalCodeTable;
   monthly_statements: MonthlyStatementTable;
   idempotency_keys: IdempotencyKeyTable;
+  voucher_imports: VoucherImportTable;
+  voucher_import_batches: VoucherImportBatchTable;
+  voucher_import_rejections: VoucherImportRejectionTable;
 }
 
 export type * from './rows/clients';
@@ -60,3 +64,4 @@ export type * from './rows/operators';
 export type * from './rows/postal-codes';
 export type * from './rows/statements';
 export type * from './rows/idempotency';
+export type * from './rows/voucher-imports';

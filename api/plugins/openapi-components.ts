@@ -41,6 +41,7 @@ import {
   SubmissionStatementTotal,
 } from '../../schemas/statement';
 import { Redemption, Voucher, VoucherList, VoucherResponse, VoucherUpdateBody } from '../../schemas/voucher';
+import { VoucherImport, VoucherImportCreate, VoucherImportList, VoucherImportResponse } from '../../schemas/voucher-import';
 
 /*
  * The named parts of the OpenAPI documents: each schema here is registered once, under its name,
@@ -77,6 +78,8 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   CategoryList,
   AdvertiserList,
   MonthlyStatementList,
+  VoucherImportResponse,
+  VoucherImportList,
   EventPage: EventFeedPage,
   SignupResponse,
   Ok: OkOnly,
@@ -101,6 +104,7 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   DistributionStatementTotal,
   StatementAmount,
   MonthlyStatement,
+  VoucherImport,
   Event: FeedEvent,
   Signup,
   Error: ErrorBody,
@@ -124,6 +128,7 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   DistributionMedium,
   // What clients send (each named `<name>Input` in the documents).
   OfferCreate,
+  VoucherImportCreate,
   OfferUpdate,
   OrderCreate,
   AccountCreate,

@@ -8,6 +8,7 @@ import { opsCommand } from './commands/ops';
 import { ordersCommand } from './commands/orders';
 import { postalCodesCommand } from './commands/postal-codes';
 import { statementsCommand } from './commands/statements';
+import { vouchersCommand } from './commands/vouchers';
 import { workflowsCommand } from './commands/workflows';
 import { Failure } from '../../domain/failures';
 import { AdminContext, AdminError } from './context';
@@ -32,7 +33,8 @@ async function main(argv: string[]): Promise<number> {
     .addCommand(demoCommand(ctx))
     .addCommand(opsCommand(ctx))
     .addCommand(postalCodesCommand(ctx))
-    .addCommand(statementsCommand(ctx));
+    .addCommand(statementsCommand(ctx))
+    .addCommand(vouchersCommand(ctx));
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;

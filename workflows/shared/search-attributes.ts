@@ -8,4 +8,8 @@ export const OfferStatusKey = defineSearchAttributeKey('OfferStatus', SearchAttr
 export const AdvertiserNameKey = defineSearchAttributeKey('AdvertiserName', SearchAttributeType.KEYWORD);
 export const OfferTypeKey = defineSearchAttributeKey('OfferType', SearchAttributeType.KEYWORD);
 
-export const OFFER_SEARCH_ATTRIBUTES = [OfferStatusKey, AdvertiserNameKey, OfferTypeKey];
+/** Of voucher-import workflows: `temporal workflow list --query "VoucherImportStatus='running'"` (docs/bulk-vouchers.md). */
+export const VoucherImportOfferKey = defineSearchAttributeKey('VoucherImportOffer', SearchAttributeType.KEYWORD);
+export const VoucherImportStatusKey = defineSearchAttributeKey('VoucherImportStatus', SearchAttributeType.KEYWORD);
+
+export const OFFER_SEARCH_ATTRIBUTES = [OfferStatusKey, AdvertiserNameKey, OfferTypeKey, VoucherImportOfferKey, VoucherImportStatusKey];

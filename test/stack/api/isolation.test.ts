@@ -88,6 +88,14 @@ describe('isolation between clients', () => {
       (await call(key, 'GET', `/${iface}/beta/statements`)).json().statements.find((x: { month: string }) => x.month === '2001-02')?.id;
     ids.submissionStatement = await statementOf(own.submission, 'submission');
     ids.distributionStatement = await statementOf(own.distribution, 'distribution');
+    const supplied = (
+      await call(own.submission, 'POST', `${S}/offers`, {
+        offer: validOffer({ initial_quantity: undefined, vouchers: [{ redemption_code: 'ISO-1' }] }),
+      })
+    ).json().offer.id;
+    ids.voucherImport = (
+      await call(own.submission, 'POST', `${S}/offers/${supplied}/voucher_imports`, { voucher_import: { generate: { count: 3 } } })
+    ).json().voucher_import.id;
     expect(Object.values(ids).every(Boolean)).toBe(true);
   });
   afterAll(() => h.close());
@@ -129,6 +137,10 @@ describe('isolation between clients', () => {
       params: { advertiser_id: 'advertiser', ref: 'voucher' },
       body: { voucher: { status: 'redeemed' } },
     },
+    'POST /submission/beta/offers/:id/voucher_imports': { params: { id: 'offer' }, body: { voucher_import: { generate: { count: 5 } } } },
+    'GET /submission/beta/offers/:id/voucher_imports': { params: { id: 'offer' } },
+    'GET /submission/beta/voucher_imports/:id': { params: { id: 'voucherImport' } },
+    'GET /submission/beta/voucher_imports/:id/errors.csv': { params: { id: 'voucherImport' } },
     'GET /submission/beta/statements/:id': { params: { id: 'submissionStatement' } },
     'GET /submission/beta/statements/:id.csv': { params: { id: 'submissionStatement' } },
     'GET /distribution/beta/statements/:id': { params: { id: 'distributionStatement' } },

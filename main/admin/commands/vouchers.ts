@@ -1,0 +1,97 @@
+import fs from 'node:fs';
+import { Command, InvalidArgumentError } from 'commander';
+import { SingleBar } from 'cli-progress';
+import type { CodePattern } from '../../../domain/voucher-imports';
+import { toVoucherImport } from '../../../schemas/voucher-import';
+import {
+  findVoucherImportForOperator,
+  generateVouchers,
+  importVoucherFile,
+  offerClientOf,
+  runningVoucherImports,
+} from '../../../services/voucher-imports';
+import type { VoucherImportRow } from '../../../store/database';
+import { AdminError, output, type AdminContext } from '../context';
+
+const int = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number of at least 1');
+  return n;
+};
+
+const base = (ctx: AdminContext) => `${ctx.config.PUBLIC_BASE_URL ?? ''}/submission/beta`;
+
+/**
+ * Watches an import to its end with a live bar on stderr (rows, rows per second, time left), then
+ * prints the import (stdout). Polls the import's row: the workflow commits progress batch by batch.
+ */
+async function watch(ctx: AdminContext, started: VoucherImportRow): Promise<void> {
+  const bar = new SingleBar({
+    format: 'codes |{bar}| {percentage}% | {value}/{total} rows | {rate} rows/s | {eta_formatted} left | {status}',
+    stream: process.stderr,
+    etaBuffer: 20,
+    hideCursor: true,
+    // Piped (a log, CI): a line every second instead of nothing.
+    noTTYOutput: true,
+    notTTYSchedule: 1000,
+  });
+  const t0 = Date.now();
+  bar.start(Number(started.rows_total), 0, { rate: 0, status: started.status });
+  let row = started;
+  while (row.status === 'queued' || row.status === 'running') {
+    await new Promise((r) => setTimeout(r, 500));
+    row = (await findVoucherImportForOperator(ctx, row.id))!;
+    const seen = Number(row.rows_imported) + Number(row.rows_rejected);
+    bar.update(seen, { rate: Math.round(seen / ((Date.now() - t0) / 1000)), status: row.status });
+  }
+  bar.stop();
+  output(toVoucherImport(row, base(ctx)));
+  if (row.status === 'failed') throw new AdminError(`the import failed: ${row.failure_message}`);
+}
+
+/** `vouchers …`: bulk code imports and generation (docs/bulk-vouchers.md). */
+export function vouchersCommand(ctx: () => AdminContext): Command {
+  const cmd = new Command('vouchers').description("bulk voucher codes of an advertiser's offer");
+  const deps = (c: AdminContext) => ({ db: c.db, store: c.store, config: c.config });
+  cmd
+    .command('import')
+    .description('import a CSV file of codes (header redemption_code[,barcode]) into an offer that sells supplied codes; shows progress')
+    .argument('<offer>', 'offer id')
+    .argument('<file>', 'CSV file')
+    .option('--no-wait', 'print the import and return at once')
+    .action(async (offerId: string, file: string, o: { wait: boolean }) => {
+      const c = ctx();
+      if (!fs.existsSync(file)) throw new AdminError(`no file ${file}`);
+      const d = { ...deps(c), temporal: await c.temporal() };
+      const row = await importVoucherFile(d, await offerClientOf(d, offerId), offerId, fs.createReadStream(file));
+      if (o.wait) await watch(c, row!);
+      else output(toVoucherImport(row!, base(c)));
+    });
+  cmd
+    .command('generate')
+    .description('generate unique codes for an offer that sells supplied codes; shows progress')
+    .argument('<offer>', 'offer id')
+    .requiredOption('--count <n>', 'codes to make', int)
+    .option('--pattern <mask>', 'a mask such as SALE-####-####: each # a random character')
+    .option('--length <n>', 'random characters per code (without --pattern)', int)
+    .option('--charset <chars>', 'characters to draw from (default Crockford base32)')
+    .option('--prefix <text>')
+    .option('--postfix <text>')
+    .option('--no-wait', 'print the import and return at once')
+    .action(async (offerId: string, o: { count: number; pattern?: string; wait: boolean } & Omit<CodePattern, 'mask'>) => {
+      const c = ctx();
+      const d = { ...deps(c), temporal: await c.temporal() };
+      const pattern: CodePattern = { mask: o.pattern, length: o.length, charset: o.charset, prefix: o.prefix, postfix: o.postfix };
+      const row = await generateVouchers(d, await offerClientOf(d, offerId), offerId, { generate: { count: o.count, pattern } });
+      if (o.wait) await watch(c, row);
+      else output(toVoucherImport(row, base(c)));
+    });
+  cmd
+    .command('imports')
+    .description('imports queued or running, oldest first')
+    .action(async () => {
+      const c = ctx();
+      output((await runningVoucherImports(c)).map((r) => toVoucherImport(r, base(c))));
+    });
+  return cmd;
+}
