@@ -17,6 +17,11 @@ export const Redemption = z.object({
   amount: Currency.nullable(),
   redeemed_at: Timestamp,
   rolled_back_at: Timestamp.nullable(),
+  /** The redemption staff member who redeemed it at the merchant's counter (/merchant); null through the API. */
+  staff: z
+    .object({ id: z.string(), name: z.string() })
+    .nullable()
+    .describe('Who redeemed it at the counter page (docs/merchant-counter.md); null through the API'),
 });
 
 /** A redemption code issued per unit of an order (spec §2.6). */
@@ -117,6 +122,8 @@ function balanceOf(v: VoucherWithRedemptions | VoucherSnapshot): z.output<typeof
 type RedemptionLike = Pick<VoucherRedemptionRow, 'id' | 'amount' | 'currency_code'> & {
   redeemed_at: Date | string;
   rolled_back_at: Date | string | null;
+  staff_id?: string | null;
+  staff_name?: string | null;
 };
 
 function toRedemption(r: RedemptionLike): z.output<typeof Redemption> {
@@ -125,5 +132,6 @@ function toRedemption(r: RedemptionLike): z.output<typeof Redemption> {
     amount: r.amount === null || r.currency_code === null ? null : { currency_code: r.currency_code, amount: r.amount },
     redeemed_at: iso(r.redeemed_at),
     rolled_back_at: isoOrNull(r.rolled_back_at),
+    staff: r.staff_id ? { id: r.staff_id, name: r.staff_name ?? '' } : null,
   };
 }

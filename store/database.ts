@@ -13,6 +13,7 @@ import type {
 } from './rows/offers';
 import type { IdempotencyKeyTable } from './rows/idempotency';
 import type { OperatorTable } from './rows/operators';
+import type { RedemptionStaffTable, StaffSessionTable } from './rows/staff';
 import type { PostalCodeTable } from './rows/postal-codes';
 import type { MonthlyStatementTable } from './rows/statements';
 import type { AccountTable, OrderItemTable, OrderTable, ReservationTable, VoucherRedemptionTable, VoucherTable } from './rows/orders';
@@ -48,6 +49,8 @@ export interface Database {
   postal_codes: PostalCodeTable;
   monthly_statements: MonthlyStatementTable;
   idempotency_keys: IdempotencyKeyTable;
+  redemption_staff: RedemptionStaffTable;
+  staff_sessions: StaffSessionTable;
 }
 
 export type * from './rows/clients';
@@ -58,3 +61,4 @@ export type * from './rows/operators';
 export type * from './rows/postal-codes';
 export type * from './rows/statements';
 export type * from './rows/idempotency';
+export type * from './rows/staff';

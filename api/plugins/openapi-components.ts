@@ -40,6 +40,14 @@ import {
   SubmissionStatementLine,
   SubmissionStatementTotal,
 } from '../../schemas/statement';
+import {
+  RedemptionStaff,
+  RedemptionStaffCreateBody,
+  RedemptionStaffCreated,
+  RedemptionStaffList,
+  RedemptionStaffResponse,
+  StaffSignIn,
+} from '../../schemas/redemption-staff';
 import { Redemption, Voucher, VoucherList, VoucherResponse, VoucherUpdateBody } from '../../schemas/voucher';
 
 /*
@@ -79,6 +87,9 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   MonthlyStatementList,
   EventPage: EventFeedPage,
   SignupResponse,
+  RedemptionStaffResponse,
+  RedemptionStaffCreated,
+  RedemptionStaffList,
   Ok: OkOnly,
   // Answers: the resources.
   SubmissionOffer,
@@ -103,6 +114,8 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   MonthlyStatement,
   Event: FeedEvent,
   Signup,
+  RedemptionStaff,
+  StaffSignIn,
   Error: ErrorBody,
   Accepted: AcceptedBody,
   // Their parts (spec §2.2, §2.10).
@@ -135,6 +148,7 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   SignupCreate,
   // The body's own schema, not the body: the body carries the examples the reference shows.
   VoucherUpdate: VoucherUpdateBody.shape.voucher,
+  RedemptionStaffCreate: RedemptionStaffCreateBody.shape.redemption_staff,
 };
 
 for (const [id, schema] of Object.entries(COMPONENTS)) {

@@ -8,6 +8,7 @@ import { attachmentRoutes } from './attachments';
 import { commentRoutes } from './comments';
 import { offerRoutes } from './offers';
 import { redemptionRoutes } from './redemptions';
+import { redemptionStaffRoutes } from './redemption-staff';
 
 /** Routes of the submission interface (advertisers), mounted under /submission/beta. */
 export const submissionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
@@ -19,4 +20,5 @@ export const submissionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
   await app.register(eventFeedRoutes, { deps, iface: 'submission' });
   await app.register(statementRoutes, { deps, iface: 'submission' });
   await app.register(redemptionRoutes, { deps });
+  await app.register(redemptionStaffRoutes, { deps });
 };
