@@ -21,6 +21,7 @@ import { normalizeSignInCode, postalKey, secretHash } from './redemption-staff';
 
 type Deps = Pick<ServiceDeps, 'db' | 'config' | 'metrics'>;
 export type Staff = StaffWithAdvertiser;
+export type { CounterRedemption };
 
 /** A counter voucher: what the page shows and what it needs to act on it. */
 export interface CounterVoucher {
@@ -80,7 +81,13 @@ export async function lookUp(deps: Deps, staff: Staff, code: string): Promise<Co
  * does, recording the staff member. `attempt` is the page's idempotency key: the same form sent
  * twice (a double tap, a reload) redeems once.
  */
-export async function redeemAtCounter(deps: Deps, staff: Staff, voucherId: string, attempt: string, amount?: Money): Promise<CounterVoucher> {
+export async function redeemAtCounter(
+  deps: Deps,
+  staff: Staff,
+  voucherId: string,
+  attempt: string,
+  amount?: Money,
+): Promise<CounterVoucher> {
   const v = await lookUp(deps, staff, voucherId);
   if (v.notHere) throw new Failure('forbidden', v.notHere);
   const body = { voucher: { status: 'redeemed', amount } };

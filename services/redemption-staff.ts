@@ -42,11 +42,7 @@ function newSignInCode(): string {
 
 /** A typed code as it was issued: upper case, without spaces and dashes, misread letters read as digits. */
 export function normalizeSignInCode(typed: string): string {
-  return typed
-    .toUpperCase()
-    .replace(/[\s-]/g, '')
-    .replace(/[IL]/g, '1')
-    .replace(/O/g, '0');
+  return typed.toUpperCase().replace(/[\s-]/g, '').replace(/[IL]/g, '1').replace(/O/g, '0');
 }
 
 /** The SHA-256 a secret (sign-in code, session token) is stored and found by. */
@@ -57,7 +53,10 @@ export function secretHash(secret: string): string {
 function issueSignIn(deps: Deps, siteBase: string): { signIn: StaffSignIn; hash: string } {
   const code = newSignInCode();
   const expires = new Date(Date.now() + deps.config.MERCHANT_SIGN_IN_HOURS * 3_600_000);
-  return { signIn: { url: `${siteBase}${MERCHANT_PATH}/sign-in/${code}`, code, expires_at: expires }, hash: secretHash(normalizeSignInCode(code)) };
+  return {
+    signIn: { url: `${siteBase}${MERCHANT_PATH}/sign-in/${code}`, code, expires_at: expires },
+    hash: secretHash(normalizeSignInCode(code)),
+  };
 }
 
 export interface StaffInput {
@@ -109,7 +108,12 @@ export async function revokeStaff(deps: Deps, clientId: string, id: string): Pro
 }
 
 /** A new one-time sign-in for another device (the previous code stops working); refused for a revoked staff member. */
-export async function newSignIn(deps: Deps, clientId: string, id: string, siteBase: string): Promise<{ staff: StaffView; signIn: StaffSignIn }> {
+export async function newSignIn(
+  deps: Deps,
+  clientId: string,
+  id: string,
+  siteBase: string,
+): Promise<{ staff: StaffView; signIn: StaffSignIn }> {
   await getStaff(deps, clientId, id);
   const { signIn, hash } = issueSignIn(deps, siteBase);
   if (!(await replaceSignInCode(deps.db, clientId, id, hash, signIn.expires_at)))

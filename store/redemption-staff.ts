@@ -58,7 +58,10 @@ export function findStaff(db: Db, clientId: string, id: string): Promise<StaffWi
 
 /** A page of this client's staff (of one advertiser when given), newest first. */
 export function listStaff(db: Db, clientId: string, page: Page, advertiserId?: string): Promise<Paged<StaffWithAdvertiser>> {
-  let q = db.selectFrom('redemption_staff as s').innerJoin('advertisers as a', 'a.id', 's.advertiser_id').where('s.client_id', '=', clientId);
+  let q = db
+    .selectFrom('redemption_staff as s')
+    .innerJoin('advertisers as a', 'a.id', 's.advertiser_id')
+    .where('s.client_id', '=', clientId);
   if (advertiserId) q = q.where('s.advertiser_id', '=', advertiserId);
   return pageOf(q, page, (r) => r.selectAll('s').select('a.name as advertiser_name').orderBy('s.created_at', 'desc').orderBy('s.id'));
 }
@@ -111,13 +114,20 @@ export async function signInWithCode(
       .executeTakeFirst();
     if (!used) return undefined;
     await trx.deleteFrom('staff_sessions').where('staff_id', '=', used.id).where('expires_at', '<=', now).execute();
-    await trx.insertInto('staff_sessions').values({ token_hash: session.tokenHash, staff_id: used.id, expires_at: session.expiresAt }).execute();
+    await trx
+      .insertInto('staff_sessions')
+      .values({ token_hash: session.tokenHash, staff_id: used.id, expires_at: session.expiresAt })
+      .execute();
     return used.id;
   });
 }
 
 /** The staff member of a live session (not expired, staff not revoked), with the session's expiry. */
-export function sessionStaff(db: Db, tokenHash: string, now = new Date()): Promise<(StaffWithAdvertiser & { session_expires_at: Date }) | undefined> {
+export function sessionStaff(
+  db: Db,
+  tokenHash: string,
+  now = new Date(),
+): Promise<(StaffWithAdvertiser & { session_expires_at: Date }) | undefined> {
   return withAdvertiser(db)
     .innerJoin('staff_sessions as ss', 'ss.staff_id', 's.id')
     .select('ss.expires_at as session_expires_at')

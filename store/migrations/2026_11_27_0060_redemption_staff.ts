@@ -42,7 +42,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('staff_id', 'text', (c) => c.references('redemption_staff.id'))
     .addColumn('staff_name', 'text')
     .execute();
-  await sql`create index voucher_redemptions_by_staff on voucher_redemptions (staff_id, redeemed_at) where staff_id is not null`.execute(db);
+  await sql`create index voucher_redemptions_by_staff on voucher_redemptions (staff_id, redeemed_at) where staff_id is not null`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
