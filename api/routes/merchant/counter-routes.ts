@@ -8,7 +8,7 @@ import { lookUp, redeemAtCounter, todaysRedemptions, undoAtCounter, type Counter
 import { MERCHANT_PATH } from '../../../services/redemption-staff';
 import type { RouteApp } from '../operation';
 import { messagePage, sendCounterPage } from './frame';
-import { isFailure, redeemedOutcome, refusalOutcome, undoneOutcome } from './outcomes';
+import { isFailure, redeemedOutcome, refusalOutcome, standingOutcome, undoneOutcome } from './outcomes';
 import { homePage, lookupPage, signInPage, voucherPage, type Outcome, type Signed } from './pages';
 import { csrfMatches, csrfTokenOf, signedInStaff } from './session';
 
@@ -83,7 +83,8 @@ export function counterRoutes(app: RouteApp, deps: ServiceDeps): void {
     if (!s) return;
     const { code } = request.query;
     try {
-      return sendCounterPage(reply, 200, voucherPage(s, await lookUp(deps, s.staff, code)));
+      const v = await lookUp(deps, s.staff, code);
+      return sendCounterPage(reply, 200, voucherPage(s, v, standingOutcome(v)));
     } catch (err) {
       if (!isFailure(err)) throw err;
       const { status, outcome } = refusalOutcome(err, s.staff);

@@ -32,9 +32,10 @@ const STYLE = `
   .muted { color: #4f5869; } .hint { font-size: .9rem; color: #4f5869; margin: .3rem 0 0; }
   video { width: 100%; max-height: 50vh; background: #000; border-radius: 6px; margin-top: .6rem; }
   table { border-collapse: collapse; width: 100%; font-size: .95rem; } th, td { text-align: left; padding: .35rem .3rem; border-bottom: 1px solid #e3e6eb; vertical-align: top; }
-  td.code { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
+  td.code-cell { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
   .undone { text-decoration: line-through; color: #4f5869; }
   ${VOUCHER_CARD_STYLE}
+  .void { opacity: 1; color: #4f5869; } /* a used code stays readable (4.5:1) at the counter, struck through */
 `;
 
 /** A whole counter page; `staff` adds who is signed in and the sign-out button, `script` the camera's script. */
@@ -42,7 +43,7 @@ export function counterPage(p: { title: string; body: SafeHtml; staff?: Staff; c
   return htmlDocument({
     title: `${p.title} · Counter`,
     style: STYLE,
-    meta: { referrer: 'no-referrer', robots: 'noindex' },
+    meta: { referrer: 'same-origin', robots: 'noindex' },
     body: html`<header>
         <a class="brand" href="${MERCHANT_PATH}">Counter</a>
         ${

@@ -1,6 +1,6 @@
 import { Failure } from '../../../domain/failures';
 import type { CounterVoucher, Staff } from '../../../services/merchant-counter';
-import { money } from '../customer/voucher-page';
+import { money, standing } from '../customer/voucher-page';
 import { FAILURE_STATUS } from '../../errors';
 import type { Outcome } from './pages';
 
@@ -57,3 +57,12 @@ export const undoneOutcome = (v: CounterVoucher): Outcome => ({
 });
 
 export const isFailure = (err: unknown): err is Failure => err instanceof Failure;
+
+/** What a looked-up voucher says before anything is done to it: nothing when usable, else why not (redeemed when and by whom, expired, cancelled). */
+export function standingOutcome(v: CounterVoucher): Outcome | undefined {
+  const key = standing(v.view).key;
+  if (key === 'redeemed') return { ok: false, title: 'Already redeemed', text: lastRedemption(v) };
+  if (key === 'expired') return { ok: false, title: 'Expired', text: `This voucher expired on ${v.view.expiration_date}.` };
+  if (key === 'cancelled') return { ok: false, title: 'Cancelled', text: 'This voucher was cancelled: it cannot be used.' };
+  return undefined;
+}

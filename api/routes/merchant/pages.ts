@@ -53,7 +53,7 @@ function lookupSection(code = ''): SafeHtml {
 
 const time = (d: Date) => d.toISOString().slice(11, 16);
 const amountOf = (r: Pick<CounterRedemption, 'amount' | 'currency_code'>) =>
-  r.amount !== null && r.currency_code !== null ? money({ currency_code: r.currency_code, amount: r.amount }) : 'whole';
+  r.amount !== null && r.currency_code !== null ? money({ currency_code: r.currency_code, amount: r.amount }) : 'whole voucher';
 
 function todaySection(rows: CounterRedemption[]): SafeHtml {
   return html`<section aria-labelledby="today">
@@ -68,7 +68,7 @@ function todaySection(rows: CounterRedemption[]): SafeHtml {
                 (r) => html`<tr class="${r.rolled_back_at ? 'undone' : ''}">
                   <td>${time(r.redeemed_at)}</td>
                   <td><a href="${MERCHANT_PATH}/vouchers?code=${encodeURIComponent(r.redemption_code)}">${r.title}</a></td>
-                  <td class="code">${r.redemption_code}</td>
+                  <td class="code-cell">${r.redemption_code}</td>
                   <td>${amountOf(r)}${r.rolled_back_at ? html` <span>(undone)</span>` : ''}</td>
                 </tr>`,
               )}
