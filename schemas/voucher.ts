@@ -17,11 +17,8 @@ export const Redemption = z.object({
   amount: Currency.nullable(),
   redeemed_at: Timestamp,
   rolled_back_at: Timestamp.nullable(),
-  /** The redemption staff member who redeemed it at the merchant's counter (/merchant); null through the API. */
-  staff: z
-    .object({ id: z.string(), name: z.string() })
-    .nullable()
-    .describe('Who redeemed it at the counter page (docs/merchant-counter.md); null through the API'),
+  /** The staff member who redeemed it at the counter page (/merchant, docs/merchant-counter.md); null through the API. */
+  staff_name: z.string().nullable(),
 });
 
 /** A redemption code issued per unit of an order (spec §2.6). */
@@ -122,7 +119,6 @@ function balanceOf(v: VoucherWithRedemptions | VoucherSnapshot): z.output<typeof
 type RedemptionLike = Pick<VoucherRedemptionRow, 'id' | 'amount' | 'currency_code'> & {
   redeemed_at: Date | string;
   rolled_back_at: Date | string | null;
-  staff_id?: string | null;
   staff_name?: string | null;
 };
 
@@ -132,6 +128,6 @@ function toRedemption(r: RedemptionLike): z.output<typeof Redemption> {
     amount: r.amount === null || r.currency_code === null ? null : { currency_code: r.currency_code, amount: r.amount },
     redeemed_at: iso(r.redeemed_at),
     rolled_back_at: isoOrNull(r.rolled_back_at),
-    staff: r.staff_id ? { id: r.staff_id, name: r.staff_name ?? '' } : null,
+    staff_name: r.staff_name ?? null,
   };
 }

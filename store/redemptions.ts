@@ -112,7 +112,8 @@ function eventData(v: VoucherRow, r: VoucherRedemptionRow) {
       amount: r.amount === null ? null : { currency_code: r.currency_code, amount: r.amount },
       redeemed_at: r.redeemed_at.toISOString(),
       rolled_back_at: r.rolled_back_at?.toISOString() ?? null,
-      staff: r.staff_id === null ? null : { id: r.staff_id, name: r.staff_name },
+      staff_id: r.staff_id,
+      staff_name: r.staff_name,
     },
     distribution_client_id: v.client_id,
   };

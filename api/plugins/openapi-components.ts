@@ -40,14 +40,7 @@ import {
   SubmissionStatementLine,
   SubmissionStatementTotal,
 } from '../../schemas/statement';
-import {
-  RedemptionStaff,
-  RedemptionStaffCreateBody,
-  RedemptionStaffCreated,
-  RedemptionStaffList,
-  RedemptionStaffResponse,
-  StaffSignIn,
-} from '../../schemas/redemption-staff';
+import { RedemptionStaff, RedemptionStaffCreateBody, RedemptionStaffList, RedemptionStaffResponse } from '../../schemas/redemption-staff';
 import { Redemption, Voucher, VoucherList, VoucherResponse, VoucherUpdateBody } from '../../schemas/voucher';
 
 /*
@@ -88,7 +81,6 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   EventPage: EventFeedPage,
   SignupResponse,
   RedemptionStaffResponse,
-  RedemptionStaffCreated,
   RedemptionStaffList,
   Ok: OkOnly,
   // Answers: the resources.
@@ -115,7 +107,6 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   Event: FeedEvent,
   Signup,
   RedemptionStaff,
-  StaffSignIn,
   Error: ErrorBody,
   Accepted: AcceptedBody,
   // Their parts (spec §2.2, §2.10).

@@ -24,8 +24,8 @@ export async function createStaff(h: Harness, key: string, body: Record<string, 
     payload: { redemption_staff: body },
   });
   if (res.statusCode !== 200) throw new Error(`create staff: ${res.statusCode} ${res.body}`);
-  const { redemption_staff: s, sign_in } = res.json();
-  return { id: s.id, name: s.name, code: sign_in.code, url: sign_in.url };
+  const s = res.json().redemption_staff;
+  return { id: s.id, name: s.name, code: s.sign_in.code, url: s.sign_in.url };
 }
 
 /** The id of the advertiser of this client with this name (offers create their advertisers). */

@@ -1,16 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ServiceDeps } from '../../../services/deps';
-import { createStaff, getStaff, listStaff, newSignIn, revokeStaff } from '../../../services/redemption-staff';
+import { createStaff, listStaff, newSignIn, revokeStaff } from '../../../services/redemption-staff';
 import { IdParam } from '../../../schemas/common';
 import { listReply } from '../../../schemas/envelope';
 import { PageQuery } from '../../../schemas/pagination';
-import {
-  RedemptionStaffCreateBody,
-  RedemptionStaffCreated,
-  RedemptionStaffList,
-  RedemptionStaffResponse,
-} from '../../../schemas/redemption-staff';
+import { RedemptionStaffCreateBody, RedemptionStaffList, RedemptionStaffResponse } from '../../../schemas/redemption-staff';
 import { siteBaseUrl } from '../../urls';
 import { operations } from '../operation';
 
@@ -20,21 +15,21 @@ const ListQuery = PageQuery.extend({ advertiser_id: IdParam.optional() });
 
 /**
  * The advertiser's counter staff (docs/merchant-counter.md), on the submission interface: create
- * (with a one-time sign-in, shown once), list, read, a new sign-in for another device, revoke.
+ * (with a one-time sign-in, shown once), list, a new sign-in for another device, revoke.
  */
 export const redemptionStaffRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   app.post(
     '/redemption_staff',
     {
       schema: {
-        ...op('createRedemptionStaff', 'Create a counter staff member with a one-time sign-in'),
+        ...op('createRedemptionStaff', 'Create a counter staff member'),
         body: RedemptionStaffCreateBody,
-        response: { 200: RedemptionStaffCreated },
+        response: { 200: RedemptionStaffResponse },
       },
     },
     async (request) => {
       const { staff, signIn } = await createStaff(deps, request.client.id, request.body.redemption_staff, siteBaseUrl(request));
-      return { status: 'OK' as const, redemption_staff: staff, sign_in: signIn };
+      return { status: 'OK' as const, redemption_staff: { ...staff, sign_in: signIn } };
     },
   );
 
@@ -45,24 +40,18 @@ export const redemptionStaffRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }>
       listReply('redemption_staff', await listStaff(deps, request.client.id, request.query, request.query.advertiser_id), request.query),
   );
 
-  app.get(
-    '/redemption_staff/:id',
-    { schema: { ...op('getRedemptionStaff', 'Get a counter staff member'), params: Params, response: { 200: RedemptionStaffResponse } } },
-    async (request) => ({ status: 'OK' as const, redemption_staff: await getStaff(deps, request.client.id, request.params.id) }),
-  );
-
   app.post(
     '/redemption_staff/:id/sign_in',
     {
       schema: {
-        ...op('newRedemptionStaffSignIn', 'Issue a new one-time sign-in (the previous one stops working)'),
+        ...op('newRedemptionStaffSignIn', 'Issue a new one-time sign-in'),
         params: Params,
-        response: { 200: RedemptionStaffCreated },
+        response: { 200: RedemptionStaffResponse },
       },
     },
     async (request) => {
       const { staff, signIn } = await newSignIn(deps, request.client.id, request.params.id, siteBaseUrl(request));
-      return { status: 'OK' as const, redemption_staff: staff, sign_in: signIn };
+      return { status: 'OK' as const, redemption_staff: { ...staff, sign_in: signIn } };
     },
   );
 
@@ -70,7 +59,7 @@ export const redemptionStaffRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }>
     '/redemption_staff/:id',
     {
       schema: {
-        ...op('revokeRedemptionStaff', 'Revoke a counter staff member (its sessions end at once)'),
+        ...op('revokeRedemptionStaff', 'Revoke a counter staff member'),
         params: Params,
         response: { 200: RedemptionStaffResponse },
       },

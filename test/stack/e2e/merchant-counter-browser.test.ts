@@ -190,7 +190,7 @@ describe('the merchant counter in headless Chromium', () => {
         url: `/submission/beta/redemption_staff/${staff.id}/sign_in`,
         headers: { 'x-service-api-key': sub.key },
       });
-      await signIn(page, { ...staff, url: again.json().sign_in.url });
+      await signIn(page, { ...staff, url: again.json().redemption_staff.sign_in.url });
       await page.getByLabel('Voucher code').fill(card.redemption_code.toLowerCase());
       await page.getByRole('button', { name: 'Look up' }).click();
       const amount = page.getByLabel(/Amount to take/);
