@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { callbacksCommand } from './commands/callbacks';
 import { clientsCommand } from './commands/clients';
+import { staffCommand } from './commands/staff';
 import { demoCommand } from './commands/demo';
 import { keysCommand } from './commands/keys';
 import { offersCommand } from './commands/offers';
@@ -32,7 +33,8 @@ async function main(argv: string[]): Promise<number> {
     .addCommand(demoCommand(ctx))
     .addCommand(opsCommand(ctx))
     .addCommand(postalCodesCommand(ctx))
-    .addCommand(statementsCommand(ctx));
+    .addCommand(statementsCommand(ctx))
+    .addCommand(staffCommand(ctx));
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;

@@ -1,4 +1,5 @@
 import { addDays, utcDay } from '../../../domain/dates';
+import { admin, adminJson } from '../../setup/admin';
 import { setEndpoint } from '../../../store/callback-endpoints';
 import { CallbackReceiver } from '../../setup/callback-receiver';
 import { advertiserId, Counter, createStaff, ORIGIN, type StaffCreated } from '../../setup/counter';
@@ -279,6 +280,22 @@ describe('merchant counter (API and pages)', () => {
       .where('staff_id', '=', t.id)
       .execute();
     expect((await d.lookup('anything')).statusCode).toBe(401);
+  });
+
+  it('the admin CLI adds, lists, re-issues and revokes staff for a client', async () => {
+    const added = adminJson(await admin(['staff', 'add', '--client', subA.clientId, '--advertiser', advA, '--name', 'Cli Staff']));
+    expect(added).toMatchObject({ name: 'Cli Staff', advertiser_id: advA, status: 'active', sign_in: { code: expect.any(String) } });
+    const c = await Counter.signIn(h, added.sign_in.code);
+    expect((await c.get('/merchant')).body).toContain('Cli Staff');
+    const listed = adminJson(await admin(['staff', 'list', '--client', subA.clientId, '--advertiser', advA])) as { id: string }[];
+    expect(listed.map((s) => s.id)).toContain(added.id);
+    expect(JSON.stringify(listed)).not.toContain(added.sign_in.code);
+    const again = adminJson(await admin(['staff', 'sign-in', '--client', subA.clientId, added.id]));
+    expect(again.sign_in.code).not.toBe(added.sign_in.code);
+    // Another client's staff is not found through this client.
+    expect((await admin(['staff', 'revoke', '--client', subB.clientId, added.id])).code).not.toBe(0);
+    expect(adminJson(await admin(['staff', 'revoke', '--client', subA.clientId, added.id])).status).toBe('revoked');
+    expect((await c.lookup('anything')).statusCode).toBe(401);
   });
 
   it('a counter redemption is in the feed, the callbacks and the statement like any other, with the staff member', async () => {
