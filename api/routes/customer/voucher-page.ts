@@ -91,7 +91,7 @@ export function voucherCard(v: CustomerVoucher, counter = false): SafeHtml {
     ${
       // A cancelled card has nothing left to spend: its page shows no balance.
       v.balance && v.value && state.key !== 'cancelled'
-        ? html`<p class="balance">Balance: <strong data-testid="balance">${money(v.balance)}</strong> of ${money(v.value)}</p>`
+        ? html`<p class="balance">Balance: <strong>${money(v.balance)}</strong> of ${money(v.value)}</p>`
         : ''
     }
     <div class="code ${usable ? '' : 'void'}">${v.redemption_code}</div>
