@@ -160,6 +160,9 @@ describe('the merchant counter in headless Chromium', () => {
 
       await page.getByRole('button', { name: 'Redeem' }).click();
       expect(await outcome(page)).toContain('Redeemed');
+      // The answer takes the focus (a screen reader reads it first), and the page fits 360 px without sideways scrolling.
+      await page.waitForFunction("document.activeElement?.getAttribute('data-testid') === 'outcome'");
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(PHONE.width);
       expect(await axeProblems(page)).toEqual([]);
       await shot(page, 'redeemed-360');
 
@@ -233,6 +236,10 @@ describe('the merchant counter in headless Chromium', () => {
       expect(await page.content()).not.toContain('Grace Hopper');
       expect(await axeProblems(page)).toEqual([]);
       await shot(page, 'not-found-360');
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      expect(await page.textContent('h1')).toBe('Signed out');
+      await page.goto(`${base}/merchant`);
+      expect(await page.getByLabel('Sign-in code').count()).toBe(1);
     } finally {
       await context.close();
     }
