@@ -180,6 +180,28 @@ describe('merchant counter (API and pages)', () => {
     expect(after.redemptions.map((r: { amount: unknown }) => r.amount)).toEqual([USD(2000), USD(3000)]);
   });
 
+  it('refuses outside the valid days and after expiry with the API’s statuses, saying so', async () => {
+    const days = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+    const notToday = days[(new Date().getUTCDay() + 1) % 7];
+    const offerId = await seedOffer(h, subA.clientId, { advertiser: advertiser('Bistro A'), restrictions: { valid_days: [notToday] } });
+    const c = await Counter.signIn(
+      h,
+      (await api('POST', `${SUB}/redemption_staff/${staff.a.id}/sign_in`, subA.key)).json().redemption_staff.sign_in.code,
+    );
+    const v = await buy(offerId);
+    const looked = await c.lookup(v.redemption_code);
+    expect(looked.body).toContain(`Redeemable on ${notToday} (UTC days)`);
+    const res = await c.redeem(v.id);
+    expect(res.statusCode).toBe(409);
+    expect(res.body).toContain('Not valid today');
+    const w = await buy(offers.deal);
+    await h.services.db.updateTable('vouchers').set({ expiration_date: '2001-01-01' }).where('id', '=', w.id).execute();
+    expect((await c.lookup(w.redemption_code)).body).toContain('Expired');
+    const late = await c.redeem(w.id);
+    expect(late.statusCode).toBe(409);
+    expect(late.body).toContain('Expired');
+  });
+
   describe('refuses every cross-advertiser attempt', () => {
     let ids: Record<keyof typeof offers, { id: string; redemption_code: string; barcode: string }>;
     let counters: Record<Who, Counter>;
