@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Db } from './db';
 import type { RedemptionStaffRow } from './database';
 import type { Page, Paged } from '../domain/paging';
@@ -140,16 +139,4 @@ export function sessionStaff(
 /** Ends one session (signing out). */
 export async function deleteSession(db: Db, tokenHash: string): Promise<void> {
   await db.deleteFrom('staff_sessions').where('token_hash', '=', tokenHash).execute();
-}
-
-/** Whether a name is the one of a live staff member of this advertiser (names are how the counter shows who redeemed). */
-export async function liveStaffNamed(db: Db, advertiserId: string, name: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('redemption_staff')
-    .select('id')
-    .where('advertiser_id', '=', advertiserId)
-    .where(sql`lower(name)`, '=', name.toLowerCase())
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
-  return row !== undefined;
 }
