@@ -145,6 +145,24 @@ export const EnvSchema = z.object({
     .describe(
       'How long after a voucher redemption the advertiser may roll it back (`POST …/redemptions/:id/rollback`), in hours; 0: never ([vouchers.md](vouchers.md#redemptions)).',
     ),
+  MERCHANT_SESSION_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 31)
+    .default(12)
+    .describe(
+      'How long a redemption staff member stays signed in to the counter page `/merchant`, in hours ([merchant-counter.md](merchant-counter.md)).',
+    ),
+  MERCHANT_SIGN_IN_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 31)
+    .default(72)
+    .describe(
+      "How long a staff member's one-time sign-in link and code stay usable, in hours ([merchant-counter.md](merchant-counter.md)).",
+    ),
   CALLBACK_RETRY_SCHEDULE: z
     .string()
     .regex(/^\d+(,\d+)*$/, 'must be comma-separated whole seconds, e.g. 5,300,1800')

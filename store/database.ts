@@ -15,6 +15,7 @@ import type {
 import type { IdempotencyKeyTable } from './rows/idempotency';
 import type { VoucherImportBatchTable, VoucherImportRejectionTable, VoucherImportTable } from './rows/voucher-imports';
 import type { OperatorTable } from './rows/operators';
+import type { RedemptionStaffTable, StaffSessionTable } from './rows/staff';
 import type { PostalCodeTable } from './rows/postal-codes';
 import type { MonthlyStatementTable } from './rows/statements';
 import type { AccountTable, OrderItemTable, OrderTable, ReservationTable, VoucherRedemptionTable, VoucherTable } from './rows/orders';
@@ -54,6 +55,8 @@ export interface Database {
   voucher_imports: VoucherImportTable;
   voucher_import_batches: VoucherImportBatchTable;
   voucher_import_rejections: VoucherImportRejectionTable;
+  redemption_staff: RedemptionStaffTable;
+  staff_sessions: StaffSessionTable;
 }
 
 export type * from './rows/clients';
@@ -65,3 +68,4 @@ export type * from './rows/postal-codes';
 export type * from './rows/statements';
 export type * from './rows/idempotency';
 export type * from './rows/voucher-imports';
+export type * from './rows/staff';

@@ -39,6 +39,7 @@ import * as m0044 from './migrations/2026_11_27_0044_callback_endpoint_shaping';
 import * as m0045 from './migrations/2026_11_27_0045_idempotency_keys';
 import * as m0046 from './migrations/2026_11_27_0046_data_retention';
 import * as m0050 from './migrations/2026_11_27_0050_voucher_imports';
+import * as m0060 from './migrations/2026_11_27_0060_redemption_staff';
 
 /**
  * Migrations by name, in order. A static map rather than a folder scan, so the same list works
@@ -84,6 +85,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_27_0045_idempotency_keys': m0045,
   '2026_11_27_0046_data_retention': m0046,
   '2026_11_27_0050_voucher_imports': m0050,
+  '2026_11_27_0060_redemption_staff': m0060,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

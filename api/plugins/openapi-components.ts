@@ -40,6 +40,7 @@ import {
   SubmissionStatementLine,
   SubmissionStatementTotal,
 } from '../../schemas/statement';
+import { RedemptionStaff, RedemptionStaffCreateBody, RedemptionStaffList, RedemptionStaffResponse } from '../../schemas/redemption-staff';
 import { Redemption, Voucher, VoucherList, VoucherResponse, VoucherUpdateBody } from '../../schemas/voucher';
 import { VoucherImport, VoucherImportCreate, VoucherImportList, VoucherImportResponse } from '../../schemas/voucher-import';
 
@@ -82,6 +83,8 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   VoucherImportList,
   EventPage: EventFeedPage,
   SignupResponse,
+  RedemptionStaffResponse,
+  RedemptionStaffList,
   Ok: OkOnly,
   // Answers: the resources.
   SubmissionOffer,
@@ -107,6 +110,7 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   VoucherImport,
   Event: FeedEvent,
   Signup,
+  RedemptionStaff,
   Error: ErrorBody,
   Accepted: AcceptedBody,
   // Their parts (spec §2.2, §2.10).
@@ -140,6 +144,7 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   SignupCreate,
   // The body's own schema, not the body: the body carries the examples the reference shows.
   VoucherUpdate: VoucherUpdateBody.shape.voucher,
+  RedemptionStaffCreate: RedemptionStaffCreateBody.shape.redemption_staff,
 };
 
 for (const [id, schema] of Object.entries(COMPONENTS)) {

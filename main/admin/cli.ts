@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { callbacksCommand } from './commands/callbacks';
 import { clientsCommand } from './commands/clients';
+import { staffCommand } from './commands/staff';
 import { demoCommand } from './commands/demo';
 import { keysCommand } from './commands/keys';
 import { offersCommand } from './commands/offers';
@@ -34,7 +35,8 @@ async function main(argv: string[]): Promise<number> {
     .addCommand(opsCommand(ctx))
     .addCommand(postalCodesCommand(ctx))
     .addCommand(statementsCommand(ctx))
-    .addCommand(vouchersCommand(ctx));
+    .addCommand(vouchersCommand(ctx))
+    .addCommand(staffCommand(ctx));
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;

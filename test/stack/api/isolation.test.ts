@@ -70,6 +70,9 @@ describe('isolation between clients', () => {
         voucher: { status: 'redeemed' },
       })
     ).json().voucher.redemptions[0].id;
+    ids.staff = (
+      await call(own.submission, 'POST', `${SUB}/redemption_staff`, { redemption_staff: { name: 'Ana', advertiser_id: ids.advertiser } })
+    ).json().redemption_staff.id;
     const today = new Date().toISOString().slice(0, 10);
     ids.reservation = (
       await call(own.distribution, 'POST', `${D}/offers/${ids.offer}/reservations`, {
@@ -141,6 +144,8 @@ describe('isolation between clients', () => {
     'GET /submission/beta/offers/:id/voucher_imports': { params: { id: 'offer' } },
     'GET /submission/beta/voucher_imports/:id': { params: { id: 'voucherImport' } },
     'GET /submission/beta/voucher_imports/:id/errors.csv': { params: { id: 'voucherImport' } },
+    'POST /submission/beta/redemption_staff/:id/sign_in': { params: { id: 'staff' } },
+    'DELETE /submission/beta/redemption_staff/:id': { params: { id: 'staff' } },
     'GET /submission/beta/statements/:id': { params: { id: 'submissionStatement' } },
     'GET /submission/beta/statements/:id.csv': { params: { id: 'submissionStatement' } },
     'GET /distribution/beta/statements/:id': { params: { id: 'distributionStatement' } },
@@ -186,6 +191,7 @@ describe('isolation between clients', () => {
       get(s, `${SUB}/offers/${ids.offer}/comments`),
       get(s, `${SUB}/attachments/${ids.attachment}`),
       get(s, `${SUB}/offers/${ids.offer}/vouchers`),
+      get(s, `${SUB}/redemption_staff`),
       get(d, `${DIST}/accounts/${ids.account}`),
       get(d, `${DIST}/orders/${ids.order}`),
       get(d, `${DIST}/offers/${ids.offer}/reservations/${ids.reservation}`),
