@@ -100,7 +100,7 @@ function faultsOf(stack: ChaosStack, place: (i: number, at?: string) => void): A
   };
   return [
     [0.2, 'kill -9 the worker, restart it 2 s later', killWorker],
-    [0.45, 'restart the Temporal server', stack.restartTemporal],
+    [0.45, stack.temporalFault.name, stack.temporalFault.run],
     [0.7, 'restart Postgres', restartPostgres],
     // After the Postgres restart: the restarted process migrates and claims the database first.
     [0.85, 'kill -9 the API+worker process mid-order, restart it 2 s later', killBoth],

@@ -14,7 +14,8 @@ export interface ClusterStack {
   certificates: Certificates;
   /** What the service's processes need to use them: DATABASE_URL, S3_*, and Temporal's TEMPORAL_* (mTLS included). */
   env: Record<string, string>;
-  restartPostgres(): Promise<void>;
+  stopPostgres(): Promise<void>;
+  startPostgres(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -83,8 +84,8 @@ export async function startClusterStack(o: ClusterStackOptions): Promise<Cluster
         S3_SECRET_KEY: objectStore.secretKey,
         ...cluster.clientEnv,
       },
-      restartPostgres: async () => {
-        await postgres.stop();
+      stopPostgres: () => postgres.stop(),
+      startPostgres: async () => {
         postgres = await start();
       },
       stop,
