@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { port, unset } from './config-values';
+import { temporalSettings } from './config-schema-temporal';
 
 /*
  * The settings of the three backends (Postgres, Temporal, the S3 store) and of the local servers
@@ -24,12 +25,7 @@ export const backendSettings = {
     .max(200)
     .default(10)
     .describe('Database connections per process (1–200); size the server for every process’s pool.'),
-  TEMPORAL_ADDRESS: z
-    .string()
-    .min(1)
-    .optional()
-    .meta(unset('Any Temporal cluster (`host:port`) instead of the local dev server.', '(local dev server)')),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default').describe('The Temporal namespace of the workflows.'),
+  ...temporalSettings,
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('offer-marketplace').describe('Task queue of the workers: the same on every process.'),
   TEMPORAL_DEV_PORT: port.default(7233).describe('Port of the local Temporal dev server.'),
   TEMPORAL_UI_PORT: port.default(8233).describe('Port of the local dev server’s Web UI.'),

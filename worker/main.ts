@@ -7,6 +7,7 @@ import { freePort } from '../platform/free-port';
 import { setWorkerMetricsUrl } from '../platform/metrics';
 import type { Endpoints } from '../platform/endpoints';
 import type { Tracing } from '../platform/tracing';
+import { temporalConnectionOptions } from '../platform/temporal-connection';
 import { CALLBACK_DISPATCHER_WORKFLOW_TYPE, type CallbackDispatcherWorkflow } from '../workflows/callback-dispatcher-messages';
 import {
   callbackDispatcherWorkflowId,
@@ -88,7 +89,7 @@ export async function startWorker(opts: {
   tracing?: Tracing;
 }): Promise<RunningWorker> {
   await installRuntime(opts.deps);
-  const connection = await NativeConnection.connect({ address: opts.endpoints.temporalAddress });
+  const connection = await NativeConnection.connect(temporalConnectionOptions(opts.deps.config.temporal, opts.endpoints.temporalAddress));
   const stopping = new AbortController();
   const worker = await Worker.create({
     connection,

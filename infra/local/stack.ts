@@ -35,7 +35,10 @@ export async function startStack(config: Config, opts: { keywordSearchAttributes
     return pg.url;
   };
   const temporal = async (): Promise<{ address: string; uiUrl?: string }> => {
-    if (config.TEMPORAL_ADDRESS) return { address: config.TEMPORAL_ADDRESS };
+    if (config.TEMPORAL_ADDRESS) {
+      progress(`temporal: ${config.TEMPORAL_ADDRESS}, namespace ${config.TEMPORAL_NAMESPACE}, ${config.temporal.security}`);
+      return { address: config.TEMPORAL_ADDRESS };
+    }
     progress(`temporal: starting the Temporal dev server on 127.0.0.1:${config.TEMPORAL_DEV_PORT}…`);
     const t = await startTemporalDevServer({
       dataDir: config.DATA_DIR,
