@@ -80,7 +80,7 @@ export async function makeCertificates(dir: string, opts: CertificateOptions = {
   await fs.rm(file('ca.key.ec'));
   await fs.chmod(file('ca.key'), 0o600);
   await openssl(
-    ['req', '-x509', '-new', '-key', `${p}ca.key`, '-sha256', '-days', String(days), '-subj', `/CN=offer-marketplace test CA ${p}`.trim()]
+    ['req', '-x509', '-new', '-key', `${p}ca.key`, '-sha256', '-days', String(days), '-subj', `/CN=offer-marketplace CA ${p}`.trim()]
       .concat(['-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'])
       .concat(['-out', `${p}ca.crt`]),
     dir,

@@ -8,7 +8,7 @@
 export const TEMPORAL_SERVICES = ['frontend', 'history', 'matching', 'worker'] as const;
 export type TemporalService = (typeof TEMPORAL_SERVICES)[number];
 
-/** The PEM files of the cluster's certificates (test/setup/certificates.ts and infra/local/certificates.ts make them). */
+/** The PEM files of the cluster's certificates (infra/local/certificates.ts makes them). */
 export interface ClusterCertificates {
   /** The authority every party trusts, for servers and clients alike. */
   caCert: string;
