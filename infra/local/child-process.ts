@@ -137,7 +137,14 @@ export async function requireFreePort(port: number, setting: string, server: str
 
 function logTail(file: string, lines = 15): string {
   try {
-    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    // Each line cut short: a Go server's log line carries its whole stack trace.
+    return fs
+      .readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(-lines)
+      .map((l) => (l.length > 600 ? `${l.slice(0, 600)}…` : l))
+      .join('\n');
   } catch {
     return '(no log)';
   }

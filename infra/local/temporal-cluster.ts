@@ -126,7 +126,10 @@ export async function startTemporalCluster(o: ClusterOptions): Promise<RunningCl
   };
   progress('temporal cluster: starting frontend, history, matching and worker…');
   try {
-    await Promise.all(TEMPORAL_SERVICES.map(startService));
+    // The frontend first: on a fresh database the first service to start writes the cluster's
+    // metadata, and two writing it at once fail on its primary key. Once it listens, the others join.
+    await startService('frontend');
+    await Promise.all(TEMPORAL_SERVICES.filter((s) => s !== 'frontend').map(startService));
     const address = `127.0.0.1:${ports.frontend.grpc}`;
     const clientEnv = clusterClientEnv(address, o.namespace, o.certificates);
     await prepareNamespace(cli, clientEnv, o);
