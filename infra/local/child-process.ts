@@ -79,6 +79,8 @@ export function startProcess(opts: {
   user?: { uid: number; gid: number };
   /** The polite stop signal (Postgres' fast shutdown is SIGINT). */
   stopSignal?: NodeJS.Signals;
+  /** How long the polite signal has before SIGKILL; STOP_GRACE_MS unless told. */
+  stopGraceMs?: number;
 }): ManagedProcess {
   fs.mkdirSync(opts.logDir, { recursive: true });
   const logFile = path.join(opts.logDir, `${opts.name}.log`);
@@ -112,7 +114,7 @@ export function startProcess(opts: {
     async stop() {
       if (!exited && child.pid) {
         signalGroup(opts.stopSignal ?? 'SIGTERM');
-        if (!(await waitForExit(child.pid, STOP_GRACE_MS))) {
+        if (!(await waitForExit(child.pid, opts.stopGraceMs ?? STOP_GRACE_MS))) {
           signalGroup('SIGKILL');
           await waitForExit(child.pid, 1_000);
         }

@@ -64,7 +64,8 @@ export async function startClusterStack(o: ClusterStackOptions): Promise<Cluster
   };
   try {
     const pgPort = await freePort();
-    const start = () => startEmbeddedPostgres({ dataDir: o.dataDir, port: pgPort });
+    // A restart (the chaos run's) needs a clean stop: the cluster's four services keep many connections.
+    const start = () => startEmbeddedPostgres({ dataDir: o.dataDir, port: pgPort, stopGraceMs: 15_000 });
     const [certificates, objectStore] = await Promise.all([
       clusterCertificates(o.dataDir, o.certificateDays ?? 2),
       startEmbeddedObjectStore(o.embeddedS3, { dataDir: o.dataDir, port: await freePort() }),
