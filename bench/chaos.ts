@@ -38,6 +38,10 @@ async function main() {
     const stops: Array<() => Promise<unknown>> = [];
     try {
       broken = await run(dataDir, stops);
+    } catch (err) {
+      // Said before the stops: a client call still retrying when its connection closes can end the process.
+      say(`failed: ${err instanceof Error ? err.stack : String(err)}`);
+      throw err;
     } finally {
       for (const stop of stops.reverse()) await stop().catch(() => undefined);
       fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
