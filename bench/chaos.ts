@@ -36,16 +36,18 @@ async function main() {
     say(`stack in ${dataDir}`);
     // Whatever has started is stopped again, last first, however the run ends (a failed start included).
     const stops: Array<() => Promise<unknown>> = [];
+    let failed = false;
     try {
       broken = await run(dataDir, stops);
     } catch (err) {
       // Said before the stops: a client call still retrying when its connection closes can end the process.
       say(`failed: ${err instanceof Error ? err.stack : String(err)}`);
-      throw err;
+      failed = true;
     } finally {
       for (const stop of stops.reverse()) await stop().catch(() => undefined);
       fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 5 });
     }
+    if (failed) process.exit(2);
   }
   if (!SHORT && !CLUSTER) broken.push(...(await chaosOfTheWholeStack()));
   say(broken.length ? `${broken.length} invariant(s) broken` : 'every invariant holds');
