@@ -37,8 +37,14 @@ export interface FloorWorker {
 }
 
 /** Starts the floor's worker; started early, its bundling is over before anything is measured. */
-export function startFloorWorker(temporalAddress: string, stops: Array<() => Promise<unknown>>): FloorWorker {
+export function startFloorWorker(
+  temporalAddress: string,
+  stops: Array<() => Promise<unknown>>,
+  env: Record<string, string> = {},
+): FloorWorker {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'floor-worker.ts'), temporalAddress, FLOOR_TASK_QUEUE], {
+    // The stack's environment: a cluster's TLS files, which its connection reads (platform/temporal-connection.ts).
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   stops.push(async () => {

@@ -19,7 +19,10 @@ export function writeResults(results: BenchResults, save: boolean): void {
   if (save) fs.writeFileSync(path.join(dir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
   const md = [
     ...summaryLines(results),
-    ...(results.orders ? [...orderCpuLines(results.orders), ...floorLines(results.orders), ...orderLines(results.orders)] : []),
+    ...(results.orders ? ordersLines(results.orders) : []),
+    ...(results.orders_cluster
+      ? ['# The same on a real Temporal cluster (mTLS, four server processes)', '', ...ordersLines(results.orders_cluster)]
+      : []),
     ...(results.search ? searchLines(results.search) : []),
     ...otherLines(results),
     ...(results.ratelimit ? rateLimitLines(results.ratelimit) : []),
@@ -47,11 +50,13 @@ function summaryLines(results: BenchResults): string[] {
   ];
 }
 
+const ordersLines = (o: OrdersResult) => [...orderCpuLines(o), ...floorLines(o), ...orderLines(o)];
+
 function orderCpuLines(orders: OrdersResult): string[] {
   const cpu = orders.cpu_c32;
   if (!cpu) return [];
   return [
-    `## CPU per order at concurrency 32, by process (from /proc; layout: ${orders.layout})`,
+    `## CPU per order at concurrency 32, by process (from /proc; layout: ${orders.layout}; Temporal: ${orders.temporal})`,
     '',
     '| process | CPU ms per order |',
     '|---|---|',
