@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildApp } from '../api/app';
 import { createApiKey } from '../services/api-clients';
+import { claimEnvironment } from '../services/deployment';
+import { migrateToLatest } from '../store/migrate';
 import type { Config } from '../platform/config';
 import { freePort } from '../platform/free-port';
 import { createLogger } from '../platform/logger';
@@ -54,6 +56,8 @@ export async function startBenchStack(stops: Array<() => Promise<unknown>>, clus
   const config = benchConfig(env);
   const services = await connectServices(config, stack.endpoints, createLogger('silent'));
   stops.push(() => services.close());
+  // `npm run stack:cluster` starts the servers only: the database is migrated and claimed here, as `npm start` does.
+  if (cluster) await migrateToLatest(services.db).then(() => claimEnvironment(services, config.SERVICE_ENVIRONMENT));
   const layout = cluster || process.env.BENCH_WORKER === 'separate' ? 'separate' : 'one-process';
   const workerPid = await startBenchWorker(stack, env, services, layout, stops);
   const app = await buildApp(services);
