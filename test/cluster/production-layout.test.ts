@@ -83,7 +83,16 @@ describe('the production layout on a real Temporal cluster over mTLS', () => {
     adminJson(await admin(['callbacks', 'set', '--key', sub, '--url', receiver.url, '--json'], env));
 
     // The operator's approval: the review workflow's `approve` signal, sent with the Temporal CLI over mTLS.
-    await temporalCli(['workflow', 'signal', '--workflow-id', offerReviewWorkflowId(offerId), '--name', 'approve', '--input', '{"reviewer":"Ops"}']);
+    await temporalCli([
+      'workflow',
+      'signal',
+      '--workflow-id',
+      offerReviewWorkflowId(offerId),
+      '--name',
+      'approve',
+      '--input',
+      '{"reviewer":"Ops"}',
+    ]);
     const [callback] = await receiver.waitFor(1, 60_000);
     expect(callback.json).toMatchObject({ type: 'offer.status_changed', data: { old_status: 'pending', new_status: 'approved' } });
     expect(callback.json.data.offer).toMatchObject({ id: offerId, status: 'approved' });
