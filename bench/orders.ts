@@ -70,7 +70,7 @@ export async function benchOrders(bench: BenchStack, stops: Array<() => Promise<
     result[`c${c}`] = level;
     if (c === 32) result.cpu_c32 = cpu;
   }
-  return { ...result, ...(await benchFloor(bench.services.temporal, floorWorker)) };
+  return { ...result, ...(await benchFloor(bench.services.temporal, floorWorker, bench.roles)) };
 }
 
 export type PlaceOne = (offerId: string, tag: string) => (i: number) => Promise<boolean>;
