@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { backendTlsFaults } from './backend-tls';
 import { EnvSchema, type Env } from './config-schema';
 import { loadTemporalSettings, TemporalSettingsError, type TemporalSettings } from './temporal-connection';
 
@@ -40,6 +41,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   if (e.S3_ENDPOINT && !(e.S3_ACCESS_KEY && e.S3_SECRET_KEY)) {
     throw new ConfigError('Invalid configuration:\n  S3_ACCESS_KEY, S3_SECRET_KEY: required when S3_ENDPOINT is set');
   }
+  const tlsFaults = backendTlsFaults(e);
+  if (tlsFaults.length) throw new ConfigError(`Invalid configuration:\n${tlsFaults.map((f) => `  ${f}`).join('\n')}`);
   if (Boolean(e.OPS_USERNAME) !== Boolean(e.OPS_PASSWORD)) {
     throw new ConfigError(
       'Invalid configuration:\n  OPS_USERNAME, OPS_PASSWORD: set both to open the review console, or neither to keep it closed',

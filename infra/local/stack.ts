@@ -54,7 +54,13 @@ export async function startStack(config: Config, opts: { keywordSearchAttributes
   const objectStore = async (): Promise<S3Settings> => {
     const common = { region: config.S3_REGION, bucket: config.S3_BUCKET };
     if (config.S3_ENDPOINT)
-      return { endpoint: config.S3_ENDPOINT, accessKey: config.S3_ACCESS_KEY!, secretKey: config.S3_SECRET_KEY!, ...common };
+      return {
+        endpoint: config.S3_ENDPOINT,
+        accessKey: config.S3_ACCESS_KEY!,
+        secretKey: config.S3_SECRET_KEY!,
+        caFile: config.S3_CA_FILE,
+        ...common,
+      };
     // Progress lines name the server that runs: `versitygw: ready` or `minio: ready`.
     const name = config.EMBEDDED_S3;
     progress(`${name}: starting ${name === 'minio' ? 'MinIO' : 'the Versity S3 gateway'} on 127.0.0.1:${config.EMBEDDED_S3_PORT}…`);

@@ -83,6 +83,25 @@ describe('Temporal connection settings', () => {
     expect(overridden.TEMPORAL_NAMESPACE).toBe('ns2.acct');
   });
 
+  it('takes the certificate and key as PEM text (TEMPORAL_TLS_*_DATA), and TLS files named by a profile', () => {
+    const c = loadConfig({
+      TEMPORAL_ADDRESS: ADDRESS,
+      TEMPORAL_TLS_CLIENT_CERT_DATA: fs.readFileSync(certs.clientCert, 'utf8'),
+      TEMPORAL_TLS_CLIENT_KEY_DATA: fs.readFileSync(certs.clientKey, 'utf8'),
+    });
+    expect(c.temporal.security).toBe('mTLS');
+    const file = profileFile(
+      `[profile.prod]\naddress = "${ADDRESS}"\n[profile.prod.tls]\nclient_cert_path = "${certs.clientCert}"\nclient_key_path = "${certs.clientKey}"\nserver_ca_cert_path = "${certs.caCert}"\n`,
+    );
+    expect(loadConfig({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod' }).temporal.security).toBe('mTLS');
+    const missing = profileFile(
+      `[profile.prod]\naddress = "${ADDRESS}"\n[profile.prod.tls]\nserver_ca_cert_path = "/nonexistent/ca.pem"\n`,
+    );
+    expect(refusal({ TEMPORAL_CONFIG_FILE: missing, TEMPORAL_PROFILE: 'prod' })).toContain(
+      "tls.server_ca_cert_path of profile 'prod': cannot read /nonexistent/ca.pem (ENOENT)",
+    );
+  });
+
   it('refuses a profile that is not in the file', () => {
     const file = profileFile(`[profile.default]\naddress = "${ADDRESS}"\n`);
     expect(refusal({ TEMPORAL_CONFIG_FILE: file, TEMPORAL_PROFILE: 'prod' })).toMatch(/TEMPORAL_PROFILE: no profile 'prod' in .*profile-/);
