@@ -3,6 +3,7 @@
 //   unit:      pure code, no server and no global setup (domain, schemas, views, XML, config, cursors, money).
 //   workflows: every workflow with its activities replaced, on one Temporal dev server for the lane.
 //   stack:     the API and end-to-end tests on the real stack (Postgres, Temporal, S3), as npm start runs it.
+//   cluster:   the production layout on a real Temporal cluster (four server processes, mTLS), `npm run test:cluster`.
 // Besides, test/lint: the lint rules' own tests (eslint and madge over the tree, ~30 s), which belong
 // with `npm run lint` rather than in the unit lane's minute (docs/decisions/0059-test-lanes.md).
 const ts = ['ts-jest', { isolatedModules: true, diagnostics: false }];
@@ -47,6 +48,13 @@ export default {
       displayName: 'stack',
       roots: ['<rootDir>/test/stack'],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
+      globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+    },
+    {
+      ...common,
+      displayName: 'cluster',
+      roots: ['<rootDir>/test/cluster'],
+      globalSetup: '<rootDir>/test/setup/cluster-global-setup.ts',
       globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
     },
   ],

@@ -15,6 +15,8 @@ export interface BenchResults {
   machine: { cpus: number; node: string };
   at: string;
   orders?: OrdersResult;
+  /** The same on a real Temporal cluster over mTLS, the worker in its own process (`npm run bench -- orders cluster`). */
+  orders_cluster?: OrdersResult;
   search?: SearchResult;
   /** Offers created through the API, each with its review workflow started. */
   intake?: LoadResult;

@@ -1,12 +1,17 @@
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { buildApp } from '../api/app';
 import { createApiKey } from '../services/api-clients';
+import { claimEnvironment } from '../services/deployment';
+import { migrateToLatest } from '../store/migrate';
 import type { Config } from '../platform/config';
 import { freePort } from '../platform/free-port';
 import { createLogger } from '../platform/logger';
 import { connectServices, type Services } from '../main';
-import { stackEnv, startStackProcess, stopStackProcess, type StackProcess } from '../infra/local/stack-process';
+import { resolveEndpoints } from '../platform/endpoints';
+import { TEMPORAL_SERVICES } from '../infra/local/temporal-cluster-config';
+import { stackEnv, startClusterStackProcess, startStackProcess, stopStackProcess, type StackProcess } from '../infra/local/stack-process';
 import { startWorker } from '../worker/main';
 import { benchConfig } from './bench-config';
 
@@ -32,20 +37,29 @@ export interface BenchStack {
   layout: 'one-process' | 'separate';
   /** The worker's process when it runs in its own. */
   workerPid?: number;
+  /** Which Temporal: the dev server (one process) or a real cluster over mTLS (four: `npm run stack:cluster`). */
+  temporal: 'dev server' | 'cluster';
+  /** What names the stack's servers to a process of the service (DATABASE_URL, S3_*, TEMPORAL_*). */
+  env: Record<string, string>;
+  /** The cluster's server processes by pid (`temporal-history`, …), for the CPU by process. */
+  roles: Map<number, string>;
   /** POSTs `body` as JSON to the API with `key`. */
   post(url: string, key: string, body: unknown): Promise<Response>;
 }
 
-/** Starts the stack; `stops` gets what stops each part again (to be run last first, however the run ends). */
-export async function startBenchStack(stops: Array<() => Promise<unknown>>): Promise<BenchStack> {
-  say('starting the stack (embedded Postgres, Temporal dev server, S3 server)…');
-  const stack = await startStackProcess({ prefix: 'offer-marketplace-bench-' });
-  stops.push(() => stopStackProcess(stack.pid, stack.dataDir));
-  const config = benchConfig(stack);
+/**
+ * Starts the stack; `stops` gets what stops each part again (to be run last first, however the run
+ * ends). With `cluster`, Temporal is a real cluster over mTLS, and the worker runs apart (the production layout).
+ */
+export async function startBenchStack(stops: Array<() => Promise<unknown>>, cluster = false): Promise<BenchStack> {
+  const { stack, env, roles } = cluster ? await clusterStack(stops) : await devStack(stops);
+  const config = benchConfig(env);
   const services = await connectServices(config, stack.endpoints, createLogger('silent'));
   stops.push(() => services.close());
-  const layout = process.env.BENCH_WORKER === 'separate' ? 'separate' : 'one-process';
-  const workerPid = await startBenchWorker(stack, services, layout, stops);
+  // `npm run stack:cluster` starts the servers only: the database is migrated and claimed here, as `npm start` does.
+  if (cluster) await migrateToLatest(services.db).then(() => claimEnvironment(services, config.SERVICE_ENVIRONMENT));
+  const layout = cluster || process.env.BENCH_WORKER === 'separate' ? 'separate' : 'one-process';
+  const workerPid = await startBenchWorker(stack, env, services, layout, stops);
   const app = await buildApp(services);
   stops.push(() => app.close());
   const port = await freePort();
@@ -59,7 +73,26 @@ export async function startBenchStack(stops: Array<() => Promise<unknown>>): Pro
       headers: { 'content-type': 'application/json', 'x-service-api-key': key },
       body: JSON.stringify(body),
     });
-  return { stack, config, services, base, sub, dist, layout, workerPid, post };
+  return { stack, config, services, base, sub, dist, layout, workerPid, post, env, roles, temporal: cluster ? 'cluster' : 'dev server' };
+}
+
+async function devStack(stops: Array<() => Promise<unknown>>) {
+  say('starting the stack (embedded Postgres, Temporal dev server, S3 server)…');
+  const stack = await startStackProcess({ prefix: 'offer-marketplace-bench-' });
+  stops.push(() => stopStackProcess(stack.pid, stack.dataDir));
+  return { stack, env: stackEnv(stack), roles: new Map<number, string>() };
+}
+
+/** `npm run stack:cluster` in a child process, with the pids of its four server processes. */
+async function clusterStack(stops: Array<() => Promise<unknown>>) {
+  say('starting the cluster stack (embedded Postgres, a Temporal cluster of four processes over mTLS, S3 server)…');
+  const cluster = await startClusterStackProcess({ prefix: 'offer-marketplace-bench-cluster-' });
+  stops.push(() => stopStackProcess(cluster.pid, cluster.dataDir));
+  const env = { ...cluster.env, DATA_DIR: cluster.dataDir };
+  const stack: StackProcess = { dataDir: cluster.dataDir, pid: cluster.pid, endpoints: resolveEndpoints(benchConfig(env)) };
+  const pidOf = (s: string) => Number(fs.readFileSync(path.join(cluster.dataDir, `temporal-${s}.pid`), 'utf8').trim());
+  const roles = new Map(TEMPORAL_SERVICES.map((s) => [pidOf(s), `temporal-${s}`]));
+  return { stack, env, roles };
 }
 
 /**
@@ -69,6 +102,7 @@ export async function startBenchStack(stops: Array<() => Promise<unknown>>): Pro
  */
 async function startBenchWorker(
   stack: StackProcess,
+  env: Record<string, string>,
   services: Services,
   layout: BenchStack['layout'],
   stops: Array<() => Promise<unknown>>,
@@ -79,7 +113,7 @@ async function startBenchWorker(
     return undefined;
   }
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'main', 'worker-only.ts')], {
-    env: { ...process.env, ...stackEnv(stack), LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: '20' },
+    env: { ...process.env, ...env, LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: '20' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   stops.push(async () => {

@@ -100,7 +100,7 @@ function faultsOf(stack: ChaosStack, place: (i: number, at?: string) => void): A
   };
   return [
     [0.2, 'kill -9 the worker, restart it 2 s later', killWorker],
-    [0.45, 'restart the Temporal server', stack.restartTemporal],
+    [0.45, stack.temporalFault.name, stack.temporalFault.run],
     [0.7, 'restart Postgres', restartPostgres],
     // After the Postgres restart: the restarted process migrates and claims the database first.
     [0.85, 'kill -9 the API+worker process mid-order, restart it 2 s later', killBoth],
@@ -129,12 +129,17 @@ export async function placeUnderFaults(stack: ChaosStack, customers: Customers, 
   };
   say(`placing ${ORDERS_PER_SECOND} orders/s for ${durationMs / 1000} s while faults strike`);
   const started = Date.now();
-  const faultRuns = faultsOf(stack, place).map(([at, name, fault]) =>
-    sleep(at * durationMs).then(async () => {
-      say(`fault: ${name}`);
-      await fault();
-      say(`recovered: ${name}`);
-    }),
+  // In turn: each at its time, but not before the previous one has recovered (a Postgres restart
+  // beside a Temporal cluster can outlast the gap, and the API+worker process restarted after it
+  // must find the database up).
+  let previous: Promise<void> = Promise.resolve();
+  const faultRuns = faultsOf(stack, place).map(
+    ([at, name, fault]) =>
+      (previous = Promise.all([previous, sleep(at * durationMs)]).then(async () => {
+        say(`fault: ${name}`);
+        await fault();
+        say(`recovered: ${name}`);
+      })),
   );
   // Every 2 s a poisoned request joins the load (chaos-poison.ts).
   const poisons: Promise<PoisonOutcome>[] = [];

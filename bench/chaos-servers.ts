@@ -12,6 +12,7 @@ import { startEmbeddedPostgres, type RunningPostgres } from '../infra/local/post
 import { connectServices, type Services } from '../main';
 import { startTemporalDevServer, type RunningTemporal } from '../infra/local/temporal';
 import { KEYWORD_SEARCH_ATTRIBUTES, registerSearchAttributes } from '../worker/search-attributes';
+import { startClusterStack } from '../infra/local/cluster-stack';
 
 /*
  * The chaos run's stack (bench/chaos.ts), each part a process of its own so that it can really be
@@ -31,7 +32,8 @@ export interface ChaosStack {
   bothBase: string;
   killWorker(): void;
   startWorker(): void;
-  restartTemporal(): Promise<void>;
+  /** The fault Temporal suffers: the dev server restarted, or the cluster's history service killed with SIGKILL and restarted. */
+  temporalFault: { name: string; run(): Promise<void> };
   stopPostgres(): Promise<void>;
   startPostgres(): Promise<void>;
   killBoth(): void;
@@ -42,10 +44,13 @@ export interface ChaosStack {
   bothAnswers(): Promise<Record<string, number>>;
 }
 
-/** Starts every part in `dataDir`; `stops` gets what stops each (to be run last first, however the run ends). */
-export async function startChaosStack(dataDir: string, stops: Array<() => Promise<unknown>>): Promise<ChaosStack> {
+/**
+ * Starts every part in `dataDir`; `stops` gets what stops each (to be run last first, however the
+ * run ends). With `cluster`, Temporal is a real cluster over mTLS (four server processes) instead of the dev server.
+ */
+export async function startChaosStack(dataDir: string, stops: Array<() => Promise<unknown>>, cluster = false): Promise<ChaosStack> {
   const ports = { api: await freePort(), both: await freePort() };
-  const servers = await startServers(dataDir, stops);
+  const servers = cluster ? await startClusterServers(dataDir, stops) : await startServers(dataDir, stops);
   const { env } = servers;
   const config = loadConfig({ ...process.env, ...env });
   const services = await connectServices(config, servers.endpoints(config), createLogger('silent'));
@@ -80,7 +85,7 @@ export async function startChaosStack(dataDir: string, stops: Array<() => Promis
     bothBase,
     killWorker: worker.kill,
     startWorker: worker.start,
-    restartTemporal: servers.restartTemporal,
+    temporalFault: servers.temporalFault,
     stopPostgres: servers.stopPostgres,
     startPostgres: servers.startPostgres,
     killBoth: both.kill,
@@ -123,11 +128,54 @@ async function startServers(dataDir: string, stops: Array<() => Promise<unknown>
     S3_ENDPOINT: objectStore.endpoint,
     S3_ACCESS_KEY: objectStore.accessKey,
     S3_SECRET_KEY: objectStore.secretKey,
-    RATE_LIMIT_PER_SECOND: '100000',
-    LOG_LEVEL: 'silent',
-    WORKFLOW_ANSWER_TIMEOUT_SECONDS: '10',
+    ...RUN_ENV,
   };
-  const endpoints = (config: Readonly<Config>) => ({
+  return {
+    env,
+    endpoints: endpointsOf(env),
+    startPostgres,
+    stopPostgres: async () => servers.pg?.stop(),
+    temporalFault: {
+      name: 'restart the Temporal server',
+      run: async () => {
+        await servers.temporal?.stop();
+        await startTemporal();
+      },
+    },
+  };
+}
+
+/** What every part of the run shares, beside the servers' own settings. */
+const RUN_ENV = { RATE_LIMIT_PER_SECOND: '100000', LOG_LEVEL: 'silent', WORKFLOW_ANSWER_TIMEOUT_SECONDS: '10' };
+
+/** The same over a real Temporal cluster (infra/local/cluster-stack.ts): its fault is the history service's SIGKILL. */
+async function startClusterServers(dataDir: string, stops: Array<() => Promise<unknown>>) {
+  const servers = await startClusterStack({
+    dataDir,
+    namespace: 'default',
+    retention: '24h',
+    embeddedS3: loadConfig(process.env).EMBEDDED_S3,
+    keywordSearchAttributes: KEYWORD_SEARCH_ATTRIBUTES,
+  });
+  stops.push(servers.stop);
+  const env: Record<string, string> = { DATA_DIR: dataDir, ...servers.env, ...RUN_ENV };
+  const killHistory = async () => {
+    servers.cluster.kill('history');
+    await sleep(2000);
+    await servers.cluster.restart('history');
+  };
+  return {
+    env,
+    endpoints: endpointsOf(env),
+    startPostgres: servers.startPostgres,
+    stopPostgres: servers.stopPostgres,
+    temporalFault: { name: 'kill -9 the history service, restart it 2 s later', run: killHistory },
+  };
+}
+
+/** The endpoints the API in this process uses, from the run's environment. */
+function endpointsOf(env: Record<string, string>) {
+  return (config: Readonly<Config>) => ({
     databaseUrl: env.DATABASE_URL,
     temporalAddress: env.TEMPORAL_ADDRESS,
     temporalNamespace: 'default',
@@ -139,16 +187,6 @@ async function startServers(dataDir: string, stops: Array<() => Promise<unknown>
       bucket: config.S3_BUCKET,
     },
   });
-  return {
-    env,
-    endpoints,
-    startPostgres,
-    stopPostgres: async () => servers.pg?.stop(),
-    restartTemporal: async () => {
-      await servers.temporal?.stop();
-      await startTemporal();
-    },
-  };
 }
 
 /** A process of main/`file` that can be started again after a SIGKILL; its output is kept when piped. */

@@ -37,8 +37,14 @@ export interface FloorWorker {
 }
 
 /** Starts the floor's worker; started early, its bundling is over before anything is measured. */
-export function startFloorWorker(temporalAddress: string, stops: Array<() => Promise<unknown>>): FloorWorker {
+export function startFloorWorker(
+  temporalAddress: string,
+  stops: Array<() => Promise<unknown>>,
+  env: Record<string, string> = {},
+): FloorWorker {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'floor-worker.ts'), temporalAddress, FLOOR_TASK_QUEUE], {
+    // The stack's environment: a cluster's TLS files, which its connection reads (platform/temporal-connection.ts).
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   stops.push(async () => {
@@ -53,23 +59,34 @@ export function startFloorWorker(temporalAddress: string, stops: Array<() => Pro
 }
 
 /** Both floors, each at concurrency 1 and 32 with the CPU by process (the floor worker's as `worker`). */
-export async function benchFloor(client: Client, worker: FloorWorker): Promise<{ floor_ping: FloorRun; floor_ping_local: FloorRun }> {
+export async function benchFloor(
+  client: Client,
+  worker: FloorWorker,
+  /** A cluster's server processes by pid (withCpu's `roles`). */
+  roles?: Map<number, string>,
+): Promise<{ floor_ping: FloorRun; floor_ping_local: FloorRun }> {
   await worker.ready;
   return {
-    floor_ping: await floorOf(client, 'ping', pingUpdate, worker.pid),
-    floor_ping_local: await floorOf(client, 'ping_local', pingLocalUpdate, worker.pid),
+    floor_ping: await floorOf(client, 'ping', pingUpdate, worker.pid, roles),
+    floor_ping_local: await floorOf(client, 'ping_local', pingLocalUpdate, worker.pid, roles),
   };
 }
 
-async function floorOf(client: Client, name: string, update: typeof pingUpdate, workerPid?: number): Promise<FloorRun> {
+async function floorOf(
+  client: Client,
+  name: string,
+  update: typeof pingUpdate,
+  workerPid?: number,
+  roles?: Map<number, string>,
+): Promise<FloorRun> {
   const once = (tag: string, workflows: number) => async (i: number) => {
     const workflowId = `floor-${name}-${tag}-${i % workflows}-${Math.floor(i / (workflows * UPDATES_PER_WORKFLOW))}`;
     return (await floorPing(client, update, workflowId, i)) === i;
   };
   say(`floor: ${name} updates at concurrency 1 and 32…`);
   await runLoad(20, 1, once('warm', 1));
-  const c1 = await withCpu(() => runLoad(UPDATES.c1, 1, once('c1', 1)), workerPid);
-  const c32 = await withCpu(() => runLoad(UPDATES.c32, 32, once('c32', C32_WORKFLOWS)), workerPid);
+  const c1 = await withCpu(() => runLoad(UPDATES.c1, 1, once('c1', 1)), workerPid, roles);
+  const c32 = await withCpu(() => runLoad(UPDATES.c32, 32, once('c32', C32_WORKFLOWS)), workerPid, roles);
   return { c1: c1.result, cpu_c1: c1.cpu, c32: c32.result, cpu_c32: c32.cpu };
 }
 

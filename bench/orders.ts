@@ -36,6 +36,7 @@ export interface OrdersLevel {
 
 export interface OrdersResult {
   layout: BenchStack['layout'];
+  temporal: BenchStack['temporal'];
   shards: number;
   orders_per_run: number;
   /** The measured runs' failed orders, by status and error code. */
@@ -50,7 +51,7 @@ export interface OrdersResult {
 }
 
 export async function benchOrders(bench: BenchStack, stops: Array<() => Promise<unknown>>): Promise<OrdersResult> {
-  const floorWorker = startFloorWorker(bench.stack.endpoints.temporalAddress, stops);
+  const floorWorker = startFloorWorker(bench.stack.endpoints.temporalAddress, stops, bench.env);
   const errors: Record<string, number> = {};
   const placeOne = placer(bench, errors);
   await warmUp(bench, placeOne);
@@ -59,6 +60,7 @@ export async function benchOrders(bench: BenchStack, stops: Array<() => Promise<
   for (const k of Object.keys(errors)) delete errors[k];
   const result: OrdersResult = {
     layout: bench.layout,
+    temporal: bench.temporal,
     shards: bench.config.ORDER_INTAKE_SHARDS,
     orders_per_run: bench.config.ORDER_INTAKE_ORDERS_PER_RUN,
     errors,
@@ -68,7 +70,7 @@ export async function benchOrders(bench: BenchStack, stops: Array<() => Promise<
     result[`c${c}`] = level;
     if (c === 32) result.cpu_c32 = cpu;
   }
-  return { ...result, ...(await benchFloor(bench.services.temporal, floorWorker)) };
+  return { ...result, ...(await benchFloor(bench.services.temporal, floorWorker, bench.roles)) };
 }
 
 export type PlaceOne = (offerId: string, tag: string) => (i: number) => Promise<boolean>;
@@ -113,7 +115,7 @@ async function benchLevel(bench: BenchStack, placeOne: PlaceOne, c: keyof typeof
   const n = ORDERS_PER_LEVEL[c];
   const offerId = await approvedOffer(db, bench.sub.clientId, dealInput());
   say(`orders: ${n} at concurrency ${c} through the service…`);
-  const { result: service, cpu } = await withCpu(() => runLoad(n, c, placeOne(offerId, `c${c}`)), bench.workerPid);
+  const { result: service, cpu } = await withCpu(() => runLoad(n, c, placeOne(offerId, `c${c}`)), bench.workerPid, bench.roles);
   const baselineOffer = await approvedOffer(db, bench.sub.clientId, dealInput());
   say(`orders: ${n} at concurrency ${c} as bare pg transactions…`);
   const baseline = await runLoad(n, c, (i) => bareOrder(db, bench.dist.clientId, baselineOffer, `base-${c}-${i}`));

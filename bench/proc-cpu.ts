@@ -99,13 +99,24 @@ export interface CpuPerOrder {
  * `run` timed with the CPU every process of the stack spent meanwhile (this process with its load
  * generator, the worker under `workerRoot`, Temporal, Postgres), per successful order.
  */
-export async function withCpu(run: () => Promise<LoadResult>, workerRoot?: number): Promise<{ result: LoadResult; cpu: CpuPerOrder }> {
+export async function withCpu(
+  run: () => Promise<LoadResult>,
+  workerRoot?: number,
+  /** Processes named by pid (a Temporal cluster's services, all `server` by their command name). */
+  roles: Map<number, string> = new Map(),
+): Promise<{ result: LoadResult; cpu: CpuPerOrder }> {
   const before = cpuSnapshot(process.pid);
   const result = await run();
   const after = cpuSnapshot(process.pid);
   const worker = workerRoot ? subtree(after, workerRoot) : new Set<number>();
   const byProcess = cpuSpent(before, after, (p) =>
-    p.pid === process.pid ? 'api_and_load' : worker.has(p.pid) ? 'worker' : /^postgres|^postmaster/.test(p.comm) ? 'postgres' : p.comm,
+    p.pid === process.pid
+      ? 'api_and_load'
+      : worker.has(p.pid)
+        ? 'worker'
+        : /^postgres|^postmaster/.test(p.comm)
+          ? 'postgres'
+          : (roles.get(p.pid) ?? p.comm),
   );
   const total = Object.values(byProcess).reduce((a, b) => a + b, 0);
   const placed = Math.max(1, result.count - result.errors);

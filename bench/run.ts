@@ -29,6 +29,11 @@ type Wanted = (name: string) => boolean;
 const SECTIONS: Array<{ names: string[]; run: (b: BenchStack, stops: Stops, wanted: Wanted) => Promise<Partial<BenchResults>> }> = [
   // The order intake and its bare-pg baseline at concurrency 1, 8 and 32; then Temporal's floor (bench/orders.ts).
   { names: ['orders'], run: async (b, stops) => ({ orders: await benchOrders(b, stops) }) },
+  // The same on a real Temporal cluster (four server processes, mTLS; `npm run stack:cluster`'s), the worker apart.
+  {
+    names: ['cluster'],
+    run: async (_b, stops) => ({ orders_cluster: await benchOrders(await startBenchStack(stops, true), stops) }),
+  },
   // The distribution search at 100,000 and 1,000,000 offers against its query called directly (bench/search.ts).
   { names: ['search'], run: async (b) => ({ search: await benchSearch(b) }) },
   // Offer intake: offers created per second, each with its review workflow started.

@@ -85,6 +85,16 @@ export const backendSettings = {
     .min(1)
     .optional()
     .meta(unset('A `temporal` CLI binary to run instead of building one.', '(on PATH, else built)')),
+  TEMPORAL_SERVER_BIN: z
+    .string()
+    .min(1)
+    .optional()
+    .meta(
+      unset(
+        'A Temporal server binary (with the `sql` schema tool beside it) for `npm run stack:cluster` and the cluster lane, instead of building them.',
+        '(built)',
+      ),
+    ),
   VERSITYGW_BIN: z.string().min(1).optional().meta(unset('A `versitygw` binary to run instead of building one.', '(on PATH, else built)')),
   MINIO_BIN: z.string().min(1).optional().meta(unset('A `minio` binary to run instead of building one.', '(on PATH, else built)')),
 };

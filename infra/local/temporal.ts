@@ -12,7 +12,7 @@ export interface RunningTemporal {
 }
 
 /** Whether something accepts TCP connections on this loopback port. */
-function portAccepts(port: number): Promise<boolean> {
+export function portAccepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ port, host: '127.0.0.1' });
     socket.once('connect', () => {

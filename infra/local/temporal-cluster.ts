@@ -1,0 +1,205 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from '../../platform/free-port';
+import { progress } from '../../platform/logger';
+import { requireFreePort, startProcess, stopLeftover, waitUntilReady, type ManagedProcess } from './child-process';
+import { ensureGoBinary, TEMPORAL_CLI, TEMPORAL_SERVER } from './go-binaries';
+import { persistedSecret } from './secrets';
+import { portAccepts } from './temporal';
+import {
+  CLUSTER_SERVER_NAME,
+  clusterConfig,
+  TEMPORAL_SERVICES,
+  type ClusterCertificates,
+  type ClusterDatabase,
+  type ClusterPorts,
+  type TemporalService,
+} from './temporal-cluster-config';
+import { prepareClusterDatabases } from './temporal-cluster-schema';
+import { waitFor } from './wait';
+
+const run = promisify(execFile);
+
+export interface RunningCluster {
+  /** The frontend's address. */
+  address: string;
+  /**
+   * What a client needs to reach the cluster, as Temporal's environment configuration names it
+   * (read by the service's connections, the Temporal CLI and every SDK): address, namespace, mTLS files.
+   */
+  clientEnv: Record<string, string>;
+  /** SIGKILL one service's process, as a crash or the OOM killer would. */
+  kill(service: TemporalService): void;
+  /** Starts a service again (after `kill`), resolving once it listens. */
+  restart(service: TemporalService): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ClusterOptions {
+  /** Its config file, pid files and logs (logs/temporal-<service>.log) go here. */
+  dataDir: string;
+  /** A Postgres URL whose user may create roles and databases (the embedded Postgres' superuser). */
+  postgresUrl: string;
+  certificates: ClusterCertificates;
+  namespace: string;
+  /** How long a closed workflow's history is kept (the namespace's retention), e.g. `72h`. */
+  retention: string;
+  /** Keyword search attributes registered on the namespace before any client connects. */
+  keywordSearchAttributes: readonly string[];
+  /** The frontend's port (a free one when not given). */
+  frontendPort?: number;
+  /** See ClusterConfigOptions.jwtKeySourceUri. */
+  jwtKeySourceUri?: string;
+}
+
+/** The start-up of four services on a shared machine: each loads the whole server (~150 MB) and joins the ring. */
+const START_MS = 180_000;
+
+async function clusterPorts(frontendPort?: number): Promise<ClusterPorts> {
+  const ports = {} as ClusterPorts;
+  for (const s of TEMPORAL_SERVICES) {
+    ports[s] = { grpc: s === 'frontend' && frontendPort ? frontendPort : await freePort(), membership: await freePort() };
+  }
+  return ports;
+}
+
+function adminDatabase(url: string): ClusterDatabase {
+  const u = new URL(url);
+  return { host: u.hostname, port: Number(u.port || 5432), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password) };
+}
+
+/** The client side of Temporal's environment configuration for this cluster (the same names @temporalio/envconfig reads). */
+export function clusterClientEnv(address: string, namespace: string, c: ClusterCertificates): Record<string, string> {
+  return {
+    TEMPORAL_ADDRESS: address,
+    TEMPORAL_NAMESPACE: namespace,
+    TEMPORAL_TLS_CLIENT_CERT_PATH: c.clientCert,
+    TEMPORAL_TLS_CLIENT_KEY_PATH: c.clientKey,
+    TEMPORAL_TLS_SERVER_CA_CERT_PATH: c.caCert,
+    TEMPORAL_TLS_SERVER_NAME: CLUSTER_SERVER_NAME,
+  };
+}
+
+/**
+ * A real Temporal server, as an operator runs one: its two databases and schemas in the given
+ * Postgres, then frontend, history, matching and worker as four processes of the server binary,
+ * mTLS between them and at the frontend; then the namespace (with its retention) and the search
+ * attributes, made with the Temporal CLI over mTLS as an operator would. docs/deployment.md
+ * ("A self-hosted Temporal cluster") lists the same steps.
+ */
+export async function startTemporalCluster(o: ClusterOptions): Promise<RunningCluster> {
+  const [server, cli] = await Promise.all([ensureGoBinary(TEMPORAL_SERVER), ensureGoBinary(TEMPORAL_CLI)]);
+  const sqlBinary = path.join(path.dirname(server), 'sql');
+  const admin = adminDatabase(o.postgresUrl);
+  const database = { ...admin, user: 'temporal', password: persistedSecret(o.dataDir, 'temporal-db-password') };
+  progress('temporal cluster: databases and schemas…');
+  await prepareClusterDatabases(sqlBinary, admin, database);
+
+  const ports = await clusterPorts(o.frontendPort);
+  if (o.frontendPort) await requireFreePort(o.frontendPort, 'the frontend port', 'the Temporal frontend');
+  const configFile = path.join(o.dataDir, 'temporal-cluster.yaml');
+  const dynamicConfigFile = path.join(o.dataDir, 'temporal-dynamic-config.yaml');
+  fs.writeFileSync(dynamicConfigFile, '{}\n');
+  const config = clusterConfig({ ports, database, certificates: o.certificates, dynamicConfigFile, jwtKeySourceUri: o.jwtKeySourceUri });
+  fs.writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 }); // it holds the database password
+
+  const procs = new Map<TemporalService, ManagedProcess>();
+  const startService = async (s: TemporalService) => {
+    const pidFile = path.join(o.dataDir, `temporal-${s}.pid`);
+    await stopLeftover(pidFile);
+    const proc = startProcess({
+      name: `temporal-${s}`,
+      command: server,
+      // No authorizer unless API keys are on: mTLS (a certificate from the cluster's CA) is the gate.
+      args: ['--config-file', configFile, '--allow-no-auth', 'start', '--service', s],
+      logDir: path.join(o.dataDir, 'logs'),
+      pidFile,
+    });
+    procs.set(s, proc);
+    await waitUntilReady(proc, () => portAccepts(ports[s].grpc), START_MS);
+  };
+  const stop = async () => {
+    // The frontend first (no new calls), the history service last (it finishes its shards' writes).
+    for (const s of ['frontend', 'worker', 'matching', 'history'] as const) await procs.get(s)?.stop();
+  };
+  progress('temporal cluster: starting frontend, history, matching and worker…');
+  try {
+    // The frontend first: on a fresh database the first service to start writes the cluster's
+    // metadata, and two writing it at once fail on its primary key. Once it listens, the others join.
+    await startService('frontend');
+    await Promise.all(TEMPORAL_SERVICES.filter((s) => s !== 'frontend').map(startService));
+    const address = `127.0.0.1:${ports.frontend.grpc}`;
+    const clientEnv = clusterClientEnv(address, o.namespace, o.certificates);
+    await prepareNamespace(cli, clientEnv, o);
+    return {
+      address,
+      clientEnv,
+      kill: (s) => void procs.get(s)?.child.kill('SIGKILL'),
+      restart: async (s) => {
+        await procs.get(s)?.stop();
+        await startService(s);
+      },
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** The Temporal CLI with the cluster's client environment; answers its stdout, or throws with its output. */
+async function temporalCli(cli: string, env: Record<string, string>, args: string[]): Promise<string> {
+  const { stdout } = await run(cli, args, { env: { ...process.env, ...env }, maxBuffer: 10 * 1024 * 1024 });
+  return stdout;
+}
+
+/**
+ * The namespace with its retention, and the search attributes; each step is retried while the
+ * services are still joining (the frontend answers before history and matching have found it).
+ */
+async function prepareNamespace(cli: string, env: Record<string, string>, o: ClusterOptions): Promise<void> {
+  progress(`temporal cluster: namespace ${o.namespace} (retention ${o.retention}) and search attributes…`);
+  const ns = ['--namespace', o.namespace];
+  let lastError = '';
+  const attempt = (step: () => Promise<unknown>) => async () => {
+    try {
+      await step();
+      return true;
+    } catch (err) {
+      lastError = String((err as { stderr?: string }).stderr || err);
+      return false;
+    }
+  };
+  const steps: Array<[string, () => Promise<unknown>]> = [
+    ['cluster health', () => temporalCli(cli, env, ['operator', 'cluster', 'health'])],
+    [
+      'namespace',
+      async () => {
+        const exists = await temporalCli(cli, env, ['operator', 'namespace', 'describe', ...ns]).then(
+          () => true,
+          () => false,
+        );
+        if (!exists) await temporalCli(cli, env, ['operator', 'namespace', 'create', ...ns, '--retention', o.retention]);
+      },
+    ],
+    [
+      'search attributes',
+      () =>
+        o.keywordSearchAttributes.length
+          ? temporalCli(cli, env, [
+              'operator',
+              'search-attribute',
+              'create',
+              ...ns,
+              ...o.keywordSearchAttributes.flatMap((name) => ['--name', name, '--type', 'Keyword']),
+            ])
+          : Promise.resolve(),
+    ],
+  ];
+  for (const [name, step] of steps) {
+    if (!(await waitFor(attempt(step), { timeoutMs: 60_000, everyMs: 500 })))
+      throw new Error(`temporal cluster: ${name} did not succeed within 60 s: ${lastError}`);
+  }
+}
