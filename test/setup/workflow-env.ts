@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
@@ -22,6 +23,17 @@ export interface WorkflowTestEnv {
   client: Client;
   /** Runs `test` while a worker with these activities polls a fresh task queue, then stops the worker. */
   withWorker<T>(activities: ActivityDoubles, test: (taskQueue: string) => Promise<T>): Promise<T>;
+  /**
+   * A worker polling `taskQueue` until `stop()`, running the workflows of `codePath` (default: the
+   * lane's bundle of today's code) as one version of a Worker Deployment, as worker/main.ts runs
+   * the service's (test/workflows/worker-versioning.test.ts runs two at once).
+   */
+  startVersionedWorker(opts: {
+    taskQueue: string;
+    activities: ActivityDoubles;
+    version: WorkerDeploymentVersion;
+    codePath?: string;
+  }): Promise<{ stop(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -43,6 +55,23 @@ export async function startWorkflowTestEnv(): Promise<WorkflowTestEnv> {
         activities,
       });
       return worker.runUntil(test(taskQueue));
+    },
+    async startVersionedWorker(opts) {
+      const worker = await Worker.create({
+        connection: env.nativeConnection,
+        namespace: env.namespace ?? 'default',
+        taskQueue: opts.taskQueue,
+        workflowBundle: { codePath: opts.codePath ?? codePath },
+        activities: opts.activities,
+        workerDeploymentOptions: { version: opts.version, useWorkerVersioning: true, defaultVersioningBehavior: 'PINNED' },
+      });
+      const running = worker.run();
+      return {
+        async stop() {
+          if (worker.getState() === 'RUNNING') worker.shutdown();
+          await running;
+        },
+      };
     },
     close: () => env.teardown(),
   };
