@@ -147,3 +147,24 @@ export async function versionDrainage(deps: Deps, buildId: string): Promise<Vers
     drained: described.status === 'drained' || described.drainage === 'drained',
   };
 }
+
+/**
+ * Asks `versionDrainage` every `everyMs` until the version is drained, telling `onCheck` each
+ * answer; refuses with `conflict` when `timeoutMs` passes first (runs still pinned to it).
+ */
+export async function waitUntilDrained(
+  deps: Deps,
+  buildId: string,
+  opts: { timeoutMs: number; everyMs?: number; onCheck?: (d: VersionDrainage) => void },
+): Promise<VersionDrainage> {
+  const giveUpAt = Date.now() + opts.timeoutMs;
+  for (;;) {
+    const drainage = await versionDrainage(deps, buildId);
+    opts.onCheck?.(drainage);
+    if (drainage.drained) return drainage;
+    if (Date.now() >= giveUpAt) {
+      throw new Failure('conflict', `version ${buildId} is still ${drainage.drainage ?? drainage.status} after ${opts.timeoutMs / 1000} s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(opts.everyMs ?? 10_000, Math.max(0, giveUpAt - Date.now()))));
+  }
+}

@@ -72,6 +72,8 @@ export const WORKFLOWS_PATH = path.join(__dirname, '..', 'workflows', 'index.ts'
 
 export interface RunningWorker {
   worker: Worker;
+  /** The Worker Deployment version it runs as (worker/versioning.ts). */
+  version: DeploymentVersion;
   /** Resolves when the worker has stopped (after shutdown()). */
   done: Promise<void>;
   shutdown(): Promise<void>;
@@ -122,7 +124,7 @@ export async function startWorker(opts: {
   const done = worker.run().finally(() => connection.close());
   try {
     // Before anything starts a run: a deployment without a current version routes new runs to unversioned workers.
-    await applySetCurrentPolicy(opts.deps.temporal, version, opts.deps.config.WORKER_SET_CURRENT, opts.deps.log);
+    await applySetCurrentPolicy(opts.deps.temporal, version, opts.taskQueue, opts.deps.config.WORKER_SET_CURRENT, opts.deps.log);
   } catch (err) {
     worker.shutdown();
     await done.catch(() => undefined);
@@ -142,6 +144,7 @@ export async function startWorker(opts: {
   }
   return {
     worker,
+    version,
     done,
     async shutdown() {
       stopping.abort();

@@ -4,7 +4,13 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../platform/config';
 import type { Logger } from '../platform/logger';
-import { describeDeployment, setCurrentVersion, versionLabel, type DeploymentVersion } from '../platform/worker-deployments';
+import {
+  describeDeployment,
+  describeVersion,
+  setCurrentVersion,
+  versionLabel,
+  type DeploymentVersion,
+} from '../platform/worker-deployments';
 
 /*
  * Worker Versioning (docs/worker-versioning.md): every worker process runs one version of the
@@ -32,24 +38,47 @@ export function buildIdOfBundle(bundleCode: string | Buffer): string {
 /** What a starting worker does about the deployment's current version (WORKER_SET_CURRENT). */
 export type SetCurrentPolicy = Config['WORKER_SET_CURRENT'];
 
-/** How long a starting worker waits for Temporal to register its version (at its first poll). */
-const REGISTER_WITHIN_MS = 30_000;
+/** How long a starting worker waits for Temporal to register its version, and then to make it current. */
+const WITHIN_MS = 30_000;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Run once the worker polls: makes its version the deployment's current one when the policy says
+ * Waits until Temporal has registered this version on both of the task queue's queues (workflow
+ * and activity tasks): it does at each queue's first poll, and refuses to route to a version
+ * missing a queue its current version has.
+ */
+async function registered(client: Client, version: DeploymentVersion, taskQueue: string): Promise<void> {
+  const deadline = Date.now() + WITHIN_MS;
+  for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
+    const queues = (await describeVersion(client, version))?.taskQueues ?? [];
+    if (queues.includes(`${taskQueue}/workflow`) && queues.includes(`${taskQueue}/activity`)) return;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `Temporal did not register worker version ${versionLabel(version)} within ${WITHIN_MS / 1000} s (does the cluster support Worker Deployments?)`,
+      );
+    }
+    await pause(wait);
+  }
+}
+
+/**
+ * Run once the worker polls: waits until Temporal knows its version (so `admin deploy status`
+ * lists it once the worker runs), then makes it the deployment's current one when the policy says
  * so. `if-none` does it only while the deployment has no current version (a fresh cluster or test
  * task queue, where runs would otherwise wait for an unversioned worker that never comes); another
- * current version is left to the operator, with a warning. Temporal knows the version only after
- * the worker's first poll, so this waits for it, a bounded time. Concurrent starts are safe: the
- * change carries the routing's conflict token, and a loser finds the version current on its next look.
+ * current version is left to the operator, with a warning. Concurrent starts are safe: the change
+ * carries the routing's conflict token, and a loser finds the version current on its next look.
  */
 export async function applySetCurrentPolicy(
   client: Client,
   version: DeploymentVersion,
+  taskQueue: string,
   policy: SetCurrentPolicy,
   log: Logger,
 ): Promise<'current' | 'not-current'> {
-  const deadline = Date.now() + REGISTER_WITHIN_MS;
+  await registered(client, version, taskQueue);
+  const deadline = Date.now() + WITHIN_MS;
   for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
     const routing = await describeDeployment(client, version.deploymentName);
     if (routing?.current === version.buildId) return 'current';
@@ -60,25 +89,15 @@ export async function applySetCurrentPolicy(
       );
       return 'not-current';
     }
-    const registered = routing?.versions.some((v) => v.buildId === version.buildId);
-    let lastError: unknown;
-    if (registered) {
-      try {
-        const { previous } = await setCurrentVersion(client, version, { conflictToken: routing!.conflictToken });
-        log.info({ version: versionLabel(version), previous: previous ?? null }, 'worker version made current');
-        return 'current';
-      } catch (err) {
-        lastError = err; // a concurrent change (conflict token) or the server still settling: look again
-      }
+    try {
+      const { previous } = await setCurrentVersion(client, version, { conflictToken: routing?.conflictToken });
+      log.info({ version: versionLabel(version), previous: previous ?? null }, 'worker version made current');
+      return 'current';
+    } catch (err) {
+      // A concurrent change (the conflict token) or the server still settling: look again, a bounded time.
+      if (Date.now() > deadline)
+        throw new Error(`worker version ${versionLabel(version)} could not be made current: ${String(err)}`, { cause: err });
     }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `worker version ${versionLabel(version)} could not be made current within ${REGISTER_WITHIN_MS / 1000} s` +
-          (lastError instanceof Error
-            ? `: ${lastError.message}`
-            : ' (Temporal never registered it: does the cluster support Worker Deployments?)'),
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, wait));
+    await pause(wait);
   }
 }

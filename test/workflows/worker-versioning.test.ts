@@ -8,7 +8,7 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import { orderKey } from '../../domain/orders';
 import { loadConfig } from '../../platform/config';
 import { createLogger } from '../../platform/logger';
-import { deploymentNameFor, describeVersion, type DeploymentVersion } from '../../platform/worker-deployments';
+import { deploymentNameFor, type DeploymentVersion } from '../../platform/worker-deployments';
 import { sendOrdersToIntake } from '../../services/order-intake';
 import { promoteVersion, rampVersion, versionDrainage } from '../../services/worker-deployments';
 import { applySetCurrentPolicy, buildIdOfBundle } from '../../worker/versioning';
@@ -114,7 +114,7 @@ describe('worker versioning: version 1 to version 2 on one server', () => {
     let worker2: { stop(): Promise<void> } | undefined;
     try {
       // The service's worker on a deployment with no current version makes itself current (worker/main.ts).
-      expect(await applySetCurrentPolicy(env.client, v1, 'if-none', log)).toBe('current');
+      expect(await applySetCurrentPolicy(env.client, v1, taskQueue, 'if-none', log)).toBe('current');
 
       // On version 1: a pinned run, held in its first batch, and a long-lived intake run, idle after one order.
       const pinned = await prune('pinned');
@@ -125,15 +125,10 @@ describe('worker versioning: version 1 to version 2 on one server', () => {
         (await env.client.workflow.getHandle(shard.workflowId).describe()).runId,
       );
 
-      // Version 2's workers start beside version 1's; a starting worker leaves a current version alone.
+      // Version 2's workers start beside version 1's; a starting worker waits until Temporal knows its
+      // version and leaves a current version alone.
       worker2 = await env.startVersionedWorker({ taskQueue, activities: doubles2, version: v2, codePath: v2Path });
-      expect(await applySetCurrentPolicy(env.client, v2, 'if-none', log)).toBe('not-current');
-      // Temporal registers a version's task queues at their first polls: its workflow and activity queues.
-      await eventually('version 2 polling both queues', async () => {
-        const queues = (await describeVersion(env.client, v2))?.taskQueues ?? [];
-        return queues.includes(`${taskQueue}/workflow`) && queues.includes(`${taskQueue}/activity`);
-      });
-
+      expect(await applySetCurrentPolicy(env.client, v2, taskQueue, 'if-none', log)).toBe('not-current');
       // Ramped to 100 %: a new run goes to 2 while 1 stays current.
       expect(await rampVersion(deps, { buildId: v2.buildId, percent: 100 })).toMatchObject({
         current: v1.buildId,
