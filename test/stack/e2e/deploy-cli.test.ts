@@ -6,18 +6,21 @@ import { deploymentNameFor } from '../../../platform/worker-deployments';
  * `npm run admin -- deploy …` on the suite's stack (docs/worker-versioning.md): the service's
  * worker made its version current at its start (a task queue no worker had polled), a second
  * release's worker on the same task queue (WORKER_BUILD_ID) is left inactive until the operator
- * ramps and promotes it, and the version before reports draining. The whole rollout with two
+ * ramps and promotes it, and the version before reports draining; `always` (the local stack's
+ * default) takes over at start. The whole rollout with two
  * versions of the code, their runs and the drained report: test/workflows/worker-versioning.test.ts.
  */
 describe('admin deploy', () => {
   let first: Harness;
   let second: Harness | undefined;
+  let third: Harness | undefined;
   let cli: (args: string[]) => ReturnType<typeof admin>;
   beforeAll(async () => {
     first = await createHarness({ worker: true });
     cli = (args) => admin(['deploy', ...args], { ...process.env, TEMPORAL_TASK_QUEUE: first.config.TEMPORAL_TASK_QUEUE });
   });
   afterAll(async () => {
+    await third?.close();
     await second?.close();
     await first?.close();
   });
@@ -50,5 +53,11 @@ describe('admin deploy', () => {
     });
     expect(adminJson(await cli(['promote', 'release-2']))).toMatchObject({ current: 'release-2', ramping: null, previous: one });
     expect(adminJson(await cli(['drained', one]))).toMatchObject({ build_id: one, status: 'draining', drained: false });
+  });
+
+  it('lets a worker started with WORKER_SET_CURRENT=always make itself current (a restart of the local stack)', async () => {
+    const env = { TEMPORAL_TASK_QUEUE: first.config.TEMPORAL_TASK_QUEUE, WORKER_BUILD_ID: 'release-3', WORKER_SET_CURRENT: 'always' };
+    third = await createHarness({ worker: true, env });
+    expect(adminJson(await cli(['status']))).toMatchObject({ current: 'release-3', ramping: null });
   });
 });
