@@ -15,6 +15,7 @@ const EXPECTED: Record<keyof typeof workflows, typeof PINNED_RUN> = {
   orderCancellationWorkflow: PINNED_RUN,
   monthlyStatementsWorkflow: PINNED_RUN,
   idempotencyKeyPruningWorkflow: PINNED_RUN,
+  dataPruningWorkflow: PINNED_RUN,
 };
 
 it.each(Object.entries(workflows))('%s declares its versioning behaviour', (name, fn) => {

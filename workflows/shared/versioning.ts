@@ -8,7 +8,7 @@ import type { WorkflowDefinitionOptions } from '@temporalio/common';
  */
 
 /**
- * Runs of seconds to hours (a cancellation, a scheduled pruning, a month's statements): each run
+ * Runs of seconds to hours (a cancellation, the scheduled prunings, a month's statements): each run
  * finishes on the code it started on, so a change to them needs no `patched()` branch; the old
  * version's workers stay until its pinned runs have drained (`admin deploy drained`).
  */
