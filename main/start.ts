@@ -1,6 +1,7 @@
 import closeWithGrace from 'close-with-grace';
 import { buildApp, buildWorkerProbeApp } from '../api/app';
 import { startWorker, WORKFLOWS_PATH, type RunningWorker } from '../worker/main';
+import { versionLabel } from '../platform/worker-deployments';
 import { loadConfigOrExit, type Config } from '../platform/config';
 import { migrateToLatest } from '../store/migrate';
 import { claimEnvironment } from '../services/deployment';
@@ -150,7 +151,7 @@ async function startServing(cfg: Readonly<Config>, s: Stack, r: Running, bundle:
       log.error({ err: e }, 'worker stopped unexpectedly');
       process.kill(process.pid, 'SIGTERM');
     });
-    progress('worker: running');
+    progress(`worker: running as version ${versionLabel(r.worker.version)}`);
   }
   if (r.app) {
     await r.app.listen({ port: cfg.PORT, host: cfg.HOST });

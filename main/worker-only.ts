@@ -5,6 +5,7 @@ import { createLogger } from '../platform/logger';
 import { connectServices } from './wiring';
 import { resolveEndpoints } from '../platform/endpoints';
 import { startWorker } from '../worker/main';
+import { versionLabel } from '../platform/worker-deployments';
 
 /**
  * A worker on its own, against a running stack (`npm start` with RUN_WORKER=false, or any
@@ -28,7 +29,7 @@ export async function runWorker(opts: { extra?: Partial<ActivityDeps>; workflowB
     await worker.shutdown();
     await services.close();
   });
-  log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, 'worker running');
+  log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, version: versionLabel(worker.version) }, 'worker running');
   await worker.done;
 }
 

@@ -63,6 +63,29 @@ export const EnvSchema = z.object({
   RUN_WORKER: envBoolean
     .default(true)
     .describe('Run a Temporal worker in this process; `false` for an API-only process ([deployment.md](deployment.md)).'),
+  // Worker Versioning (docs/worker-versioning.md): each worker runs one version of the task queue's Worker Deployment.
+  WORKER_BUILD_ID: z
+    .string()
+    .max(200)
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._+-]*$/, 'letters, digits and . _ + - only')
+    .optional()
+    .meta(
+      unset(
+        'The build id of this worker’s version in the Worker Deployment named after `TEMPORAL_TASK_QUEUE` (e.g. a release tag or commit). ' +
+          'Workers with the same workflow code must share it ([worker-versioning.md](worker-versioning.md)).',
+        '`<package version>-<12 hex of the workflow bundle’s SHA-256>`: changes exactly when the workflow code does',
+      ),
+    ),
+  WORKER_SET_CURRENT: z
+    .enum(['if-none', 'always', 'never'])
+    .optional()
+    .meta(
+      unset(
+        'Whether a starting worker makes its version the deployment’s current one (where new runs go): `if-none` only while the deployment has ' +
+          'none (a first start), `always`, or `never` (an operator ramps and promotes with `admin deploy`).',
+        '`always` with the local dev server, else `if-none`',
+      ),
+    ),
   ORDER_INTAKE_SHARDS: z.coerce
     .number()
     .int()

@@ -8,7 +8,13 @@ export { EMBEDDED_S3_SERVERS, type EmbeddedS3Server, type Env } from './config-s
 
 export interface Config extends Omit<
   Env,
-  'CALLBACK_RETRY_SCHEDULE' | 'REQUIRE_HTTPS' | 'EMBEDDED_S3_PORT' | 'MINIO_PORT' | 'DEVELOPER_SIGNUP' | 'TEMPORAL_NAMESPACE'
+  | 'CALLBACK_RETRY_SCHEDULE'
+  | 'REQUIRE_HTTPS'
+  | 'EMBEDDED_S3_PORT'
+  | 'MINIO_PORT'
+  | 'DEVELOPER_SIGNUP'
+  | 'TEMPORAL_NAMESPACE'
+  | 'WORKER_SET_CURRENT'
 > {
   /** The cluster's address: TEMPORAL_ADDRESS, else the Temporal profile's; unset, `npm start` runs a dev server. */
   TEMPORAL_ADDRESS?: string;
@@ -24,6 +30,8 @@ export interface Config extends Omit<
   DEVELOPER_SIGNUP: boolean;
   /** Port of the local object store: EMBEDDED_S3_PORT, else MINIO_PORT, else 9000. */
   EMBEDDED_S3_PORT: number;
+  /** WORKER_SET_CURRENT: `always` with the local dev server (a restart is the deploy), else `if-none`. */
+  WORKER_SET_CURRENT: 'if-none' | 'always' | 'never';
 }
 
 export class ConfigError extends Error {}
@@ -63,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     EMBEDDED_S3_PORT: e.EMBEDDED_S3_PORT ?? MINIO_PORT ?? 9000,
     REQUIRE_HTTPS: e.REQUIRE_HTTPS ?? e.SERVICE_ENVIRONMENT === 'production',
     DEVELOPER_SIGNUP: e.SERVICE_ENVIRONMENT === 'sandbox' && e.DEVELOPER_SIGNUP !== 'off',
+    WORKER_SET_CURRENT: e.WORKER_SET_CURRENT ?? (temporal.address ? 'if-none' : 'always'),
     DATA_DIR: path.resolve(e.DATA_DIR),
     CALLBACK_RETRY_SCHEDULE: e.CALLBACK_RETRY_SCHEDULE.split(',').map(Number),
   });

@@ -1,5 +1,6 @@
+import fs from 'node:fs';
 import path from 'node:path';
-import { NativeConnection, Worker, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Worker, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { activityFailureInterceptors } from './activity-failures';
 import type { ActivityDeps } from '../activities/deps';
@@ -22,6 +23,9 @@ import { DATA_PRUNING_WORKFLOW_TYPE, type DataPruningInput } from '../workflows/
 import { IDEMPOTENCY_KEY_PRUNING_WORKFLOW_TYPE, type IdempotencyKeyPruningInput } from '../workflows/idempotency-key-pruning-messages';
 import { MONTHLY_STATEMENTS_WORKFLOW_TYPE, type MonthlyStatementsInput } from '../workflows/monthly-statements-messages';
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type ScheduleOptions } from '@temporalio/client';
+import { applySetCurrentPolicy, buildIdOfBundle } from './versioning';
+import { workflowBundle } from './workflow-bundle';
+import { deploymentNameFor, type DeploymentVersion } from '../platform/worker-deployments';
 
 let runtimeInstalled = false;
 
@@ -72,6 +76,8 @@ export const WORKFLOWS_PATH = path.join(__dirname, '..', 'workflows', 'index.ts'
 
 export interface RunningWorker {
   worker: Worker;
+  /** The Worker Deployment version it runs as (worker/versioning.ts). */
+  version: DeploymentVersion;
   /** Resolves when the worker has stopped (after shutdown()). */
   done: Promise<void>;
   shutdown(): Promise<void>;
@@ -92,6 +98,11 @@ export async function startWorker(opts: {
   tracing?: Tracing;
 }): Promise<RunningWorker> {
   await installRuntime(opts.deps);
+  const bundle = await bundleOf(opts.workflowBundlePath);
+  const version: DeploymentVersion = {
+    deploymentName: deploymentNameFor(opts.taskQueue),
+    buildId: opts.deps.config.WORKER_BUILD_ID ?? buildIdOfBundle('code' in bundle ? bundle.code : fs.readFileSync(bundle.codePath)),
+  };
   const connection = await NativeConnection.connect(temporalConnectionOptions(opts.deps.config.temporal, opts.endpoints.temporalAddress));
   const stopping = new AbortController();
   const worker = await Worker.create({
@@ -102,17 +113,27 @@ export async function startWorker(opts: {
     plugins: opts.tracing ? [opts.tracing.workerPlugin] : [],
     // Refusals fail a step for good instead of being retried forever (worker/activity-failures.ts).
     interceptors: { activity: [activityFailureInterceptors(opts.deps.log.child({ component: 'activities' }))] },
-    // Tracing adds the SDK's workflow interceptors to the bundle, so a prebuilt bundle (without
-    // them) is not used then: the workflows are bundled at start instead.
-    ...(opts.workflowBundlePath && !opts.tracing
-      ? { workflowBundle: { codePath: opts.workflowBundlePath } }
-      : { workflowsPath: WORKFLOWS_PATH }),
+    // Tracing adds the SDK's workflow interceptors to the bundle, so the prebuilt bundle (without
+    // them) is not run then: the workflows are bundled at start instead (same workflow code: the
+    // interceptors add no command, so the build id stays the plain bundle's).
+    ...(opts.tracing ? { workflowsPath: WORKFLOWS_PATH } : { workflowBundle: bundle }),
+    // One version of the task queue's Worker Deployment (worker/versioning.ts); a workflow type
+    // that declares no behaviour is pinned (workflows/shared/versioning.ts).
+    workerDeploymentOptions: { version, useWorkerVersioning: true, defaultVersioningBehavior: 'PINNED' },
     // A graceful stop lets running activities finish for this long before they are cancelled (they
     // are idempotent and retried); `npm start` must stop within 10 s in all (docs/decisions/0002-servers-in-their-own-process-groups.md).
     shutdownGraceTime: '3s',
     ...WORKER_TUNING,
   });
   const done = worker.run().finally(() => connection.close());
+  try {
+    // Before anything starts a run: a deployment without a current version routes new runs to unversioned workers.
+    await applySetCurrentPolicy(opts.deps.temporal, version, opts.taskQueue, opts.deps.config.WORKER_SET_CURRENT, opts.deps.log);
+  } catch (err) {
+    worker.shutdown();
+    await done.catch(() => undefined);
+    throw err;
+  }
   if (opts.callbackDispatcher ?? true) {
     try {
       await ensureCallbackDispatcher(opts.deps, opts.taskQueue);
@@ -128,6 +149,7 @@ export async function startWorker(opts: {
   }
   return {
     worker,
+    version,
     done,
     async shutdown() {
       stopping.abort();
@@ -135,6 +157,19 @@ export async function startWorker(opts: {
       await done;
     },
   };
+}
+
+/**
+ * The workflow bundle the worker runs and its build id hashes: the given prebuilt one, else the
+ * cached one (worker/workflow-bundle.ts), else (a cache folder we may not write) one built in memory.
+ */
+async function bundleOf(prebuilt?: string): Promise<{ codePath: string } | { code: string }> {
+  if (prebuilt) return { codePath: prebuilt };
+  try {
+    return { codePath: (await workflowBundle(WORKFLOWS_PATH)).path };
+  } catch {
+    return { code: (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH })).code };
+  }
 }
 
 /**

@@ -1,7 +1,8 @@
-import { condition, continueAsNew, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { condition, continueAsNew, proxyActivities, setHandler, setWorkflowOptions, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { wakeSignal, type CallbackDeliveryInput } from './callback-delivery-messages';
 import { STEP_RETRY } from './shared/step-policy';
+import { LONG_LIVED } from './shared/versioning';
 
 /** A lane with nothing to send waits this long for more before its workflow ends. */
 const IDLE_TIMEOUT = '10 minutes';
@@ -45,6 +46,7 @@ export async function callbackDeliveryWorkflow(input: CallbackDeliveryInput): Pr
   }
   await continueAsNew<typeof callbackDeliveryWorkflow>(input);
 }
+setWorkflowOptions(LONG_LIVED, callbackDeliveryWorkflow);
 
 /** Attempts one delivery until it is delivered, fails for good, or is cancelled; waits between attempts are durable timers. */
 async function deliver(acts: Activities, deliveryId: string): Promise<void> {

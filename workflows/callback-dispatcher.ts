@@ -1,6 +1,7 @@
-import { continueAsNew, proxyActivities } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities, setWorkflowOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { CallbackDispatcherInput } from './callback-dispatcher-messages';
+import { LONG_LIVED } from './shared/versioning';
 
 const PUMPS_PER_RUN = 100;
 
@@ -23,3 +24,4 @@ export async function callbackDispatcherWorkflow(input: CallbackDispatcherInput 
   for (let i = 0; i < PUMPS_PER_RUN; i++) await pumpCallbackOutbox({ runForMs, pollMs: input.pollMs ?? 500 });
   await continueAsNew<typeof callbackDispatcherWorkflow>(input);
 }
+setWorkflowOptions(LONG_LIVED, callbackDispatcherWorkflow);

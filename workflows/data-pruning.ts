@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, setWorkflowOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import {
   DELIVERY_PRUNE_BATCH,
@@ -8,6 +8,7 @@ import {
   type DataPruningResult,
 } from './data-pruning-messages';
 import { STEP_RETRY } from './shared/step-policy';
+import { PINNED_RUN } from './shared/versioning';
 
 const { pruneCallbackDeliveries, pruneFeedEvents } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: STEP_RETRY });
 // One statement over every event not yet placed: on a database whose feed nobody has read for long, the first run's can be large.
@@ -33,3 +34,4 @@ export async function dataPruningWorkflow(_input: DataPruningInput): Promise<Dat
   const events = await inBatches(pruneFeedEvents, EVENT_PRUNE_BATCH);
   return { deliveries, events };
 }
+setWorkflowOptions(PINNED_RUN, dataPruningWorkflow);

@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, setWorkflowOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import {
   IDEMPOTENCY_PRUNE_BATCH,
@@ -7,6 +7,7 @@ import {
   type IdempotencyKeyPruningResult,
 } from './idempotency-key-pruning-messages';
 import { STEP_RETRY } from './shared/step-policy';
+import { PINNED_RUN } from './shared/versioning';
 
 const { pruneIdempotencyKeys } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: STEP_RETRY });
 
@@ -20,3 +21,4 @@ export async function idempotencyKeyPruningWorkflow(_input: IdempotencyKeyPrunin
   }
   return { deleted };
 }
+setWorkflowOptions(PINNED_RUN, idempotencyKeyPruningWorkflow);

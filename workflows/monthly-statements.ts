@@ -1,8 +1,9 @@
-import { ApplicationFailure, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, continueAsNew, proxyActivities, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { monthNotEnded, previousMonth } from '../domain/statements';
 import type { MonthlyStatementsInput, MonthlyStatementsResult } from './monthly-statements-messages';
 import { STEP_RETRY } from './shared/step-policy';
+import { PINNED_RUN } from './shared/versioning';
 
 // Each client's statement is one idempotent activity (build, store three files, record the row
 // and its event), retried boundedly; a client that fails for good fails the run after the others
@@ -63,6 +64,7 @@ export async function monthlyStatementsWorkflow(input: MonthlyStatementsInput): 
     failedCount,
   });
 }
+setWorkflowOptions(PINNED_RUN, monthlyStatementsWorkflow);
 
 function finish(done: MonthlyStatementsResult, failed: string[], failedCount: number): MonthlyStatementsResult {
   if (failedCount) throw failure(done.month, failed, failedCount);

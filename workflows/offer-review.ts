@@ -6,6 +6,7 @@ import {
   log,
   proxyActivities,
   setHandler,
+  setWorkflowOptions,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -37,6 +38,7 @@ import { ReviewTimeline } from './offer-review-timeline';
 import { OfferStatusKey } from './shared/search-attributes';
 import { WorkQueue } from './shared/work-queue';
 import { STEP_RETRY } from './shared/step-policy';
+import { LONG_LIVED } from './shared/versioning';
 
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -56,6 +58,7 @@ export async function offerReviewWorkflow(input: OfferReviewInput): Promise<Offe
   review.setup();
   return review.run();
 }
+setWorkflowOptions(LONG_LIVED, offerReviewWorkflow);
 
 class OfferReview {
   private readonly offerId: string;

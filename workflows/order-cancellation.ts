@@ -1,8 +1,17 @@
-import { ApplicationFailure, allHandlersFinished, condition, proxyLocalActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  proxyLocalActivities,
+  setHandler,
+  setWorkflowOptions,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { cancelledUpdate, type Cancelled, type OrderCancellationInput } from './order-cancellation-messages';
 import { stepRefusal } from './shared/step-failures';
 import { STEP_RETRY } from './shared/step-policy';
+import { PINNED_RUN } from './shared/versioning';
 
 // One idempotent transaction, run by the worker holding the workflow task (no task-queue round
 // trip while the client waits); retried as placing is, boundedly: a cancellation that fails for
@@ -34,3 +43,4 @@ export async function orderCancellationWorkflow(input: OrderCancellationInput): 
   await condition(allHandlersFinished);
   return result;
 }
+setWorkflowOptions(PINNED_RUN, orderCancellationWorkflow);

@@ -1,10 +1,11 @@
 import {
-  ApplicationFailure,
   allHandlersFinished,
+  ApplicationFailure,
   condition,
   continueAsNew,
   proxyLocalActivities,
   setHandler,
+  setWorkflowOptions,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
@@ -19,6 +20,7 @@ import {
 } from './order-intake-messages';
 import { stepRefusal } from './shared/step-failures';
 import { STEP_RETRY } from './shared/step-policy';
+import { LONG_LIVED } from './shared/versioning';
 
 // Placing runs as a local activity (no task-queue round trip on the path the client waits for):
 // one transaction per order inside, each idempotent by the order's key and request id, so a batch
@@ -90,3 +92,4 @@ export async function orderIntakeWorkflow(input: OrderIntakeInput): Promise<void
   }
   await continueAsNew<OrderIntakeWorkflow>(input);
 }
+setWorkflowOptions(LONG_LIVED, orderIntakeWorkflow);

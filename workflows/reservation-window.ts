@@ -1,10 +1,11 @@
 import {
-  ApplicationFailure,
   allHandlersFinished,
+  ApplicationFailure,
   condition,
   continueAsNew,
   proxyActivities,
   setHandler,
+  setWorkflowOptions,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Refused } from '../domain/failures';
@@ -21,6 +22,7 @@ import {
 import { endOfUtcDayMs } from '../domain/dates';
 import { refusalIn, stepRefusal } from './shared/step-failures';
 import { STEP_RETRY } from './shared/step-policy';
+import { LONG_LIVED } from './shared/versioning';
 
 type ReservationState = 'holding' | 'refused' | 'active' | 'releasing' | 'cancelled' | 'expired';
 
@@ -54,6 +56,7 @@ export async function reservationWindowWorkflow(input: ReservationWindowInput): 
   reservation.setup();
   return reservation.run();
 }
+setWorkflowOptions(LONG_LIVED, reservationWindowWorkflow);
 
 class ReservationWindow {
   private readonly workflowId = workflowInfo().workflowId;

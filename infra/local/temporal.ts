@@ -79,6 +79,11 @@ const DEV_SERVER_TUNING = [
   'matching.numTaskqueueReadPartitions=1',
   '--dynamic-config-value',
   'matching.numTaskqueueWritePartitions=1',
+  // Each worker runs as a version of the Worker Deployment named after its task queue
+  // (docs/worker-versioning.md), and the server keeps at most 100 deployments per namespace: the
+  // test suite's stack gives each harness a task queue (a deployment) of its own.
+  '--dynamic-config-value',
+  'matching.maxDeployments=10000',
 ];
 
 /** The official Temporal CLI dev server: a real Temporal server persisting to a SQLite file in DATA_DIR. */

@@ -3,6 +3,7 @@ import { callbacksCommand } from './commands/callbacks';
 import { clientsCommand } from './commands/clients';
 import { staffCommand } from './commands/staff';
 import { demoCommand } from './commands/demo';
+import { deployCommand } from './commands/deploy';
 import { keysCommand } from './commands/keys';
 import { offersCommand } from './commands/offers';
 import { opsCommand } from './commands/ops';
@@ -31,6 +32,7 @@ async function main(argv: string[]): Promise<number> {
     .addCommand(ordersCommand(ctx))
     .addCommand(callbacksCommand(ctx))
     .addCommand(workflowsCommand(ctx))
+    .addCommand(deployCommand(ctx))
     .addCommand(demoCommand(ctx))
     .addCommand(opsCommand(ctx))
     .addCommand(postalCodesCommand(ctx))

@@ -2,10 +2,16 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { Activities } from '../../activities';
+import { createLogger } from '../../platform/logger';
+import { deploymentNameFor } from '../../platform/worker-deployments';
+import { applySetCurrentPolicy, buildIdOfBundle } from '../../worker/versioning';
+
+const quiet = createLogger('silent');
 
 /*
  * Workflow tests with their activities replaced by test doubles: each file connects to the lane's
@@ -22,6 +28,17 @@ export interface WorkflowTestEnv {
   client: Client;
   /** Runs `test` while a worker with these activities polls a fresh task queue, then stops the worker. */
   withWorker<T>(activities: ActivityDoubles, test: (taskQueue: string) => Promise<T>): Promise<T>;
+  /**
+   * A worker polling `taskQueue` until `stop()`, running the workflows of `codePath` (default: the
+   * lane's bundle of today's code) as one version of a Worker Deployment, as worker/main.ts runs
+   * the service's (test/workflows/worker-versioning.test.ts runs two at once).
+   */
+  startVersionedWorker(opts: {
+    taskQueue: string;
+    activities: ActivityDoubles;
+    version: WorkerDeploymentVersion;
+    codePath?: string;
+  }): Promise<{ stop(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -31,18 +48,44 @@ export async function startWorkflowTestEnv(): Promise<WorkflowTestEnv> {
   // Workers' state changes are INFO: keep the test output to what went wrong.
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const env = await TestWorkflowEnvironment.createFromExistingServer({ address, namespace });
+  let buildId: string | undefined;
   return {
     client: env.client,
     async withWorker(activities, test) {
       const taskQueue = `test-${crypto.randomUUID()}`;
+      // Versioned as the service's workers are (worker/main.ts): a worker that is not refuses the
+      // workflows, which declare their versioning behaviour. Its own task queue is its own
+      // deployment, of which it makes itself the current version before the test starts runs.
+      const version = { deploymentName: deploymentNameFor(taskQueue), buildId: (buildId ??= buildIdOfBundle(fs.readFileSync(codePath))) };
       const worker = await Worker.create({
         connection: env.nativeConnection,
         namespace: env.namespace ?? 'default',
         taskQueue,
         workflowBundle: { codePath },
         activities,
+        workerDeploymentOptions: { version, useWorkerVersioning: true, defaultVersioningBehavior: 'PINNED' },
       });
-      return worker.runUntil(test(taskQueue));
+      return worker.runUntil(async () => {
+        await applySetCurrentPolicy(env.client, version, taskQueue, 'if-none', quiet);
+        return test(taskQueue);
+      });
+    },
+    async startVersionedWorker(opts) {
+      const worker = await Worker.create({
+        connection: env.nativeConnection,
+        namespace: env.namespace ?? 'default',
+        taskQueue: opts.taskQueue,
+        workflowBundle: { codePath: opts.codePath ?? codePath },
+        activities: opts.activities,
+        workerDeploymentOptions: { version: opts.version, useWorkerVersioning: true, defaultVersioningBehavior: 'PINNED' },
+      });
+      const running = worker.run();
+      return {
+        async stop() {
+          if (worker.getState() === 'RUNNING') worker.shutdown();
+          await running;
+        },
+      };
     },
     close: () => env.teardown(),
   };

@@ -24,6 +24,19 @@ export default async function workflowsGlobalSetup(): Promise<void> {
       ip: '127.0.0.1',
       searchAttributes: OFFER_SEARCH_ATTRIBUTES,
       log: { format: 'pretty', level: 'error' },
+      // A version that stops taking new runs reports `drained` once its pinned runs have ended, but
+      // the server looks only every 3 minutes (after a 3-minute grace for visibility): every second
+      // here, so test/workflows/worker-versioning.test.ts sees its old version drain.
+      // Every test's worker is a version of a deployment of its own (test/setup/workflow-env.ts):
+      // more than the 100 deployments a namespace may have by default.
+      extraArgs: [
+        '--dynamic-config-value',
+        'matching.maxDeployments=10000',
+        '--dynamic-config-value',
+        'matching.wv.VersionDrainageStatusRefreshInterval="1s"',
+        '--dynamic-config-value',
+        'matching.wv.VersionDrainageStatusVisibilityGracePeriod="1s"',
+      ],
     },
   });
   // jest runs the teardown in this same process: it finds the server here.

@@ -20,6 +20,9 @@ import { workflowBundle } from '../../worker/workflow-bundle';
  * - order-intake-continued-as-new: recorded (test/workflows/order-intake.test.ts) from the
  *   intake with its one Update, `placeOrders` (issue 32): one run with a refusal answered, an order
  *   placed, continued as new.
+ * - idempotency-key-pruning-pinned-v1: recorded (test/workflows/worker-versioning.test.ts) from a
+ *   versioned worker: a pinned run that finished on its version while the next was current.
+ *   (histories/worker-v2/ holds a run that moved to the next version's code; that test replays it.)
  */
 const HISTORIES = path.join(__dirname, 'histories');
 

@@ -1,0 +1,103 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../platform/config';
+import type { Logger } from '../platform/logger';
+import {
+  describeDeployment,
+  describeVersion,
+  setCurrentVersion,
+  versionLabel,
+  type DeploymentVersion,
+} from '../platform/worker-deployments';
+
+/*
+ * Worker Versioning (docs/worker-versioning.md): every worker process runs one version of the
+ * Worker Deployment named after its task queue. Runs are routed by version, so a worker never gets
+ * a pinned run of another version's code, and a release that changes workflow code is a new
+ * version an operator ramps and promotes (`admin deploy`, services/worker-deployments.ts).
+ */
+
+function packageVersion(): string {
+  const file = path.join(__dirname, '..', 'package.json');
+  return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
+}
+
+/**
+ * The default build id: the package's version and the first 12 hex digits of the workflow
+ * bundle's SHA-256. It changes exactly when the code the workflows run changes (their files, what
+ * they import, the SDK), so a release that changes only activities or routes keeps its version and
+ * its workers simply replace the old ones.
+ */
+export function buildIdOfBundle(bundleCode: string | Buffer): string {
+  const hash = crypto.createHash('sha256').update(bundleCode).digest('hex').slice(0, 12);
+  return `${packageVersion()}-${hash}`;
+}
+
+/** What a starting worker does about the deployment's current version (WORKER_SET_CURRENT). */
+export type SetCurrentPolicy = Config['WORKER_SET_CURRENT'];
+
+/** How long a starting worker waits for Temporal to register its version, and then to make it current. */
+const WITHIN_MS = 30_000;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits until Temporal has registered this version on both of the task queue's queues (workflow
+ * and activity tasks): it does at each queue's first poll, and refuses to route to a version
+ * missing a queue its current version has.
+ */
+async function registered(client: Client, version: DeploymentVersion, taskQueue: string): Promise<void> {
+  const deadline = Date.now() + WITHIN_MS;
+  for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
+    const queues = (await describeVersion(client, version))?.taskQueues ?? [];
+    if (queues.includes(`${taskQueue}/workflow`) && queues.includes(`${taskQueue}/activity`)) return;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `Temporal did not register worker version ${versionLabel(version)} within ${WITHIN_MS / 1000} s (does the cluster support Worker Deployments?)`,
+      );
+    }
+    await pause(wait);
+  }
+}
+
+/**
+ * Run once the worker polls: waits until Temporal knows its version (so `admin deploy status`
+ * lists it once the worker runs), then makes it the deployment's current one when the policy says
+ * so. `if-none` does it only while the deployment has no current version (a fresh cluster or test
+ * task queue, where runs would otherwise wait for an unversioned worker that never comes); another
+ * current version is left to the operator, with a warning. Concurrent starts are safe: the change
+ * carries the routing's conflict token, and a loser finds the version current on its next look.
+ */
+export async function applySetCurrentPolicy(
+  client: Client,
+  version: DeploymentVersion,
+  taskQueue: string,
+  policy: SetCurrentPolicy,
+  log: Logger,
+): Promise<'current' | 'not-current'> {
+  await registered(client, version, taskQueue);
+  const deadline = Date.now() + WITHIN_MS;
+  for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
+    const routing = await describeDeployment(client, version.deploymentName);
+    if (routing?.current === version.buildId) return 'current';
+    if (policy === 'never' || (policy === 'if-none' && routing?.current)) {
+      log.warn(
+        { version: versionLabel(version), current: routing?.current ?? null, ramping: routing?.ramping ?? null },
+        'this worker version is not the current one: it takes only runs pinned or ramped to it (promote it with `admin deploy promote`)',
+      );
+      return 'not-current';
+    }
+    try {
+      const { previous } = await setCurrentVersion(client, version, { conflictToken: routing?.conflictToken });
+      log.info({ version: versionLabel(version), previous: previous ?? null }, 'worker version made current');
+      return 'current';
+    } catch (err) {
+      // A concurrent change (the conflict token) or the server still settling: look again, a bounded time.
+      if (Date.now() > deadline)
+        throw new Error(`worker version ${versionLabel(version)} could not be made current: ${String(err)}`, { cause: err });
+    }
+    await pause(wait);
+  }
+}
