@@ -1,8 +1,9 @@
-import { continueAsNew, proxyActivities, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities, setWorkflowOptions, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { VoucherImportInput, VoucherImportResult } from './voucher-import-messages';
 import { VoucherImportOfferKey, VoucherImportStatusKey } from './shared/search-attributes';
 import { STEP_RETRY } from './shared/step-policy';
+import { PINNED_RUN } from './shared/versioning';
 
 // A call runs up to BATCHES_PER_CALL batches, heartbeating after each: a worker that dies mid-call
 // is noticed within the heartbeat timeout and the retry starts after the last committed batch
@@ -49,3 +50,6 @@ async function finish(input: VoucherImportInput, status: 'completed' | 'failed',
   const end = await finishVoucherImport({ importId: input.importId, status, message });
   return { ...end, status };
 }
+
+// An import takes minutes, and its continued runs stay on the version it started on: pinned, no patches.
+setWorkflowOptions(PINNED_RUN, voucherImportWorkflow);

@@ -16,6 +16,7 @@ const EXPECTED: Record<keyof typeof workflows, typeof PINNED_RUN> = {
   monthlyStatementsWorkflow: PINNED_RUN,
   idempotencyKeyPruningWorkflow: PINNED_RUN,
   dataPruningWorkflow: PINNED_RUN,
+  voucherImportWorkflow: PINNED_RUN,
 };
 
 it.each(Object.entries(workflows))('%s declares its versioning behaviour', (name, fn) => {
