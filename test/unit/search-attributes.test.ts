@@ -10,6 +10,9 @@ import { KEYWORD_SEARCH_ATTRIBUTES, registerSearchAttributes, type SearchAttribu
 const KEYWORD = temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
 const grpcError = (code: number, details: string) => Object.assign(new Error(`${code} ${details}`), { code, details, metadata: {} });
 
+/** A namespace that has every attribute but AdvertiserName and OfferType. */
+const ALL_BUT_TWO = KEYWORD_SEARCH_ATTRIBUTES.filter((name) => name !== 'AdvertiserName' && name !== 'OfferType');
+
 function fakeOperator(opts: { present?: string[]; list?: Error; add?: Error }) {
   const added: Record<string, unknown>[] = [];
   const operator = {
@@ -28,7 +31,7 @@ function fakeOperator(opts: { present?: string[]; list?: Error; add?: Error }) {
 
 describe('registering search attributes', () => {
   it('adds the missing ones only, as keywords', async () => {
-    const { operator, added } = fakeOperator({ present: ['OfferStatus'] });
+    const { operator, added } = fakeOperator({ present: ALL_BUT_TWO });
     await expect(registerSearchAttributes(operator, 'ns')).resolves.toEqual({ status: 'added', added: ['AdvertiserName', 'OfferType'] });
     expect(added).toEqual([{ AdvertiserName: KEYWORD, OfferType: KEYWORD }]);
   });
@@ -43,7 +46,7 @@ describe('registering search attributes', () => {
     ['PermissionDenied', 7],
     ['Unimplemented', 12],
   ])('a cluster answering %s to the add: the start goes on, and the warning names each attribute and both commands', async (_, code) => {
-    const { operator } = fakeOperator({ present: ['OfferStatus'], add: grpcError(code, 'Request unauthorized.') });
+    const { operator } = fakeOperator({ present: ALL_BUT_TWO, add: grpcError(code, 'Request unauthorized.') });
     const outcome = await registerSearchAttributes(operator, 'offers.a2b3c');
     expect(outcome).toMatchObject({ status: 'refused', missing: ['AdvertiserName', 'OfferType'] });
     const warning = outcome.status === 'refused' ? outcome.warning : '';
