@@ -6,6 +6,7 @@ import { createOfferActivities } from './offers';
 import { createOrderActivities } from './orders';
 import { createReservationActivities } from './reservations';
 import { createVoucherExpiryActivities } from './voucher-expiry';
+import { createVoucherExportActivities } from './voucher-exports';
 
 /**
  * Every activity, as plain functions closed over their dependencies. Workflows import only the
@@ -20,6 +21,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createVoucherExpiryActivities(deps),
     ...createMonthlyStatementActivities(deps),
     ...createIdempotencyKeyActivities(deps),
+    ...createVoucherExportActivities(deps),
   };
 }
 

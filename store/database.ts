@@ -12,6 +12,7 @@ import type {
   SuppliedVoucherTable,
 } from './rows/offers';
 import type { IdempotencyKeyTable } from './rows/idempotency';
+import type { OfferImportLineTable, OfferImportTable, VoucherExportTable } from './rows/bulk';
 import type { OperatorTable } from './rows/operators';
 import type { PostalCodeTable } from './rows/postal-codes';
 import type { MonthlyStatementTable } from './rows/statements';
@@ -48,6 +49,9 @@ export interface Database {
   postal_codes: PostalCodeTable;
   monthly_statements: MonthlyStatementTable;
   idempotency_keys: IdempotencyKeyTable;
+  voucher_exports: VoucherExportTable;
+  offer_imports: OfferImportTable;
+  offer_import_lines: OfferImportLineTable;
 }
 
 export type * from './rows/clients';
@@ -58,3 +62,4 @@ export type * from './rows/operators';
 export type * from './rows/postal-codes';
 export type * from './rows/statements';
 export type * from './rows/idempotency';
+export type * from './rows/bulk';

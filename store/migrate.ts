@@ -37,6 +37,7 @@ import * as m0042 from './migrations/2026_11_27_0042_redemption_request';
 import * as m0043 from './migrations/2026_11_27_0043_customer_key_fold';
 import * as m0044 from './migrations/2026_11_27_0044_callback_endpoint_shaping';
 import * as m0045 from './migrations/2026_11_27_0045_idempotency_keys';
+import * as m0055 from './migrations/2026_11_27_0055_voucher_exports_offer_imports';
 
 /**
  * Migrations by name, in order. A static map rather than a folder scan, so the same list works
@@ -80,6 +81,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_27_0043_customer_key_fold': m0043,
   '2026_11_27_0044_callback_endpoint_shaping': m0044,
   '2026_11_27_0045_idempotency_keys': m0045,
+  '2026_11_27_0055_voucher_exports_offer_imports': m0055,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -7,3 +7,4 @@ export { reservationWindowWorkflow } from './reservation-window';
 export { orderIntakeWorkflow } from './order-intake';
 export { monthlyStatementsWorkflow } from './monthly-statements';
 export { idempotencyKeyPruningWorkflow } from './idempotency-key-pruning';
+export { voucherExportWorkflow } from './voucher-export';

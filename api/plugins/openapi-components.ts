@@ -41,6 +41,8 @@ import {
   SubmissionStatementTotal,
 } from '../../schemas/statement';
 import { Redemption, Voucher, VoucherList, VoucherResponse, VoucherUpdateBody } from '../../schemas/voucher';
+import { OfferImport, OfferImportResponse } from '../../schemas/offer-import';
+import { BulkStatus, VoucherExport, VoucherExportResponse } from '../../schemas/voucher-export';
 
 /*
  * The named parts of the OpenAPI documents: each schema here is registered once, under its name,
@@ -79,6 +81,8 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   MonthlyStatementList,
   EventPage: EventFeedPage,
   SignupResponse,
+  VoucherExportResponse,
+  OfferImportResponse,
   Ok: OkOnly,
   // Answers: the resources.
   SubmissionOffer,
@@ -103,6 +107,8 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   MonthlyStatement,
   Event: FeedEvent,
   Signup,
+  VoucherExport,
+  OfferImport,
   Error: ErrorBody,
   Accepted: AcceptedBody,
   // Their parts (spec §2.2, §2.10).
@@ -122,6 +128,7 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   SuppliedVoucher,
   SuppliedVoucherCode: SuppliedVoucherInput,
   DistributionMedium,
+  BulkStatus,
   // What clients send (each named `<name>Input` in the documents).
   OfferCreate,
   OfferUpdate,

@@ -60,3 +60,7 @@ export const monthlyStatementsScheduledWorkflowId = (taskQueue: string) => `mont
 export const idempotencyKeyPruningScheduleId = (taskQueue: string) => `idempotency-key-pruning-schedule:${taskQueue}`;
 /** The id the pruning schedule gives the runs it starts (Temporal appends the time of each start). */
 export const idempotencyKeyPruningScheduledWorkflowId = (taskQueue: string) => `idempotency-key-pruning:${taskQueue}:scheduled`;
+
+/** One workflow per voucher export, and per offer import: found from the resource's id. */
+export const voucherExportWorkflowId = (exportId: string) => `voucher-export:${exportId}`;
+export const offerImportWorkflowId = (importId: string) => `offer-import:${importId}`;

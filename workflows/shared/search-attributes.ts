@@ -8,4 +8,10 @@ export const OfferStatusKey = defineSearchAttributeKey('OfferStatus', SearchAttr
 export const AdvertiserNameKey = defineSearchAttributeKey('AdvertiserName', SearchAttributeType.KEYWORD);
 export const OfferTypeKey = defineSearchAttributeKey('OfferType', SearchAttributeType.KEYWORD);
 
-export const OFFER_SEARCH_ATTRIBUTES = [OfferStatusKey, AdvertiserNameKey, OfferTypeKey];
+/**
+ * Bulk work's workflows (exports, imports) carry the kind of job, so
+ * `temporal workflow list --query "BulkJob='voucher_export'"` lists them (docs/bulk-offers-and-exports.md).
+ */
+export const BulkJobKey = defineSearchAttributeKey('BulkJob', SearchAttributeType.KEYWORD);
+
+export const OFFER_SEARCH_ATTRIBUTES = [OfferStatusKey, AdvertiserNameKey, OfferTypeKey, BulkJobKey];

@@ -3,6 +3,7 @@ import type { ServiceDeps } from '../../../services/deps';
 import { eventFeedRoutes } from '../shared/events';
 import { statementRoutes } from '../shared/statements';
 import { voucherRoutes } from '../shared/vouchers';
+import { voucherExportRoutes } from '../shared/voucher-exports';
 import { advertiserRoutes } from './advertisers';
 import { attachmentRoutes } from './attachments';
 import { commentRoutes } from './comments';
@@ -16,6 +17,7 @@ export const submissionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
   await app.register(attachmentRoutes, { deps });
   await app.register(commentRoutes, { deps });
   await app.register(voucherRoutes, { deps, iface: 'submission' });
+  await app.register(voucherExportRoutes, { deps, iface: 'submission' });
   await app.register(eventFeedRoutes, { deps, iface: 'submission' });
   await app.register(statementRoutes, { deps, iface: 'submission' });
   await app.register(redemptionRoutes, { deps });
