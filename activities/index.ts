@@ -7,6 +7,7 @@ import { createOrderActivities } from './orders';
 import { createReservationActivities } from './reservations';
 import { createVoucherExpiryActivities } from './voucher-expiry';
 import { createVoucherExportActivities } from './voucher-exports';
+import { createOfferImportActivities } from './offer-imports';
 
 /**
  * Every activity, as plain functions closed over their dependencies. Workflows import only the
@@ -22,6 +23,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createMonthlyStatementActivities(deps),
     ...createIdempotencyKeyActivities(deps),
     ...createVoucherExportActivities(deps),
+    ...createOfferImportActivities(deps),
   };
 }
 

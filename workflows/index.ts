@@ -8,3 +8,4 @@ export { orderIntakeWorkflow } from './order-intake';
 export { monthlyStatementsWorkflow } from './monthly-statements';
 export { idempotencyKeyPruningWorkflow } from './idempotency-key-pruning';
 export { voucherExportWorkflow } from './voucher-export';
+export { offerImportWorkflow } from './offer-import';

@@ -8,11 +8,13 @@ import { advertiserRoutes } from './advertisers';
 import { attachmentRoutes } from './attachments';
 import { commentRoutes } from './comments';
 import { offerRoutes } from './offers';
+import { offerImportRoutes } from './offer-imports';
 import { redemptionRoutes } from './redemptions';
 
 /** Routes of the submission interface (advertisers), mounted under /submission/beta. */
 export const submissionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   await app.register(offerRoutes, { deps });
+  await app.register(offerImportRoutes, { deps });
   await app.register(advertiserRoutes, { deps });
   await app.register(attachmentRoutes, { deps });
   await app.register(commentRoutes, { deps });
