@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { OFFER_IMPORT_MAX_LINES } from '../domain/bulk';
 import { okEnvelope } from './envelope';
 import { Timestamp } from './common';
 import { BulkStatus } from './voucher-export';
@@ -12,10 +11,10 @@ import { BulkStatus } from './voucher-export';
 export const OfferImport = z.object({
   id: z.string(),
   status: BulkStatus,
-  rows_total: z.number().int().describe(`Lines in the file (blank lines not counted; at most ${OFFER_IMPORT_MAX_LINES})`),
-  rows_created: z.number().int().describe('Lines that became an offer (pending review) so far'),
-  rows_rejected: z.number().int().describe('Lines refused so far, each listed at errors_url'),
-  errors_url: z.string().describe('NDJSON, one `{line, status, errors}` per refused line: the error body POST /offers answers'),
+  rows_total: z.number().int(),
+  rows_created: z.number().int(),
+  rows_rejected: z.number().int(),
+  errors_url: z.string().describe('NDJSON: `{line, status, errors}` per refused line'),
   created_at: Timestamp,
   finished_at: Timestamp.nullable(),
 });

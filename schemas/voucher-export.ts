@@ -9,16 +9,16 @@ import { Timestamp } from './common';
  * works until `expires_at` (each read signs a new one).
  */
 
-export const BulkStatus = z.enum(BULK_STATUSES).describe('queued, running, then completed or failed');
+export const BulkStatus = z.enum(BULK_STATUSES);
 
 export const VoucherExport = z.object({
   id: z.string(),
   offer_id: z.string(),
   status: BulkStatus,
-  rows: z.number().int().describe('Rows written so far (the header not counted); all of them once completed'),
-  download_url: z.string().nullable().describe('The CSV, once completed: a signed link, no API key needed; null before'),
-  expires_at: Timestamp.nullable().describe('When download_url stops working; read the export again for a new one'),
-  error: z.string().nullable().describe('Why it failed (status failed), else null'),
+  rows: z.number().int().describe('Rows written so far'),
+  download_url: z.string().nullable().describe('The CSV once completed: a signed link, no API key'),
+  expires_at: Timestamp.nullable(),
+  error: z.string().nullable(),
   created_at: Timestamp,
   finished_at: Timestamp.nullable(),
 });

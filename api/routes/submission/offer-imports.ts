@@ -12,14 +12,12 @@ const Params = z.object({ id: IdParam });
 const op = operations('Offers');
 
 /** The NDJSON media types an import takes. */
-const NDJSON = ['application/x-ndjson', 'application/jsonl'];
+const NDJSON = ['application/x-ndjson'];
 
 /** The file's size at most: 10,000 offers of about 2 KB each, with room. */
 const MAX_FILE_BYTES = 32 * 1024 * 1024;
 
-const NdjsonBody = z
-  .string()
-  .describe('NDJSON (application/x-ndjson): one `{"offer": …}` per line, as POST /offers takes it; at most 10,000 lines');
+const NdjsonBody = z.string().describe('One `{"offer": …}` per line, ≤ 10,000');
 
 /**
  * Offer imports (docs/bulk-offers-and-exports.md): a file of offers, each line checked as POST
@@ -57,15 +55,12 @@ export const offerImportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
   );
 
   // NDJSON whatever the Accept: each line the error body POST /offers answers, with its line number.
-  app.get(
-    '/offer_imports/:id/errors',
-    { schema: { ...op('listOfferImportErrors', "List an offer import's refused lines (NDJSON)"), params: Params } },
-    async (request, reply) => {
-      const lines = await offerImportErrors(deps, request.client.id, request.params.id);
-      return reply
-        .type('application/x-ndjson; charset=utf-8')
-        .serializer((s: string) => s)
-        .send(lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
-    },
-  );
+  // Followed from errors_url, as download_url is: not in the OpenAPI documents (their size budget).
+  app.get('/offer_imports/:id/errors', { schema: { hide: true, params: Params } }, async (request, reply) => {
+    const lines = await offerImportErrors(deps, request.client.id, request.params.id);
+    return reply
+      .type('application/x-ndjson; charset=utf-8')
+      .serializer((s: string) => s)
+      .send(lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+  });
 };
