@@ -5,6 +5,7 @@ import { newId } from '../store/ids';
 import { findOffer } from '../store/offers';
 import { deleteUnstartedExport, findClientExport, findExport, insertVoucherExport } from '../store/voucher-exports';
 import type { VoucherExportRow } from '../store/database';
+import { countExportRows } from '../store/voucher-export-pages';
 import type { VoucherExport } from '../schemas/voucher-export';
 import { VOUCHER_EXPORT_WORKFLOW_TYPE, type VoucherExportInput } from '../workflows/voucher-export-messages';
 import { voucherExportWorkflowId } from '../workflows/shared/ids';
@@ -111,4 +112,19 @@ export async function openVoucherExportFile(
     throw new Failure('gone', 'this download link has expired: read the export again (GET /voucher_exports/:id) for a new one');
   const { size } = await deps.store.client.statObject(deps.store.bucket, row.object_key);
   return { stream: await deps.store.client.getObject(deps.store.bucket, row.object_key), size, filename: `${row.id}.csv` };
+}
+
+/** About how many rows an export of this offer for this client will hold (a progress bar's total). */
+export function voucherExportSize(deps: Pick<ServiceDeps, 'db'>, scope: ExportScope, offerId: string): Promise<number> {
+  return countExportRows(deps.db, { offerId, ...(scope.iface === 'distribution' ? { distributionClientId: scope.clientId } : {}) });
+}
+
+/** The object a completed export wrote, for the admin CLI to copy where the operator asked. */
+export async function readVoucherExportFile(deps: Pick<ServiceDeps, 'store'>, row: VoucherExportRow): Promise<Readable> {
+  return deps.store.client.getObject(deps.store.bucket, row.object_key);
+}
+
+/** The submission client whose offer this is (the admin CLI exports as the advertiser); undefined for an unknown offer. */
+export async function findOfferOwner(deps: Pick<ServiceDeps, 'db'>, offerId: string): Promise<string | undefined> {
+  return (await findOffer(deps.db, offerId))?.client_id;
 }

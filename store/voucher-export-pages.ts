@@ -88,3 +88,14 @@ export async function readExportPage(
   const rows = codes.map(({ seq: _seq, ...row }) => row);
   return { rows, next: codes.length === limit ? { phase: 'codes', after: codes[codes.length - 1].seq } : { phase: 'done' } };
 }
+
+/** How many rows the export of `scope` will hold now (for a progress bar's total; the export itself may see a few more or fewer). */
+export async function countExportRows(db: Db, scope: ExportScope): Promise<number> {
+  const byClient = scope.distributionClientId ? sql`and client_id = ${scope.distributionClientId}` : sql``;
+  const codes = scope.distributionClientId
+    ? sql`0`
+    : sql`(select count(*) from supplied_vouchers where offer_id = ${scope.offerId} and order_id is null)`;
+  const { rows } = await sql<{ n: number }>`
+    select (select count(*) from vouchers where offer_id = ${scope.offerId} ${byClient}) + ${codes} as n`.execute(db);
+  return Number(rows[0].n);
+}

@@ -9,7 +9,9 @@ import { ordersCommand } from './commands/orders';
 import { postalCodesCommand } from './commands/postal-codes';
 import { statementsCommand } from './commands/statements';
 import { workflowsCommand } from './commands/workflows';
+import { vouchersCommand } from './commands/vouchers';
 import { Failure } from '../../domain/failures';
+import { checkedLines } from '../../api/routes/submission/offer-import-lines';
 import { AdminContext, AdminError } from './context';
 
 /**
@@ -25,14 +27,15 @@ async function main(argv: string[]): Promise<number> {
     .showHelpAfterError()
     .addCommand(keysCommand(ctx))
     .addCommand(clientsCommand(ctx))
-    .addCommand(offersCommand(ctx))
+    .addCommand(offersCommand(ctx, checkedLines))
     .addCommand(ordersCommand(ctx))
     .addCommand(callbacksCommand(ctx))
     .addCommand(workflowsCommand(ctx))
     .addCommand(demoCommand(ctx))
     .addCommand(opsCommand(ctx))
     .addCommand(postalCodesCommand(ctx))
-    .addCommand(statementsCommand(ctx));
+    .addCommand(statementsCommand(ctx))
+    .addCommand(vouchersCommand(ctx));
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
