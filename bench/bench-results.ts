@@ -1,3 +1,4 @@
+import type { BulkExportBenchResult } from './bulk-exports';
 import type { CallbacksResult } from './callbacks';
 import type { CallbacksFanoutResult } from './callbacks-fanout';
 import type { LoadResult } from './load';
@@ -22,5 +23,7 @@ export interface BenchResults {
   /** The statements and the feed, or the feed alone (`npm run bench -- feed`). */
   statements?: StatementsBenchResult | Pick<StatementsBenchResult, 'feed'>;
   ratelimit?: RateLimitBenchResult;
+  /** 1,000,000 vouchers exported beside COPY (bench/bulk-exports.ts). */
+  bulkExports?: BulkExportBenchResult;
   summary?: Record<string, number | null>;
 }
