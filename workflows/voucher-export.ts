@@ -21,6 +21,12 @@ const { writeVoucherExportPart } = proxyActivities<Activities>({
   retry: STEP_RETRY,
 });
 
+/** What a step's failure says (the activity's own error, under the SDK's "Activity task failed"). */
+const failureReason = (err: unknown) => {
+  const e = err as { message?: string; cause?: { message?: string } };
+  return e.cause?.message ?? e.message ?? String(err);
+};
+
 /**
  * Writes an offer's vouchers to one CSV in the object store, one multipart part per step, each read
  * by keyset from the last one's end; continues as new every VOUCHER_EXPORT_PARTS_PER_RUN parts. A
@@ -46,7 +52,7 @@ export async function voucherExportWorkflow(input: VoucherExportInput): Promise<
       await completeVoucherExport({ ...job, uploadId: state.uploadId, parts: state.parts, rows: state.rows });
   } catch (err) {
     if (isCancellation(err)) throw err;
-    await failVoucherExport({ ...job, uploadId: state?.uploadId, error: (err as Error).message });
+    await failVoucherExport({ ...job, uploadId: state?.uploadId, error: failureReason(err) });
     return { status: 'failed', rows: state?.rows ?? 0 };
   }
   if (state.cursor.phase !== 'done') return continueAsNew<typeof voucherExportWorkflow>({ ...job, resume: state });
