@@ -130,12 +130,16 @@ export async function benchBulkExports(b: BenchStack, say: Say): Promise<BulkExp
   const t0 = process.hrtime.bigint();
   const offerId = await seed(db, b.sub.clientId, b.dist.clientId, say);
   const seedS = round(seconds(t0));
+  say(`bulk: seeded in ${seedS} s`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-export-'));
+  // Postgres writes the baseline's file itself, maybe as another OS user.
+  fs.chmodSync(dir, 0o777);
   try {
     say('bulk: exporting through the service…');
     const stop = sampleMemory(b.workerPid);
     const service = await serviceExport(b, offerId, path.join(dir, 'service.csv'));
     const peak = stop();
+    say(`bulk: service ${JSON.stringify({ ...service, peak })}`);
     say('bulk: the same rows through COPY…');
     const copyS = await copyBaseline(db, offerId, path.join(dir, 'copy.csv'));
     const total = round(service.export_s + service.download_s);

@@ -55,12 +55,15 @@ export const offerImportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
   );
 
   // NDJSON whatever the Accept: each line the error body POST /offers answers, with its line number.
-  // Followed from errors_url, as download_url is: not in the OpenAPI documents (their size budget).
-  app.get('/offer_imports/:id/errors', { schema: { hide: true, params: Params } }, async (request, reply) => {
-    const lines = await offerImportErrors(deps, request.client.id, request.params.id);
-    return reply
-      .type('application/x-ndjson; charset=utf-8')
-      .serializer((s: string) => s)
-      .send(lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
-  });
+  app.get(
+    '/offer_imports/:id/errors',
+    { schema: { ...op('listOfferImportErrors', "An import's refused lines (NDJSON)"), params: Params } },
+    async (request, reply) => {
+      const lines = await offerImportErrors(deps, request.client.id, request.params.id);
+      return reply
+        .type('application/x-ndjson; charset=utf-8')
+        .serializer((s: string) => s)
+        .send(lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    },
+  );
 };
