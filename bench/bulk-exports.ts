@@ -35,8 +35,11 @@ export interface BulkExportBenchResult {
   ratio: number;
   rows: number;
   file_mb: number;
-  /** Peak RSS in MB: the API's process, and the worker's (the same process when the bench runs them together). */
-  peak_rss_mb: { api: number; worker: number; layout: string };
+  /**
+   * Peak RSS in MB during the export: the API's process, and the worker's (the same process in the
+   * one-process layout, which also holds the bench itself); `before`, the same just before it began.
+   */
+  peak_rss_mb: { api: number; worker: number; before_api: number; before_worker: number; layout: string };
 }
 
 const seconds = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e9;
@@ -73,11 +76,12 @@ function sampleMemory(workerPid?: number) {
     peak.worker = Math.max(peak.worker, workerPid ? rssOf(workerPid) : peak.api);
   };
   take();
+  const before = { before_api: round(peak.api, 0), before_worker: round(peak.worker, 0) };
   const timer = setInterval(take, 100);
   return () => {
     clearInterval(timer);
     take();
-    return { api: round(peak.api, 0), worker: round(peak.worker, 0) };
+    return { api: round(peak.api, 0), worker: round(peak.worker, 0), ...before };
   };
 }
 
@@ -142,6 +146,7 @@ export async function benchBulkExports(b: BenchStack, say: Say): Promise<BulkExp
     say(`bulk: service ${JSON.stringify({ ...service, peak })}`);
     say('bulk: the same rows through COPY…');
     const copyS = await copyBaseline(db, offerId, path.join(dir, 'copy.csv'));
+    say(`bulk: COPY ${copyS} s`);
     const total = round(service.export_s + service.download_s);
     return {
       vouchers: VOUCHERS,
