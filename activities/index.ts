@@ -1,4 +1,5 @@
 import { createCallbackActivities } from './callbacks';
+import { createDataPruningActivities } from './data-pruning';
 import type { ActivityDeps } from './deps';
 import { createIdempotencyKeyActivities } from './idempotency-keys';
 import { createMonthlyStatementActivities } from './monthly-statements';
@@ -22,6 +23,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createVoucherExpiryActivities(deps),
     ...createMonthlyStatementActivities(deps),
     ...createIdempotencyKeyActivities(deps),
+    ...createDataPruningActivities(deps),
     ...createVoucherExportActivities(deps),
     ...createOfferImportActivities(deps),
   };

@@ -52,7 +52,7 @@ export async function startChaosStack(dataDir: string, stops: Array<() => Promis
   stops.push(() => services.close());
   await migrateToLatest(services.db);
   await ensureBucket(services.store, config.S3_REGION);
-  await registerSearchAttributes(env.TEMPORAL_ADDRESS, 'default');
+  await registerSearchAttributes(services.temporalConnection.operatorService, config.TEMPORAL_NAMESPACE);
   const app = await buildApp(services);
   stops.push(() => app.close());
   await app.listen({ port: ports.api, host: '127.0.0.1' });

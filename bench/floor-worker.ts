@@ -1,5 +1,7 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { FloorActivities } from './floor-workflow';
+import { loadConfig } from '../platform/config';
+import { temporalConnectionOptions } from '../platform/temporal-connection';
 
 /*
  * The worker of the floor workflow (bench/floor-workflow.ts), in a process of its own so that its
@@ -10,7 +12,8 @@ import type { FloorActivities } from './floor-workflow';
 async function main() {
   const [address, taskQueue] = process.argv.slice(2);
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const connection = await NativeConnection.connect({ address });
+  // The bench's own cluster, reached like the service's worker reaches it (TLS, API key: the environment's).
+  const connection = await NativeConnection.connect(temporalConnectionOptions(loadConfig().temporal, address));
   const activities: FloorActivities = { nothing: async (n) => n };
   const worker = await Worker.create({
     connection,

@@ -124,12 +124,12 @@ async function checkBackends(cfg: Readonly<Config>, s: Stack, services: Services
   const api = async () => {
     if (cfg.RUN_API) r.app = await buildApp(services); // routes and schemas only: nothing listens yet
   };
-  await allOrFirstError([
-    schema(),
-    ensureBucket(services.store, cfg.S3_REGION),
-    registerSearchAttributes(services.temporalConnection, s.endpoints.temporalNamespace),
-    api(),
-  ]);
+  const searchAttributes = async () => {
+    const outcome = await registerSearchAttributes(services.temporalConnection.operatorService, s.endpoints.temporalNamespace);
+    // Temporal Cloud refuses the operator API: the start goes on, and says what an operator must add.
+    if (outcome.status === 'refused') services.log.warn({ missing: outcome.missing }, outcome.warning);
+  };
+  await allOrFirstError([schema(), ensureBucket(services.store, cfg.S3_REGION), searchAttributes(), api()]);
   progress('checks: schema, environment, callback key, bucket and search attributes in place');
   writeStackFile(cfg.DATA_DIR, s.endpoints);
 }

@@ -8,6 +8,7 @@ import { businessMetrics } from '../platform/metrics';
 import { createObjectStore } from '../platform/object-store';
 import type { Endpoints } from '../platform/endpoints';
 import { startTracing, type Tracing } from '../platform/tracing';
+import { temporalConnectionOptions } from '../platform/temporal-connection';
 import { createOffer } from '../services/offers';
 import type { OfferCreation } from '../activities/deps';
 
@@ -23,7 +24,7 @@ export interface Services extends ServiceDeps {
 /** Connects to the three backends once; the API, the worker's activities and the admin CLI share this. */
 export async function connectServices(config: Readonly<Config>, endpoints: Endpoints, log: Logger): Promise<Services> {
   const db = createDb(endpoints.databaseUrl, config.DATABASE_POOL_SIZE);
-  const temporalConnection = await Connection.connect({ address: endpoints.temporalAddress });
+  const temporalConnection = await Connection.connect(temporalConnectionOptions(config.temporal, endpoints.temporalAddress));
   const tracing = startTracing(config);
   const temporal = new Client({
     connection: temporalConnection,

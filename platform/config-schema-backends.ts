@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { port, unset } from './config-values';
+import { temporalSettings } from './config-schema-temporal';
 
 /*
  * The settings of the three backends (Postgres, Temporal, the S3 store) and of the local servers
@@ -15,7 +16,13 @@ export const backendSettings = {
     .string()
     .url()
     .optional()
-    .meta(unset('Any Postgres (`postgres://…`) instead of the embedded one.', '(embedded Postgres)')),
+    .meta(
+      unset(
+        'Any Postgres (`postgres://…`) instead of the embedded one. Over TLS: `?sslmode=verify-full`, with `&sslrootcert=/path/ca.pem` for a CA the system does not trust ' +
+          '(a managed Postgres’s bundle), `&sslcert=…&sslkey=…` for a client certificate; those files are checked at start ([deployment.md](deployment.md#postgres-and-s3-over-tls)).',
+        '(embedded Postgres)',
+      ),
+    ),
   EMBEDDED_POSTGRES_PORT: port.default(54329).describe('Port of the embedded Postgres.'),
   DATABASE_POOL_SIZE: z.coerce
     .number()
@@ -24,12 +31,7 @@ export const backendSettings = {
     .max(200)
     .default(10)
     .describe('Database connections per process (1–200); size the server for every process’s pool.'),
-  TEMPORAL_ADDRESS: z
-    .string()
-    .min(1)
-    .optional()
-    .meta(unset('Any Temporal cluster (`host:port`) instead of the local dev server.', '(local dev server)')),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default').describe('The Temporal namespace of the workflows.'),
+  ...temporalSettings,
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('offer-marketplace').describe('Task queue of the workers: the same on every process.'),
   TEMPORAL_DEV_PORT: port.default(7233).describe('Port of the local Temporal dev server.'),
   TEMPORAL_UI_PORT: port.default(8233).describe('Port of the local dev server’s Web UI.'),
@@ -47,6 +49,16 @@ export const backendSettings = {
       unset(
         'Any S3-compatible store (URL) instead of the local S3 server; needs `S3_ACCESS_KEY` and `S3_SECRET_KEY`.',
         '(local S3 server)',
+      ),
+    ),
+  S3_CA_FILE: z
+    .string()
+    .min(1)
+    .optional()
+    .meta(
+      unset(
+        'The CA (PEM) that signed an `https://` `S3_ENDPOINT`’s certificate, when the system does not trust it (a private S3 store); trusted instead of the system’s CAs.',
+        '(the system’s CAs)',
       ),
     ),
   S3_ACCESS_KEY: z.string().min(1).optional().describe('Access key of `S3_ENDPOINT`.'),

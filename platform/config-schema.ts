@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { SERVICE_ENVIRONMENTS } from '../domain/environment';
+import { FEED_RETENTION_DAYS } from '../domain/event-feed';
 import { baseUrl, envBoolean, operatorUsers, port, seconds, secretKeyList, trustProxy, unset } from './config-values';
 import { backendSettings } from './config-schema-backends';
+
+/** Whole days, 1 to 10 years. */
+const days = z.coerce.number().int().min(1).max(3650);
 
 export { EMBEDDED_S3_SERVERS, type EmbeddedS3Server } from './config-schema-backends';
 
@@ -156,6 +160,22 @@ export const EnvSchema = z.object({
           'secret’s key is missing, naming its key id ([security.md](security.md#rotating-the-key)).',
         '(new secrets stored in clear)',
       ),
+    ),
+  // Data that stops growing (docs/data-retention.md): an hourly Temporal Schedule prunes by these.
+  FEED_RETENTION_DAYS: days
+    .default(FEED_RETENTION_DAYS)
+    .describe(
+      'How far back the change feed reaches, in days: an older cursor or `since` is answered 410 `gone`; an event is pruned an hour after it leaves this window ([data-retention.md](data-retention.md)).',
+    ),
+  CALLBACK_DELIVERY_RETENTION_DAYS: days
+    .default(30)
+    .describe(
+      'How long a finished callback delivery (delivered, failed or cancelled) and its attempts are kept, in days from when it was made; a pending one is never pruned ([data-retention.md](data-retention.md)).',
+    ),
+  TEMPORAL_NAMESPACE_RETENTION_DAYS: days
+    .default(7)
+    .describe(
+      "How long the Temporal namespace keeps a closed workflow's history, in days: set on the local dev server's namespace at each `npm start`; on a cluster, set by whoever creates the namespace ([deployment.md](deployment.md#temporal-namespace-retention)).",
     ),
   API_KEY_CACHE_SECONDS: z.coerce
     .number()

@@ -1,13 +1,21 @@
 import path from 'node:path';
+import { backendTlsFaults } from './backend-tls';
 import { EnvSchema, type Env } from './config-schema';
+import { loadTemporalSettings, TemporalSettingsError, type TemporalSettings } from './temporal-connection';
 
 // The schema (each setting, its default and description) lives in config-schema.ts; this is the loader.
 export { EMBEDDED_S3_SERVERS, type EmbeddedS3Server, type Env } from './config-schema';
 
 export interface Config extends Omit<
   Env,
-  'CALLBACK_RETRY_SCHEDULE' | 'REQUIRE_HTTPS' | 'EMBEDDED_S3_PORT' | 'MINIO_PORT' | 'DEVELOPER_SIGNUP'
+  'CALLBACK_RETRY_SCHEDULE' | 'REQUIRE_HTTPS' | 'EMBEDDED_S3_PORT' | 'MINIO_PORT' | 'DEVELOPER_SIGNUP' | 'TEMPORAL_NAMESPACE'
 > {
+  /** The cluster's address: TEMPORAL_ADDRESS, else the Temporal profile's; unset, `npm start` runs a dev server. */
+  TEMPORAL_ADDRESS?: string;
+  /** TEMPORAL_NAMESPACE, else the Temporal profile's, else `default`. */
+  TEMPORAL_NAMESPACE: string;
+  /** How to reach Temporal (TLS, client certificate, API key), from Temporal's environment configuration, checked. */
+  temporal: TemporalSettings;
   /** DATA_DIR made absolute. */
   DATA_DIR: string;
   CALLBACK_RETRY_SCHEDULE: number[];
@@ -33,6 +41,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   if (e.S3_ENDPOINT && !(e.S3_ACCESS_KEY && e.S3_SECRET_KEY)) {
     throw new ConfigError('Invalid configuration:\n  S3_ACCESS_KEY, S3_SECRET_KEY: required when S3_ENDPOINT is set');
   }
+  const tlsFaults = backendTlsFaults(e);
+  if (tlsFaults.length) throw new ConfigError(`Invalid configuration:\n${tlsFaults.map((f) => `  ${f}`).join('\n')}`);
   if (Boolean(e.OPS_USERNAME) !== Boolean(e.OPS_PASSWORD)) {
     throw new ConfigError(
       'Invalid configuration:\n  OPS_USERNAME, OPS_PASSWORD: set both to open the review console, or neither to keep it closed',
@@ -43,15 +53,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       'Invalid configuration:\n  DEVELOPER_SIGNUP: sign-up issues sandbox keys only; production keys are issued by the service team (spec 5.3)',
     );
   }
+  const temporal = temporalSettingsOf(cleaned);
   const { MINIO_PORT, ...rest } = e;
   return Object.freeze({
     ...rest,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_NAMESPACE: temporal.namespace,
+    temporal,
     EMBEDDED_S3_PORT: e.EMBEDDED_S3_PORT ?? MINIO_PORT ?? 9000,
     REQUIRE_HTTPS: e.REQUIRE_HTTPS ?? e.SERVICE_ENVIRONMENT === 'production',
     DEVELOPER_SIGNUP: e.SERVICE_ENVIRONMENT === 'sandbox' && e.DEVELOPER_SIGNUP !== 'off',
     DATA_DIR: path.resolve(e.DATA_DIR),
     CALLBACK_RETRY_SCHEDULE: e.CALLBACK_RETRY_SCHEDULE.split(',').map(Number),
   });
+}
+
+/** Temporal's environment configuration (platform/temporal-connection.ts), its faults reported like the others. */
+function temporalSettingsOf(env: Record<string, string | undefined>): TemporalSettings {
+  try {
+    return loadTemporalSettings(env);
+  } catch (err) {
+    if (!(err instanceof TemporalSettingsError)) throw err;
+    throw new ConfigError(`Invalid configuration:\n${err.issues.map((i) => `  ${i}`).join('\n')}`);
+  }
 }
 
 /** For entry points: a bad configuration is reported by variable name and stops the process. */

@@ -50,6 +50,7 @@ export function resolveEndpoints(config: Config): Endpoints {
         secretKey: config.S3_SECRET_KEY!,
         region: config.S3_REGION,
         bucket: config.S3_BUCKET,
+        caFile: config.S3_CA_FILE,
       }
     : running.s3;
   if (!databaseUrl || !temporalAddress || !s3) {

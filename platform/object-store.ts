@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import https from 'node:https';
 import * as Minio from 'minio';
 
 export interface S3Settings {
@@ -6,6 +8,8 @@ export interface S3Settings {
   secretKey: string;
   region: string;
   bucket: string;
+  /** S3_CA_FILE: the CA of an https endpoint the system does not trust. */
+  caFile?: string;
 }
 
 export interface ObjectStore {
@@ -26,6 +30,8 @@ export function createObjectStore(s: S3Settings): ObjectStore {
     region: s.region,
     // Path-style addressing works with MinIO and every S3 clone; virtual hosts need DNS we may not have.
     pathStyle: true,
+    // A private CA: trusted for this client only (the certificate and its host name still checked).
+    ...(useSSL && s.caFile ? { transportAgent: new https.Agent({ ca: fs.readFileSync(s.caFile), keepAlive: true }) } : {}),
   });
   return { client, bucket: s.bucket };
 }

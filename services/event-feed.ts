@@ -1,9 +1,9 @@
-import { FEED_RETENTION_DAYS, feedWindowStart, soldItemKey, soldItemOf } from '../domain/event-feed';
+import { feedWindowStart, soldItemKey, soldItemOf } from '../domain/event-feed';
 import { Failure } from '../domain/failures';
 import { revenueShares } from '../domain/money';
 import { callbackPayload, eventTypeFor, soldView, type EventViewer } from '../schemas/callback-event';
 import { cursorOwner, decodeCursor, encodeCursor, type EventFeedPage, type EventFeedQuery, type FeedEvent } from '../schemas/event-feed';
-import { feedHead, firstFedAtAfter, numberCommittedEvents, readFeedEvents, type FeedScope } from '../store/offer-events';
+import { cursorReach, feedHead, numberCommittedEvents, readFeedEvents, type FeedScope } from '../store/offer-events';
 import { findOffersByIds } from '../store/offers';
 import { offersAsSold } from '../store/orders';
 import type { ServiceDeps } from './deps';
@@ -26,10 +26,10 @@ const notYours = () =>
     { field: 'after' },
   );
 
-const gone = (field: 'after' | 'since', what: string) =>
+const gone = (field: 'after' | 'since', what: string, days: number) =>
   new Failure(
     'gone',
-    `${what}; the feed keeps ${FEED_RETENTION_DAYS} days. Start again with neither since nor after (the oldest events kept) ` +
+    `${what}; the feed keeps ${days} days. Start again with neither since nor after (the oldest events kept) ` +
       'or with a more recent since, and bring your copy up to date from GET /offers',
     { field },
   );
@@ -41,13 +41,14 @@ export async function readEventFeed(
   q: EventFeedQuery,
 ): Promise<EventFeedPage> {
   const startedAt = new Date();
-  const windowStart = feedWindowStart(startedAt);
+  const days = deps.config.FEED_RETENTION_DAYS;
+  const windowStart = feedWindowStart(startedAt, days);
   const owner = cursorOwner(viewer.client_id);
   const cursor = q.after === undefined ? undefined : decodeCursor(q.after);
   if (cursor === null) throw notOurs();
   if (cursor && cursor.owner !== owner) throw notYours();
   const since = cursor ? undefined : q.since ? new Date(q.since) : windowStart;
-  if (since && since < windowStart) throw gone('since', `since is more than ${FEED_RETENTION_DAYS} days ago`);
+  if (since && since < windowStart) throw gone('since', `since is more than ${days} days ago`, days);
   // A page from a time to come would hand out a cursor that then continues with events before it.
   if (since && since > startedAt) throw new Failure('invalid_field', 'since: is in the future', { field: 'since' });
 
@@ -57,7 +58,7 @@ export async function readEventFeed(
   const head = await feedHead(deps.db);
   if (cursor && cursor.position > head) throw notOurs();
   if (cursor && (await cursorTooOld(deps, cursor.position, windowStart)))
-    throw gone('after', `this cursor is more than ${FEED_RETENTION_DAYS} days old`);
+    throw gone('after', `this cursor is more than ${days} days old`, days);
 
   const scope: FeedScope = { clientId: viewer.client_id, publishedOffers: viewer.interface === 'distribution' };
   const shares = revenueShares(deps.config);
@@ -102,11 +103,13 @@ export async function readEventFeed(
 
 /**
  * Whether events after `position` may be gone (docs/change-feed.md, retention), judged by the feed
- * itself, never by a time the client sends: the first event after it got its place (`fed_at`) more
- * than the window ago. Every later event got its place no earlier, so when that one is within the
- * window, all are; a cursor with nothing after it misses nothing, however quiet the feed has been.
+ * itself, never by a time the client sends: the pruner deleted past it (it is below the floor), or
+ * the first event after it got its place (`fed_at`) more than the window ago. Every later event got
+ * its place no earlier, so when that one is within the window, all are; a cursor with nothing after
+ * it misses nothing, however quiet the feed has been (the pruner's floor stops at the last event it
+ * deleted, which such a cursor has seen).
  */
 async function cursorTooOld(deps: Pick<ServiceDeps, 'db'>, position: number, windowStart: Date): Promise<boolean> {
-  const next = await firstFedAtAfter(deps.db, position);
-  return next !== undefined && next < windowStart;
+  const { floor, nextFedAt } = await cursorReach(deps.db, position);
+  return position < floor || (nextFedAt !== undefined && nextFedAt < windowStart);
 }

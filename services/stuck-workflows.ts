@@ -4,6 +4,7 @@ import { countActiveReservationsEndedBefore, reservationWindows } from '../store
 import { CALLBACK_DELIVERY_WORKFLOW_TYPE } from '../workflows/callback-delivery-messages';
 import { CALLBACK_DISPATCHER_WORKFLOW_TYPE } from '../workflows/callback-dispatcher-messages';
 import { MONTHLY_STATEMENTS_WORKFLOW_TYPE } from '../workflows/monthly-statements-messages';
+import { DATA_PRUNING_WORKFLOW_TYPE } from '../workflows/data-pruning-messages';
 import { IDEMPOTENCY_KEY_PRUNING_WORKFLOW_TYPE } from '../workflows/idempotency-key-pruning-messages';
 import { OFFER_REVIEW_WORKFLOW_TYPE } from '../workflows/offer-review-messages';
 import { ORDER_CANCELLATION_WORKFLOW_TYPE } from '../workflows/order-cancellation-messages';
@@ -40,6 +41,8 @@ export const MAX_AGE_MS: Readonly<Record<string, number | null>> = {
   [MONTHLY_STATEMENTS_WORKFLOW_TYPE]: 360 * MINUTE,
   // At most 50 short deletes (IDEMPOTENCY_PRUNE_MAX_BATCHES), hourly.
   [IDEMPOTENCY_KEY_PRUNING_WORKFLOW_TYPE]: 30 * MINUTE,
+  // At most 200 short deletes (PRUNE_MAX_BATCHES of each kind), hourly.
+  [DATA_PRUNING_WORKFLOW_TYPE]: 60 * MINUTE,
 };
 
 /** A reservation window runs until its end_date is over; past that by this much it is stuck. */

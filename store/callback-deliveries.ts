@@ -212,3 +212,35 @@ export async function callbackLagByEndpoint(db: Db): Promise<{ endpointId: strin
     .execute();
   return rows.map((r) => ({ endpointId: r.id, seconds: Math.max(0, Number(r.lag)) }));
 }
+
+/** Which of these events a callback delivery is still kept for (their pruning waits for it). */
+export async function eventsWithDeliveries(db: Db | Trx, eventIds: string[]): Promise<string[]> {
+  if (!eventIds.length) return [];
+  const rows = await db.selectFrom('callback_deliveries').select('event_id').distinct().where('event_id', 'in', eventIds).execute();
+  return rows.map((r) => r.event_id);
+}
+
+/**
+ * Deletes up to `limit` finished deliveries (delivered, failed, cancelled: never a pending one)
+ * made more than `keepSeconds` ago, oldest first, with their attempts (the foreign key cascades),
+ * in one statement; answers how many deliveries it deleted (fewer than `limit`: done for now).
+ */
+export async function pruneFinishedDeliveries(db: Db, a: { keepSeconds: number; limit: number }): Promise<number> {
+  const result = await sql`delete from callback_deliveries where status <> 'pending' and id in (
+      select id from callback_deliveries
+       where created_at < now() - make_interval(secs => ${a.keepSeconds}) and status <> 'pending'
+       order by created_at limit ${a.limit} for update skip locked
+    )`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/** How long ago the oldest delivery kept was made, in seconds (for /metrics; the callback_deliveries_created index); undefined when none. */
+export async function oldestDeliveryAge(db: Db): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('callback_deliveries')
+    .select(sql<string>`extract(epoch from now() - created_at)`.as('age'))
+    .orderBy('created_at')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? Math.max(0, Number(row.age)) : undefined;
+}

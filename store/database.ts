@@ -6,6 +6,7 @@ import type {
   CategoryTable,
   CommentTable,
   OfferCategoryTable,
+  FeedFloorTable,
   OfferEventTable,
   OfferLocationTable,
   OfferTable,
@@ -33,6 +34,7 @@ export interface Database {
   offer_locations: OfferLocationTable;
   offer_categories: OfferCategoryTable;
   offer_events: OfferEventTable;
+  feed_floor: FeedFloorTable;
   comments: CommentTable;
   callback_endpoints: CallbackEndpointTable;
   callback_deliveries: CallbackDeliveryTable;

@@ -37,6 +37,7 @@ import * as m0042 from './migrations/2026_11_27_0042_redemption_request';
 import * as m0043 from './migrations/2026_11_27_0043_customer_key_fold';
 import * as m0044 from './migrations/2026_11_27_0044_callback_endpoint_shaping';
 import * as m0045 from './migrations/2026_11_27_0045_idempotency_keys';
+import * as m0046 from './migrations/2026_11_27_0046_data_retention';
 import * as m0055 from './migrations/2026_11_27_0055_voucher_exports_offer_imports';
 
 /**
@@ -81,6 +82,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_27_0043_customer_key_fold': m0043,
   '2026_11_27_0044_callback_endpoint_shaping': m0044,
   '2026_11_27_0045_idempotency_keys': m0045,
+  '2026_11_27_0046_data_retention': m0046,
   '2026_11_27_0055_voucher_exports_offer_imports': m0055,
 };
 

@@ -2,6 +2,8 @@ import { sql } from 'kysely';
 import type { OfferEventRow } from './database';
 import { listen, type Db, type Listener, type Trx } from './db';
 import { derivedId } from './ids';
+import { eventsWithDeliveries } from './callback-deliveries';
+import { prunablePrefix } from '../domain/event-feed';
 
 /*
  * The offers' outbox: every change to an offer appends one event here, in the same transaction,
@@ -167,7 +169,7 @@ async function numberInOneTransaction(db: Db): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(${FEED_NUMBERING_LOCK})`.execute(trx);
     await sql`
-      with head as (select coalesce(max(feed_position), 0) as n from offer_events),
+      with head as (select greatest(coalesce(max(feed_position), 0), ${FLOOR}) as n from offer_events),
       fresh as (
         select id, coalesce(offer_id, id) as lane, sequence,
                max(created_at) over (partition by coalesce(offer_id, id) order by sequence) as settled
@@ -181,28 +183,31 @@ async function numberInOneTransaction(db: Db): Promise<void> {
   });
 }
 
-/** The highest feed position given so far (0 when none). */
+/** The floor (migration 0046): the highest position pruned; numbering continues above it. */
+const FLOOR = sql<number>`(select coalesce(max(position), 0) from feed_floor)`;
+
+/** The highest feed position given so far (0 when none; the floor when every event was pruned). */
 export async function feedHead(db: Db): Promise<number> {
   const row = await db
     .selectFrom('offer_events')
-    .select((eb) => eb.fn.max('feed_position').as('head'))
+    .select(sql<string>`greatest(coalesce(max(feed_position), 0), ${FLOOR})`.as('head'))
     .executeTakeFirst();
   return Number(row?.head ?? 0);
 }
 
 /**
- * When the first event after feed position `position` got its place (`fed_at`): how old the oldest
- * event a reader at that position has not seen is; undefined when none follows it.
+ * What a cursor at feed position `position` can still reach, read in one statement (one snapshot,
+ * so a prune committing meanwhile is seen whole or not at all): the floor, below which events are
+ * gone, and when the first event after it got its place (`fed_at`): how old the oldest event a
+ * reader there has not seen is (undefined when none follows it).
  */
-export async function firstFedAtAfter(db: Db, position: number): Promise<Date | undefined> {
-  const row = await db
-    .selectFrom('offer_events')
-    .select('fed_at')
-    .where('feed_position', '>', String(position))
-    .orderBy('feed_position')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.fed_at ?? undefined;
+export async function cursorReach(db: Db, position: number): Promise<{ floor: number; nextFedAt: Date | undefined }> {
+  const { rows } = await sql<{ floor: string; next_fed_at: Date | null }>`
+    select ${FLOOR} as floor,
+           (select fed_at from offer_events where feed_position > ${String(position)} order by feed_position limit 1) as next_fed_at`.execute(
+    db,
+  );
+  return { floor: Number(rows[0].floor), nextFedAt: rows[0].next_fed_at ?? undefined };
 }
 
 /**
@@ -232,4 +237,55 @@ export function readFeedEvents(
     eb.or([publishedOffers ? eb('o.published_at', 'is not', null) : eb('o.client_id', '=', clientId), eb('e.client_id', '=', clientId)]),
   );
   return query.execute() as Promise<(OfferEventRow & { feed_position: string; fed_at: Date })[]>;
+}
+
+/**
+ * Deletes up to `limit` events from the bottom of the feed that every cursor has had the window to
+ * read (placed more than `keepSeconds` ago, by the database's clock), that are dispatched and that no
+ * kept callback delivery needs (domain/event-feed.ts `prunablePrefix`), and raises the floor to the
+ * last of them, in one transaction; answers how many it deleted (fewer than `limit`: done for now).
+ */
+export async function pruneFeedEvents(db: Db, a: { keepSeconds: number; limit: number }): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    // One at a time with the numbering: positions are handed out above the floor this moves.
+    await sql`select pg_advisory_xact_lock(${FEED_NUMBERING_LOCK})`.execute(trx);
+    const { rows } = await sql<{ id: string; position: string; old: boolean; dispatched: boolean }>`
+      select id, feed_position as position, fed_at < now() - make_interval(secs => ${a.keepSeconds}) as old,
+             dispatched_at is not null as dispatched
+        from offer_events where feed_position > ${FLOOR} order by feed_position limit ${a.limit}
+         for update`.execute(trx);
+    // Read once the rows are locked: a replay that committed a delivery before is seen; one after waits.
+    const held = new Set(
+      await eventsWithDeliveries(
+        trx,
+        rows.map((r) => r.id),
+      ),
+    );
+    const gone = prunablePrefix(rows.map((r) => ({ ...r, position: Number(r.position), held: held.has(r.id) })));
+    if (!gone.length) return 0;
+    await trx
+      .deleteFrom('offer_events')
+      .where(
+        'id',
+        'in',
+        gone.map((g) => g.id),
+      )
+      .execute();
+    await trx
+      .updateTable('feed_floor')
+      .set({ position: gone[gone.length - 1].position, moved_at: sql<Date>`now()` })
+      .execute();
+    return gone.length;
+  });
+}
+
+/** How long ago the oldest event kept was written, in seconds (for /metrics; the offer_events_created index); undefined when none. */
+export async function oldestOfferEventAge(db: Db): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('offer_events')
+    .select(sql<string>`extract(epoch from now() - created_at)`.as('age'))
+    .orderBy('created_at')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? Math.max(0, Number(row.age)) : undefined;
 }

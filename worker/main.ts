@@ -7,14 +7,18 @@ import { freePort } from '../platform/free-port';
 import { setWorkerMetricsUrl } from '../platform/metrics';
 import type { Endpoints } from '../platform/endpoints';
 import type { Tracing } from '../platform/tracing';
+import { temporalConnectionOptions } from '../platform/temporal-connection';
 import { CALLBACK_DISPATCHER_WORKFLOW_TYPE, type CallbackDispatcherWorkflow } from '../workflows/callback-dispatcher-messages';
 import {
   callbackDispatcherWorkflowId,
+  dataPruningScheduledWorkflowId,
+  dataPruningScheduleId,
   idempotencyKeyPruningScheduledWorkflowId,
   idempotencyKeyPruningScheduleId,
   monthlyStatementsScheduledWorkflowId,
   monthlyStatementsScheduleId,
 } from '../workflows/shared/ids';
+import { DATA_PRUNING_WORKFLOW_TYPE, type DataPruningInput } from '../workflows/data-pruning-messages';
 import { IDEMPOTENCY_KEY_PRUNING_WORKFLOW_TYPE, type IdempotencyKeyPruningInput } from '../workflows/idempotency-key-pruning-messages';
 import { MONTHLY_STATEMENTS_WORKFLOW_TYPE, type MonthlyStatementsInput } from '../workflows/monthly-statements-messages';
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type ScheduleOptions } from '@temporalio/client';
@@ -82,13 +86,13 @@ export async function startWorker(opts: {
   endpoints: Endpoints;
   taskQueue: string;
   workflowBundlePath?: string;
-  /** Start the callback dispatcher and create the monthly-statements schedule for this task queue if missing (default true). */
+  /** Start the callback dispatcher and create (or update) this task queue's schedules: statements, key and data pruning (default true). */
   callbackDispatcher?: boolean;
   /** OpenTelemetry (platform/tracing.ts), when configured: traces workflows and activities. */
   tracing?: Tracing;
 }): Promise<RunningWorker> {
   await installRuntime(opts.deps);
-  const connection = await NativeConnection.connect({ address: opts.endpoints.temporalAddress });
+  const connection = await NativeConnection.connect(temporalConnectionOptions(opts.deps.config.temporal, opts.endpoints.temporalAddress));
   const stopping = new AbortController();
   const worker = await Worker.create({
     connection,
@@ -114,6 +118,7 @@ export async function startWorker(opts: {
       await ensureCallbackDispatcher(opts.deps, opts.taskQueue);
       await ensureMonthlyStatementsSchedule(opts.deps, opts.taskQueue);
       await ensureIdempotencyKeyPruningSchedule(opts.deps, opts.taskQueue);
+      await ensureDataPruningSchedule(opts.deps, opts.taskQueue);
     } catch (err) {
       stopping.abort();
       worker.shutdown();
@@ -189,6 +194,28 @@ export async function ensureIdempotencyKeyPruningSchedule(deps: Pick<ActivityDep
     policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
   };
   await ensureSchedule(deps, scheduleId, definition);
+}
+
+/**
+ * Creates (or sets to this release's definition, keeping an operator's pause and note) the
+ * Schedule that prunes change-feed events and finished callback deliveries past their retention
+ * every hour (docs/data-retention.md), as the Idempotency-Keys' above: a missed hour is not caught
+ * up, runs never overlap.
+ */
+export async function ensureDataPruningSchedule(deps: Pick<ActivityDeps, 'temporal'>, taskQueue: string): Promise<void> {
+  const definition = {
+    spec: { intervals: [{ every: '1 hour', offset: '41 minutes' }] },
+    action: {
+      // eslint-disable-next-line no-restricted-syntax -- the SDK's kind of schedule action, not a workflow type
+      type: 'startWorkflow' as const,
+      workflowType: DATA_PRUNING_WORKFLOW_TYPE,
+      args: [{} satisfies DataPruningInput],
+      taskQueue,
+      workflowId: dataPruningScheduledWorkflowId(taskQueue),
+    },
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
+  };
+  await ensureSchedule(deps, dataPruningScheduleId(taskQueue), definition);
 }
 
 /**

@@ -7,5 +7,6 @@ export { reservationWindowWorkflow } from './reservation-window';
 export { orderIntakeWorkflow } from './order-intake';
 export { monthlyStatementsWorkflow } from './monthly-statements';
 export { idempotencyKeyPruningWorkflow } from './idempotency-key-pruning';
+export { dataPruningWorkflow } from './data-pruning';
 export { voucherExportWorkflow } from './voucher-export';
 export { offerImportWorkflow } from './offer-import';

@@ -5,10 +5,11 @@ import { ApiError } from '../errors';
 import { redactUrl } from '../../platform/redaction';
 import { httpRequestDuration, observeQueues, registry, scrape } from '../../platform/metrics';
 import type { ServiceDeps } from '../../services/deps';
-import { queueSnapshot } from '../../services/metrics';
+import { prunedTablesSnapshot, queueSnapshot } from '../../services/metrics';
 import { countStuckWorkflows } from '../../services/stuck-workflows';
 import { withinDeadline } from '../../services/workflow-outcomes';
 import { observeStuckWorkflows } from '../../platform/stuck-work-metrics';
+import { observePrunedTables } from '../../platform/retention-metrics';
 
 const sameSecret = (given: string, expected: string) =>
   crypto.timingSafeEqual(crypto.createHash('sha256').update(given).digest(), crypto.createHash('sha256').update(expected).digest());
@@ -48,6 +49,7 @@ export default fp(async function metrics(app: FastifyInstance, opts: { token?: s
       throw new ApiError(403, 'forbidden', '/metrics answers the local machine only unless METRICS_TOKEN is set');
     }
     observeQueues(await queueSnapshot(opts.deps));
+    observePrunedTables(await prunedTablesSnapshot(opts.deps));
     // Stuck workflows are counted through Temporal: a scrape still answers (without them) while it is away.
     await withinDeadline(opts.deps.temporal, () => countStuckWorkflows(opts.deps), 2, { message: 'Temporal did not answer' }).then(
       observeStuckWorkflows,

@@ -35,13 +35,17 @@ export async function startStack(config: Config, opts: { keywordSearchAttributes
     return pg.url;
   };
   const temporal = async (): Promise<{ address: string; uiUrl?: string }> => {
-    if (config.TEMPORAL_ADDRESS) return { address: config.TEMPORAL_ADDRESS };
+    if (config.TEMPORAL_ADDRESS) {
+      progress(`temporal: ${config.TEMPORAL_ADDRESS}, namespace ${config.TEMPORAL_NAMESPACE}, ${config.temporal.security}`);
+      return { address: config.TEMPORAL_ADDRESS };
+    }
     progress(`temporal: starting the Temporal dev server on 127.0.0.1:${config.TEMPORAL_DEV_PORT}…`);
     const t = await startTemporalDevServer({
       dataDir: config.DATA_DIR,
       port: config.TEMPORAL_DEV_PORT,
       uiPort: config.TEMPORAL_UI_PORT,
       namespace: config.TEMPORAL_NAMESPACE,
+      retentionDays: config.TEMPORAL_NAMESPACE_RETENTION_DAYS,
       keywordSearchAttributes: opts.keywordSearchAttributes,
     });
     stopping.temporal = t.stop;
@@ -51,7 +55,13 @@ export async function startStack(config: Config, opts: { keywordSearchAttributes
   const objectStore = async (): Promise<S3Settings> => {
     const common = { region: config.S3_REGION, bucket: config.S3_BUCKET };
     if (config.S3_ENDPOINT)
-      return { endpoint: config.S3_ENDPOINT, accessKey: config.S3_ACCESS_KEY!, secretKey: config.S3_SECRET_KEY!, ...common };
+      return {
+        endpoint: config.S3_ENDPOINT,
+        accessKey: config.S3_ACCESS_KEY!,
+        secretKey: config.S3_SECRET_KEY!,
+        caFile: config.S3_CA_FILE,
+        ...common,
+      };
     // Progress lines name the server that runs: `versitygw: ready` or `minio: ready`.
     const name = config.EMBEDDED_S3;
     progress(`${name}: starting ${name === 'minio' ? 'MinIO' : 'the Versity S3 gateway'} on 127.0.0.1:${config.EMBEDDED_S3_PORT}…`);

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { msToTs, tsToMs } from '@temporalio/common';
 import { requireFreePort, startProcess, stopLeftover, waitUntilReady } from './child-process';
 import { ensureGoBinary, TEMPORAL_CLI } from './go-binaries';
 
@@ -27,6 +28,24 @@ export async function temporalAnswers(address: string, namespace = 'default'): P
   try {
     await connection.workflowService.describeNamespace({ namespace });
     return true;
+  } finally {
+    await connection.close();
+  }
+}
+
+/**
+ * Sets how long the namespace keeps a closed workflow's history (TEMPORAL_NAMESPACE_RETENTION_DAYS)
+ * when it is not that already: the dev server creates its namespace with a retention of its own
+ * choosing, and a cluster's `temporal operator namespace create` with another. Open workflows are
+ * never affected; a closed one is deleted this long after it closed.
+ */
+export async function setNamespaceRetention(address: string, namespace: string, days: number): Promise<void> {
+  const connection = await Connection.connect({ address, connectTimeout: 2000 });
+  try {
+    const ms = days * 86_400_000;
+    const { config } = await connection.workflowService.describeNamespace({ namespace });
+    if (tsToMs(config?.workflowExecutionRetentionTtl) === ms) return;
+    await connection.workflowService.updateNamespace({ namespace, config: { workflowExecutionRetentionTtl: msToTs(ms) } });
   } finally {
     await connection.close();
   }
@@ -68,6 +87,8 @@ export async function startTemporalDevServer(opts: {
   port: number;
   uiPort: number;
   namespace: string;
+  /** How long the namespace keeps closed workflows' histories (setNamespaceRetention); unset: the dev server's own choice. */
+  retentionDays?: number;
   /** Keyword search attributes the server knows from its first start (the worker's workflows upsert them). */
   keywordSearchAttributes: readonly string[];
 }): Promise<RunningTemporal> {
@@ -104,5 +125,6 @@ export async function startTemporalDevServer(opts: {
   // Until the port accepts a connection, a plain TCP connect says so for a fraction of what a gRPC
   // client costs to set up; the readiness poll is frequent.
   await waitUntilReady(proc, async () => (await portAccepts(opts.port)) && temporalAnswers(address, opts.namespace), 120_000);
+  if (opts.retentionDays !== undefined) await setNamespaceRetention(address, opts.namespace, opts.retentionDays);
   return { address, uiUrl: `http://127.0.0.1:${opts.uiPort}`, stop: () => proc.stop() };
 }

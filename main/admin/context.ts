@@ -6,6 +6,7 @@ import { loadConfigOrExit, type Config } from '../../platform/config';
 import { createLogger, type Logger } from '../../platform/logger';
 import { createObjectStore, type ObjectStore } from '../../platform/object-store';
 import { resolveEndpoints, type Endpoints } from '../../platform/endpoints';
+import { temporalConnectionOptions } from '../../platform/temporal-connection';
 
 /**
  * What admin commands reach, connected lazily: a command that only touches Postgres never dials
@@ -54,7 +55,7 @@ export class AdminContext {
 
   async temporal(): Promise<Client> {
     if (!this.client) {
-      this.connection = await Connection.connect({ address: this.endpoints.temporalAddress });
+      this.connection = await Connection.connect(temporalConnectionOptions(this.config.temporal, this.endpoints.temporalAddress));
       this.client = new Client({ connection: this.connection, namespace: this.endpoints.temporalNamespace });
     }
     return this.client;

@@ -120,6 +120,14 @@ export interface OfferEventTable {
   fed_at: ColumnType<Date | null, never, never>;
 }
 
+/** The change feed's floor (migration 0046): events at or below `position` were pruned; one row. */
+export interface FeedFloorTable {
+  id: ColumnType<number, never, never>;
+  /** bigint, read as a number (store/db.ts). */
+  position: number;
+  moved_at: Timestamp | null;
+}
+
 export interface CommentTable {
   id: string;
   offer_id: string;

@@ -8,7 +8,7 @@ import { createHarness, type Harness } from './harness';
  * An empty database of its own beside the suite's, for migration tests: they migrate it to a point,
  * write rows as older code did, then run the next migration. Dropped when the file's tests end.
  */
-export function scratchDatabase(prefix: string): { open(): Db } {
+export function scratchDatabase(prefix: string): { open(): Db; url(): string } {
   let h: Harness;
   const name = `${prefix}_${crypto.randomBytes(4).toString('hex')}`;
   beforeAll(async () => {
@@ -20,13 +20,16 @@ export function scratchDatabase(prefix: string): { open(): Db } {
     await sql.raw(`drop database if exists ${name} with (force)`).execute(h.services.db);
     await h.close();
   });
+  const url = () => {
+    const u = new URL(resolveEndpoints(h.config).databaseUrl);
+    u.pathname = `/${name}`;
+    return u.toString();
+  };
   return {
     /** A connection to it (the caller destroys it). */
-    open() {
-      const url = new URL(resolveEndpoints(h.config).databaseUrl);
-      url.pathname = `/${name}`;
-      return createDb(url.toString(), 2);
-    },
+    open: () => createDb(url(), 2),
+    /** Its connection string (for a harness of its own: `env: { DATABASE_URL }`). */
+    url,
   };
 }
 

@@ -60,6 +60,10 @@ export const monthlyStatementsScheduledWorkflowId = (taskQueue: string) => `mont
 export const idempotencyKeyPruningScheduleId = (taskQueue: string) => `idempotency-key-pruning-schedule:${taskQueue}`;
 /** The id the pruning schedule gives the runs it starts (Temporal appends the time of each start). */
 export const idempotencyKeyPruningScheduledWorkflowId = (taskQueue: string) => `idempotency-key-pruning:${taskQueue}:scheduled`;
+/** The schedule that prunes old feed events and callback deliveries every hour (one per task queue, as the statements'). */
+export const dataPruningScheduleId = (taskQueue: string) => `data-pruning-schedule:${taskQueue}`;
+/** The id the data-pruning schedule gives the runs it starts (Temporal appends the time of each start). */
+export const dataPruningScheduledWorkflowId = (taskQueue: string) => `data-pruning:${taskQueue}:scheduled`;
 
 /** One workflow per voucher export, and per offer import: found from the resource's id. */
 export const voucherExportWorkflowId = (exportId: string) => `voucher-export:${exportId}`;

@@ -1,0 +1,28 @@
+import type { ActivityDeps } from './deps';
+import { FEED_PRUNE_GRACE_SECONDS } from '../domain/event-feed';
+import { pruneFinishedDeliveries } from '../store/callback-deliveries';
+import { numberCommittedEvents, pruneFeedEvents as pruneFeedPrefix } from '../store/offer-events';
+
+const DAY_SECONDS = 86_400;
+
+/**
+ * The data-pruning schedule's steps (docs/data-retention.md). Each is idempotent: deleting what has
+ * outlived its retention twice deletes nothing more, and numbering numbers only what has no place.
+ */
+export function createDataPruningActivities(deps: Pick<ActivityDeps, 'db' | 'config'>) {
+  return {
+    /** Gives every committed event without a feed position its place (as a feed read does). */
+    async numberFeedEvents(): Promise<void> {
+      await numberCommittedEvents(deps.db);
+    },
+    /** Deletes up to `limit` finished deliveries past CALLBACK_DELIVERY_RETENTION_DAYS, with their attempts; answers how many. */
+    async pruneCallbackDeliveries(a: { limit: number }): Promise<number> {
+      return pruneFinishedDeliveries(deps.db, { keepSeconds: deps.config.CALLBACK_DELIVERY_RETENTION_DAYS * DAY_SECONDS, limit: a.limit });
+    },
+    /** Deletes up to `limit` events from the bottom of the feed, past its window and the grace; answers how many. */
+    async pruneFeedEvents(a: { limit: number }): Promise<number> {
+      const keepSeconds = deps.config.FEED_RETENTION_DAYS * DAY_SECONDS + FEED_PRUNE_GRACE_SECONDS;
+      return pruneFeedPrefix(deps.db, { keepSeconds, limit: a.limit });
+    },
+  };
+}

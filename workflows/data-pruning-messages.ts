@@ -1,0 +1,31 @@
+/*
+ * The data-pruning workflow's contract (docs/data-retention.md): every hour a Temporal Schedule
+ * starts it; it deletes finished callback deliveries (with their attempts) past
+ * CALLBACK_DELIVERY_RETENTION_DAYS, then change-feed events past the feed's window
+ * (FEED_RETENTION_DAYS), a batch at a time.
+ */
+
+export const DATA_PRUNING_WORKFLOW_TYPE = 'dataPruningWorkflow';
+
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- no input yet; an object leaves room for one
+export interface DataPruningInput {}
+
+export interface DataPruningResult {
+  /** Callback deliveries deleted by this run (their attempts went with them). */
+  deliveries: number;
+  /** Change-feed events deleted by this run. */
+  events: number;
+}
+
+/** Deliveries one activity call deletes at most (one short statement; their attempts, about 8 each, cascade). */
+export const DELIVERY_PRUNE_BATCH = 500;
+
+/** Events one activity call deletes at most (one short transaction). */
+export const EVENT_PRUNE_BATCH = 1000;
+
+/**
+ * Batches of each kind one run makes at most (50,000 deliveries, 100,000 events an hour): a backlog
+ * beyond (the first run on an old database, after an outage) goes in the next hours' runs, keeping
+ * each run's history small.
+ */
+export const PRUNE_MAX_BATCHES = 100;
