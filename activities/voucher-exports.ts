@@ -1,9 +1,8 @@
 import { Context } from '@temporalio/activity';
-import { stringify } from 'csv-stringify/sync';
 import type { ActivityDeps } from './deps';
 import { UPLOAD_PART_BYTES } from '../platform/object-upload';
 import { finishExport, recordExportProgress } from '../store/voucher-exports';
-import { readExportPage, VOUCHER_EXPORT_COLUMNS, type VoucherExportCsvRow } from '../store/voucher-export-pages';
+import { readExportPage, VOUCHER_EXPORT_HEADER } from '../store/voucher-export-pages';
 import type { VoucherExportPartInput, VoucherExportPartResult } from '../workflows/voucher-export-messages';
 
 /*
@@ -14,9 +13,6 @@ import type { VoucherExportPartInput, VoucherExportPartResult } from '../workflo
 
 /** Rows read per query: big enough that 1,000,000 rows take 100 round trips, small enough to stream. */
 const PAGE_ROWS = 10_000;
-
-const csv = (rows: VoucherExportCsvRow[], header: boolean) =>
-  Buffer.from(stringify(rows, { header, columns: [...VOUCHER_EXPORT_COLUMNS], cast: { number: String } }));
 
 export function createVoucherExportActivities(deps: Pick<ActivityDeps, 'db' | 'store'>) {
   const { client, bucket } = deps.store;
@@ -37,13 +33,13 @@ export function createVoucherExportActivities(deps: Pick<ActivityDeps, 'db' | 's
       let bytes = 0;
       let rows = 0;
       let cursor = a.cursor;
-      if (a.part === 1) chunks.push(csv([], true));
+      if (a.part === 1) chunks.push(Buffer.from(VOUCHER_EXPORT_HEADER));
       while (cursor.phase !== 'done' && bytes < UPLOAD_PART_BYTES) {
         const page = await readExportPage(deps.db, scope, cursor, PAGE_ROWS);
-        const chunk = csv(page.rows, false);
+        const chunk = Buffer.from(page.csv);
         chunks.push(chunk);
         bytes += chunk.length;
-        rows += page.rows.length;
+        rows += page.rows;
         cursor = page.next;
         Context.current().heartbeat({ rows: a.rowsBefore + rows });
       }

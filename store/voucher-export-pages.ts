@@ -29,64 +29,110 @@ export const VOUCHER_EXPORT_COLUMNS = [
   'currency_code',
 ] as const;
 
-export type VoucherExportCsvRow = Record<(typeof VOUCHER_EXPORT_COLUMNS)[number], string | number | null>;
-
 export interface ExportScope {
   offerId: string;
   /** Set for a distribution client: only the vouchers it sold. */
   distributionClientId?: string;
 }
 
-const iso = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+/** A text field as CSV: quoted, quotes doubled (RFC 4180); empty for null. */
+const text = (expr: string) => `coalesce('"' || replace((${expr})::text, '"', '""') || '"', '')`;
+/** A number as CSV: as is; empty for null. */
+const num = (expr: string) => `coalesce((${expr})::text, '')`;
+/** The CSV line of each row, its fields in VOUCHER_EXPORT_COLUMNS' order (concat_ws: no field may be null, each is coalesced). */
+const line = (fields: string[]) => sql.raw(`concat_ws(',', ${fields.join(', ')}) || E'\\n'`);
 
-async function voucherPage(db: Db, scope: ExportScope, after: string, limit: number): Promise<VoucherExportCsvRow[]> {
+const VOUCHER_LINE = line([
+  text('v.id'),
+  text('v.redemption_code'),
+  text('v.barcode'),
+  text('v.status'),
+  text('v.customer_name'),
+  text('v.order_id'),
+  text(iso('v.acquired_at')),
+  text(iso('v.redeemed_at')),
+  text(iso('v.cancelled_at')),
+  text('v.expiration_date'),
+  num('coalesce(r.n, 0)'),
+  num('r.amount'),
+  num('v.balance_amount'),
+  text('coalesce(v.value_currency, r.currency)'),
+]);
+
+const CODE_LINE = line([
+  "''",
+  text('s.redemption_code'),
+  text('coalesce(s.barcode, s.redemption_code)'),
+  `'available'`,
+  ...Array.from({ length: 6 }, () => "''"),
+  "'0'",
+  "''",
+  "''",
+  "''",
+]);
+
+/** A page as Postgres writes it: its CSV lines in order, how many, and the last key (where the next page starts). */
+interface CsvPage {
+  csv: string;
+  n: number;
+  last: string | null;
+}
+
+/*
+ * Postgres formats the page's CSV itself (one text per page): a million rows cost a hundred
+ * strings in the worker, not a million row objects.
+ */
+async function voucherPage(db: Db, scope: ExportScope, after: string, limit: number): Promise<CsvPage> {
   const byClient = scope.distributionClientId ? sql`and v.client_id = ${scope.distributionClientId}` : sql``;
-  const { rows } = await sql<VoucherExportCsvRow>`
-    select v.id as voucher_id, v.redemption_code, v.barcode, v.status, v.customer_name, v.order_id,
-      ${iso('v.acquired_at')} as acquired_at, ${iso('v.redeemed_at')} as redeemed_at, ${iso('v.cancelled_at')} as cancelled_at,
-      v.expiration_date::text as expiration_date, coalesce(r.n, 0) as redemptions, r.amount as redeemed_amount,
-      v.balance_amount, coalesce(v.value_currency, r.currency) as currency_code
-    from vouchers v
-    left join lateral (
-      select count(*)::int as n, sum(amount)::bigint as amount, min(currency_code) as currency
-      from voucher_redemptions where voucher_id = v.id and rolled_back_at is null
-    ) r on true
-    where v.offer_id = ${scope.offerId} ${byClient} and v.id > ${after}
-    order by v.id
-    limit ${limit}`.execute(db);
-  return rows;
+  const { rows } = await sql<CsvPage>`
+    select coalesce(string_agg(p.line, '' order by p.k), '') as csv, count(*)::int as n, max(p.k) as last
+    from (
+      select v.id as k, ${VOUCHER_LINE} as line
+      from vouchers v
+      left join lateral (
+        select count(*)::int as n, sum(amount)::bigint as amount, min(currency_code) as currency
+        from voucher_redemptions where voucher_id = v.id and rolled_back_at is null
+      ) r on true
+      where v.offer_id = ${scope.offerId} ${byClient} and v.id > ${after}
+      order by v.id
+      limit ${limit}
+    ) p`.execute(db);
+  return rows[0];
 }
 
-async function codePage(db: Db, scope: ExportScope, after: string, limit: number): Promise<(VoucherExportCsvRow & { seq: string })[]> {
-  const { rows } = await sql<VoucherExportCsvRow & { seq: string }>`
-    select s.sequence::text as seq, null as voucher_id, s.redemption_code, coalesce(s.barcode, s.redemption_code) as barcode,
-      'available' as status, null as customer_name, null as order_id, null as acquired_at,
-      null as redeemed_at, null as cancelled_at, null as expiration_date, 0 as redemptions, null as redeemed_amount,
-      null as balance_amount, null as currency_code
-    from supplied_vouchers s
-    where s.offer_id = ${scope.offerId} and s.order_id is null and s.sequence > ${after === '' ? 0 : after}::bigint
-    order by s.sequence
-    limit ${limit}`.execute(db);
-  return rows;
+async function codePage(db: Db, scope: ExportScope, after: string, limit: number): Promise<CsvPage> {
+  const { rows } = await sql<CsvPage>`
+    select coalesce(string_agg(p.line, '' order by p.k), '') as csv, count(*)::int as n, max(p.k)::text as last
+    from (
+      select s.sequence as k, ${CODE_LINE} as line
+      from supplied_vouchers s
+      where s.offer_id = ${scope.offerId} and s.order_id is null and s.sequence > ${after === '' ? 0 : after}::bigint
+      order by s.sequence
+      limit ${limit}
+    ) p`.execute(db);
+  return rows[0];
 }
 
-/** One page of the export from `cursor` (at most `limit` rows) and the cursor after it. */
+/** The CSV's header line. */
+export const VOUCHER_EXPORT_HEADER = `${VOUCHER_EXPORT_COLUMNS.join(',')}\n`;
+
+/** One page of the export from `cursor` (at most `limit` rows, as CSV lines) and the cursor after it. */
 export async function readExportPage(
   db: Db,
   scope: ExportScope,
   cursor: ExportCursor,
   limit: number,
-): Promise<{ rows: VoucherExportCsvRow[]; next: ExportCursor }> {
-  if (cursor.phase === 'done') return { rows: [], next: cursor };
+): Promise<{ csv: string; rows: number; next: ExportCursor }> {
+  if (cursor.phase === 'done') return { csv: '', rows: 0, next: cursor };
   if (cursor.phase === 'vouchers') {
-    const rows = await voucherPage(db, scope, cursor.after, limit);
-    if (rows.length === limit) return { rows, next: { phase: 'vouchers', after: String(rows[rows.length - 1].voucher_id) } };
+    const page = await voucherPage(db, scope, cursor.after, limit);
+    if (page.n === limit) return { csv: page.csv, rows: page.n, next: { phase: 'vouchers', after: page.last! } };
     // The vouchers are done; an advertiser's export goes on with its codes not issued yet.
-    return { rows, next: scope.distributionClientId ? { phase: 'done' } : { phase: 'codes', after: '' } };
+    return { csv: page.csv, rows: page.n, next: scope.distributionClientId ? { phase: 'done' } : { phase: 'codes', after: '' } };
   }
-  const codes = await codePage(db, scope, cursor.after, limit);
-  const rows = codes.map(({ seq: _seq, ...row }) => row);
-  return { rows, next: codes.length === limit ? { phase: 'codes', after: codes[codes.length - 1].seq } : { phase: 'done' } };
+  const page = await codePage(db, scope, cursor.after, limit);
+  return { csv: page.csv, rows: page.n, next: page.n === limit ? { phase: 'codes', after: page.last! } : { phase: 'done' } };
 }
 
 /** How many rows the export of `scope` will hold now (for a progress bar's total; the export itself may see a few more or fewer). */
