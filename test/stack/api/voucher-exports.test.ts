@@ -4,6 +4,7 @@ import { seedOffer, validOffer } from '../../setup/fixtures';
 import { eventually } from '../../setup/eventually';
 import { type Harness, harnessWithKeys } from '../../setup/harness';
 import { DIST, SUB } from '../../setup/paths';
+import { BulkJobKey } from '../../../workflows/shared/search-attributes';
 
 /*
  * Voucher exports (issue 36 item 3): the CSV read back through its signed link and compared with
@@ -109,6 +110,13 @@ describe('voucher exports', () => {
     expect(rows.every((r) => r.status === 'acquired')).toBe(true);
     expect((await call('GET', `${DIST}/voucher_exports/${exp.id}`, otherDist)).statusCode).toBe(404);
     expect((await call('GET', `${SUB}/voucher_exports/${exp.id}`, sub.key)).statusCode).toBe(404);
+    // `temporal workflow list --query "BulkJob='voucher_export'"` finds it.
+    const listed = await eventually('the export in the BulkJob listing', async () => {
+      for await (const w of h.services.temporal.workflow.list({ query: `BulkJob='voucher_export'` }))
+        if (w.workflowId === `voucher-export:${exp.id}`) return w;
+      return undefined;
+    });
+    expect(listed.typedSearchAttributes.get(BulkJobKey)).toBe('voucher_export');
     // XML too.
     const xml = await call('GET', `${DIST}/voucher_exports/${exp.id}`, dist, undefined, { accept: 'application/xml' });
     expect(xml.statusCode).toBe(200);
