@@ -5,6 +5,7 @@ import type { Logger } from '../platform/logger';
 import type { BusinessMetrics } from '../platform/metrics';
 import type { ObjectStore } from '../platform/object-store';
 import type { OrderHooks } from '../store/order-placing';
+import type { ImportHooks } from '../workflows/voucher-import-messages';
 import type { OfferCreate } from '../schemas/offer-create';
 
 /**
@@ -31,4 +32,6 @@ export interface ActivityDeps {
   offerCreation?: OfferCreation;
   /** Test seams only (e.g. pausing an order between its stock and its vouchers); never set in production. */
   orderHooks?: OrderHooks;
+  /** Test seams only (a worker stopped inside an import batch's transaction); never set in production. */
+  importHooks?: ImportHooks;
 }

@@ -7,6 +7,7 @@ import { createOfferActivities } from './offers';
 import { createOrderActivities } from './orders';
 import { createReservationActivities } from './reservations';
 import { createVoucherExpiryActivities } from './voucher-expiry';
+import { createVoucherImportActivities } from './voucher-imports';
 import { createVoucherExportActivities } from './voucher-exports';
 import { createOfferImportActivities } from './offer-imports';
 
@@ -24,6 +25,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createMonthlyStatementActivities(deps),
     ...createIdempotencyKeyActivities(deps),
     ...createDataPruningActivities(deps),
+    ...createVoucherImportActivities(deps),
     ...createVoucherExportActivities(deps),
     ...createOfferImportActivities(deps),
   };

@@ -1,3 +1,4 @@
+import type { BulkImportsResult } from './bulk-imports';
 import type { BulkExportBenchResult } from './bulk-exports';
 import type { CallbacksResult } from './callbacks';
 import type { CallbacksFanoutResult } from './callbacks-fanout';
@@ -23,6 +24,8 @@ export interface BenchResults {
   /** The statements and the feed, or the feed alone (`npm run bench -- feed`). */
   statements?: StatementsBenchResult | Pick<StatementsBenchResult, 'feed'>;
   ratelimit?: RateLimitBenchResult;
+  /** Bulk codes: import and generation of 1,000,000 beside COPY (bench/bulk-imports.ts). */
+  bulkImports?: BulkImportsResult;
   /** 1,000,000 vouchers exported beside COPY (bench/bulk-exports.ts). */
   bulkExports?: BulkExportBenchResult;
   summary?: Record<string, number | null>;

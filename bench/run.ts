@@ -2,6 +2,7 @@ import os from 'node:os';
 import { createApiKey } from '../services/api-clients';
 import type { BenchResults } from './bench-results';
 import { say, startBenchStack, type BenchStack } from './bench-stack';
+import { benchBulkImports } from './bulk-imports';
 import { benchBulkExports } from './bulk-exports';
 import { benchCallbacks } from './callbacks';
 import { benchCallbacksFanout } from './callbacks-fanout';
@@ -49,6 +50,8 @@ const SECTIONS: Array<{ names: string[]; run: (b: BenchStack, stops: Stops, want
     names: ['ratelimit'],
     run: async (b, stops) => ({ ratelimit: await benchRateLimit(b, stops, benchCount('BENCH_RATELIMIT_REQUESTS', 3000)) }),
   },
+  // Bulk codes: 1,000,000 imported from a CSV upload and 1,000,000 generated, beside one COPY of the same rows (bench/bulk-imports.ts).
+  { names: ['bulk', 'imports'], run: async (b) => ({ bulkImports: await benchBulkImports(b) }) },
 ];
 
 async function main() {

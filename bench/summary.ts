@@ -28,13 +28,17 @@ export const SUMMARY_TARGETS: Record<string, string> = {
   feed_10k_events_s: '≤ 1',
   ratelimit_c8_ratio: '(req/s with the shared limit ÷ with it off, same route; issue 33)',
   ratelimit_c1_p50_added_ms: '(what the shared limit adds to one request, ms)',
+  bulk_import_1m_s: '≤ 60 (issue 36: CSV upload to completed)',
+  bulk_generate_1m_s: '≤ 60 (issue 36)',
+  bulk_import_vs_copy: '(import time ÷ one COPY of the same rows)',
+  bulk_peak_rss_mb: '< 300 (the larger of API and worker)',
   bulk_export_1m_s: '≤ 30 (issue 36: POST to the file downloaded)',
   bulk_export_copy_ratio: '(the export ÷ COPY of the same rows)',
   bulk_export_peak_rss_mb: '< 300 (the larger of API and worker)',
 };
 
 export function summarize(results: BenchResults): Record<string, number | null> {
-  return { ...ordersSummary(results), ...searchSummary(results), ...otherSummary(results) };
+  return { ...ordersSummary(results), ...searchSummary(results), ...otherSummary(results), ...bulkSummary(results) };
 }
 
 /** Temporal's and the floor worker's CPU per update (what the floor measures; the client's is the load). */
@@ -82,5 +86,14 @@ function otherSummary({ callbacksFanout, statements, ratelimit, bulkExports }: B
     bulk_export_1m_s: bulkExports?.total_s ?? null,
     bulk_export_copy_ratio: bulkExports?.ratio ?? null,
     bulk_export_peak_rss_mb: bulkExports ? Math.max(bulkExports.peak_rss_mb.api, bulkExports.peak_rss_mb.worker) : null,
+  };
+}
+
+function bulkSummary({ bulkImports: b }: BenchResults) {
+  return {
+    bulk_import_1m_s: b?.import.completed_s ?? null,
+    bulk_generate_1m_s: b?.generate.completed_s ?? null,
+    bulk_import_vs_copy: b?.import_vs_copy ?? null,
+    bulk_peak_rss_mb: b ? Math.max(b.peak_rss_mb.api, b.peak_rss_mb.worker) : null,
   };
 }

@@ -108,6 +108,15 @@ export const EnvSchema = z.object({
     .min(1)
     .default(20 * 1024 * 1024)
     .describe('Largest attachment upload, in bytes (20 MiB).'),
+  VOUCHER_IMPORT_BATCH_ROWS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(10_000)
+    .describe(
+      'Rows of a bulk code import (or codes generated) per batch: one transaction each, the step progress moves by (docs/bulk-vouchers.md).',
+    ),
   BODY_MAX_BYTES: z.coerce
     .number()
     .int()
@@ -135,6 +144,24 @@ export const EnvSchema = z.object({
     .default(24)
     .describe(
       'How long after a voucher redemption the advertiser may roll it back (`POST …/redemptions/:id/rollback`), in hours; 0: never ([vouchers.md](vouchers.md#redemptions)).',
+    ),
+  MERCHANT_SESSION_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 31)
+    .default(12)
+    .describe(
+      'How long a redemption staff member stays signed in to the counter page `/merchant`, in hours ([merchant-counter.md](merchant-counter.md)).',
+    ),
+  MERCHANT_SIGN_IN_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 31)
+    .default(72)
+    .describe(
+      "How long a staff member's one-time sign-in link and code stay usable, in hours ([merchant-counter.md](merchant-counter.md)).",
     ),
   CALLBACK_RETRY_SCHEDULE: z
     .string()

@@ -14,6 +14,8 @@ export const SECRET_PATH_SEGMENTS: readonly RegExp[] = [
   /(\/customer\/vouchers\/)[^/?#\s"'\\]+/gi,
   // A redemption code or barcode: GET/PUT /{submission,distribution}/beta/advertisers/:id/vouchers/:ref.
   /(\/advertisers\/[^/?#\s"'\\]+\/vouchers\/)[^/?#\s"'\\]+/gi,
+  // A counter staff member's one-time sign-in link (/merchant/sign-in/:code).
+  /(\/merchant\/sign-in\/)[^/?#\s"'\\]+/gi,
 ];
 
 /** Query parameters whose value is a credential (matched case-insensitively). */

@@ -17,6 +17,8 @@ export const Redemption = z.object({
   amount: Currency.nullable(),
   redeemed_at: Timestamp,
   rolled_back_at: Timestamp.nullable(),
+  /** The staff member who redeemed it at the counter page (/merchant, docs/merchant-counter.md); null through the API. */
+  staff_name: z.string().nullable(),
 });
 
 /** A redemption code issued per unit of an order (spec §2.6). */
@@ -117,6 +119,7 @@ function balanceOf(v: VoucherWithRedemptions | VoucherSnapshot): z.output<typeof
 type RedemptionLike = Pick<VoucherRedemptionRow, 'id' | 'amount' | 'currency_code'> & {
   redeemed_at: Date | string;
   rolled_back_at: Date | string | null;
+  staff_name?: string | null;
 };
 
 function toRedemption(r: RedemptionLike): z.output<typeof Redemption> {
@@ -125,5 +128,6 @@ function toRedemption(r: RedemptionLike): z.output<typeof Redemption> {
     amount: r.amount === null || r.currency_code === null ? null : { currency_code: r.currency_code, amount: r.amount },
     redeemed_at: iso(r.redeemed_at),
     rolled_back_at: isoOrNull(r.rolled_back_at),
+    staff_name: r.staff_name ?? null,
   };
 }

@@ -149,7 +149,11 @@ export async function customerVoucher(deps: Deps, token: string): Promise<Custom
   if (!v) throw notFound('voucher');
   // An offer no longer open to the distributor that sold the voucher shows it as it was sold, not as it is now.
   const sold = (v.offer_as_sold as { document: unknown } | null)?.document;
-  const doc = (sold && !openTo(v.document, v.client_id, utcDay()) ? sold : v.document) as OfferInput;
+  return customerView(v, (sold && !openTo(v.document, v.client_id, utcDay()) ? sold : v.document) as OfferInput);
+}
+
+/** A voucher as the customer's page shows it, from its row and its offer's document (the merchant's counter shows the same). */
+export function customerView(v: VoucherRow, doc: OfferInput): CustomerVoucher {
   return {
     title: doc.title,
     advertiser_name: doc.advertiser.name,

@@ -13,8 +13,10 @@ import type {
   SuppliedVoucherTable,
 } from './rows/offers';
 import type { IdempotencyKeyTable } from './rows/idempotency';
+import type { VoucherImportBatchTable, VoucherImportRejectionTable, VoucherImportTable } from './rows/voucher-imports';
 import type { OfferImportLineTable, OfferImportTable, VoucherExportTable } from './rows/bulk';
 import type { OperatorTable } from './rows/operators';
+import type { RedemptionStaffTable, StaffSessionTable } from './rows/staff';
 import type { PostalCodeTable } from './rows/postal-codes';
 import type { MonthlyStatementTable } from './rows/statements';
 import type { AccountTable, OrderItemTable, OrderTable, ReservationTable, VoucherRedemptionTable, VoucherTable } from './rows/orders';
@@ -51,6 +53,11 @@ export interface Database {
   postal_codes: PostalCodeTable;
   monthly_statements: MonthlyStatementTable;
   idempotency_keys: IdempotencyKeyTable;
+  voucher_imports: VoucherImportTable;
+  voucher_import_batches: VoucherImportBatchTable;
+  voucher_import_rejections: VoucherImportRejectionTable;
+  redemption_staff: RedemptionStaffTable;
+  staff_sessions: StaffSessionTable;
   voucher_exports: VoucherExportTable;
   offer_imports: OfferImportTable;
   offer_import_lines: OfferImportLineTable;
@@ -64,4 +71,6 @@ export type * from './rows/operators';
 export type * from './rows/postal-codes';
 export type * from './rows/statements';
 export type * from './rows/idempotency';
+export type * from './rows/voucher-imports';
+export type * from './rows/staff';
 export type * from './rows/bulk';

@@ -38,6 +38,8 @@ import * as m0043 from './migrations/2026_11_27_0043_customer_key_fold';
 import * as m0044 from './migrations/2026_11_27_0044_callback_endpoint_shaping';
 import * as m0045 from './migrations/2026_11_27_0045_idempotency_keys';
 import * as m0046 from './migrations/2026_11_27_0046_data_retention';
+import * as m0050 from './migrations/2026_11_27_0050_voucher_imports';
+import * as m0060 from './migrations/2026_11_27_0060_redemption_staff';
 import * as m0055 from './migrations/2026_11_27_0055_voucher_exports_offer_imports';
 
 /**
@@ -83,6 +85,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_27_0044_callback_endpoint_shaping': m0044,
   '2026_11_27_0045_idempotency_keys': m0045,
   '2026_11_27_0046_data_retention': m0046,
+  '2026_11_27_0050_voucher_imports': m0050,
+  '2026_11_27_0060_redemption_staff': m0060,
   '2026_11_27_0055_voucher_exports_offer_imports': m0055,
 };
 

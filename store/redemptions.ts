@@ -96,6 +96,8 @@ export interface RedeemAsk {
   amount?: Money;
   request?: string;
   idempotencyKey?: string;
+  /** The staff member redeeming at the counter (/merchant); absent through the API. */
+  staff?: { id: string; name: string };
 }
 
 /** The event data of a redemption or its rollback; `distribution_client_id` routes it (not shown to receivers). */
@@ -110,6 +112,8 @@ function eventData(v: VoucherRow, r: VoucherRedemptionRow) {
       amount: r.amount === null ? null : { currency_code: r.currency_code, amount: r.amount },
       redeemed_at: r.redeemed_at.toISOString(),
       rolled_back_at: r.rolled_back_at?.toISOString() ?? null,
+      staff_id: r.staff_id,
+      staff_name: r.staff_name,
     },
     distribution_client_id: v.client_id,
   };
@@ -162,6 +166,8 @@ export async function redeemVoucher(
           redeemed_at: now,
           idempotency_key: ask.idempotencyKey ?? null,
           request: ask.idempotencyKey !== undefined ? (ask.request ?? null) : null,
+          staff_id: ask.staff?.id ?? null,
+          staff_name: ask.staff?.name ?? null,
         })
         .returningAll()
         .executeTakeFirstOrThrow();
@@ -247,4 +253,23 @@ export async function withLiveRedemptions(trx: Trx, voucherIds: string[]): Promi
     .where('rolled_back_at', 'is', null)
     .execute();
   return new Set(rows.map((r) => r.voucher_id));
+}
+
+/** A redemption made at the counter, as the counter's list of the day shows it. */
+export type CounterRedemption = VoucherRedemptionRow & { redemption_code: string; offer_id: string; title: string };
+
+/** The redemptions this staff member made since `since`, newest first (at most 200). */
+export function staffRedemptionsSince(db: Db, staffId: string, since: Date): Promise<CounterRedemption[]> {
+  return db
+    .selectFrom('voucher_redemptions as r')
+    .innerJoin('vouchers as v', 'v.id', 'r.voucher_id')
+    .innerJoin('offers as o', 'o.id', 'v.offer_id')
+    .selectAll('r')
+    .select(['v.redemption_code', 'v.offer_id', 'o.title'])
+    .where('r.staff_id', '=', staffId)
+    .where('r.redeemed_at', '>=', since)
+    .orderBy('r.redeemed_at', 'desc')
+    .orderBy('r.id', 'desc')
+    .limit(200)
+    .execute();
 }

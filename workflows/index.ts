@@ -8,5 +8,6 @@ export { orderIntakeWorkflow } from './order-intake';
 export { monthlyStatementsWorkflow } from './monthly-statements';
 export { idempotencyKeyPruningWorkflow } from './idempotency-key-pruning';
 export { dataPruningWorkflow } from './data-pruning';
+export { voucherImportWorkflow } from './voucher-import';
 export { voucherExportWorkflow } from './voucher-export';
 export { offerImportWorkflow } from './offer-import';

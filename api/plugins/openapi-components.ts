@@ -40,7 +40,9 @@ import {
   SubmissionStatementLine,
   SubmissionStatementTotal,
 } from '../../schemas/statement';
+import { RedemptionStaff, RedemptionStaffCreateBody, RedemptionStaffList, RedemptionStaffResponse } from '../../schemas/redemption-staff';
 import { Redemption, Voucher, VoucherList, VoucherResponse, VoucherUpdateBody } from '../../schemas/voucher';
+import { VoucherImport, VoucherImportCreate, VoucherImportList, VoucherImportResponse } from '../../schemas/voucher-import';
 import { OfferImport, OfferImportResponse } from '../../schemas/offer-import';
 import { BulkStatus, VoucherExport, VoucherExportResponse } from '../../schemas/voucher-export';
 
@@ -79,8 +81,12 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   CategoryList,
   AdvertiserList,
   MonthlyStatementList,
+  VoucherImportResponse,
+  VoucherImportList,
   EventPage: EventFeedPage,
   SignupResponse,
+  RedemptionStaffResponse,
+  RedemptionStaffList,
   VoucherExportResponse,
   OfferImportResponse,
   Ok: OkOnly,
@@ -105,8 +111,10 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   DistributionStatementTotal,
   StatementAmount,
   MonthlyStatement,
+  VoucherImport,
   Event: FeedEvent,
   Signup,
+  RedemptionStaff,
   VoucherExport,
   OfferImport,
   Error: ErrorBody,
@@ -131,6 +139,7 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   BulkStatus,
   // What clients send (each named `<name>Input` in the documents).
   OfferCreate,
+  VoucherImportCreate,
   OfferUpdate,
   OrderCreate,
   AccountCreate,
@@ -142,6 +151,7 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   SignupCreate,
   // The body's own schema, not the body: the body carries the examples the reference shows.
   VoucherUpdate: VoucherUpdateBody.shape.voucher,
+  RedemptionStaffCreate: RedemptionStaffCreateBody.shape.redemption_staff,
 };
 
 for (const [id, schema] of Object.entries(COMPONENTS)) {

@@ -11,6 +11,7 @@ export const TAGS = {
   Orders: 'Orders of vouchers; an order answers with its vouchers once placed.',
   Reservations: 'Units of an offer held for one account (enabled per client).',
   Vouchers: 'Redemption codes issued by orders: read, redeem, cancel.',
+  RedemptionStaff: "The advertiser's counter staff: sign-ins to the /merchant redemption page.",
   Events: 'The change feed: the offer events the callbacks carry, paged by cursor in the order they committed.',
   Statements: 'What was sold, cancelled and redeemed in a period, and what each side earns, as JSON, XML or CSV.',
   Developers: 'Sandbox only: a developer signs up for a sandbox key pair by themselves (no API key needed).',

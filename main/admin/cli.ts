@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { callbacksCommand } from './commands/callbacks';
 import { clientsCommand } from './commands/clients';
+import { staffCommand } from './commands/staff';
 import { demoCommand } from './commands/demo';
 import { keysCommand } from './commands/keys';
 import { offersCommand } from './commands/offers';
@@ -8,8 +9,8 @@ import { opsCommand } from './commands/ops';
 import { ordersCommand } from './commands/orders';
 import { postalCodesCommand } from './commands/postal-codes';
 import { statementsCommand } from './commands/statements';
-import { workflowsCommand } from './commands/workflows';
 import { vouchersCommand } from './commands/vouchers';
+import { workflowsCommand } from './commands/workflows';
 import { Failure } from '../../domain/failures';
 import { checkedLines } from '../../api/routes/submission/offer-import-lines';
 import { AdminContext, AdminError } from './context';
@@ -35,7 +36,8 @@ async function main(argv: string[]): Promise<number> {
     .addCommand(opsCommand(ctx))
     .addCommand(postalCodesCommand(ctx))
     .addCommand(statementsCommand(ctx))
-    .addCommand(vouchersCommand(ctx));
+    .addCommand(vouchersCommand(ctx))
+    .addCommand(staffCommand(ctx));
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;

@@ -159,6 +159,8 @@ export interface SuppliedVoucherTable {
   barcode: string | null;
   order_id: string | null;
   created_at: Timestamp;
+  /** The bulk import that brought it (voucher_imports); null when the offer's own request did. */
+  import_id: ColumnType<string | null, string | null | undefined, never>;
 }
 
 export type Category = Selectable<CategoryTable>;

@@ -116,6 +116,10 @@ export interface VoucherRedemptionTable {
   idempotency_key: string | null;
   /** The redeem body it answered, canonical (domain/redemptions.ts `redeemRequestOf`); a retry must repeat it. Null without a key, and for a gift card's redemption made before it was recorded. */
   request: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The redemption staff member who redeemed it at the counter (/merchant); null through the API. */
+  staff_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** That staff member's name as it was then. */
+  staff_name: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export type AccountRow = Selectable<AccountTable>;

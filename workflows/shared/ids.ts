@@ -64,6 +64,8 @@ export const idempotencyKeyPruningScheduledWorkflowId = (taskQueue: string) => `
 export const dataPruningScheduleId = (taskQueue: string) => `data-pruning-schedule:${taskQueue}`;
 /** The id the data-pruning schedule gives the runs it starts (Temporal appends the time of each start). */
 export const dataPruningScheduledWorkflowId = (taskQueue: string) => `data-pruning:${taskQueue}:scheduled`;
+/** One workflow per bulk code import (docs/bulk-vouchers.md). */
+export const voucherImportWorkflowId = (importId: string) => `voucher-import:${importId}`;
 
 /** One workflow per voucher export, and per offer import: found from the resource's id. */
 export const voucherExportWorkflowId = (exportId: string) => `voucher-export:${exportId}`;

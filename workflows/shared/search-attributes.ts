@@ -8,10 +8,21 @@ export const OfferStatusKey = defineSearchAttributeKey('OfferStatus', SearchAttr
 export const AdvertiserNameKey = defineSearchAttributeKey('AdvertiserName', SearchAttributeType.KEYWORD);
 export const OfferTypeKey = defineSearchAttributeKey('OfferType', SearchAttributeType.KEYWORD);
 
+/** Of voucher-import workflows: `temporal workflow list --query "VoucherImportStatus='running'"` (docs/bulk-vouchers.md). */
+export const VoucherImportOfferKey = defineSearchAttributeKey('VoucherImportOffer', SearchAttributeType.KEYWORD);
+export const VoucherImportStatusKey = defineSearchAttributeKey('VoucherImportStatus', SearchAttributeType.KEYWORD);
+
 /**
- * Bulk work's workflows (exports, imports) carry the kind of job, so
+ * Voucher exports' and offer imports' workflows carry the kind of job, so
  * `temporal workflow list --query "BulkJob='voucher_export'"` lists them (docs/bulk-offers-and-exports.md).
  */
 export const BulkJobKey = defineSearchAttributeKey('BulkJob', SearchAttributeType.KEYWORD);
 
-export const OFFER_SEARCH_ATTRIBUTES = [OfferStatusKey, AdvertiserNameKey, OfferTypeKey, BulkJobKey];
+export const OFFER_SEARCH_ATTRIBUTES = [
+  OfferStatusKey,
+  AdvertiserNameKey,
+  OfferTypeKey,
+  VoucherImportOfferKey,
+  VoucherImportStatusKey,
+  BulkJobKey,
+];

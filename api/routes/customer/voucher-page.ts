@@ -19,17 +19,22 @@ import { html, htmlDocument, SafeHtml } from '../ops/html';
  * document that prints and scans without any other request.
  */
 
-const STYLE = `
-  body { font: 16px/1.45 system-ui, sans-serif; margin: 0; color: #1d2330; background: #f6f7f9; }
-  main { max-width: 36rem; margin: 1.5rem auto; padding: 1.2rem 1.5rem; background: #fff; border: 1px solid #d8dce3; border-radius: 8px; }
-  h1 { font-size: 1.4rem; margin: 0 0 .2rem; } .muted { color: #5b6475; }
+/** The voucher's own look: the customer's page and the merchant's counter show it alike. */
+export const VOUCHER_CARD_STYLE = `
+  .voucher h1, .voucher h2.title { font-size: 1.4rem; margin: 0 0 .2rem; } .muted { color: #5b6475; }
   .code { font: 600 1.6rem/1.2 ui-monospace, monospace; letter-spacing: .08em; margin: 1rem 0 .4rem; overflow-wrap: anywhere; }
   .barcode svg { width: 100%; max-width: 24rem; height: auto; } .qr svg { width: 9rem; height: 9rem; }
   .codes { display: flex; gap: 1.5rem; align-items: center; flex-wrap: wrap; }
   .status { padding: .6rem 1rem; border-radius: 6px; font-weight: 700; font-size: 1.2rem; }
   .status-acquired { background: #d4f3dc; } .status-redeemed, .status-expired { background: #e3e6eb; } .status-cancelled { background: #fbd9d9; }
   .void { opacity: .25; text-decoration: line-through; }
-  h2 { font-size: 1rem; margin: 1.2rem 0 .3rem; } ul { padding-left: 1.2rem; margin: 0; } p.fine { white-space: pre-wrap; }
+  .voucher h2, .voucher h3 { font-size: 1rem; margin: 1.2rem 0 .3rem; } ul { padding-left: 1.2rem; margin: 0; } p.fine { white-space: pre-wrap; }
+`;
+
+const STYLE = `
+  body { font: 16px/1.45 system-ui, sans-serif; margin: 0; color: #1d2330; background: #f6f7f9; }
+  main { max-width: 36rem; margin: 1.5rem auto; padding: 1.2rem 1.5rem; background: #fff; border: 1px solid #d8dce3; border-radius: 8px; }
+  ${VOUCHER_CARD_STYLE}
   @media print {
     body { background: #fff; } main { border: 0; margin: 0; max-width: none; }
     a { color: inherit; text-decoration: none; }
@@ -54,13 +59,13 @@ const address = (l: Location) =>
     .join(' · ');
 
 /** An amount in minor units as the customer reads it: `$12.50`, `¥1,250`. */
-function money(m: { currency_code: string; amount: number }): string {
+export function money(m: { currency_code: string; amount: number }): string {
   const f = new Intl.NumberFormat('en', { style: 'currency', currency: m.currency_code });
   return f.format(m.amount / 10 ** (f.resolvedOptions().maximumFractionDigits ?? 2));
 }
 
 /** What the voucher is now, as the customer reads it: usable, or redeemed, cancelled, expired. */
-function standing(v: CustomerVoucher): { key: string; text: string } {
+export function standing(v: CustomerVoucher): { key: string; text: string } {
   if (v.status === 'redeemed') return { key: 'redeemed', text: `Redeemed${v.redeemed_at ? ` on ${utcDay(v.redeemed_at)}` : ''}` };
   if (v.status === 'cancelled')
     return { key: 'cancelled', text: `Cancelled${v.cancelled_at ? ` on ${utcDay(v.cancelled_at)}` : ''}: no longer valid` };
@@ -68,58 +73,68 @@ function standing(v: CustomerVoucher): { key: string; text: string } {
   return { key: 'acquired', text: 'Valid' };
 }
 
-/** The customer's voucher as one printable HTML page. */
-export function customerVoucherPage(v: CustomerVoucher): string {
+/**
+ * The voucher as its customer sees it: offer, status, balance, code, validity, where, conditions.
+ * `counter`: as the merchant's counter shows it (a section under the page's own h1, no barcodes:
+ * the customer is holding them up).
+ */
+export function voucherCard(v: CustomerVoucher, counter = false): SafeHtml {
   const state = standing(v);
   const usable = state.key === 'acquired';
-  const code128 = usable ? barcodeSvg('code128', v.barcode) : null;
-  const qr = usable ? barcodeSvg('qrcode', v.redemption_code) : null;
+  const code128 = usable && !counter ? barcodeSvg('code128', v.barcode) : null;
+  const qr = usable && !counter ? barcodeSvg('qrcode', v.redemption_code) : null;
+  const h = (text: SafeHtml | string) => (counter ? html`<h3>${text}</h3>` : html`<h2>${text}</h2>`);
+  return html`<div class="voucher">
+    ${counter ? html`<h2 class="title">${v.title}</h2>` : html`<h1>${v.title}</h1>`}
+    <div class="muted">${v.advertiser_name} · for ${v.customer_name}</div>
+    <div class="status status-${state.key}" data-testid="voucher-status">${state.text}</div>
+    ${
+      // A cancelled card has nothing left to spend: its page shows no balance.
+      v.balance && v.value && state.key !== 'cancelled'
+        ? html`<p class="balance">Balance: <strong>${money(v.balance)}</strong> of ${money(v.value)}</p>`
+        : ''
+    }
+    <div class="code ${usable ? '' : 'void'}">${v.redemption_code}</div>
+    ${
+      code128 || qr
+        ? html`<div class="codes">
+          ${code128 ? html`<div class="barcode" aria-label="Code 128 barcode ${v.barcode}">${code128}</div>` : ''}
+          ${qr ? html`<div class="qr" aria-label="QR code ${v.redemption_code}">${qr}</div>` : ''}
+        </div>`
+        : ''
+    }
+    <p>
+      ${v.expiration_date ? html`Valid until <strong>${v.expiration_date}</strong>` : 'No expiry date'}${
+        v.activation_date ? html`, not before <strong>${v.activation_date}</strong>` : ''
+      }.
+    </p>
+    ${
+      v.redemption_locations.length
+        ? html`${h('Where to redeem')}
+          <ul>
+            ${v.redemption_locations.map((l) => html`<li>${address(l)}</li>`)}
+          </ul>`
+        : ''
+    }
+    ${
+      v.restrictions.length
+        ? html`${h('Conditions')}
+          <ul class="conditions">
+            ${v.restrictions.map((r) => html`<li>${r}</li>`)}
+          </ul>`
+        : ''
+    }
+    ${v.fine_print ? html`${h('Fine print')}<p class="fine">${v.fine_print}</p>` : ''}
+  </div>`;
+}
+
+/** The customer's voucher as one printable HTML page. */
+export function customerVoucherPage(v: CustomerVoucher): string {
   return htmlDocument({
     title: `Voucher: ${v.title}`,
     style: STYLE,
     meta: { robots: 'noindex' },
-    body: html`<main>
-          <h1>${v.title}</h1>
-          <div class="muted">${v.advertiser_name} · for ${v.customer_name}</div>
-          <div class="status status-${state.key}">${state.text}</div>
-          ${
-            // A cancelled card has nothing left to spend: its page shows no balance.
-            v.balance && v.value && state.key !== 'cancelled'
-              ? html`<p class="balance">Balance: <strong>${money(v.balance)}</strong> of ${money(v.value)}</p>`
-              : ''
-          }
-          <div class="code ${usable ? '' : 'void'}">${v.redemption_code}</div>
-          ${
-            usable
-              ? html`<div class="codes">
-                ${code128 ? html`<div class="barcode" aria-label="Code 128 barcode ${v.barcode}">${code128}</div>` : ''}
-                ${qr ? html`<div class="qr" aria-label="QR code ${v.redemption_code}">${qr}</div>` : ''}
-              </div>`
-              : ''
-          }
-          <p>
-            ${v.expiration_date ? html`Valid until <strong>${v.expiration_date}</strong>` : 'No expiry date'}${
-              v.activation_date ? html`, not before <strong>${v.activation_date}</strong>` : ''
-            }.
-          </p>
-          ${
-            v.redemption_locations.length
-              ? html`<h2>Where to redeem</h2>
-                <ul>
-                  ${v.redemption_locations.map((l) => html`<li>${address(l)}</li>`)}
-                </ul>`
-              : ''
-          }
-          ${
-            v.restrictions.length
-              ? html`<h2>Conditions</h2>
-                <ul class="conditions">
-                  ${v.restrictions.map((r) => html`<li>${r}</li>`)}
-                </ul>`
-              : ''
-          }
-          ${v.fine_print ? html`<h2>Fine print</h2><p class="fine">${v.fine_print}</p>` : ''}
-        </main>`,
+    body: html`<main>${voucherCard(v)}</main>`,
   });
 }
 

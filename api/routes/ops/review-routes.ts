@@ -15,6 +15,10 @@ import {
 import type { SignedIn } from './gate';
 import { offerPage } from './offer-page';
 import { queuePage, WAIT_CHOICES, type WaitChoice } from './queue-page';
+import { runningImportsSection } from './imports-section';
+import { runningVoucherImports } from '../../../services/voucher-imports';
+import { toVoucherImport } from '../../../schemas/voucher-import';
+import { html } from './html';
 import { asPageError, OpsPageError, sendHtml } from './reply';
 import type { RouteApp } from '../operation';
 
@@ -53,8 +57,13 @@ export function queueRoute(app: OpsScope, { deps, signedIn }: OpsContext): void 
   app.get('/', { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
     const { page: pageNo, type, category, waiting } = request.query;
     const filter = { type, categoryId: category, minWaitSeconds: waiting ? WAIT_CHOICES[waiting] : undefined };
-    const [queue, categories] = await Promise.all([reviewQueue(deps, { page: pageNo, per_page: PER_PAGE }, filter), queueCategories(deps)]);
-    const body = queuePage(queue, pageNo, PER_PAGE, { type, category, waiting }, { types: OFFER_TYPES, categories });
+    const [queue, categories, imports] = await Promise.all([
+      reviewQueue(deps, { page: pageNo, per_page: PER_PAGE }, filter),
+      queueCategories(deps),
+      runningVoucherImports(deps, 20),
+    ]);
+    const queued = queuePage(queue, pageNo, PER_PAGE, { type, category, waiting }, { types: OFFER_TYPES, categories });
+    const body = html`${queued}${runningImportsSection(imports.map((i) => toVoucherImport(i, '')))}`;
     return sendHtml(reply, 200, 'Waiting for review', body, signedIn(request));
   });
 }

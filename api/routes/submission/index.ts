@@ -10,6 +10,8 @@ import { commentRoutes } from './comments';
 import { offerRoutes } from './offers';
 import { offerImportRoutes } from './offer-imports';
 import { redemptionRoutes } from './redemptions';
+import { voucherImportRoutes } from './voucher-imports';
+import { redemptionStaffRoutes } from './redemption-staff';
 
 /** Routes of the submission interface (advertisers), mounted under /submission/beta. */
 export const submissionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
@@ -23,4 +25,6 @@ export const submissionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
   await app.register(eventFeedRoutes, { deps, iface: 'submission' });
   await app.register(statementRoutes, { deps, iface: 'submission' });
   await app.register(redemptionRoutes, { deps });
+  await app.register(voucherImportRoutes, { deps });
+  await app.register(redemptionStaffRoutes, { deps });
 };

@@ -1,49 +1,105 @@
 import fs from 'node:fs';
-import { pipeline } from 'node:stream/promises';
-import { Command } from 'commander';
-import { Failure } from '../../../domain/failures';
+import { Command, InvalidArgumentError } from 'commander';
+import { SingleBar } from 'cli-progress';
+import type { CodePattern } from '../../../domain/voucher-imports';
+import { toVoucherImport } from '../../../schemas/voucher-import';
 import {
-  createVoucherExport,
-  findOfferOwner,
-  getVoucherExport,
-  readVoucherExportFile,
-  voucherExportSize,
-  type ExportScope,
-} from '../../../services/voucher-exports';
+  findVoucherImportForOperator,
+  generateVouchers,
+  importVoucherFile,
+  offerClientOf,
+  runningVoucherImports,
+} from '../../../services/voucher-imports';
+import type { VoucherImportRow } from '../../../store/database';
 import { AdminError, output, type AdminContext } from '../context';
-import { watchProgress } from '../progress';
+import { exportVouchers } from './voucher-export';
 
-/** `admin vouchers export <offer>`: every voucher of an offer to a CSV file, with a live progress bar. */
-async function exportVouchers(ctx: AdminContext, offerId: string, o: { out?: string; client?: string }) {
-  const deps = { db: ctx.db, temporal: await ctx.temporal(), config: ctx.config, log: ctx.log, store: ctx.store };
-  // Without --client, the advertiser's own export (every voucher and unissued code); with one, that publisher's.
-  const owner = await findOfferOwner(deps, offerId);
-  if (!owner) throw new AdminError(`offer ${offerId} not found`);
-  const scope: ExportScope = o.client ? { iface: 'distribution', clientId: o.client } : { iface: 'submission', clientId: owner };
-  const total = await voucherExportSize(deps, scope, offerId);
-  const started = await createVoucherExport(deps, scope, offerId).catch((err: unknown) => {
-    throw err instanceof Failure ? new AdminError(err.message) : err;
+const int = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number of at least 1');
+  return n;
+};
+
+const base = (ctx: AdminContext) => `${ctx.config.PUBLIC_BASE_URL ?? ''}/submission/beta`;
+
+/**
+ * Watches an import to its end with a live bar on stderr (rows, rows per second, time left), then
+ * prints the import (stdout). Polls the import's row: the workflow commits progress batch by batch.
+ */
+async function watch(ctx: AdminContext, started: VoucherImportRow): Promise<void> {
+  const bar = new SingleBar({
+    format: 'codes |{bar}| {percentage}% | {value}/{total} rows | {rate} rows/s | {eta_formatted} left | {status}',
+    stream: process.stderr,
+    etaBuffer: 20,
+    hideCursor: true,
+    // Piped (a log, CI): a line every second instead of nothing.
+    noTTYOutput: true,
+    notTTYSchedule: 1000,
   });
-  await watchProgress(`export ${started.id}`, async () => {
-    const e = await getVoucherExport(deps, scope.clientId, started.id);
-    return { done: e.rows, total, finished: e.status === 'completed' || e.status === 'failed' };
-  });
-  const row = await getVoucherExport(deps, scope.clientId, started.id);
-  if (row.status !== 'completed') throw new AdminError(`export ${row.id} failed: ${row.error ?? 'unknown error'}`);
-  const file = o.out ?? `${row.id}.csv`;
-  await pipeline(await readVoucherExportFile(deps, row), fs.createWriteStream(file));
-  output({ id: row.id, offer_id: offerId, status: row.status, rows: row.rows, file });
+  const t0 = Date.now();
+  bar.start(Number(started.rows_total), 0, { rate: 0, status: started.status });
+  let row = started;
+  while (row.status === 'queued' || row.status === 'running') {
+    await new Promise((r) => setTimeout(r, 500));
+    row = (await findVoucherImportForOperator(ctx, row.id))!;
+    const seen = Number(row.rows_imported) + Number(row.rows_rejected);
+    bar.update(seen, { rate: Math.round(seen / ((Date.now() - t0) / 1000)), status: row.status });
+  }
+  bar.stop();
+  output(toVoucherImport(row, base(ctx)));
+  if (row.status === 'failed') throw new AdminError(`the import failed: ${row.failure_message}`);
 }
 
-/** `admin vouchers …`: bulk work on an offer's vouchers. */
+/** `vouchers …`: bulk code imports and generation (docs/bulk-vouchers.md). */
 export function vouchersCommand(ctx: () => AdminContext): Command {
-  const vouchers = new Command('vouchers').description("bulk work on an offer's vouchers");
-  vouchers
+  const cmd = new Command('vouchers').description("bulk voucher codes of an advertiser's offer");
+  const deps = (c: AdminContext) => ({ db: c.db, store: c.store, config: c.config });
+  cmd
+    .command('import')
+    .description('import a CSV file of codes (header redemption_code[,barcode]) into an offer that sells supplied codes; shows progress')
+    .argument('<offer>', 'offer id')
+    .argument('<file>', 'CSV file')
+    .option('--no-wait', 'print the import and return at once')
+    .action(async (offerId: string, file: string, o: { wait: boolean }) => {
+      const c = ctx();
+      if (!fs.existsSync(file)) throw new AdminError(`no file ${file}`);
+      const d = { ...deps(c), temporal: await c.temporal() };
+      const row = await importVoucherFile(d, await offerClientOf(d, offerId), offerId, fs.createReadStream(file));
+      if (o.wait) await watch(c, row!);
+      else output(toVoucherImport(row!, base(c)));
+    });
+  cmd
+    .command('generate')
+    .description('generate unique codes for an offer that sells supplied codes; shows progress')
+    .argument('<offer>', 'offer id')
+    .requiredOption('--count <n>', 'codes to make', int)
+    .option('--pattern <mask>', 'a mask such as SALE-####-####: each # a random character')
+    .option('--length <n>', 'random characters per code (without --pattern)', int)
+    .option('--charset <chars>', 'characters to draw from (default Crockford base32)')
+    .option('--prefix <text>')
+    .option('--postfix <text>')
+    .option('--no-wait', 'print the import and return at once')
+    .action(async (offerId: string, o: { count: number; pattern?: string; wait: boolean } & Omit<CodePattern, 'mask'>) => {
+      const c = ctx();
+      const d = { ...deps(c), temporal: await c.temporal() };
+      const pattern: CodePattern = { mask: o.pattern, length: o.length, charset: o.charset, prefix: o.prefix, postfix: o.postfix };
+      const row = await generateVouchers(d, await offerClientOf(d, offerId), offerId, { generate: { count: o.count, pattern } });
+      if (o.wait) await watch(c, row);
+      else output(toVoucherImport(row, base(c)));
+    });
+  cmd
+    .command('imports')
+    .description('imports queued or running, oldest first')
+    .action(async () => {
+      const c = ctx();
+      output((await runningVoucherImports(c)).map((r) => toVoucherImport(r, base(c))));
+    });
+  cmd
     .command('export')
     .description('write every voucher of an offer (and its unissued codes) to a CSV file, showing progress on stderr')
     .argument('<offer-id>')
     .option('--out <file>', 'where to write the CSV (default: <export id>.csv)')
     .option('--client <distribution-client-id>', "export that publisher's vouchers of the offer only")
     .action((id: string, o: { out?: string; client?: string }) => exportVouchers(ctx(), id, o));
-  return vouchers;
+  return cmd;
 }

@@ -89,7 +89,7 @@ describe('gift cards keep a balance and take partial amounts', () => {
     expect(first.statusCode).toBe(200);
     expect(first.json().voucher).toMatchObject({ status: 'acquired', redeemed_at: null, balance: USD(7500), redemption_count: 1 });
     expect(first.json().voucher.redemptions).toEqual([
-      { id: expect.stringMatching(/^rdm_/), amount: USD(2500), redeemed_at: expect.any(String), rolled_back_at: null },
+      { id: expect.stringMatching(/^rdm_/), amount: USD(2500), redeemed_at: expect.any(String), rolled_back_at: null, staff_name: null },
     ]);
 
     // By redemption code under the advertiser, XML.

@@ -70,6 +70,9 @@ describe('isolation between clients', () => {
         voucher: { status: 'redeemed' },
       })
     ).json().voucher.redemptions[0].id;
+    ids.staff = (
+      await call(own.submission, 'POST', `${SUB}/redemption_staff`, { redemption_staff: { name: 'Ana', advertiser_id: ids.advertiser } })
+    ).json().redemption_staff.id;
     const today = new Date().toISOString().slice(0, 10);
     ids.reservation = (
       await call(own.distribution, 'POST', `${D}/offers/${ids.offer}/reservations`, {
@@ -88,6 +91,14 @@ describe('isolation between clients', () => {
       (await call(key, 'GET', `/${iface}/beta/statements`)).json().statements.find((x: { month: string }) => x.month === '2001-02')?.id;
     ids.submissionStatement = await statementOf(own.submission, 'submission');
     ids.distributionStatement = await statementOf(own.distribution, 'distribution');
+    const supplied = (
+      await call(own.submission, 'POST', `${S}/offers`, {
+        offer: validOffer({ initial_quantity: undefined, vouchers: [{ redemption_code: 'ISO-1' }] }),
+      })
+    ).json().offer.id;
+    ids.voucherImport = (
+      await call(own.submission, 'POST', `${S}/offers/${supplied}/voucher_imports`, { voucher_import: { generate: { count: 3 } } })
+    ).json().voucher_import.id;
     // Bulk work (docs/bulk-offers-and-exports.md): an export on each interface, an offer import.
     const exportOf = async (key: string, iface: string) =>
       (await call(key, 'POST', `/${iface}/beta/offers/${ids.offer}/voucher_exports`)).json().voucher_export.id;
@@ -142,6 +153,12 @@ describe('isolation between clients', () => {
       params: { advertiser_id: 'advertiser', ref: 'voucher' },
       body: { voucher: { status: 'redeemed' } },
     },
+    'POST /submission/beta/offers/:id/voucher_imports': { params: { id: 'offer' }, body: { voucher_import: { generate: { count: 5 } } } },
+    'GET /submission/beta/offers/:id/voucher_imports': { params: { id: 'offer' } },
+    'GET /submission/beta/voucher_imports/:id': { params: { id: 'voucherImport' } },
+    'GET /submission/beta/voucher_imports/:id/errors.csv': { params: { id: 'voucherImport' } },
+    'POST /submission/beta/redemption_staff/:id/sign_in': { params: { id: 'staff' } },
+    'DELETE /submission/beta/redemption_staff/:id': { params: { id: 'staff' } },
     'GET /submission/beta/statements/:id': { params: { id: 'submissionStatement' } },
     'GET /submission/beta/statements/:id.csv': { params: { id: 'submissionStatement' } },
     'GET /distribution/beta/statements/:id': { params: { id: 'distributionStatement' } },
@@ -193,6 +210,7 @@ describe('isolation between clients', () => {
       get(s, `${SUB}/offers/${ids.offer}/comments`),
       get(s, `${SUB}/attachments/${ids.attachment}`),
       get(s, `${SUB}/offers/${ids.offer}/vouchers`),
+      get(s, `${SUB}/redemption_staff`),
       get(d, `${DIST}/accounts/${ids.account}`),
       get(d, `${DIST}/orders/${ids.order}`),
       get(d, `${DIST}/offers/${ids.offer}/reservations/${ids.reservation}`),

@@ -125,6 +125,26 @@ describe('the log of a journey holds no credential', () => {
         401,
       );
       expect((await h.app.inject({ method: 'GET', url: '/ops', headers: { authorization: basic(opsPassword) } })).statusCode).toBe(200);
+      // A counter staff member's sign-in link and code, the session cookie, and a code looked up at the counter.
+      const staff = await h.app.inject({
+        method: 'POST',
+        url: `${SUB}/redemption_staff`,
+        headers,
+        payload: { redemption_staff: { name: 'Ana', advertiser_id: adv } },
+      });
+      const signIn = staff.json().redemption_staff.sign_in as { url: string; code: string };
+      secrets.push(signIn.code, signIn.code.replace(/-/g, ''));
+      expect((await h.app.inject({ method: 'GET', url: new URL(signIn.url).pathname })).statusCode).toBe(200);
+      const session = await h.app.inject({
+        method: 'POST',
+        url: '/merchant/sign-in',
+        headers: { origin: 'http://localhost:80' },
+        payload: { code: signIn.code },
+      });
+      const cookie = String(session.headers['set-cookie']).split(';')[0];
+      secrets.push(cookie.split('=')[1]);
+      const lookup = await h.app.inject({ method: 'GET', url: `/merchant/vouchers?code=${v2.redemption_code}`, headers: { cookie } });
+      expect(lookup.statusCode).toBe(200);
     } finally {
       await h.close();
     }
@@ -133,6 +153,7 @@ describe('the log of a journey holds no credential', () => {
     // The journey was logged (so the absence below means something), with its credentials replaced.
     expect(logged).toContain('"url":"/customer/vouchers/[redacted]"');
     expect(logged).toContain('api_key=[redacted]&per_page=2');
+    expect(logged).toContain('"url":"/merchant/sign-in/[redacted]"');
     expect(logged).toMatch(/advertisers\/adv_[^/]+\/vouchers\/\[redacted\]/);
     for (const secret of secrets) {
       for (const form of new Set([secret, encodeURIComponent(secret), Buffer.from(secret).toString('base64')])) {

@@ -1,0 +1,165 @@
+import crypto from 'node:crypto';
+import { Context } from '@temporalio/activity';
+import type { ActivityDeps } from './deps';
+import { checkImportRow, makeCode, type CodePattern, type Rejection } from '../domain/voucher-imports';
+import { csvFields, csvLines } from '../platform/csv-lines';
+import { toVoucherImport } from '../schemas/voucher-import';
+import type { ImportedCode } from '../store/supplied-voucher-imports';
+import {
+  commitVoucherImportBatch,
+  findVoucherImport,
+  finishVoucherImport,
+  lastVoucherImportBatch,
+  markVoucherImportRunning,
+  type ImportBatch,
+  type VoucherImportRow,
+} from '../store/voucher-imports';
+import type { ImportHooks, VoucherImportProgress } from '../workflows/voucher-import-messages';
+import { Failure } from '../domain/failures';
+
+/** The submission interface's path (api/urls.ts): errors_url in the event is built as the API builds it. */
+const SUBMISSION_PATH = '/submission/beta';
+
+type Deps = Pick<ActivityDeps, 'db' | 'store' | 'config'> & { importHooks?: ImportHooks };
+
+/** Where the next batch starts: after the last committed one (the database says), or at the data's start. */
+async function cursorOf(deps: Deps, imp: VoucherImportRow) {
+  const last = await lastVoucherImportBatch(deps.db, imp.id);
+  return last
+    ? { batch: last.batch + 1, byte: Number(last.end_byte), row: Number(last.next_row) }
+    : { batch: 0, byte: Number(imp.data_start_byte ?? 0), row: imp.kind === 'file' ? 2 : 1 };
+}
+
+/** A batch's rows checked: codes to insert (first of each in the batch) and rejected rows. */
+function checkRows(imp: VoucherImportRow, rows: { row: number; text: string }[]) {
+  const codes: ImportedCode[] = [];
+  const rejected: ImportBatch['rejected'] = [];
+  const seen = new Set<string>();
+  for (const r of rows) {
+    const c = checkImportRow(csvFields(r.text), imp.columns!);
+    if ('rejected' in c) rejected.push({ row: r.row, code: c.code, error: c.rejected });
+    else if (seen.has(c.code)) rejected.push({ row: r.row, code: c.code, error: 'repeated_in_file' as Rejection });
+    else {
+      seen.add(c.code);
+      codes.push({ row: r.row, code: c.code, barcode: c.barcode });
+    }
+  }
+  return { codes, rejected };
+}
+
+/** `n` codes of the pattern, distinct among themselves and from `seen` (which they join). */
+function generate(pattern: CodePattern, n: number, firstRow: number, seen: Set<string>): ImportedCode[] {
+  const out: ImportedCode[] = [];
+  while (out.length < n) {
+    const code = makeCode(pattern, (k) => crypto.randomInt(k));
+    if (seen.has(code)) continue;
+    seen.add(code);
+    out.push({ row: firstRow + out.length, code, barcode: null });
+  }
+  return out;
+}
+
+const progressOf = (imp: VoucherImportRow, done: boolean): VoucherImportProgress => ({
+  done,
+  rowsImported: Number(imp.rows_imported),
+  rowsRejected: Number(imp.rows_rejected),
+});
+
+async function importFileBatches(deps: Deps, imp: VoucherImportRow, maxBatches: number): Promise<boolean> {
+  const size = deps.config.VOUCHER_IMPORT_BATCH_ROWS;
+  let at = await cursorOf(deps, imp);
+  const stat = await deps.store.client.statObject(deps.store.bucket, imp.source_key!);
+  if (at.byte >= stat.size) return true;
+  const stream = await deps.store.client.getPartialObject(deps.store.bucket, imp.source_key!, at.byte);
+  const lines = csvLines(stream, at.byte);
+  try {
+    for (let k = 0; k < maxBatches; k++) {
+      const rows: { row: number; text: string }[] = [];
+      let end = at.byte;
+      let row = at.row;
+      let eof = false;
+      while (rows.length < size) {
+        const next = await lines.next();
+        if (next.done) {
+          eof = true;
+          break;
+        }
+        if (next.value.text !== '') rows.push({ row, text: next.value.text });
+        row++;
+        end = next.value.end;
+      }
+      if (rows.length) {
+        await commitVoucherImportBatch(
+          deps.db,
+          imp,
+          { batch: at.batch, endByte: end, nextRow: row, ...checkRows(imp, rows) },
+          undefined,
+          deps.importHooks,
+        );
+        Context.current().heartbeat({ batch: at.batch, row });
+      }
+      at = { batch: at.batch + 1, byte: end, row };
+      if (eof || end >= stat.size) return true;
+    }
+    return false;
+  } finally {
+    stream.destroy();
+  }
+}
+
+async function generateBatches(deps: Deps, imp: VoucherImportRow, maxBatches: number): Promise<boolean> {
+  const size = deps.config.VOUCHER_IMPORT_BATCH_ROWS;
+  const total = Number(imp.rows_total);
+  const pattern = imp.pattern as CodePattern;
+  let at = await cursorOf(deps, imp);
+  for (let k = 0; k < maxBatches && at.row <= total; k++) {
+    const n = Math.min(size, total - at.row + 1);
+    const seen = new Set<string>();
+    const codes = generate(pattern, n, at.row, seen);
+    const more = (m: number, firstRow: number) => generate(pattern, m, firstRow, seen);
+    await commitVoucherImportBatch(
+      deps.db,
+      imp,
+      { batch: at.batch, endByte: 0, nextRow: at.row + n, codes, rejected: [] },
+      more,
+      deps.importHooks,
+    );
+    Context.current().heartbeat({ batch: at.batch, row: at.row + n });
+    at = { batch: at.batch + 1, byte: 0, row: at.row + n };
+  }
+  return at.row > total;
+}
+
+/** Activities of the voucher-import workflow (docs/bulk-vouchers.md). Each batch commits once, whoever retries it. */
+export function createVoucherImportActivities(deps: Deps) {
+  const load = async (importId: string) => {
+    const imp = await findVoucherImport(deps.db, importId);
+    if (!imp) throw new Failure('not_found', `voucher import ${importId} not found`);
+    return imp;
+  };
+  return {
+    async startVoucherImport(a: { importId: string }): Promise<void> {
+      await markVoucherImportRunning(deps.db, a.importId);
+    },
+
+    /**
+     * Up to `maxBatches` batches from where the committed ones end, each one transaction,
+     * heartbeating after each; answers whether the import has no more rows, and its counts.
+     */
+    async importVoucherBatches(a: { importId: string; maxBatches: number }): Promise<VoucherImportProgress> {
+      const imp = await load(a.importId);
+      const done = imp.kind === 'file' ? await importFileBatches(deps, imp, a.maxBatches) : await generateBatches(deps, imp, a.maxBatches);
+      return progressOf(await load(a.importId), done);
+    },
+
+    /** Records the end (once) with its `voucher_import.completed` event. */
+    async finishVoucherImport(a: { importId: string; status: 'completed' | 'failed'; message?: string }): Promise<VoucherImportProgress> {
+      await finishVoucherImport(deps.db, a.importId, {
+        status: a.status,
+        message: a.message,
+        view: (row) => ({ voucher_import: toVoucherImport(row, `${deps.config.PUBLIC_BASE_URL ?? ''}${SUBMISSION_PATH}`) }),
+      });
+      return progressOf(await load(a.importId), true);
+    },
+  };
+}

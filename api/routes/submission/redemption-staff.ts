@@ -1,0 +1,69 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { ServiceDeps } from '../../../services/deps';
+import { createStaff, listStaff, newSignIn, revokeStaff } from '../../../services/redemption-staff';
+import { IdParam } from '../../../schemas/common';
+import { listReply } from '../../../schemas/envelope';
+import { PageQuery } from '../../../schemas/pagination';
+import { RedemptionStaffCreateBody, RedemptionStaffList, RedemptionStaffResponse } from '../../../schemas/redemption-staff';
+import { siteBaseUrl } from '../../urls';
+import { operations } from '../operation';
+
+const op = operations('RedemptionStaff');
+const Params = z.object({ id: IdParam });
+const ListQuery = PageQuery.extend({ advertiser_id: IdParam.optional() });
+
+/**
+ * The advertiser's counter staff (docs/merchant-counter.md), on the submission interface: create
+ * (with a one-time sign-in, shown once), list, a new sign-in for another device, revoke.
+ */
+export const redemptionStaffRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+  app.post(
+    '/redemption_staff',
+    {
+      schema: {
+        ...op('createRedemptionStaff', 'Create a counter staff member'),
+        body: RedemptionStaffCreateBody,
+        response: { 200: RedemptionStaffResponse },
+      },
+    },
+    async (request) => {
+      const { staff, signIn } = await createStaff(deps, request.client.id, request.body.redemption_staff, siteBaseUrl(request));
+      return { status: 'OK' as const, redemption_staff: { ...staff, sign_in: signIn } };
+    },
+  );
+
+  app.get(
+    '/redemption_staff',
+    { schema: { ...op('listRedemptionStaff', 'List counter staff'), querystring: ListQuery, response: { 200: RedemptionStaffList } } },
+    async (request) =>
+      listReply('redemption_staff', await listStaff(deps, request.client.id, request.query, request.query.advertiser_id), request.query),
+  );
+
+  app.post(
+    '/redemption_staff/:id/sign_in',
+    {
+      schema: {
+        ...op('newRedemptionStaffSignIn', 'Issue a new one-time sign-in'),
+        params: Params,
+        response: { 200: RedemptionStaffResponse },
+      },
+    },
+    async (request) => {
+      const { staff, signIn } = await newSignIn(deps, request.client.id, request.params.id, siteBaseUrl(request));
+      return { status: 'OK' as const, redemption_staff: { ...staff, sign_in: signIn } };
+    },
+  );
+
+  app.delete(
+    '/redemption_staff/:id',
+    {
+      schema: {
+        ...op('revokeRedemptionStaff', 'Revoke a counter staff member'),
+        params: Params,
+        response: { 200: RedemptionStaffResponse },
+      },
+    },
+    async (request) => ({ status: 'OK' as const, redemption_staff: await revokeStaff(deps, request.client.id, request.params.id) }),
+  );
+};
