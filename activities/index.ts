@@ -8,6 +8,8 @@ import { createOrderActivities } from './orders';
 import { createReservationActivities } from './reservations';
 import { createVoucherExpiryActivities } from './voucher-expiry';
 import { createVoucherImportActivities } from './voucher-imports';
+import { createVoucherExportActivities } from './voucher-exports';
+import { createOfferImportActivities } from './offer-imports';
 
 /**
  * Every activity, as plain functions closed over their dependencies. Workflows import only the
@@ -24,6 +26,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createIdempotencyKeyActivities(deps),
     ...createDataPruningActivities(deps),
     ...createVoucherImportActivities(deps),
+    ...createVoucherExportActivities(deps),
+    ...createOfferImportActivities(deps),
   };
 }
 

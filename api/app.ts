@@ -20,6 +20,7 @@ import { submissionRoutes } from './routes/submission';
 import { distributionRoutes } from './routes/distribution';
 import { customerVoucherRoutes } from './routes/customer/voucher-page';
 import { merchantRoutes } from './routes/merchant';
+import { downloadRoutes } from './routes/downloads';
 import { DEVELOPER_PREFIX, developerRoutes, developerSignupOff } from './routes/developer';
 import { demoKeyNotice } from './routes/developer/signup-html';
 import { demoKeyShown } from './routes/developer/signup-page';
@@ -155,6 +156,8 @@ export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
   await app.register(customerVoucherRoutes, { deps });
   // The merchant's counter: advertisers' redemption staff, signed in with a one-time code (docs/merchant-counter.md).
   await app.register(merchantRoutes, { deps });
+  // Voucher export files: no API key, the signed link is the key (docs/bulk-offers-and-exports.md).
+  await app.register(downloadRoutes, { deps });
   // Developer sign-up (sandbox): no API key, its own tight per-address limit; 404 where it is off.
   await app.register(signup ? developerRoutes : developerSignupOff, { deps });
 

@@ -1,4 +1,5 @@
 import type { BulkImportsResult } from './bulk-imports';
+import type { BulkExportBenchResult } from './bulk-exports';
 import type { CallbacksResult } from './callbacks';
 import type { CallbacksFanoutResult } from './callbacks-fanout';
 import type { LoadResult } from './load';
@@ -27,5 +28,7 @@ export interface BenchResults {
   ratelimit?: RateLimitBenchResult;
   /** Bulk codes: import and generation of 1,000,000 beside COPY (bench/bulk-imports.ts). */
   bulkImports?: BulkImportsResult;
+  /** 1,000,000 vouchers exported beside COPY (bench/bulk-exports.ts). */
+  bulkExports?: BulkExportBenchResult;
   summary?: Record<string, number | null>;
 }

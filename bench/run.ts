@@ -3,6 +3,7 @@ import { createApiKey } from '../services/api-clients';
 import type { BenchResults } from './bench-results';
 import { say, startBenchStack, type BenchStack } from './bench-stack';
 import { benchBulkImports } from './bulk-imports';
+import { benchBulkExports } from './bulk-exports';
 import { benchCallbacks } from './callbacks';
 import { benchCallbacksFanout } from './callbacks-fanout';
 import { runLoad } from './load';
@@ -47,6 +48,8 @@ const SECTIONS: Array<{ names: string[]; run: (b: BenchStack, stops: Stops, want
   },
   // Statements over 1,000,000 vouchers and the change feed over 10,000 events, or the feed alone (bench/statements.ts).
   { names: ['statements', 'feed'], run: async (b, _stops, wanted) => ({ statements: await benchStatementsOrFeed(b, wanted) }) },
+  // Bulk work: 1,000,000 vouchers exported beside COPY, with the API's and worker's peak memory (bench/bulk-exports.ts).
+  { names: ['bulk', 'bulk-exports'], run: async (b) => ({ bulkExports: await benchBulkExports(b, say) }) },
   // The shared rate limit: the same route with its counts in Postgres and with the limit off (bench/ratelimit.ts).
   {
     names: ['ratelimit'],

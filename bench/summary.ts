@@ -32,6 +32,9 @@ export const SUMMARY_TARGETS: Record<string, string> = {
   bulk_generate_1m_s: '≤ 60 (issue 36)',
   bulk_import_vs_copy: '(import time ÷ one COPY of the same rows)',
   bulk_peak_rss_mb: '< 300 (the larger of API and worker)',
+  bulk_export_1m_s: '≤ 30 (issue 36: POST to the file downloaded)',
+  bulk_export_copy_ratio: '(the export ÷ COPY of the same rows)',
+  bulk_export_peak_rss_mb: '< 300 (the larger of API and worker)',
 };
 
 export function summarize(results: BenchResults): Record<string, number | null> {
@@ -69,7 +72,7 @@ function searchSummary({ search }: BenchResults) {
   };
 }
 
-function otherSummary({ callbacksFanout, statements, ratelimit }: BenchResults) {
+function otherSummary({ callbacksFanout, statements, ratelimit, bulkExports }: BenchResults) {
   const both = statements && 'submission' in statements ? statements : undefined;
   return {
     callbacks_fanout_1000_s: callbacksFanout?.seconds ?? null,
@@ -80,6 +83,9 @@ function otherSummary({ callbacksFanout, statements, ratelimit }: BenchResults) 
     feed_10k_events_s: statements?.feed.second_read_s ?? null,
     ratelimit_c8_ratio: ratelimit?.c8.ratio ?? null,
     ratelimit_c1_p50_added_ms: ratelimit?.c1.p50_added_ms ?? null,
+    bulk_export_1m_s: bulkExports?.total_s ?? null,
+    bulk_export_copy_ratio: bulkExports?.ratio ?? null,
+    bulk_export_peak_rss_mb: bulkExports ? Math.max(bulkExports.peak_rss_mb.api, bulkExports.peak_rss_mb.worker) : null,
   };
 }
 

@@ -9,11 +9,15 @@ import { createObjectStore } from '../platform/object-store';
 import type { Endpoints } from '../platform/endpoints';
 import { startTracing, type Tracing } from '../platform/tracing';
 import { temporalConnectionOptions } from '../platform/temporal-connection';
+import { createOffer } from '../services/offers';
+import type { OfferCreation } from '../activities/deps';
 
 export interface Services extends ServiceDeps {
   temporalConnection: Connection;
   /** Set when OTEL_EXPORTER_OTLP_ENDPOINT is: the worker started beside these services traces too. */
   tracing?: Tracing;
+  /** The offer import's steps create each offer through the same service as POST /offers. */
+  offerCreation: OfferCreation;
   close(): Promise<void>;
 }
 
@@ -29,7 +33,7 @@ export async function connectServices(config: Readonly<Config>, endpoints: Endpo
   });
   const store = createObjectStore(endpoints.s3);
   const rateLimits = createRateLimitCounts(endpoints.databaseUrl, log);
-  return {
+  const services: Services = {
     config,
     db,
     temporal,
@@ -43,5 +47,7 @@ export async function connectServices(config: Readonly<Config>, endpoints: Endpo
     async close() {
       await Promise.allSettled([db.destroy(), rateLimits.close(), temporalConnection.close(), tracing?.shutdown()]);
     },
+    offerCreation: async (clientId, offer, id) => void (await createOffer(services, clientId, offer, { id })),
   };
+  return services;
 }

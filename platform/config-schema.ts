@@ -241,6 +241,11 @@ export const EnvSchema = z.object({
     .describe(
       "How long every route that waits for a workflow (orders, reservations, offer status changes and edits, order cancels, the review console's decisions) waits before answering 202 (accepted, still applying) or 503 (not confirmed); see [errors.md](errors.md#answers-past-the-deadline).",
     ),
+  VOUCHER_EXPORT_LINK_SECONDS: seconds
+    .default(3600)
+    .describe(
+      "How long a voucher export's signed `download_url` works; each `GET /voucher_exports/:id` signs a new one (see [bulk-offers-and-exports.md](bulk-offers-and-exports.md)).",
+    ),
   OPS_USERNAME: z
     .string()
     .min(1)

@@ -39,7 +39,7 @@ export const DISTRIBUTION_EVENT_TYPES = ['offer.published', 'offer.changed', 'of
 export type DistributionEventType = (typeof DISTRIBUTION_EVENT_TYPES)[number];
 
 /** Events about no offer, each addressed to one client, on either interface (`eventTypeFor`): a stored statement, a disabled endpoint. */
-export const CLIENT_EVENT_TYPES = ['statement.ready', 'endpoint.disabled', 'voucher_import.completed'] as const;
+export const CLIENT_EVENT_TYPES = ['statement.ready', 'endpoint.disabled', 'voucher_import.completed', 'offer_import.completed'] as const;
 
 /**
  * Every event type a client of this interface can receive: what an endpoint's `event_types` may

@@ -1,4 +1,4 @@
-import type { WorkflowUpdateHandle, WorkflowUpdateStage } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type WorkflowUpdateHandle, type WorkflowUpdateStage } from '@temporalio/client';
 import { newId } from '../store/ids';
 import { deleteUnstartedOffer, findClientOffer, insertOffer, listClientOffers } from '../store/offers';
 import { unknownCategoryIds } from '../store/categories';
@@ -90,8 +90,13 @@ async function views(deps: Pick<ServiceDeps, 'db'>, rows: OfferRow[]): Promise<S
   return rows.map((r) => toSubmissionOffer(r, supplied.get(r.id)));
 }
 
-/** Creates the offer, pending review, and starts its review workflow; returns the offer as stored. */
-export async function createOffer(deps: Deps, clientId: string, sent: OfferCreate): Promise<SubmissionOffer> {
+/**
+ * Creates the offer, pending review, and starts its review workflow; returns the offer as stored.
+ * `id`, when given (an offer import's line: derived from the import and the line), makes a retry
+ * create nothing twice: an offer already there with that id is not inserted again, and its review
+ * is started only if it never was.
+ */
+export async function createOffer(deps: Deps, clientId: string, sent: OfferCreate, opts: { id?: string } = {}): Promise<SubmissionOffer> {
   // The spec's quantity_in_stock is the stock when initial_quantity is absent (checked equal when both are given).
   const { quantity_in_stock: _alias, ...offer } = sent;
   const stock = createdStock(sent);
@@ -100,8 +105,22 @@ export async function createOffer(deps: Deps, clientId: string, sent: OfferCreat
   // Supplied codes live in their own table, not in the document: the stock is their number.
   const { vouchers: suppliedCodes, ...rest } = offer;
   const input: OfferInput = suppliedCodes ? { ...rest, initial_quantity: suppliedCodes.length } : rest;
-  const id = newId('ofr');
-  await insertOffer(deps.db, { id, clientId, input, suppliedCodes });
+  const id = opts.id ?? newId('ofr');
+  const existed = opts.id !== undefined && (await findClientOffer(deps.db, clientId, id)) !== undefined;
+  if (!existed) await insertOffer(deps.db, { id, clientId, input, suppliedCodes });
+  try {
+    await startReview(deps, id, input, existed);
+  } catch (err) {
+    // No offer without its review: undo the insert and let the client retry.
+    if (!existed) await deleteUnstartedOffer(deps.db, id);
+    deps.log.error({ err, offer_id: id }, 'could not start the offer review workflow');
+    throw new Failure('backend_unavailable', 'the review service is unavailable; the offer was not created, retry shortly');
+  }
+  return getOffer(deps, clientId, id);
+}
+
+/** Starts a new offer's review; for an offer created before (`again`), only if no review of it was ever started. */
+async function startReview(deps: Deps, id: string, input: OfferInput, again: boolean): Promise<void> {
   try {
     await deps.temporal.workflow.start<OfferReviewWorkflow>(OFFER_REVIEW_WORKFLOW_TYPE, {
       workflowId: offerReviewWorkflowId(id),
@@ -121,14 +140,11 @@ export async function createOffer(deps: Deps, clientId: string, sent: OfferCreat
         { key: AdvertiserNameKey, value: input.advertiser.name },
         { key: OfferTypeKey, value: input.type },
       ],
+      ...(again ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),
     });
   } catch (err) {
-    // No offer without its review: undo the insert and let the client retry.
-    await deleteUnstartedOffer(deps.db, id);
-    deps.log.error({ err, offer_id: id }, 'could not start the offer review workflow');
-    throw new Failure('backend_unavailable', 'the review service is unavailable; the offer was not created, retry shortly');
+    if (!(again && err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
-  return getOffer(deps, clientId, id);
 }
 
 /** This client's offer as stored; another client's offer is not found. */

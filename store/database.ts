@@ -14,6 +14,7 @@ import type {
 } from './rows/offers';
 import type { IdempotencyKeyTable } from './rows/idempotency';
 import type { VoucherImportBatchTable, VoucherImportRejectionTable, VoucherImportTable } from './rows/voucher-imports';
+import type { OfferImportLineTable, OfferImportTable, VoucherExportTable } from './rows/bulk';
 import type { OperatorTable } from './rows/operators';
 import type { RedemptionStaffTable, StaffSessionTable } from './rows/staff';
 import type { PostalCodeTable } from './rows/postal-codes';
@@ -57,6 +58,9 @@ export interface Database {
   voucher_import_rejections: VoucherImportRejectionTable;
   redemption_staff: RedemptionStaffTable;
   staff_sessions: StaffSessionTable;
+  voucher_exports: VoucherExportTable;
+  offer_imports: OfferImportTable;
+  offer_import_lines: OfferImportLineTable;
 }
 
 export type * from './rows/clients';
@@ -69,3 +73,4 @@ export type * from './rows/statements';
 export type * from './rows/idempotency';
 export type * from './rows/voucher-imports';
 export type * from './rows/staff';
+export type * from './rows/bulk';

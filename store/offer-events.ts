@@ -29,7 +29,7 @@ export type OfferEventType =
  * Events addressed to one client, about no offer: a monthly statement was stored (docs/statements.md
  * "Monthly statements"); a callback endpoint of its was disabled after failing too long (docs/callbacks.md).
  */
-export type ClientEventType = 'statement.ready' | 'endpoint.disabled' | 'voucher_import.completed';
+export type ClientEventType = 'statement.ready' | 'endpoint.disabled' | 'voucher_import.completed' | 'offer_import.completed';
 
 /** Columns of the offer row that change together with its event (stock moves). */
 export type OfferRowChange = { quantity_in_stock: number; reserved_quantity: number; availabilityChanged: boolean };

@@ -9,3 +9,5 @@ export { monthlyStatementsWorkflow } from './monthly-statements';
 export { idempotencyKeyPruningWorkflow } from './idempotency-key-pruning';
 export { dataPruningWorkflow } from './data-pruning';
 export { voucherImportWorkflow } from './voucher-import';
+export { voucherExportWorkflow } from './voucher-export';
+export { offerImportWorkflow } from './offer-import';

@@ -86,21 +86,21 @@ function findNul(root: unknown): string | undefined {
 
 /** Postgres text cannot hold NUL or lone surrogates; refuse them here, naming the field, for bodies and queries alike. */
 function refuseNul(request: FastifyRequest): void {
-  for (const [part, inBody] of [
-    [request.body, true],
-    [request.query, false],
-  ] as const) {
-    // Fields are named inside the resource, as validation errors name them: `title`, not `offer.title`.
-    const found = findNul(part);
-    const field = inBody && found?.includes('.') ? found.slice(found.indexOf('.') + 1) : found;
-    if (field !== undefined)
-      throw new ApiError(
-        422,
-        'invalid_field',
-        `${field || 'value'}: must not contain NUL characters or lone surrogates (text must be valid Unicode)`,
-        field ? { field } : {},
-      );
-  }
+  refuseNulIn(request.body, true);
+  refuseNulIn(request.query, false);
+}
+
+function refuseNulIn(part: unknown, inBody: boolean): void {
+  // Fields are named inside the resource, as validation errors name them: `title`, not `offer.title`.
+  const found = findNul(part);
+  const field = inBody && found?.includes('.') ? found.slice(found.indexOf('.') + 1) : found;
+  if (field !== undefined)
+    throw new ApiError(
+      422,
+      'invalid_field',
+      `${field || 'value'}: must not contain NUL characters or lone surrogates (text must be valid Unicode)`,
+      field ? { field } : {},
+    );
 }
 
 /**
@@ -165,6 +165,19 @@ function shapeBody(request: FastifyRequest): void {
   const { unknown, cleaned } = checkFields(bodySchema, shown, request.body);
   if (unknown.length) throw ApiError.withDetails(422, unknown.map(unknownField));
   request.body = cleaned;
+}
+
+/**
+ * A JSON text taken as a route's body is, before its zod validation: parsed (400 malformed_body),
+ * text Postgres cannot store and unknown fields refused (422), read-only fields dropped. For an
+ * offer import's lines, each checked as POST /offers checks its body.
+ */
+export function jsonAsBody(text: string, body: z.ZodType, shown: z.ZodType): unknown {
+  const value = parseJsonBody(text);
+  refuseNulIn(value, true);
+  const { unknown, cleaned } = checkFields(body, shown, value);
+  if (unknown.length) throw ApiError.withDetails(422, unknown.map(unknownField));
+  return cleaned;
 }
 
 /** The request says it has no body: neither Content-Length (or 0) nor Transfer-Encoding (RFC 9112 §6.3). */

@@ -32,11 +32,23 @@ function fromValidation(err: FastifyError & { validation: NonNullable<FastifyErr
   const context = err.validationContext;
   // An id that cannot exist names nothing: the same 404 as an id that does not exist.
   if (context === 'params') return new ApiError(404, 'not_found', 'not found');
-  const details: ErrorDetail[] = err.validation.map((v) => {
+  return ApiError.withDetails(422, validationDetails(context, err.validation));
+}
+
+/** Each failed check as an error detail naming its field inside the resource. */
+function validationDetails(context: string | undefined, validation: { instancePath: string; message?: string }[]): ErrorDetail[] {
+  return validation.map((v) => {
     const field = fieldName(context, v.instancePath, ROOT_KEYS) || undefined;
     return { code: 'invalid_field', message: field ? `${field}: ${v.message}` : String(v.message), ...(field ? { field } : {}) };
   });
-  return ApiError.withDetails(422, details);
+}
+
+/** A body's zod issues as the 422 a route answers names them (an offer import's line reports the same). */
+export function bodyIssueDetails(issues: readonly { path: PropertyKey[]; message: string }[]): ErrorDetail[] {
+  return validationDetails(
+    'body',
+    issues.map((i) => ({ instancePath: `/${i.path.map(String).join('/')}`, message: i.message })),
+  );
 }
 
 /** Temporal refusing a start (already running) or an update (the workflow's own refusal): a 409. */

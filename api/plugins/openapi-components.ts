@@ -43,6 +43,8 @@ import {
 import { RedemptionStaff, RedemptionStaffCreateBody, RedemptionStaffList, RedemptionStaffResponse } from '../../schemas/redemption-staff';
 import { Redemption, Voucher, VoucherList, VoucherResponse, VoucherUpdateBody } from '../../schemas/voucher';
 import { VoucherImport, VoucherImportCreate, VoucherImportList, VoucherImportResponse } from '../../schemas/voucher-import';
+import { OfferImport, OfferImportResponse } from '../../schemas/offer-import';
+import { BulkStatus, VoucherExport, VoucherExportResponse } from '../../schemas/voucher-export';
 
 /*
  * The named parts of the OpenAPI documents: each schema here is registered once, under its name,
@@ -85,6 +87,8 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   SignupResponse,
   RedemptionStaffResponse,
   RedemptionStaffList,
+  VoucherExportResponse,
+  OfferImportResponse,
   Ok: OkOnly,
   // Answers: the resources.
   SubmissionOffer,
@@ -111,6 +115,8 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   Event: FeedEvent,
   Signup,
   RedemptionStaff,
+  VoucherExport,
+  OfferImport,
   Error: ErrorBody,
   Accepted: AcceptedBody,
   // Their parts (spec §2.2, §2.10).
@@ -130,6 +136,7 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   SuppliedVoucher,
   SuppliedVoucherCode: SuppliedVoucherInput,
   DistributionMedium,
+  BulkStatus,
   // What clients send (each named `<name>Input` in the documents).
   OfferCreate,
   VoucherImportCreate,

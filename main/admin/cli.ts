@@ -13,6 +13,7 @@ import { statementsCommand } from './commands/statements';
 import { vouchersCommand } from './commands/vouchers';
 import { workflowsCommand } from './commands/workflows';
 import { Failure } from '../../domain/failures';
+import { checkedLines } from '../../api/routes/submission/offer-import-lines';
 import { AdminContext, AdminError } from './context';
 
 /**
@@ -28,7 +29,7 @@ async function main(argv: string[]): Promise<number> {
     .showHelpAfterError()
     .addCommand(keysCommand(ctx))
     .addCommand(clientsCommand(ctx))
-    .addCommand(offersCommand(ctx))
+    .addCommand(offersCommand(ctx, checkedLines))
     .addCommand(ordersCommand(ctx))
     .addCommand(callbacksCommand(ctx))
     .addCommand(workflowsCommand(ctx))

@@ -66,3 +66,7 @@ export const dataPruningScheduleId = (taskQueue: string) => `data-pruning-schedu
 export const dataPruningScheduledWorkflowId = (taskQueue: string) => `data-pruning:${taskQueue}:scheduled`;
 /** One workflow per bulk code import (docs/bulk-vouchers.md). */
 export const voucherImportWorkflowId = (importId: string) => `voucher-import:${importId}`;
+
+/** One workflow per voucher export, and per offer import: found from the resource's id. */
+export const voucherExportWorkflowId = (exportId: string) => `voucher-export:${exportId}`;
+export const offerImportWorkflowId = (importId: string) => `offer-import:${importId}`;

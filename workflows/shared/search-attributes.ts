@@ -12,4 +12,17 @@ export const OfferTypeKey = defineSearchAttributeKey('OfferType', SearchAttribut
 export const VoucherImportOfferKey = defineSearchAttributeKey('VoucherImportOffer', SearchAttributeType.KEYWORD);
 export const VoucherImportStatusKey = defineSearchAttributeKey('VoucherImportStatus', SearchAttributeType.KEYWORD);
 
-export const OFFER_SEARCH_ATTRIBUTES = [OfferStatusKey, AdvertiserNameKey, OfferTypeKey, VoucherImportOfferKey, VoucherImportStatusKey];
+/**
+ * Voucher exports' and offer imports' workflows carry the kind of job, so
+ * `temporal workflow list --query "BulkJob='voucher_export'"` lists them (docs/bulk-offers-and-exports.md).
+ */
+export const BulkJobKey = defineSearchAttributeKey('BulkJob', SearchAttributeType.KEYWORD);
+
+export const OFFER_SEARCH_ATTRIBUTES = [
+  OfferStatusKey,
+  AdvertiserNameKey,
+  OfferTypeKey,
+  VoucherImportOfferKey,
+  VoucherImportStatusKey,
+  BulkJobKey,
+];

@@ -3,6 +3,7 @@ import type { ServiceDeps } from '../../../services/deps';
 import { eventFeedRoutes } from '../shared/events';
 import { statementRoutes } from '../shared/statements';
 import { voucherRoutes } from '../shared/vouchers';
+import { voucherExportRoutes } from '../shared/voucher-exports';
 import { accountRoutes } from './accounts';
 import { distributionOfferRoutes } from './offers';
 import { orderRoutes } from './orders';
@@ -15,6 +16,7 @@ export const distributionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = 
   await app.register(orderRoutes, { deps });
   await app.register(reservationRoutes, { deps });
   await app.register(voucherRoutes, { deps, iface: 'distribution' });
+  await app.register(voucherExportRoutes, { deps, iface: 'distribution' });
   await app.register(eventFeedRoutes, { deps, iface: 'distribution' });
   await app.register(statementRoutes, { deps, iface: 'distribution' });
 };

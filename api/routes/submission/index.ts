@@ -3,10 +3,12 @@ import type { ServiceDeps } from '../../../services/deps';
 import { eventFeedRoutes } from '../shared/events';
 import { statementRoutes } from '../shared/statements';
 import { voucherRoutes } from '../shared/vouchers';
+import { voucherExportRoutes } from '../shared/voucher-exports';
 import { advertiserRoutes } from './advertisers';
 import { attachmentRoutes } from './attachments';
 import { commentRoutes } from './comments';
 import { offerRoutes } from './offers';
+import { offerImportRoutes } from './offer-imports';
 import { redemptionRoutes } from './redemptions';
 import { voucherImportRoutes } from './voucher-imports';
 import { redemptionStaffRoutes } from './redemption-staff';
@@ -14,10 +16,12 @@ import { redemptionStaffRoutes } from './redemption-staff';
 /** Routes of the submission interface (advertisers), mounted under /submission/beta. */
 export const submissionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   await app.register(offerRoutes, { deps });
+  await app.register(offerImportRoutes, { deps });
   await app.register(advertiserRoutes, { deps });
   await app.register(attachmentRoutes, { deps });
   await app.register(commentRoutes, { deps });
   await app.register(voucherRoutes, { deps, iface: 'submission' });
+  await app.register(voucherExportRoutes, { deps, iface: 'submission' });
   await app.register(eventFeedRoutes, { deps, iface: 'submission' });
   await app.register(statementRoutes, { deps, iface: 'submission' });
   await app.register(redemptionRoutes, { deps });

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { Failure } from '../../../domain/failures';
 import { pendingReviews, reviewRecord, sendReviewDecision, waitForStatusChange, type ReviewVerdict } from '../../../services/review';
 import { AdminError, output, type AdminContext } from '../context';
+import { importOffers, type CheckImportFile } from './offer-import';
 
 /** A service's refusal as an operator mistake: one line on stderr, no stack trace. */
 function asAdminError(err: unknown): unknown {
@@ -17,7 +18,7 @@ async function decide(ctx: AdminContext, offerId: string, decision: ReviewVerdic
 }
 
 /** `admin offers …`: the review team's commands. */
-export function offersCommand(ctx: () => AdminContext): Command {
+export function offersCommand(ctx: () => AdminContext, checkImportFile: CheckImportFile): Command {
   const offers = new Command('offers').description('the review team: decide on submitted offers');
   offers
     .command('approve')
@@ -47,5 +48,11 @@ export function offersCommand(ctx: () => AdminContext): Command {
         }),
       ),
     );
+  offers
+    .command('import')
+    .description('import an NDJSON file of offers (one {"offer": …} per line) for a submission client, showing progress on stderr')
+    .argument('<file>')
+    .requiredOption('--client <submission-client-id>', 'whose offers they become')
+    .action((file: string, o: { client: string }) => importOffers(ctx(), checkImportFile, file, o));
   return offers;
 }

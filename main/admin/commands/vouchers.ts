@@ -12,6 +12,7 @@ import {
 } from '../../../services/voucher-imports';
 import type { VoucherImportRow } from '../../../store/database';
 import { AdminError, output, type AdminContext } from '../context';
+import { exportVouchers } from './voucher-export';
 
 const int = (v: string) => {
   const n = Number(v);
@@ -93,5 +94,12 @@ export function vouchersCommand(ctx: () => AdminContext): Command {
       const c = ctx();
       output((await runningVoucherImports(c)).map((r) => toVoucherImport(r, base(c))));
     });
+  cmd
+    .command('export')
+    .description('write every voucher of an offer (and its unissued codes) to a CSV file, showing progress on stderr')
+    .argument('<offer-id>')
+    .option('--out <file>', 'where to write the CSV (default: <export id>.csv)')
+    .option('--client <distribution-client-id>', "export that publisher's vouchers of the offer only")
+    .action((id: string, o: { out?: string; client?: string }) => exportVouchers(ctx(), id, o));
   return cmd;
 }

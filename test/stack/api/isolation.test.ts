@@ -99,6 +99,19 @@ describe('isolation between clients', () => {
     ids.voucherImport = (
       await call(own.submission, 'POST', `${S}/offers/${supplied}/voucher_imports`, { voucher_import: { generate: { count: 3 } } })
     ).json().voucher_import.id;
+    // Bulk work (docs/bulk-offers-and-exports.md): an export on each interface, an offer import.
+    const exportOf = async (key: string, iface: string) =>
+      (await call(key, 'POST', `/${iface}/beta/offers/${ids.offer}/voucher_exports`)).json().voucher_export.id;
+    ids.submissionExport = await exportOf(own.submission, 'submission');
+    ids.distributionExport = await exportOf(own.distribution, 'distribution');
+    ids.offerImport = (
+      await h.app.inject({
+        method: 'POST',
+        url: `${S}/offer_imports`,
+        headers: { 'x-service-api-key': own.submission, 'content-type': 'application/x-ndjson' },
+        payload: '{"offer": {}}\n',
+      })
+    ).json().offer_import.id;
     expect(Object.values(ids).every(Boolean)).toBe(true);
   });
   afterAll(() => h.close());
@@ -172,6 +185,11 @@ describe('isolation between clients', () => {
       body: { voucher: { status: 'redeemed' } },
     },
     'GET /distribution/beta/vouchers/:id/print': { params: { id: 'voucher' } },
+    'POST /submission/beta/offers/:id/voucher_exports': { params: { id: 'offer' } },
+    'GET /submission/beta/voucher_exports/:id': { params: { id: 'submissionExport' } },
+    'GET /distribution/beta/voucher_exports/:id': { params: { id: 'distributionExport' } },
+    'GET /submission/beta/offer_imports/:id': { params: { id: 'offerImport' } },
+    'GET /submission/beta/offer_imports/:id/errors': { params: { id: 'offerImport' } },
     'POST /distribution/beta/vouchers/:id/print_url': { params: { id: 'voucher' } },
   };
   /** Routes whose id names a public resource: the catalogue of approved offers is every distributor's to see and sell. */
@@ -181,6 +199,7 @@ describe('isolation between clients', () => {
     'GET /distribution/beta/offers/:id/reservations', // lists only the caller's own reservations of a public offer
     'POST /distribution/beta/offers/:id/reservations', // a reservation of a public offer, for the caller's own account
     'GET /distribution/beta/offers/:id/vouchers', // lists only the vouchers the caller sold
+    'POST /distribution/beta/offers/:id/voucher_exports', // exports only the vouchers the caller sold
   ]);
 
   const snapshot = async () => {

@@ -1,0 +1,27 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { ServiceDeps } from '../../services/deps';
+import { openVoucherExportFile, VOUCHER_EXPORT_DOWNLOAD_PATH } from '../../services/voucher-exports';
+import { IdParam } from '../../schemas/common';
+import { VoucherExportDownloadQuery } from '../../schemas/voucher-export';
+
+/**
+ * A finished export's file (docs/bulk-offers-and-exports.md): no API key, the link's signature is
+ * the key and its expiry is signed with it. Streamed from the object store, never held in memory.
+ * Not in the OpenAPI documents: a client follows download_url as given.
+ */
+export const downloadRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+  app.get(
+    `${VOUCHER_EXPORT_DOWNLOAD_PATH}/:id`,
+    { schema: { hide: true, params: z.object({ id: IdParam }), querystring: VoucherExportDownloadQuery } },
+    async (request, reply) => {
+      const file = await openVoucherExportFile(deps, request.params.id, request.query);
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-length', String(file.size))
+        .header('content-disposition', `attachment; filename="${file.filename}"`)
+        .header('cache-control', 'private, no-store')
+        .send(file.stream);
+    },
+  );
+};
