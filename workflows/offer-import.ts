@@ -1,7 +1,8 @@
-import { continueAsNew, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { continueAsNew, isCancellation, proxyActivities, setWorkflowOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { OFFER_IMPORT_BATCH, OFFER_IMPORT_BATCHES_PER_RUN, type OfferImportInput, type OfferImportResult } from './offer-import-messages';
 import { STEP_RETRY } from './shared/step-policy';
+import { PINNED_RUN } from './shared/versioning';
 
 const { finishOfferImport } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: STEP_RETRY });
 // A batch starts up to OFFER_IMPORT_BATCH review workflows; it heartbeats each line.
@@ -34,3 +35,6 @@ export async function offerImportWorkflow(input: OfferImportInput): Promise<Offe
   }
   return continueAsNew<typeof offerImportWorkflow>({ ...input, afterLine });
 }
+
+// An import of up to 10,000 offers takes minutes, and its continued runs stay on the version it started on: pinned, no patches.
+setWorkflowOptions(PINNED_RUN, offerImportWorkflow);

@@ -1,4 +1,4 @@
-import { continueAsNew, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { continueAsNew, isCancellation, proxyActivities, setWorkflowOptions } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { FIRST_EXPORT_CURSOR } from '../domain/bulk';
 import {
@@ -9,6 +9,7 @@ import {
   type VoucherExportResume,
 } from './voucher-export-messages';
 import { STEP_RETRY } from './shared/step-policy';
+import { PINNED_RUN } from './shared/versioning';
 
 const { startVoucherExportUpload, completeVoucherExport, failVoucherExport } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
@@ -58,3 +59,6 @@ export async function voucherExportWorkflow(input: VoucherExportInput): Promise<
   if (state.cursor.phase !== 'done') return continueAsNew<typeof voucherExportWorkflow>({ ...job, resume: state });
   return { status: 'completed', rows: state.rows };
 }
+
+// An export takes seconds to minutes, and its continued runs stay on the version it started on: pinned, no patches.
+setWorkflowOptions(PINNED_RUN, voucherExportWorkflow);

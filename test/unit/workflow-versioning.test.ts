@@ -17,6 +17,8 @@ const EXPECTED: Record<keyof typeof workflows, typeof PINNED_RUN> = {
   idempotencyKeyPruningWorkflow: PINNED_RUN,
   dataPruningWorkflow: PINNED_RUN,
   voucherImportWorkflow: PINNED_RUN,
+  voucherExportWorkflow: PINNED_RUN,
+  offerImportWorkflow: PINNED_RUN,
 };
 
 it.each(Object.entries(workflows))('%s declares its versioning behaviour', (name, fn) => {
