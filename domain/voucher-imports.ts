@@ -9,9 +9,6 @@ export const VOUCHER_CODE = /^[A-Za-z0-9_-]{1,64}$/;
 /** Rows (codes) one import may bring, from a file or generated. */
 export const MAX_IMPORT_ROWS = 5_000_000;
 
-export const VOUCHER_IMPORT_STATUSES = ['queued', 'running', 'completed', 'failed'] as const;
-export type VoucherImportStatus = (typeof VOUCHER_IMPORT_STATUSES)[number];
-
 /** Why a row of a file was not imported: the `error` column of the errors CSV. */
 export const REJECTIONS = {
   malformed_row: 'not a CSV row with the header’s columns',

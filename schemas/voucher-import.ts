@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { MAX_IMPORT_ROWS, VOUCHER_IMPORT_STATUSES } from '../domain/voucher-imports';
+import { MAX_IMPORT_ROWS } from '../domain/voucher-imports';
+import { BulkStatus } from './voucher-export';
 import type { VoucherImportRow } from '../store/database';
 import { boundedInt, IdParam, iso, isoOrNull } from './common';
 import { listEnvelope, okEnvelope } from './envelope';
@@ -43,7 +44,7 @@ export type VoucherImportCreate = z.infer<typeof VoucherImportCreate>;
 export const VoucherImport = z.object({
   id: z.string(),
   offer_id: z.string(),
-  status: z.enum(VOUCHER_IMPORT_STATUSES),
+  status: BulkStatus,
   kind: z.enum(['file', 'generate']),
   rows_total: z.number().int(),
   rows_imported: z.number().int(),
