@@ -138,8 +138,7 @@ export async function startWorker(opts: {
     try {
       await ensureCallbackDispatcher(opts.deps, opts.taskQueue);
       await ensureMonthlyStatementsSchedule(opts.deps, opts.taskQueue);
-      await ensureIdempotencyKeyPruningSchedule(opts.deps, opts.taskQueue);
-      await ensureDataPruningSchedule(opts.deps, opts.taskQueue);
+      await ensureHourlySchedules(opts.deps, opts.taskQueue);
     } catch (err) {
       stopping.abort();
       worker.shutdown();
@@ -210,47 +209,36 @@ export async function ensureMonthlyStatementsSchedule(deps: Pick<ActivityDeps, '
 }
 
 /**
- * Creates (or sets to this release's definition, keeping an operator's pause and note) the
- * Schedule that prunes expired Idempotency-Keys every hour, as the monthly statements' above. A
- * missed hour is not caught up (the next run deletes what it left); runs never overlap.
+ * The hourly housekeeping Schedules, each created (or set to this release's definition, keeping an
+ * operator's pause and note): expired Idempotency-Keys, and change-feed events and finished callback
+ * deliveries past their retention (docs/data-retention.md). A missed hour is not caught up (the
+ * next run deletes what it left); runs never overlap.
  */
-export async function ensureIdempotencyKeyPruningSchedule(deps: Pick<ActivityDeps, 'temporal'>, taskQueue: string): Promise<void> {
-  const scheduleId = idempotencyKeyPruningScheduleId(taskQueue);
-  const definition = {
-    spec: { intervals: [{ every: '1 hour', offset: '17 minutes' }] },
-    action: {
-      // eslint-disable-next-line no-restricted-syntax -- the SDK's kind of schedule action, not a workflow type
-      type: 'startWorkflow' as const,
+export async function ensureHourlySchedules(deps: Pick<ActivityDeps, 'temporal'>, taskQueue: string): Promise<void> {
+  const hourly = [
+    {
+      scheduleId: idempotencyKeyPruningScheduleId(taskQueue),
+      offset: '17 minutes',
       workflowType: IDEMPOTENCY_KEY_PRUNING_WORKFLOW_TYPE,
       args: [{} satisfies IdempotencyKeyPruningInput],
-      taskQueue,
       workflowId: idempotencyKeyPruningScheduledWorkflowId(taskQueue),
     },
-    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
-  };
-  await ensureSchedule(deps, scheduleId, definition);
-}
-
-/**
- * Creates (or sets to this release's definition, keeping an operator's pause and note) the
- * Schedule that prunes change-feed events and finished callback deliveries past their retention
- * every hour (docs/data-retention.md), as the Idempotency-Keys' above: a missed hour is not caught
- * up, runs never overlap.
- */
-export async function ensureDataPruningSchedule(deps: Pick<ActivityDeps, 'temporal'>, taskQueue: string): Promise<void> {
-  const definition = {
-    spec: { intervals: [{ every: '1 hour', offset: '41 minutes' }] },
-    action: {
-      // eslint-disable-next-line no-restricted-syntax -- the SDK's kind of schedule action, not a workflow type
-      type: 'startWorkflow' as const,
+    {
+      scheduleId: dataPruningScheduleId(taskQueue),
+      offset: '41 minutes',
       workflowType: DATA_PRUNING_WORKFLOW_TYPE,
       args: [{} satisfies DataPruningInput],
-      taskQueue,
       workflowId: dataPruningScheduledWorkflowId(taskQueue),
     },
-    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
-  };
-  await ensureSchedule(deps, dataPruningScheduleId(taskQueue), definition);
+  ];
+  for (const { scheduleId, offset, workflowType, args, workflowId } of hourly) {
+    await ensureSchedule(deps, scheduleId, {
+      spec: { intervals: [{ every: '1 hour', offset }] },
+      // eslint-disable-next-line no-restricted-syntax -- the SDK's kind of schedule action, not a workflow type
+      action: { type: 'startWorkflow' as const, workflowType, args, taskQueue, workflowId },
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
+    });
+  }
 }
 
 /**
