@@ -3,6 +3,7 @@ import { SERVICE_ENVIRONMENTS } from '../domain/environment';
 import { FEED_RETENTION_DAYS } from '../domain/event-feed';
 import { baseUrl, envBoolean, operatorUsers, port, seconds, secretKeyList, trustProxy, unset } from './config-values';
 import { backendSettings } from './config-schema-backends';
+import { workerSettings } from './config-schema-worker';
 
 /** Whole days, 1 to 10 years. */
 const days = z.coerce.number().int().min(1).max(3650);
@@ -60,57 +61,7 @@ export const EnvSchema = z.object({
     .default('info')
     .describe('pino level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.'),
   ...backendSettings,
-  RUN_WORKER: envBoolean
-    .default(true)
-    .describe('Run a Temporal worker in this process; `false` for an API-only process ([deployment.md](deployment.md)).'),
-  // Worker Versioning (docs/worker-versioning.md): each worker runs one version of the task queue's Worker Deployment.
-  WORKER_BUILD_ID: z
-    .string()
-    .max(200)
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._+-]*$/, 'letters, digits and . _ + - only')
-    .optional()
-    .meta(
-      unset(
-        'The build id of this worker’s version in the Worker Deployment named after `TEMPORAL_TASK_QUEUE` (e.g. a release tag or commit). ' +
-          'Workers with the same workflow code must share it ([worker-versioning.md](worker-versioning.md)).',
-        '`<package version>-<12 hex of the workflow bundle’s SHA-256>`: changes exactly when the workflow code does',
-      ),
-    ),
-  WORKER_SET_CURRENT: z
-    .enum(['if-none', 'always', 'never'])
-    .optional()
-    .meta(
-      unset(
-        'Whether a starting worker makes its version the deployment’s current one (where new runs go): `if-none` only while the deployment has ' +
-          'none (a first start), `always`, or `never` (an operator ramps and promotes with `admin deploy`).',
-        '`always` with the local dev server, else `if-none`',
-      ),
-    ),
-  ORDER_INTAKE_SHARDS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(256)
-    .default(4)
-    .describe(
-      'How many order-intake workflows share the orders (by client and order_number; [order-intake.md](order-intake.md)). ' +
-        'Fewer shards make larger Updates, each carrying the orders an API process held for its shard, which costs less CPU per order ' +
-        '([decision 0043](decisions/0043-coalescing-on-the-api-side.md); figures in [bench/README.md](../bench/README.md)); a shard places its batches one after the ' +
-        'other on one worker, so raise it with the workers. Temporal takes at most 10 Updates in flight per workflow and an API process has one ' +
-        'in flight per shard, so at most 10 API processes. Changing it while orders are placed is safe: an order in flight may be answered by ' +
-        'its new shard, still placed once (the database decides).',
-    ),
-  ORDER_INTAKE_ORDERS_PER_RUN: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1900)
-    .default(100)
-    .describe(
-      'An intake workflow continues as new after this many orders (or sooner when Temporal suggests it); at most 1900, ' +
-        'below Temporal’s 2000 Updates per run. Short runs cost the worker less CPU per order ' +
-        '([decision 0042](decisions/0042-sharded-order-intake.md); figures in [bench/README.md](../bench/README.md)). Read when an intake workflow starts.',
-    ),
+  ...workerSettings,
   RUN_API: envBoolean.default(true).describe('Run the API in this process; `false` for a worker-only process.'),
   DISTRIBUTOR_REVENUE_PERCENT: z.coerce
     .number()
