@@ -50,7 +50,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 async function registered(client: Client, version: DeploymentVersion, taskQueue: string): Promise<void> {
   const deadline = Date.now() + WITHIN_MS;
-  for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
+  for (let wait = 25; ; wait = Math.min(wait * 2, 200)) {
     const queues = (await describeVersion(client, version))?.taskQueues ?? [];
     if (queues.includes(`${taskQueue}/workflow`) && queues.includes(`${taskQueue}/activity`)) return;
     if (Date.now() > deadline) {
@@ -79,7 +79,7 @@ export async function applySetCurrentPolicy(
 ): Promise<'current' | 'not-current'> {
   await registered(client, version, taskQueue);
   const deadline = Date.now() + WITHIN_MS;
-  for (let wait = 50; ; wait = Math.min(wait * 2, 1000)) {
+  for (let wait = 25; ; wait = Math.min(wait * 2, 200)) {
     const routing = await describeDeployment(client, version.deploymentName);
     if (routing?.current === version.buildId) return 'current';
     if (policy === 'never' || (policy === 'if-none' && routing?.current)) {

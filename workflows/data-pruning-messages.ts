@@ -7,8 +7,10 @@
 
 export const DATA_PRUNING_WORKFLOW_TYPE = 'dataPruningWorkflow';
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- no input yet; an object leaves room for one
-export interface DataPruningInput {}
+export interface DataPruningInput {
+  /** Batches of each kind this run makes at most (default PRUNE_MAX_BATCHES): an operator clearing a backlog by hand may raise it. */
+  maxBatches?: number;
+}
 
 export interface DataPruningResult {
   /** Callback deliveries deleted by this run (their attempts went with them). */

@@ -14,10 +14,10 @@ const { pruneCallbackDeliveries, pruneFeedEvents } = proxyActivities<Activities>
 // One statement over every event not yet placed: on a database whose feed nobody has read for long, the first run's can be large.
 const { numberFeedEvents } = proxyActivities<Activities>({ startToCloseTimeout: '10 minutes', retry: STEP_RETRY });
 
-/** Calls `step` until a batch comes back short (nothing more is due) or PRUNE_MAX_BATCHES; answers the total deleted. */
-async function inBatches(step: (a: { limit: number }) => Promise<number>, limit: number): Promise<number> {
+/** Calls `step` until a batch comes back short (nothing more is due) or `maxBatches`; answers the total deleted. */
+async function inBatches(step: (a: { limit: number }) => Promise<number>, limit: number, maxBatches: number): Promise<number> {
   let deleted = 0;
-  for (let batch = 0; batch < PRUNE_MAX_BATCHES; batch++) {
+  for (let batch = 0; batch < maxBatches; batch++) {
     const n = await step({ limit });
     deleted += n;
     if (n < limit) break;
@@ -26,12 +26,13 @@ async function inBatches(step: (a: { limit: number }) => Promise<number>, limit:
 }
 
 /** Deletes what has outlived its retention (docs/data-retention.md), a batch at a time, within a bound per run. */
-export async function dataPruningWorkflow(_input: DataPruningInput): Promise<DataPruningResult> {
+export async function dataPruningWorkflow(input: DataPruningInput): Promise<DataPruningResult> {
+  const maxBatches = input.maxBatches ?? PRUNE_MAX_BATCHES;
   // Events no client has read yet get their place in the feed, and so an age: a feed nobody reads still ages out.
   await numberFeedEvents();
   // Deliveries first: an event is kept as long as a delivery of it is.
-  const deliveries = await inBatches(pruneCallbackDeliveries, DELIVERY_PRUNE_BATCH);
-  const events = await inBatches(pruneFeedEvents, EVENT_PRUNE_BATCH);
+  const deliveries = await inBatches(pruneCallbackDeliveries, DELIVERY_PRUNE_BATCH, maxBatches);
+  const events = await inBatches(pruneFeedEvents, EVENT_PRUNE_BATCH, maxBatches);
   return { deliveries, events };
 }
 setWorkflowOptions(PINNED_RUN, dataPruningWorkflow);
