@@ -2,7 +2,6 @@ import {
   DATA_PRUNING_WORKFLOW_TYPE,
   DELIVERY_PRUNE_BATCH,
   EVENT_PRUNE_BATCH,
-  PRUNE_MAX_BATCHES,
   type DataPruningInput,
   type DataPruningResult,
 } from '../../workflows/data-pruning-messages';
