@@ -7,6 +7,12 @@
 
 export const TEMPORAL_SERVICES = ['frontend', 'history', 'matching', 'worker'] as const;
 export type TemporalService = (typeof TEMPORAL_SERVICES)[number];
+/**
+ * The frontend the server's own system worker calls when authorization is on (Temporal ≥ 1.20): it
+ * skips the authorizer, so the system worker needs no API key of its own. Only with `jwtKeySourceUri`.
+ */
+export const INTERNAL_FRONTEND = 'internal-frontend';
+export type ServerService = TemporalService | typeof INTERNAL_FRONTEND;
 
 /** The PEM files of the cluster's certificates (infra/local/certificates.ts makes them). */
 export interface ClusterCertificates {
@@ -20,8 +26,12 @@ export interface ClusterCertificates {
   clientKey: string;
 }
 
-/** Each service's gRPC port and membership (ringpop) port. */
-export type ClusterPorts = Record<TemporalService, { grpc: number; membership: number }>;
+interface ServicePorts {
+  grpc: number;
+  membership: number;
+}
+/** Each service's gRPC port and membership (ringpop) port; the internal frontend's with API keys on. */
+export type ClusterPorts = Record<TemporalService, ServicePorts> & { [INTERNAL_FRONTEND]?: ServicePorts };
 
 export interface ClusterDatabase {
   host: string;
@@ -30,8 +40,18 @@ export interface ClusterDatabase {
   password: string;
 }
 
-/** The two databases the server keeps: its state and the visibility store (workflow lists and search). */
-export const CLUSTER_DATABASES = { default: 'temporal', visibility: 'temporal_visibility' } as const;
+/** The names of the two databases the server keeps: its state and the visibility store (workflow lists and search). */
+export interface ClusterDatabaseNames {
+  default: string;
+  visibility: string;
+}
+
+/** The databases of a cluster named `name` (`temporal` by default), so that two clusters can share one Postgres. */
+export function clusterDatabaseNames(name = 'temporal'): ClusterDatabaseNames {
+  return { default: name, visibility: `${name}_visibility` };
+}
+
+export const CLUSTER_DATABASES: ClusterDatabaseNames = clusterDatabaseNames();
 
 /** The name the server certificate is valid for, which every client checks. */
 export const CLUSTER_SERVER_NAME = 'localhost';
@@ -39,11 +59,15 @@ export const CLUSTER_SERVER_NAME = 'localhost';
 export interface ClusterConfigOptions {
   ports: ClusterPorts;
   database: ClusterDatabase;
+  /** Default CLUSTER_DATABASES. */
+  databases?: ClusterDatabaseNames;
   certificates: ClusterCertificates;
   dynamicConfigFile: string;
   /**
-   * Where the server fetches the keys that sign API keys (JWTs), turning on its default claim
-   * mapper and authorizer; without it any client with a certificate from the CA is let in.
+   * Where the server fetches the keys that sign API keys (JWTs, as a JWKS), turning on its default
+   * claim mapper and authorizer; without it any client with a certificate from the CA is let in.
+   * With it the API key is the gate, as at Temporal Cloud: the frontend serves TLS without asking
+   * for a client certificate, and the system worker goes through the internal frontend.
    */
   jwtKeySourceUri?: string;
 }
@@ -64,12 +88,15 @@ function datastore(db: ClusterDatabase, databaseName: string, maxConns: number) 
   };
 }
 
-function tls(c: ClusterCertificates) {
+function tls(c: ClusterCertificates, apiKeys: boolean) {
   const server = { certFile: c.serverCert, keyFile: c.serverKey, requireClientAuth: true, clientCaFiles: [c.caCert] };
   const client = { serverName: CLUSTER_SERVER_NAME, rootCaFiles: [c.caCert] };
+  // History, matching and the frontends to one another: each presents the server certificate.
+  const internode = { server, client };
+  // With API keys, a client at the frontend shows its key, not a certificate.
+  if (apiKeys) return { internode, frontend: { server: { certFile: c.serverCert, keyFile: c.serverKey }, client } };
   return {
-    // History, matching and the frontend to one another: each presents the server certificate.
-    internode: { server, client },
+    internode,
     // Clients at the frontend must present a certificate signed by the CA.
     frontend: { server, client },
     // The system worker (the worker service's own workflows) is such a client.
@@ -77,12 +104,20 @@ function tls(c: ClusterCertificates) {
   };
 }
 
+/** The services of the configuration: the four, and the internal frontend when API keys are on. */
+export function clusterServices(o: { jwtKeySourceUri?: string }): ServerService[] {
+  return o.jwtKeySourceUri ? [...TEMPORAL_SERVICES, INTERNAL_FRONTEND] : [...TEMPORAL_SERVICES];
+}
+
 /** The whole configuration, as the server reads it from `--config-file`. */
 export function clusterConfig(o: ClusterConfigOptions): Record<string, unknown> {
-  const service = (s: TemporalService) => ({
-    rpc: { grpcPort: o.ports[s].grpc, membershipPort: o.ports[s].membership, bindOnLocalHost: true },
-  });
+  const service = (s: ServerService) => {
+    const ports = o.ports[s];
+    if (!ports) throw new Error(`temporal cluster: no ports for the ${s} service`);
+    return { rpc: { grpcPort: ports.grpc, membershipPort: ports.membership, bindOnLocalHost: true } };
+  };
   const frontend = `127.0.0.1:${o.ports.frontend.grpc}`;
+  const databases = o.databases ?? CLUSTER_DATABASES;
   return {
     log: { stdout: true, level: 'warn' },
     persistence: {
@@ -90,13 +125,13 @@ export function clusterConfig(o: ClusterConfigOptions): Record<string, unknown> 
       visibilityStore: 'postgres-visibility',
       numHistoryShards: 4,
       datastores: {
-        'postgres-default': datastore(o.database, CLUSTER_DATABASES.default, 10),
-        'postgres-visibility': datastore(o.database, CLUSTER_DATABASES.visibility, 4),
+        'postgres-default': datastore(o.database, databases.default, 10),
+        'postgres-visibility': datastore(o.database, databases.visibility, 4),
       },
     },
     global: {
       membership: { maxJoinDuration: '30s', broadcastAddress: '127.0.0.1' },
-      tls: tls(o.certificates),
+      tls: tls(o.certificates, Boolean(o.jwtKeySourceUri)),
       ...(o.jwtKeySourceUri
         ? {
             authorization: {
@@ -108,7 +143,7 @@ export function clusterConfig(o: ClusterConfigOptions): Record<string, unknown> 
           }
         : {}),
     },
-    services: Object.fromEntries(TEMPORAL_SERVICES.map((s) => [s, service(s)])),
+    services: Object.fromEntries(clusterServices(o).map((s) => [s, service(s)])),
     clusterMetadata: {
       enableGlobalNamespace: false,
       failoverVersionIncrement: 10,
@@ -117,8 +152,9 @@ export function clusterConfig(o: ClusterConfigOptions): Record<string, unknown> 
       clusterInformation: { active: { enabled: true, initialFailoverVersion: 1, rpcName: 'frontend', rpcAddress: frontend } },
     },
     dcRedirectionPolicy: { policy: 'noop' },
-    // The system worker reaches the frontend here (over the systemWorker TLS settings above).
-    publicClient: { hostPort: frontend },
+    // The system worker reaches the frontend here (over the systemWorker TLS settings above); with
+    // API keys it finds the internal frontend through the membership ring instead.
+    ...(o.jwtKeySourceUri ? {} : { publicClient: { hostPort: frontend } }),
     dynamicConfigClient: { filepath: o.dynamicConfigFile, pollInterval: '10s' },
   };
 }

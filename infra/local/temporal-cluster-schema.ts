@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { CLUSTER_DATABASES, type ClusterDatabase } from './temporal-cluster-config';
+import { CLUSTER_DATABASES, type ClusterDatabase, type ClusterDatabaseNames } from './temporal-cluster-config';
 
 const run = promisify(execFile);
 
 /** The sql tool's embedded schema of each database (the server module's schema/postgresql/v12/…, compiled in). */
-const SCHEMAS: Record<keyof typeof CLUSTER_DATABASES, string> = {
+const SCHEMAS: Record<keyof ClusterDatabaseNames, string> = {
   default: 'postgresql/v12/temporal',
   visibility: 'postgresql/v12/visibility',
 };
@@ -30,7 +30,12 @@ async function sqlTool(binary: string, db: ClusterDatabase, database: string, ar
  * `update-schema` to the latest version, which applies only what is missing and so runs at every
  * start (a newer server binary brings its schema changes this way).
  */
-export async function prepareClusterDatabases(sqlBinary: string, admin: ClusterDatabase, cluster: ClusterDatabase): Promise<void> {
+export async function prepareClusterDatabases(
+  sqlBinary: string,
+  admin: ClusterDatabase,
+  cluster: ClusterDatabase,
+  names: ClusterDatabaseNames = CLUSTER_DATABASES,
+): Promise<void> {
   const client = new pg.Client({ host: admin.host, port: admin.port, user: admin.user, password: admin.password, database: 'postgres' });
   await client.connect();
   const fresh: string[] = [];
@@ -39,7 +44,7 @@ export async function prepareClusterDatabases(sqlBinary: string, admin: ClusterD
     const password = client.escapeLiteral(cluster.password);
     const name = client.escapeIdentifier(cluster.user);
     await client.query(role.rowCount ? `ALTER ROLE ${name} LOGIN PASSWORD ${password}` : `CREATE ROLE ${name} LOGIN PASSWORD ${password}`);
-    for (const database of Object.values(CLUSTER_DATABASES)) {
+    for (const database of Object.values(names)) {
       const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
       if (!exists.rowCount) await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)} OWNER ${name}`);
       if (!(await hasVersionTable(admin, database))) fresh.push(database);
@@ -47,7 +52,7 @@ export async function prepareClusterDatabases(sqlBinary: string, admin: ClusterD
   } finally {
     await client.end();
   }
-  for (const [store, database] of Object.entries(CLUSTER_DATABASES) as Array<[keyof typeof CLUSTER_DATABASES, string]>) {
+  for (const [store, database] of Object.entries(names) as Array<[keyof ClusterDatabaseNames, string]>) {
     if (fresh.includes(database)) await sqlTool(sqlBinary, cluster, database, ['setup-schema', '-v', '0.0']);
     await sqlTool(sqlBinary, cluster, database, ['update-schema', '-s', SCHEMAS[store]]);
   }

@@ -11,10 +11,13 @@ import { portAccepts } from './temporal';
 import {
   CLUSTER_SERVER_NAME,
   clusterConfig,
+  clusterDatabaseNames,
+  clusterServices,
   TEMPORAL_SERVICES,
   type ClusterCertificates,
   type ClusterDatabase,
   type ClusterPorts,
+  type ServerService,
   type TemporalService,
 } from './temporal-cluster-config';
 import { prepareClusterDatabases } from './temporal-cluster-schema';
@@ -27,10 +30,11 @@ export interface RunningCluster {
   address: string;
   /**
    * What a client needs to reach the cluster, as Temporal's environment configuration names it
-   * (read by the service's connections, the Temporal CLI and every SDK): address, namespace, mTLS files.
+   * (read by the service's connections, the Temporal CLI and every SDK): address, namespace, mTLS
+   * files (with API keys on: the server's CA alone; each client brings its own TEMPORAL_API_KEY).
    */
   clientEnv: Record<string, string>;
-  /** SIGKILL one service's process, as a crash or the OOM killer would. */
+  /** SIGKILL one service's process (with `oneProcess`, the server's), as a crash or the OOM killer would. */
   kill(service: TemporalService): void;
   /** Starts a service again (after `kill`), resolving once it listens. */
   restart(service: TemporalService): Promise<void>;
@@ -52,14 +56,20 @@ export interface ClusterOptions {
   frontendPort?: number;
   /** See ClusterConfigOptions.jwtKeySourceUri. */
   jwtKeySourceUri?: string;
+  /** With jwtKeySourceUri: the API key (a JWT with `temporal-system:admin`) the namespace and search attributes are made with. */
+  operatorApiKey?: string;
+  /** Names its database role and databases (default `temporal`), so that a second cluster can share one Postgres. */
+  name?: string;
+  /** All services in one server process: a second, small cluster for a test, started in a few seconds. */
+  oneProcess?: boolean;
 }
 
 /** The start-up of four services on a shared machine: each loads the whole server (~150 MB) and joins the ring. */
 const START_MS = 180_000;
 
-async function clusterPorts(frontendPort?: number): Promise<ClusterPorts> {
+async function clusterPorts(services: ServerService[], frontendPort?: number): Promise<ClusterPorts> {
   const ports = {} as ClusterPorts;
-  for (const s of TEMPORAL_SERVICES) {
+  for (const s of services) {
     ports[s] = { grpc: s === 'frontend' && frontendPort ? frontendPort : await freePort(), membership: await freePort() };
   }
   return ports;
@@ -71,12 +81,14 @@ function adminDatabase(url: string): ClusterDatabase {
 }
 
 /** The client side of Temporal's environment configuration for this cluster (the same names @temporalio/envconfig reads). */
-export function clusterClientEnv(address: string, namespace: string, c: ClusterCertificates): Record<string, string> {
+export function clusterClientEnv(address: string, namespace: string, c: ClusterCertificates, apiKeys = false): Record<string, string> {
+  const certificate: Record<string, string> = apiKeys
+    ? {}
+    : { TEMPORAL_TLS_CLIENT_CERT_PATH: c.clientCert, TEMPORAL_TLS_CLIENT_KEY_PATH: c.clientKey };
   return {
     TEMPORAL_ADDRESS: address,
     TEMPORAL_NAMESPACE: namespace,
-    TEMPORAL_TLS_CLIENT_CERT_PATH: c.clientCert,
-    TEMPORAL_TLS_CLIENT_KEY_PATH: c.clientKey,
+    ...certificate,
     TEMPORAL_TLS_SERVER_CA_CERT_PATH: c.caCert,
     TEMPORAL_TLS_SERVER_NAME: CLUSTER_SERVER_NAME,
   };
@@ -93,53 +105,72 @@ export async function startTemporalCluster(o: ClusterOptions): Promise<RunningCl
   const [server, cli] = await Promise.all([ensureGoBinary(TEMPORAL_SERVER), ensureGoBinary(TEMPORAL_CLI)]);
   const sqlBinary = path.join(path.dirname(server), 'sql');
   const admin = adminDatabase(o.postgresUrl);
-  const database = { ...admin, user: 'temporal', password: persistedSecret(o.dataDir, 'temporal-db-password') };
+  const name = o.name ?? 'temporal';
+  const databases = clusterDatabaseNames(name);
+  const database = { ...admin, user: name, password: persistedSecret(o.dataDir, 'temporal-db-password') };
   progress('temporal cluster: databases and schemas…');
-  await prepareClusterDatabases(sqlBinary, admin, database);
+  await prepareClusterDatabases(sqlBinary, admin, database, databases);
 
-  const ports = await clusterPorts(o.frontendPort);
+  const services = clusterServices(o);
+  const ports = await clusterPorts(services, o.frontendPort);
   if (o.frontendPort) await requireFreePort(o.frontendPort, 'the frontend port', 'the Temporal frontend');
   const configFile = path.join(o.dataDir, 'temporal-cluster.yaml');
   const dynamicConfigFile = path.join(o.dataDir, 'temporal-dynamic-config.yaml');
   fs.writeFileSync(dynamicConfigFile, '{}\n');
-  const config = clusterConfig({ ports, database, certificates: o.certificates, dynamicConfigFile, jwtKeySourceUri: o.jwtKeySourceUri });
+  const config = clusterConfig({
+    ports,
+    database,
+    databases,
+    certificates: o.certificates,
+    dynamicConfigFile,
+    jwtKeySourceUri: o.jwtKeySourceUri,
+  });
   fs.writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 }); // it holds the database password
 
   const procs = new Map<TemporalService, ManagedProcess>();
+  // One process per service, or (oneProcess) one for all, named and keyed after the frontend.
   const startService = async (s: TemporalService) => {
-    const pidFile = path.join(o.dataDir, `temporal-${s}.pid`);
+    const group = o.oneProcess ? services : [s];
+    const pidFile = path.join(o.dataDir, `temporal-${o.oneProcess ? 'server' : s}.pid`);
     await stopLeftover(pidFile);
     const proc = startProcess({
-      name: `temporal-${s}`,
+      name: `temporal-${o.oneProcess ? 'server' : s}`,
       command: server,
       // No authorizer unless API keys are on: mTLS (a certificate from the cluster's CA) is the gate.
-      args: ['--config-file', configFile, '--allow-no-auth', 'start', '--service', s],
+      args: [
+        '--config-file',
+        configFile,
+        ...(o.jwtKeySourceUri ? [] : ['--allow-no-auth']),
+        'start',
+        ...group.flatMap((g) => ['--service', g]),
+      ],
       logDir: path.join(o.dataDir, 'logs'),
       pidFile,
     });
     procs.set(s, proc);
-    await waitUntilReady(proc, () => portAccepts(ports[s].grpc), START_MS);
+    for (const g of group) await waitUntilReady(proc, () => portAccepts(ports[g]!.grpc), START_MS);
   };
+  const serviceOf = (s: TemporalService): TemporalService => (o.oneProcess ? 'frontend' : s);
   const stop = async () => {
     // The frontend first (no new calls), the history service last (it finishes its shards' writes).
     for (const s of ['frontend', 'worker', 'matching', 'history'] as const) await procs.get(s)?.stop();
   };
-  progress('temporal cluster: starting frontend, history, matching and worker…');
+  progress(`temporal cluster: starting ${services.join(', ')}…`);
   try {
     // The frontend first: on a fresh database the first service to start writes the cluster's
     // metadata, and two writing it at once fail on its primary key. Once it listens, the others join.
     await startService('frontend');
-    await Promise.all(TEMPORAL_SERVICES.filter((s) => s !== 'frontend').map(startService));
+    if (!o.oneProcess) await Promise.all(TEMPORAL_SERVICES.filter((s) => s !== 'frontend').map(startService));
     const address = `127.0.0.1:${ports.frontend.grpc}`;
-    const clientEnv = clusterClientEnv(address, o.namespace, o.certificates);
-    await prepareNamespace(cli, clientEnv, o);
+    const clientEnv = clusterClientEnv(address, o.namespace, o.certificates, Boolean(o.jwtKeySourceUri));
+    await prepareNamespace(cli, { ...clientEnv, ...(o.operatorApiKey ? { TEMPORAL_API_KEY: o.operatorApiKey } : {}) }, o);
     return {
       address,
       clientEnv,
-      kill: (s) => void procs.get(s)?.child.kill('SIGKILL'),
+      kill: (s) => void procs.get(serviceOf(s))?.child.kill('SIGKILL'),
       restart: async (s) => {
-        await procs.get(s)?.stop();
-        await startService(s);
+        await procs.get(serviceOf(s))?.stop();
+        await startService(serviceOf(s));
       },
       stop,
     };

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { cachedBinaryPath, ensureGoBinary, TEMPORAL_SERVER } from '../../infra/local/go-binaries';
 import { clusterClientEnv } from '../../infra/local/temporal-cluster';
-import { clusterConfig, TEMPORAL_SERVICES, type ClusterPorts } from '../../infra/local/temporal-cluster-config';
+import { clusterConfig, clusterDatabaseNames, TEMPORAL_SERVICES, type ClusterPorts } from '../../infra/local/temporal-cluster-config';
 
 const certificates = {
   caCert: '/tls/ca.crt',
@@ -49,10 +49,11 @@ describe("the Temporal cluster's configuration (infra/local/temporal-cluster-con
     expect(JSON.parse(JSON.stringify(config))).toEqual(config);
   });
 
-  it("turns the server's JWT authorizer on only with a key source", () => {
+  it("turns the server's JWT authorizer on only with a key source: the API key is the gate, the system worker uses the internal frontend", () => {
     const withKeys = clusterConfig({
-      ports,
+      ports: { ...ports, 'internal-frontend': { grpc: 7010, membership: 8010 } },
       database: config.persistence.datastores['postgres-default'].sql,
+      databases: clusterDatabaseNames('temporal_jwt'),
       certificates,
       dynamicConfigFile: '/d',
       jwtKeySourceUri: 'http://127.0.0.1:1/jwks',
@@ -60,8 +61,20 @@ describe("the Temporal cluster's configuration (infra/local/temporal-cluster-con
     expect(withKeys.global.authorization).toMatchObject({
       authorizer: 'default',
       claimMapper: 'default',
+      permissionsClaimName: 'permissions',
       jwtKeyProvider: { keySourceURIs: ['http://127.0.0.1:1/jwks'] },
     });
+    expect(withKeys.services['internal-frontend'].rpc).toEqual({ grpcPort: 7010, membershipPort: 8010, bindOnLocalHost: true });
+    expect(withKeys.global.tls.frontend.server).toEqual({ certFile: certificates.serverCert, keyFile: certificates.serverKey });
+    expect(withKeys.global.tls.internode.server.requireClientAuth).toBe(true);
+    expect(withKeys.global.tls.systemWorker).toBeUndefined();
+    expect(withKeys.publicClient).toBeUndefined();
+    const stores = withKeys.persistence.datastores;
+    expect([stores['postgres-default'].sql.databaseName, stores['postgres-visibility'].sql.databaseName]).toEqual([
+      'temporal_jwt',
+      'temporal_jwt_visibility',
+    ]);
+    expect(config.services['internal-frontend']).toBeUndefined();
   });
 
   it("names a client's settings with Temporal's environment variables", () => {
@@ -70,6 +83,13 @@ describe("the Temporal cluster's configuration (infra/local/temporal-cluster-con
       TEMPORAL_NAMESPACE: 'default',
       TEMPORAL_TLS_CLIENT_CERT_PATH: certificates.clientCert,
       TEMPORAL_TLS_CLIENT_KEY_PATH: certificates.clientKey,
+      TEMPORAL_TLS_SERVER_CA_CERT_PATH: certificates.caCert,
+      TEMPORAL_TLS_SERVER_NAME: 'localhost',
+    });
+    // With API keys: the server's CA, no client certificate (each client brings its TEMPORAL_API_KEY).
+    expect(clusterClientEnv('127.0.0.1:7000', 'default', certificates, true)).toEqual({
+      TEMPORAL_ADDRESS: '127.0.0.1:7000',
+      TEMPORAL_NAMESPACE: 'default',
       TEMPORAL_TLS_SERVER_CA_CERT_PATH: certificates.caCert,
       TEMPORAL_TLS_SERVER_NAME: 'localhost',
     });
