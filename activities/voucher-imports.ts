@@ -30,21 +30,25 @@ async function cursorOf(deps: Deps, imp: VoucherImportRow) {
     : { batch: 0, byte: Number(imp.data_start_byte ?? 0), row: imp.kind === 'file' ? 2 : 1 };
 }
 
-/** A batch's rows checked: codes to insert (first of each in the batch) and rejected rows. */
-function checkRows(imp: VoucherImportRow, rows: { row: number; text: string }[]) {
+/**
+ * Checks a batch's rows one at a time as they are read: codes to insert (first of each in the
+ * batch) and rejected rows. A line is dropped once checked, so only what the batch commits stays
+ * alive while it commits (less for the garbage collector to carry into the old generation).
+ */
+function rowChecker(imp: VoucherImportRow) {
   const codes: ImportedCode[] = [];
   const rejected: ImportBatch['rejected'] = [];
   const seen = new Set<string>();
-  for (const r of rows) {
-    const c = checkImportRow(csvFields(r.text), imp.columns!);
-    if ('rejected' in c) rejected.push({ row: r.row, code: c.code, error: c.rejected });
-    else if (seen.has(c.code)) rejected.push({ row: r.row, code: c.code, error: 'repeated_in_file' as Rejection });
+  const check = (row: number, text: string) => {
+    const c = checkImportRow(csvFields(text), imp.columns!);
+    if ('rejected' in c) rejected.push({ row, code: c.code, error: c.rejected });
+    else if (seen.has(c.code)) rejected.push({ row, code: c.code, error: 'repeated_in_file' as Rejection });
     else {
       seen.add(c.code);
-      codes.push({ row: r.row, code: c.code, barcode: c.barcode });
+      codes.push({ row, code: c.code, barcode: c.barcode });
     }
-  }
-  return { codes, rejected };
+  };
+  return { codes, rejected, check };
 }
 
 /**
@@ -90,21 +94,25 @@ type Lines = ReturnType<typeof csvLines>;
 
 /** The next batch of a file's lines from `at`: its rows checked, where it ends, and whether the file did. */
 async function readBatch(imp: VoucherImportRow, lines: Lines, at: { byte: number; row: number }, size: number) {
-  const rows: { row: number; text: string }[] = [];
+  const { codes, rejected, check } = rowChecker(imp);
+  let count = 0;
   let end = at.byte;
   let row = at.row;
   let eof = false;
-  while (rows.length < size) {
+  while (count < size) {
     const next = await lines.next();
     if (next.done) {
       eof = true;
       break;
     }
-    if (next.value.text !== '') rows.push({ row, text: next.value.text });
+    if (next.value.text !== '') {
+      check(row, next.value.text);
+      count++;
+    }
     row++;
     end = next.value.end;
   }
-  return { end, row, eof, count: rows.length, ...checkRows(imp, rows) };
+  return { end, row, eof, count, codes, rejected };
 }
 
 type Batch = Awaited<ReturnType<typeof readBatch>>;
