@@ -30,28 +30,53 @@ async function cursorOf(deps: Deps, imp: VoucherImportRow) {
     : { batch: 0, byte: Number(imp.data_start_byte ?? 0), row: imp.kind === 'file' ? 2 : 1 };
 }
 
-/** A batch's rows checked: codes to insert (first of each in the batch) and rejected rows. */
-function checkRows(imp: VoucherImportRow, rows: { row: number; text: string }[]) {
+/**
+ * Checks a batch's rows one at a time as they are read: codes to insert (first of each in the
+ * batch) and rejected rows. A line is dropped once checked, so only what the batch commits stays
+ * alive while it commits (less for the garbage collector to carry into the old generation).
+ */
+function rowChecker(imp: VoucherImportRow) {
   const codes: ImportedCode[] = [];
   const rejected: ImportBatch['rejected'] = [];
   const seen = new Set<string>();
-  for (const r of rows) {
-    const c = checkImportRow(csvFields(r.text), imp.columns!);
-    if ('rejected' in c) rejected.push({ row: r.row, code: c.code, error: c.rejected });
-    else if (seen.has(c.code)) rejected.push({ row: r.row, code: c.code, error: 'repeated_in_file' as Rejection });
+  const check = (row: number, text: string) => {
+    const c = checkImportRow(csvFields(text), imp.columns!);
+    if ('rejected' in c) rejected.push({ row, code: c.code, error: c.rejected });
+    else if (seen.has(c.code)) rejected.push({ row, code: c.code, error: 'repeated_in_file' as Rejection });
     else {
       seen.add(c.code);
-      codes.push({ row: r.row, code: c.code, barcode: c.barcode });
+      codes.push({ row, code: c.code, barcode: c.barcode });
     }
-  }
-  return { codes, rejected };
+  };
+  return { codes, rejected, check };
+}
+
+/**
+ * A uniformly random integer in [0, k), from a pool of random bytes refilled 64 KiB at a time
+ * (rejection sampling keeps it uniform): one `crypto` call per thousands of codes, not per character.
+ */
+function randomPicker(): (k: number) => number {
+  const pool = Buffer.alloc(64 * 1024);
+  let at = pool.length;
+  return (k) => {
+    if (k > 256) return crypto.randomInt(k);
+    const limit = 256 - (256 % k);
+    for (;;) {
+      if (at === pool.length) {
+        crypto.randomFillSync(pool);
+        at = 0;
+      }
+      const b = pool[at++];
+      if (b < limit) return b % k;
+    }
+  };
 }
 
 /** `n` codes of the pattern, distinct among themselves and from `seen` (which they join). */
-function generate(pattern: CodePattern, n: number, firstRow: number, seen: Set<string>): ImportedCode[] {
+function generate(pattern: CodePattern, n: number, firstRow: number, seen: Set<string>, pick = randomPicker()): ImportedCode[] {
   const out: ImportedCode[] = [];
   while (out.length < n) {
-    const code = makeCode(pattern, (k) => crypto.randomInt(k));
+    const code = makeCode(pattern, pick);
     if (seen.has(code)) continue;
     seen.add(code);
     out.push({ row: firstRow + out.length, code, barcode: null });
@@ -65,6 +90,38 @@ const progressOf = (imp: VoucherImportRow, done: boolean): VoucherImportProgress
   rowsRejected: Number(imp.rows_rejected),
 });
 
+type Lines = ReturnType<typeof csvLines>;
+
+/** The next batch of a file's lines from `at`: its rows checked, where it ends, and whether the file did. */
+async function readBatch(imp: VoucherImportRow, lines: Lines, at: { byte: number; row: number }, size: number) {
+  const { codes, rejected, check } = rowChecker(imp);
+  let count = 0;
+  let end = at.byte;
+  let row = at.row;
+  let eof = false;
+  while (count < size) {
+    const next = await lines.next();
+    if (next.done) {
+      eof = true;
+      break;
+    }
+    if (next.value.text !== '') {
+      check(row, next.value.text);
+      count++;
+    }
+    row++;
+    end = next.value.end;
+  }
+  return { end, row, eof, count, codes, rejected };
+}
+
+type Batch = Awaited<ReturnType<typeof readBatch>>;
+
+/**
+ * A file's batches from the committed cursor. The next batch is read and checked while the
+ * current one commits (the worker's CPU beside Postgres's); batches still commit one after the
+ * other, in order, so the cursor in the database stays the one truth.
+ */
 async function importFileBatches(deps: Deps, imp: VoucherImportRow, maxBatches: number): Promise<boolean> {
   const size = deps.config.VOUCHER_IMPORT_BATCH_ROWS;
   let at = await cursorOf(deps, imp);
@@ -72,34 +129,26 @@ async function importFileBatches(deps: Deps, imp: VoucherImportRow, maxBatches: 
   if (at.byte >= stat.size) return true;
   const stream = await deps.store.client.getPartialObject(deps.store.bucket, imp.source_key!, at.byte);
   const lines = csvLines(stream, at.byte);
+  let reading: Promise<Batch> | undefined = readBatch(imp, lines, at, size);
   try {
-    for (let k = 0; k < maxBatches; k++) {
-      const rows: { row: number; text: string }[] = [];
-      let end = at.byte;
-      let row = at.row;
-      let eof = false;
-      while (rows.length < size) {
-        const next = await lines.next();
-        if (next.done) {
-          eof = true;
-          break;
-        }
-        if (next.value.text !== '') rows.push({ row, text: next.value.text });
-        row++;
-        end = next.value.end;
-      }
-      if (rows.length) {
+    for (let k = 0; k < maxBatches && reading; k++) {
+      const b: Batch = await reading;
+      const last: boolean = b.eof || b.end >= stat.size;
+      reading = last || k + 1 === maxBatches ? undefined : readBatch(imp, lines, { byte: b.end, row: b.row }, size);
+      // Read ahead: if this batch's commit fails, the stream is destroyed and that read's failure is not news.
+      reading?.catch(() => undefined);
+      if (b.count) {
         await commitVoucherImportBatch(
           deps.db,
           imp,
-          { batch: at.batch, endByte: end, nextRow: row, ...checkRows(imp, rows) },
+          { batch: at.batch, endByte: b.end, nextRow: b.row, codes: b.codes, rejected: b.rejected },
           undefined,
           deps.importHooks,
         );
-        Context.current().heartbeat({ batch: at.batch, row });
+        Context.current().heartbeat({ batch: at.batch, row: b.row });
       }
-      at = { batch: at.batch + 1, byte: end, row };
-      if (eof || end >= stat.size) return true;
+      at = { batch: at.batch + 1, byte: b.end, row: b.row };
+      if (last) return true;
     }
     return false;
   } finally {
@@ -115,8 +164,9 @@ async function generateBatches(deps: Deps, imp: VoucherImportRow, maxBatches: nu
   for (let k = 0; k < maxBatches && at.row <= total; k++) {
     const n = Math.min(size, total - at.row + 1);
     const seen = new Set<string>();
-    const codes = generate(pattern, n, at.row, seen);
-    const more = (m: number, firstRow: number) => generate(pattern, m, firstRow, seen);
+    const pick = randomPicker();
+    const codes = generate(pattern, n, at.row, seen, pick);
+    const more = (m: number, firstRow: number) => generate(pattern, m, firstRow, seen, pick);
     await commitVoucherImportBatch(
       deps.db,
       imp,

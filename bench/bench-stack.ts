@@ -96,6 +96,13 @@ async function clusterStack(stops: Array<() => Promise<unknown>>) {
 }
 
 /**
+ * The worker process's V8 heap cap, as docs/deployment.md sets it for worker processes: without it
+ * V8 lets the old generation grow to several times what is live before collecting (a bulk import's
+ * batches took the worker from 270 to 580 MB); BENCH_WORKER_NODE_FLAGS replaces it.
+ */
+const WORKER_NODE_FLAGS = (process.env.BENCH_WORKER_NODE_FLAGS ?? '--max-old-space-size=160').split(' ').filter(Boolean);
+
+/**
  * The worker in this process, as `npm start` runs it, or (BENCH_WORKER=separate) in a process of
  * its own, as the production layout does (docs/deployment.md), where it does not share the API's
  * (and the load generator's) event loop. Answers the worker's pid when it has its own process.
@@ -112,7 +119,7 @@ async function startBenchWorker(
     stops.push(() => worker.shutdown());
     return undefined;
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'main', 'worker-only.ts')], {
+  const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, '--import', 'tsx', path.join(__dirname, '..', 'main', 'worker-only.ts')], {
     env: { ...process.env, ...env, LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: '20' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

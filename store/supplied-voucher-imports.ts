@@ -1,6 +1,6 @@
+import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import type { Trx } from './db';
-import { newId } from './ids';
 
 /*
  * The bulk side of supplied_vouchers (docs/bulk-vouchers.md): a batch of an import adds its codes
@@ -27,28 +27,39 @@ export async function insertImportedCodes(
   o: { offerId: string; advertiserId: string; importId: string; codes: ImportedCode[] },
 ): Promise<{ inserted: number; skipped: Skipped[] }> {
   if (o.codes.length === 0) return { inserted: 0, skipped: [] };
-  const { rows } = await sql<{ redemption_code: string }>`
-    insert into supplied_vouchers (id, offer_id, advertiser_id, redemption_code, barcode, import_id)
-    select u.id, ${o.offerId}, ${o.advertiserId}, u.code, u.barcode, ${o.importId}
-    from unnest(${sql.val(o.codes.map(() => newId('vch')))}::text[], ${sql.val(o.codes.map((c) => c.code))}::text[],
-                ${sql.val(o.codes.map((c) => c.barcode))}::text[], ${sql.val(o.codes.map((c) => c.row))}::bigint[]) as u(id, code, barcode, n)
-    order by u.n
-    on conflict (advertiser_id, redemption_code) do nothing
-    returning redemption_code`.execute(trx);
-  if (rows.length === o.codes.length) return { inserted: rows.length, skipped: [] };
-  const inserted = new Set(rows.map((r) => r.redemption_code));
-  const missing = o.codes.filter((c) => !inserted.has(c.code));
-  const owners = await trx
-    .selectFrom('supplied_vouchers')
-    .select(['redemption_code', 'import_id'])
-    .where('advertiser_id', '=', o.advertiserId)
-    .where('redemption_code', '=', sql<string>`any(${sql.val(missing.map((c) => c.code))}::text[])`)
-    .execute();
-  const mine = new Set(owners.filter((r) => r.import_id === o.importId).map((r) => r.redemption_code));
+  const ids = sql.val(newIds('vch', o.codes.length));
+  const codes = sql.val(o.codes.map((c) => c.code));
+  const rows = sql.val(o.codes.map((c) => c.row));
+  // Only the count comes back (one row, not one per code): the skipped codes are asked for apart,
+  // and only when some were skipped, which a clean file never has.
+  const { rows: count } = await sql<{ n: number }>`
+    with ins as (
+      insert into supplied_vouchers (id, offer_id, advertiser_id, redemption_code, barcode, import_id)
+      select u.id, ${o.offerId}, ${o.advertiserId}, u.code, u.barcode, ${o.importId}
+      from unnest(${ids}::text[], ${codes}::text[], ${sql.val(o.codes.map((c) => c.barcode))}::text[], ${rows}::bigint[]) as u(id, code, barcode, n)
+      order by u.n
+      on conflict (advertiser_id, redemption_code) do nothing
+      returning 1)
+    select count(*)::int as n from ins`.execute(trx);
+  const inserted = count[0].n;
+  if (inserted === o.codes.length) return { inserted, skipped: [] };
+  // A code skipped is one whose row under the advertiser is not the row just offered for it.
+  const { rows: owners } = await sql<{ row: string; code: string; mine: boolean }>`
+    select u.row, u.code, coalesce(s.import_id = ${o.importId}, false) as mine
+    from unnest(${ids}::text[], ${codes}::text[], ${rows}::bigint[]) as u(id, code, row)
+    join supplied_vouchers s on s.advertiser_id = ${o.advertiserId} and s.redemption_code = u.code
+    where s.id <> u.id
+    order by u.row`.execute(trx);
   return {
-    inserted: rows.length,
-    skipped: missing.map((c) => ({ row: c.row, code: c.code, reason: mine.has(c.code) ? 'repeated_in_file' : 'already_supplied' })),
+    inserted,
+    skipped: owners.map((r) => ({ row: Number(r.row), code: r.code, reason: r.mine ? 'repeated_in_file' : 'already_supplied' })),
   };
+}
+
+/** `n` ids as newId makes them, from one buffer of random bytes (one call instead of `n`: 12 bytes are 16 base64url characters). */
+function newIds(prefix: string, n: number): string[] {
+  const text = crypto.randomBytes(12 * n).toString('base64url');
+  return Array.from({ length: n }, (_, i) => `${prefix}_${text.slice(16 * i, 16 * i + 16)}`);
 }
 
 /** Inserts generated codes; answers how many went in (one the advertiser already has is skipped: the caller makes another). */
