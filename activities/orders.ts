@@ -1,12 +1,16 @@
 import type { ActivityDeps } from './deps';
 import type { VoucherWithRedemptions } from '../store/redemptions';
 import { cancelOrder, type OrderWithDetails } from '../store/orders';
-import { recordPlacedOrder, type OrderHooks } from '../store/order-placing';
+import { lockOrderState, ordersPlacedBefore, writeOrderPlan, type OrderHooks } from '../store/order-placing';
+import { derivedId } from '../store/ids';
+import { newRedemptionCode } from '../store/vouchers';
 import { saleRules } from '../domain/sales';
+import { planOrders } from '../domain/order-plan';
+import type { PlanTools } from '../domain/order-state';
+import { utcDay } from '../domain/dates';
 import { revenueShares } from '../domain/money';
 import type { OrderSnapshot, VoucherSnapshot } from '../domain/orders';
 import type { Location } from '../domain/location';
-import { Failure, type Refused } from '../domain/failures';
 import { giftCardBalance } from '../domain/redemptions';
 import { unstorableValue } from '../platform/postgres-errors';
 import type { CancelOrderInput } from '../workflows/order-cancellation-messages';
@@ -19,52 +23,73 @@ import type { PlacedAnswer, PlaceOrderBatch, PlaceOrderInput } from '../workflow
  */
 const ANSWER_MAX_VOUCHERS = 100;
 
-/** Activities of the order workflows (intake and cancellation); each order's placing is one idempotent transaction. */
+/** Activities of the order workflows (intake and cancellation). */
 export function createOrderActivities(deps: Pick<ActivityDeps, 'db' | 'config' | 'metrics'> & { orderHooks?: OrderHooks }) {
-  const place = async (o: PlaceOrderInput): Promise<PlacedAnswer> => {
-    const placed = await recordPlacedOrder(deps.db, o, saleRules, revenueShares(deps.config), deps.orderHooks);
-    // The refusal was decided (and its transaction rolled back) here; a retry of an already
-    // placed order (issued 0) counts neither.
-    if (!placed.ok) {
-      deps.metrics.orderRefused(placed.code);
-      return placed;
-    }
-    if (placed.issued > 0) deps.metrics.orderPlaced(placed.issued);
-    const { order, ...rest } = placed;
-    return order.vouchers.length <= ANSWER_MAX_VOUCHERS ? { ...rest, orderSnapshot: orderSnapshot(order) } : rest;
+  const tools: PlanTools = { rules: saleRules, shares: revenueShares(deps.config), derivedId, newCode: newRedemptionCode };
+
+  /**
+   * The batch in one transaction: load (lock and read what its orders need), plan (domain/order-plan.ts
+   * decides each order: its refusal or its changes), write (one statement per table), one commit.
+   */
+  const placeTogether = async (orders: PlaceOrderInput[]): Promise<PlacedAnswer[]> => {
+    const { plan, placed, before } = await deps.db.transaction().execute(async (trx) => {
+      const plan = planOrders(orders, await lockOrderState(trx, orders, utcDay()), tools);
+      const placed = await writeOrderPlan(trx, plan, deps.orderHooks);
+      const before = await ordersPlacedBefore(
+        trx,
+        plan.decisions.flatMap((d) => (d.kind === 'placedBefore' ? [d.orderId] : [])),
+      );
+      return { plan, placed, before };
+    });
+    // Counted once committed; a retry of an already placed order (issued 0) counts neither.
+    return plan.decisions.map((d, i): PlacedAnswer => {
+      if (d.kind === 'refused') {
+        deps.metrics.orderRefused(d.refusal.code);
+        return d.refusal;
+      }
+      const order = (d.kind === 'placed' ? placed : before).get(orders[i].orderId)!;
+      const issued = d.kind === 'placed' ? d.changes.vouchers.length : 0;
+      if (issued > 0) deps.metrics.orderPlaced(issued);
+      const answer = { ok: true as const, orderId: order.id, issued };
+      return order.vouchers.length <= ANSWER_MAX_VOUCHERS ? { ...answer, orderSnapshot: orderSnapshot(order) } : answer;
+    });
   };
+
   return {
     /**
-     * The orders an intake workflow took together, one transaction each, so that one order's
-     * refusal rolls back only that order; answered in the batch's order. Postgres serialises what
-     * must be (the offers' row locks, taken in id order; the order's key). A fault that retrying
-     * may fix (Postgres restarting) fails the whole call, which is retried: an order it had placed
-     * is then found by its request id and answered as placed, with nothing written twice.
+     * The orders an intake workflow took together, answered in the batch's order: each its order or
+     * its refusal, decided together and written in one transaction. A fault that retrying may fix
+     * (Postgres restarting) fails the whole call, which is retried: the orders it had placed are then
+     * found by their request ids and answered as placed, with nothing written twice. A value Postgres
+     * refuses (retrying cannot fix it) is one order's: the batch is then placed an order at a time,
+     * so only that order is refused.
      */
     placeOrderBatch: async ({ orders }: PlaceOrderBatch): Promise<PlacedAnswer[]> => {
-      const settled = await Promise.allSettled(
-        orders.map((o) =>
-          place(o).catch((err: unknown) => {
-            const refused = refusedForGood(err);
-            deps.metrics.orderRefused(refused.code);
-            return refused;
-          }),
-        ),
-      );
-      const fault = settled.find((r) => r.status === 'rejected');
-      if (fault) throw fault.reason;
-      return settled.map((r) => (r as PromiseFulfilledResult<PlacedAnswer>).value);
+      try {
+        return await placeTogether(orders);
+      } catch (err) {
+        const refusal = unstorableValue(err);
+        if (!refusal) throw err;
+        if (orders.length === 1) {
+          deps.metrics.orderRefused(refusal.code);
+          return [refusal.toRefused()];
+        }
+        return (await Promise.all(orders.map((o) => placeTogether([o]).catch(refusedAlone(deps.metrics))))).flat();
+      }
     },
     cancelOrder: (c: CancelOrderInput) => cancelOrder(deps.db, c),
   };
 }
 
-/** A value Postgres refuses in one order is that order's refusal (retrying cannot fix it); other faults are thrown. */
-function refusedForGood(err: unknown): Refused {
-  const refusal = err instanceof Failure ? err : unstorableValue(err);
-  if (!refusal) throw err;
-  return refusal.toRefused();
-}
+/** One order placed alone: a value Postgres refuses is its refusal; other faults are thrown. */
+const refusedAlone =
+  (metrics: ActivityDeps['metrics']) =>
+  (err: unknown): PlacedAnswer[] => {
+    const refusal = unstorableValue(err);
+    if (!refusal) throw err;
+    metrics.orderRefused(refusal.code);
+    return [refusal.toRefused()];
+  };
 
 /** The order as placing wrote it, as plain JSON for the workflow's history (the API maps it to its view). */
 function orderSnapshot(o: OrderWithDetails): OrderSnapshot {

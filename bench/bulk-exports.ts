@@ -48,7 +48,7 @@ const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 /** 1,000,000 vouchers of one offer sold by `dist` over 10,000 orders; one in ten redeemed. */
 async function seed(db: Db, sub: string, dist: string, say: Say): Promise<string> {
   const offerId = await approvedOffer(db, sub, dealInput({ title: 'Export bench' }));
-  await sql`insert into orders (id, client_id, order_number, workflow_id, customer_name, status, purchased_at)
+  await sql`insert into orders (id, client_id, order_number, order_key, customer_name, status, purchased_at)
     select 'ord_exb' || g, ${dist}, 'exb-' || g, 'bench:exb-' || g, 'Bench Customer', 'active', now() - interval '1 day'
     from generate_series(1, ${ORDERS}) g`.execute(db);
   say(`bulk: seeding ${VOUCHERS.toLocaleString('en')} vouchers…`);

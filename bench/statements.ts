@@ -78,7 +78,7 @@ async function seedVouchers(db: Db, sub: Key, dist: Key, say: Say): Promise<void
   for (let i = 0; i < OFFERS; i++) offers.push(await approvedOffer(db, sub.clientId, dealInput({ title: `Statement bench ${i}` })));
   await sql`insert into accounts (id, client_id, name, status)
     select 'acc_stb' || g, ${dist.clientId}, 'Bench publisher ' || g, 'active' from generate_series(1, 10) g`.execute(db);
-  await sql`insert into orders (id, client_id, order_number, workflow_id, account_id, customer_name, status, purchased_at)
+  await sql`insert into orders (id, client_id, order_number, order_key, account_id, customer_name, status, purchased_at)
     select 'ord_stb' || g, ${dist.clientId}, 'stb-' || g, 'bench:stb-' || g,
       case when g % 11 = 0 then null else 'acc_stb' || (g % 11) end, 'Bench Customer', 'active',
       timestamptz '2026-10-01' + (g * interval '4 minutes')

@@ -158,7 +158,7 @@ export async function findOrderForOperator(
   const intake = row.request_id ? intakeLocation(deps.config, row.client_id, row.order_number, row.request_id) : undefined;
   return {
     client_id: row.client_id,
-    order_key: row.workflow_id,
+    order_key: row.order_key,
     ...(intake ? { intake_workflow_id: intake.workflowId, intake_update_id: intake.updateId } : {}),
     ...toOrder(row, siteBase),
   };

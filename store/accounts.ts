@@ -10,6 +10,12 @@ export function findAccount(db: Db | Trx, clientId: string, id: string): Promise
   return db.selectFrom('accounts').selectAll().where('id', '=', id).where('client_id', '=', clientId).executeTakeFirst();
 }
 
+/** These accounts (any client's: the caller matches each to its own client), for a batch of orders. */
+export function findAccounts(db: Db | Trx, ids: string[]): Promise<Pick<AccountRow, 'id' | 'client_id' | 'status'>[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('accounts').select(['id', 'client_id', 'status']).where('id', 'in', ids).execute();
+}
+
 /** This client's accounts, newest first. */
 export function listAccounts(db: Db, clientId: string, q: Page & { status?: AccountStatus }): Promise<Paged<AccountRow>> {
   let query = db.selectFrom('accounts').where('client_id', '=', clientId);

@@ -1,6 +1,10 @@
 import type { Db, Trx } from './db';
 import { alreadyDone, appendOfferEvent } from './offer-events';
+import { sql } from 'kysely';
 import { TERMINAL, type OfferStatus } from '../domain/offer-lifecycle';
+import type { OfferForSale } from '../domain/order-state';
+import type { OfferAfter, StockEvent } from '../domain/order-plan';
+import { unnestRows } from './unnest';
 
 /*
  * Stock moves shared by orders, vouchers and reservations. Every caller runs inside one
@@ -8,17 +12,8 @@ import { TERMINAL, type OfferStatus } from '../domain/offer-lifecycle';
  * reservations, then changes counts and appends the offer's stock event in the same transaction.
  */
 
-export interface LockedOffer {
-  id: string;
-  status: string;
-  type: string;
-  start_date: string;
-  end_date: string;
-  quantity_in_stock: number | null;
-  reserved_quantity: number;
-  sells_supplied_codes: boolean;
-  document: unknown;
-}
+/** An offer row locked for a stock move: what a sale decides from (domain/order-state.ts). */
+export type LockedOffer = OfferForSale;
 
 /** Locks the offers (sorted by id: no deadlock) for a stock move in this transaction. */
 export async function lockOffers(trx: Trx, ids: string[]): Promise<Map<string, LockedOffer>> {
@@ -34,6 +29,7 @@ export async function lockOffers(trx: Trx, ids: string[]): Promise<Map<string, L
       'quantity_in_stock',
       'reserved_quantity',
       'sells_supplied_codes',
+      'event_sequence',
       'document',
     ])
     .where('id', 'in', [...new Set(ids)].sort())
@@ -76,6 +72,28 @@ export async function moveStock(
   });
   offer.quantity_in_stock = after.quantity_in_stock;
   offer.reserved_quantity = after.reserved_quantity;
+}
+
+/**
+ * Writes a batch's stock moves as decided (domain/order-plan.ts) on offers it locked: each offer's
+ * counts after the batch and its last event number, and the events, in ONE statement (the offers'
+ * update is a data-modifying CTE of the events' insert). Like moveStock, a sale leaves updated_at;
+ * selling out or coming back dates availability_changed_at.
+ */
+export async function writeStockMoves(trx: Trx, offers: OfferAfter[], events: StockEvent[]): Promise<void> {
+  if (offers.length === 0) return;
+  const moved = offers.map((o) => ({ ...o, changed: o.availabilityChanged }));
+  const numbered = events.map((e) => ({ ...e, data: JSON.stringify(e.data) }));
+  await sql`
+    with moved as (
+      update offers o set quantity_in_stock = m.quantity_in_stock, reserved_quantity = m.reserved_quantity,
+             event_sequence = m.event_sequence,
+             availability_changed_at = case when m.changed then now() else o.availability_changed_at end
+      from ${unnestRows('m', { id: 'text', quantity_in_stock: 'int', reserved_quantity: 'int', event_sequence: 'int', changed: 'bool' }, moved)}
+      where o.id = m.id)
+    insert into offer_events (id, offer_id, sequence, type, data)
+    select e.id, e.offer_id, e.sequence, e.type, e.data::jsonb
+    from ${unnestRows('e', { id: 'text', offer_id: 'text', sequence: 'int', type: 'text', data: 'text' }, numbered)}`.execute(trx);
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { ReservationRow } from './database';
+import { sql } from 'kysely';
 import type { Db, Trx } from './db';
+import { unnestRows } from './unnest';
 import type { Page, Paged } from '../domain/paging';
 import type { SaleRules } from '../domain/sales';
 import {
@@ -212,35 +214,33 @@ export async function reservationsEndedWithOffer(db: Db, offerId: string): Promi
 }
 
 /**
- * The account's oldest active reservation of the offer that still holds units today, locked for
- * the placing transaction (which locked the offer first).
+ * The active reservations of these accounts under these offers whose window holds `today` and
+ * that still hold units, oldest first, locked for a batch of orders (which locked the offers first).
  */
-export function lockUsableReservation(
+export function lockUsableReservations(
   trx: Trx,
-  q: { offerId: string; accountId: string; clientId: string; today: string },
-): Promise<Pick<ReservationRow, 'id' | 'quantity_in_stock'> | undefined> {
+  q: { offerIds: string[]; accountIds: string[]; today: string },
+): Promise<Pick<ReservationRow, 'id' | 'offer_id' | 'account_id' | 'client_id' | 'quantity_in_stock'>[]> {
   return trx
     .selectFrom('reservations')
-    .select(['id', 'quantity_in_stock'])
-    .where('offer_id', '=', q.offerId)
-    .where('account_id', '=', q.accountId)
-    .where('client_id', '=', q.clientId)
+    .select(['id', 'offer_id', 'account_id', 'client_id', 'quantity_in_stock'])
+    .where('offer_id', 'in', q.offerIds)
+    .where('account_id', 'in', q.accountIds)
     .where('status', '=', 'active')
     .where('start_date', '<=', q.today)
     .where('end_date', '>=', q.today)
     .where('quantity_in_stock', '>', 0)
     .orderBy('created_at')
+    .orderBy('id')
     .forUpdate()
-    .executeTakeFirst();
+    .execute();
 }
 
-/** Takes `n` units out of the reservation's hold (sold through it). */
-export async function takeReservedUnits(trx: Trx, reservationId: string, n: number): Promise<void> {
-  await trx
-    .updateTable('reservations')
-    .set((eb) => ({ quantity_in_stock: eb('quantity_in_stock', '-', n), updated_at: new Date() }))
-    .where('id', '=', reservationId)
-    .execute();
+/** Takes units out of reservations' holds (sold through them): one statement for a batch. */
+export async function takeReservedUnits(trx: Trx, takes: { reservation_id: string; units: number }[]): Promise<void> {
+  if (takes.length === 0) return;
+  await sql`update reservations r set quantity_in_stock = r.quantity_in_stock - t.units, updated_at = now()
+    from ${unnestRows('t', { reservation_id: 'text', units: 'int' }, takes)} where r.id = t.reservation_id`.execute(trx);
 }
 
 /** Gives `n` units back to the reservation's hold if it is still active; false when it is not. */

@@ -3,10 +3,11 @@ import type { Db, Trx } from './db';
 import type { VoucherRow } from './database';
 import type { Page, Paged } from '../domain/paging';
 import { refuse } from '../domain/failures';
-import { suppliedBarcode } from '../domain/barcodes';
 import { appendOfferEvent } from './offer-events';
 import { newId } from './ids';
-import { lockOffers, moveStock, type LockedOffer } from './offer-stock';
+import { lockOffers, moveStock } from './offer-stock';
+import { unnestRows } from './unnest';
+import type { AvailableCode } from '../domain/order-state';
 import { pageOf } from './paging';
 
 /*
@@ -124,43 +125,30 @@ export async function appendSuppliedCodes(db: Db, o: { offerId: string; codes: S
   });
 }
 
-type IssuedVoucher = { id: string; offer_id: string; order_id: string; redemption_code: string; barcode: string; supplied?: boolean };
-
 /**
- * For each offer sold with supplied codes, gives these new vouchers its oldest unissued codes (their
- * ids become the vouchers' ids) and marks the codes issued; other offers' vouchers keep their
- * generated codes. Runs inside the placing transaction, after the stock was taken under the
- * offers' locks; SKIP LOCKED also keeps any other taker off the same codes.
+ * For a batch of orders: each offer's oldest unissued codes, as many as the batch asks (`need`),
+ * locked (SKIP LOCKED keeps any other taker off them), oldest first; one statement. The plan gives
+ * them to the vouchers (domain/order-vouchers.ts) and markCodesIssued writes it.
  */
-export async function useSuppliedCodes<V extends IssuedVoucher>(trx: Trx, vouchers: V[], offers: Map<string, LockedOffer>): Promise<V[]> {
-  const out = [...vouchers];
-  for (const offerId of [...new Set(vouchers.map((v) => v.offer_id))].filter((id) => offers.get(id)?.sells_supplied_codes)) {
-    const mine = out.flatMap((v, i) => (v.offer_id === offerId ? [i] : []));
-    const { rows } = await sql<{ id: string; redemption_code: string; barcode: string | null; sequence: string }>`
-      update supplied_vouchers s set order_id = ${vouchers[mine[0]].order_id}
-      from (select id, sequence from supplied_vouchers where offer_id = ${offerId} and order_id is null
-            order by sequence limit ${mine.length} for update skip locked) next
-      where s.id = next.id
-      returning s.id, s.redemption_code, s.barcode, next.sequence`.execute(trx);
-    if (rows.length < mine.length)
-      refuse('insufficient_stock', `offer ${offerId} has ${rows.length} supplied code(s) left, ${mine.length} asked`, {
-        offer_id: offerId,
-        available: rows.length,
-      });
-    // RETURNING gives no order: sort by upload sequence so the oldest codes go to the first units.
-    const fifo = [...rows].sort((a, b) => Number(a.sequence) - Number(b.sequence));
-    mine.forEach((idx, k) => {
-      const code = fifo[k];
-      out[idx] = {
-        ...out[idx],
-        id: code.id,
-        redemption_code: code.redemption_code,
-        barcode: suppliedBarcode(code),
-        supplied: true,
-      };
-    });
-  }
+export async function lockAvailableCodes(trx: Trx, needs: { offer_id: string; need: number }[]): Promise<Map<string, AvailableCode[]>> {
+  const out = new Map<string, AvailableCode[]>();
+  if (needs.length === 0) return out;
+  const { rows } = await sql<AvailableCode & { offer_id: string }>`
+    select c.offer_id, c.id, c.redemption_code, c.barcode
+    from ${unnestRows('w', { offer_id: 'text', need: 'int' }, needs)}
+    cross join lateral (select s.offer_id, s.id, s.redemption_code, s.barcode, s.sequence from supplied_vouchers s
+                        where s.offer_id = w.offer_id and s.order_id is null
+                        order by s.sequence limit w.need for update skip locked) c
+    order by c.offer_id, c.sequence`.execute(trx);
+  for (const { offer_id, ...code } of rows) out.set(offer_id, [...(out.get(offer_id) ?? []), code]);
   return out;
+}
+
+/** Marks the codes a batch issued (each code's id is its voucher's), one statement. */
+export async function markCodesIssued(trx: Trx, issued: { id: string; order_id: string }[]): Promise<void> {
+  if (issued.length === 0) return;
+  await sql`update supplied_vouchers s set order_id = i.order_id
+    from ${unnestRows('i', { id: 'text', order_id: 'text' }, issued)} where s.id = i.id`.execute(trx);
 }
 
 const joined = (db: Db) => db.selectFrom('supplied_vouchers as s').leftJoin('vouchers as v', 'v.id', 's.id');

@@ -8,7 +8,8 @@ import { pageOf } from './paging';
 import { returnReservedUnits } from './reservations';
 import { refusable, refuse, type Refused } from '../domain/failures';
 import { DAY_MS } from '../domain/dates';
-import { voucherExpirationDate, vouchersExpireOf } from '../domain/voucher-expiry';
+import { heldKey } from '../domain/order-state';
+import { unnestRows } from './unnest';
 import { withLiveRedemptions, withRedemptions, type VoucherWithRedemptions } from './redemptions';
 
 // Crockford base32 without I, L, O, U: codes read aloud or typed at a till are not misread.
@@ -19,11 +20,6 @@ export function newRedemptionCode(): string {
   const bytes = crypto.randomBytes(16);
   const chars = Array.from(bytes, (b) => ALPHABET[b & 31]).join('');
   return chars.match(/.{4}/g)!.join('-');
-}
-
-/** The voucher's expiry from the offer's `vouchers_expire` (domain/voucher-expiry.ts). */
-export function expirationDate(doc: unknown, purchasedOn: string): string | null {
-  return voucherExpirationDate(vouchersExpireOf(doc), purchasedOn);
 }
 
 /**
@@ -56,21 +52,22 @@ export async function returnUnits(
 }
 
 /**
- * How many live (not cancelled) vouchers of the offer this distribution client sold to this
- * customer (domain/customer-identity.ts `customerKey`): what limit_per_customer counts. Read by the
- * placing transaction after it locked the offer, so parallel orders count one after another.
+ * How many live (not cancelled) vouchers of each offer each distribution client sold to each
+ * customer (domain/customer-identity.ts `customerKey`), by heldKey: what limit_per_customer counts.
+ * Read for a batch of orders after it locked the offers, so parallel batches count one after another.
  */
-export async function countCustomerVouchers(trx: Trx, q: { offerId: string; clientId: string; customerKey: string }): Promise<number> {
-  const row = await trx
-    .selectFrom('vouchers')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('offer_id', '=', q.offerId)
-    .where('client_id', '=', q.clientId)
-    .where('customer_key', '=', q.customerKey)
-    .where('customer_key', 'is not', null)
-    .where('status', '<>', 'cancelled')
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+export async function countCustomerVouchers(
+  trx: Trx,
+  keys: { offer_id: string; client_id: string; customer_key: string }[],
+): Promise<Map<string, number>> {
+  if (keys.length === 0) return new Map();
+  const { rows } = await sql<{ offer_id: string; client_id: string; customer_key: string; n: number }>`
+    select v.offer_id, v.client_id, v.customer_key, count(*)::int as n
+    from vouchers v join (select distinct * from ${unnestRows('k', { offer_id: 'text', client_id: 'text', customer_key: 'text' }, keys)}) k
+      on v.offer_id = k.offer_id and v.client_id = k.client_id and v.customer_key = k.customer_key
+    where v.status <> 'cancelled'
+    group by v.offer_id, v.client_id, v.customer_key`.execute(trx);
+  return new Map(rows.map((r) => [heldKey(r.offer_id, r.client_id, r.customer_key), r.n]));
 }
 
 /**

@@ -37,8 +37,8 @@ export interface OrderTable {
   id: string;
   client_id: string;
   order_number: string;
-  /** The order's key (orderKey in domain/orders.ts), named after the per-order workflow whose id it was until issue 32. */
-  workflow_id: string;
+  /** The order's key (orderKey in domain/orders.ts); its id derives from it. Named workflow_id until migration 0067. */
+  order_key: string;
   account_id: string | null;
   application_id: string | null;
   customer_name: string;

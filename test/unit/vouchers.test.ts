@@ -1,5 +1,6 @@
-import { expirationDate, newRedemptionCode } from '../../store/vouchers';
-import type { LockedOffer } from '../../store/offer-stock';
+import { newRedemptionCode } from '../../store/vouchers';
+import { voucherExpirationDate, vouchersExpireOf } from '../../domain/voucher-expiry';
+import type { OfferForSale } from '../../domain/order-state';
 import { unsellableReason } from '../../domain/offer-lifecycle';
 
 describe('voucher codes and expiry', () => {
@@ -10,6 +11,7 @@ describe('voucher codes and expiry', () => {
   });
 
   it('expires on a fixed date, N days after purchase, or never', () => {
+    const expirationDate = (doc: unknown, purchasedOn: string) => voucherExpirationDate(vouchersExpireOf(doc), purchasedOn);
     expect(expirationDate({ vouchers_expire: { on: '2027-03-01' } }, '2026-11-22')).toBe('2027-03-01');
     expect(expirationDate({ vouchers_expire: { days_after_purchase: 10 } }, '2026-12-25')).toBe('2027-01-04');
     expect(expirationDate({}, '2026-11-22')).toBeNull();
@@ -17,7 +19,7 @@ describe('voucher codes and expiry', () => {
 });
 
 describe('what may be sold', () => {
-  const offer = (o: Partial<LockedOffer>): LockedOffer => ({
+  const offer = (o: Partial<OfferForSale>): OfferForSale => ({
     id: 'ofr_1',
     status: 'approved',
     type: 'deal',
@@ -26,6 +28,7 @@ describe('what may be sold', () => {
     quantity_in_stock: 5,
     reserved_quantity: 0,
     sells_supplied_codes: false,
+    event_sequence: 0,
     document: {},
     ...o,
   });

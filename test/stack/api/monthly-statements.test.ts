@@ -46,7 +46,7 @@ describe('monthly statements', () => {
         id: orderId,
         client_id: dist.clientId,
         order_number: orderId,
-        workflow_id: `wf-${orderId}`,
+        order_key: `wf-${orderId}`,
         customer_name: 'C',
         status: 'active',
       })

@@ -1,9 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../../../store/database';
-import { recordPlacedOrder } from '../../../store/order-placing';
-import { saleRules } from '../../../domain/sales';
-import { DEFAULT_REVENUE_SHARES } from '../../../domain/money';
+import { createOrderActivities } from '../../../activities/orders';
 import { seedOffer } from '../../setup/fixtures';
 import { harnessWithKeys, type Harness } from '../../setup/harness';
 import { DIST, SUB } from '../../setup/paths';
@@ -235,8 +233,8 @@ describe('orders: placed through the intake, each issuing its vouchers exactly o
     expect((await call('GET', '/orders', undefined, other)).json().total).toBe(0);
   });
 
-  it('places an order in 5 statements inside its transaction, and a retry finds it unchanged', async () => {
-    const offerId = await seedOffer(h, subClient, { initial_quantity: 5 });
+  it('places a batch in the same 6 statements whatever its size (one per table), and a retry finds it unchanged', async () => {
+    const offerId = await seedOffer(h, subClient, { initial_quantity: 13 });
     const distClient = (await h.client('distribution')).clientId;
     const statements: string[] = [];
     const pool = new pg.Pool({ connectionString: h.config.DATABASE_URL, max: 1 });
@@ -244,28 +242,36 @@ describe('orders: placed through the intake, each issuing its vouchers exactly o
       dialect: new PostgresDialect({ pool }),
       log: (e) => void (/^(begin|commit|rollback)\b/i.test(e.query.sql) || statements.push(e.query.sql)),
     });
-    try {
-      const input = {
-        orderKey: `order:${distClient}:rt-1`,
-        orderId: `ord_rt_${Math.random().toString(36).slice(2)}`,
+    const { placeOrderBatch } = createOrderActivities({ db: counted, config: h.config, metrics: h.services.metrics });
+    const batch = (prefix: string, n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        orderKey: `order:${distClient}:${prefix}-${i}`,
+        orderId: `ord_${prefix}_${i}_${Math.random().toString(36).slice(2)}`,
         clientId: distClient,
-        orderNumber: 'rt-1',
+        orderNumber: `${prefix}-${i}`,
         accountId: null,
         applicationId: null,
         customerName: 'Ada',
         shippingAddress: null,
         items: [{ offer_id: offerId, quantity: 2 }],
-      };
-      const placed = await recordPlacedOrder(counted, input, saleRules, DEFAULT_REVENUE_SHARES);
-      // Order row, offers locked, stock with its event, items, vouchers (it was 8: the order read
-      // first, and the stock update, event sequence and event insert as three).
-      expect(statements).toHaveLength(5);
-      expect(placed).toMatchObject({ ok: true, issued: 2, order: { id: input.orderId, items: [{ quantity: 2 }] } });
+        requestId: `${prefix}/${i}`,
+      }));
+    try {
+      const one = batch('rt1', 1);
+      const placed = await placeOrderBatch({ orders: one });
+      // Offers locked, orders found, then orders, offers with their events, items, vouchers written.
+      expect(statements).toHaveLength(6);
+      expect(placed).toMatchObject([{ ok: true, issued: 2, orderSnapshot: { id: one[0].orderId, items: [{ quantity: 2 }] } }]);
       statements.length = 0;
-      const again = await recordPlacedOrder(counted, input, saleRules, DEFAULT_REVENUE_SHARES);
-      expect(again).toMatchObject({ ok: true, issued: 0 });
-      expect(again.ok && again.order.vouchers.map((v) => v.id)).toEqual(placed.ok && placed.order.vouchers.map((v) => v.id));
-      expect(await stock(offerId)).toBe(3);
+      const five = await placeOrderBatch({ orders: batch('rt5', 5) });
+      expect(statements).toHaveLength(6);
+      expect(five.map((a) => a.ok && a.issued)).toEqual([2, 2, 2, 2, 2]);
+      statements.length = 0;
+      const again = await placeOrderBatch({ orders: one });
+      expect(again).toMatchObject([{ ok: true, issued: 0 }]);
+      const ids = (a: (typeof again)[number]) => a.ok && 'orderSnapshot' in a && a.orderSnapshot.vouchers.map((v) => v.id);
+      expect(ids(again[0])).toEqual(ids(placed[0]));
+      expect(await stock(offerId)).toBe(1);
     } finally {
       await counted.destroy();
     }

@@ -16,7 +16,7 @@ describe('the redemptions migration backfills balances and one redemption per re
       ]);
       await db
         .insertInto('orders')
-        .values({ id: 'ord_1', client_id: 'cli_d', order_number: 'n1', workflow_id: 'wf1', customer_name: 'C', status: 'active' })
+        .values({ id: 'ord_1', client_id: 'cli_d', order_number: 'n1', workflow_id: 'wf1', customer_name: 'C', status: 'active' } as never) // the column's name before migration 0067
         .execute();
       const redeemedAt = new Date('2026-10-01T10:00:00Z');
       const voucher = (id: string, offerId: string, status: 'acquired' | 'redeemed' | 'cancelled') => ({

@@ -12,7 +12,7 @@ describe('the redemption-request migration records the body a keyed deal redempt
       await seedLegacyOffers(db, [['ofr_dl', 'deal', { price: { currency_code: 'USD', amount: 100 } }]]);
       await db
         .insertInto('orders')
-        .values({ id: 'ord_1', client_id: 'cli_d', order_number: 'n1', workflow_id: 'wf1', customer_name: 'C', status: 'active' })
+        .values({ id: 'ord_1', client_id: 'cli_d', order_number: 'n1', workflow_id: 'wf1', customer_name: 'C', status: 'active' } as never) // the column's name before migration 0067
         .execute();
       const voucher = (id: string) => ({
         id,

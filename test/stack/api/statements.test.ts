@@ -40,7 +40,7 @@ describe('statements: what was sold, cancelled and redeemed in a period', () => 
         id: orderId,
         client_id: client,
         order_number: orderId,
-        workflow_id: `wf-${orderId}`,
+        order_key: `wf-${orderId}`,
         account_id: account,
         customer_name: 'C',
         status: 'active',
