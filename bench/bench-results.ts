@@ -9,12 +9,14 @@ import type { SearchResult } from './search';
 import type { StatementsBenchResult } from './statements';
 
 /**
- * What `npm run bench` writes to bench/results/latest.json, a key per section that ran (in the
- * order they run), then the summary (bench/summary.ts).
+ * What `npm run bench` writes to bench/results/latest.json: a key per section, each from its latest
+ * run (bench/results-merge.ts), then the summary (bench/summary.ts).
  */
 export interface BenchResults {
   machine: { cpus: number; node: string };
   at: string;
+  /** When and on which commit each section below was last measured (bench/results-merge.ts). */
+  measured?: Record<string, { at: string; commit: string }>;
   orders?: OrdersResult;
   /** The same on a real Temporal cluster over mTLS, the worker in its own process (`npm run bench -- orders cluster`). */
   orders_cluster?: OrdersResult;

@@ -9,14 +9,19 @@ import { SUMMARY_TARGETS } from './summary';
 
 /*
  * The results as Markdown (bench/results/latest.md): the summary, then a part per section that ran.
- * Printed always; written with latest.json only by a full run, so a partial run does not replace
- * the recorded one.
+ * Printed always, and written with latest.json, which holds each section's latest run
+ * (bench/results-merge.ts).
  */
 
 export function writeResults(results: BenchResults, save: boolean): void {
   const dir = path.join(__dirname, 'results');
   fs.mkdirSync(dir, { recursive: true });
   if (save) fs.writeFileSync(path.join(dir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+  printResults(results, save ? path.join(dir, 'latest.md') : undefined);
+}
+
+/** The results as Markdown, printed, and written to `mdPath` when given. */
+function printResults(results: BenchResults, mdPath: string | undefined): void {
   const md = [
     ...summaryLines(results),
     ...(results.orders ? ordersLines(results.orders) : []),
@@ -28,7 +33,7 @@ export function writeResults(results: BenchResults, save: boolean): void {
     ...(results.ratelimit ? rateLimitLines(results.ratelimit) : []),
     '',
   ].join('\n');
-  if (save) fs.writeFileSync(path.join(dir, 'latest.md'), md);
+  if (mdPath) fs.writeFileSync(mdPath, md);
   process.stdout.write(`${md}\n`);
 }
 

@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { createApiKey } from '../services/api-clients';
 import type { BenchResults } from './bench-results';
 import { say, startBenchStack, type BenchStack } from './bench-stack';
@@ -13,13 +16,13 @@ import { benchRateLimit } from './ratelimit';
 import { writeResults } from './report';
 import { benchSearch } from './search';
 import { benchFeed, benchStatements } from './statements';
-import { summarize } from './summary';
+import { mergeResults } from './results-merge';
 
 /*
  * `npm run bench`: the service's costs measured side by side with a baseline doing the same work
  * without the service, in one run on one machine (ratios, since absolute times drift on a shared
  * machine). Boots its own stack (bench/bench-stack.ts), runs the sections below in order, prints a
- * table (bench/report.ts) and, for a full run, writes bench/results/latest.json and latest.md.
+ * table (bench/report.ts) and updates bench/results/latest.json and latest.md with the sections it ran.
  * `npm run bench -- orders search` runs only the sections named.
  */
 
@@ -71,9 +74,20 @@ async function main() {
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   }
-  results.summary = summarize(results);
-  // A partial run (some sections only) is printed but does not replace the recorded full results.
-  writeResults(results, names.length === 0);
+  // Each section that ran replaces its own keys in the committed summary, with the date and commit.
+  writeResults(mergeResults(readPrevious(), results, commitMeasured()), true);
+}
+
+/** The committed results, which this run's sections update. */
+function readPrevious(): BenchResults | undefined {
+  const file = path.join(__dirname, 'results', 'latest.json');
+  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as BenchResults) : undefined;
+}
+
+/** The commit measured, `-dirty` when the work tree had changes not committed. */
+function commitMeasured(): string {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: __dirname, encoding: 'utf8' }).trim();
+  return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain') ? '-dirty' : ''}`;
 }
 
 /** A request count a short run may lower through the environment (`BENCH_RATELIMIT_REQUESTS=600`). */
