@@ -143,4 +143,18 @@ describe('voucher exports', () => {
     expect((await call('POST', `${SUB}/offers/${offerId}/voucher_exports`, other)).statusCode).toBe(404);
     expect((await call('POST', `${DIST}/offers/ofr_nothing/voucher_exports`, dist)).statusCode).toBe(404);
   });
+
+  it("a publisher's export of an offer it cannot see is 404, as GET of that offer is (pending, or exclusive to another)", async () => {
+    const pending = await seedOffer(h, sub.clientId, { initial_quantity: 5 }, 'pending');
+    const insider = await h.client('distribution');
+    const theirs = await seedOffer(h, sub.clientId, { initial_quantity: 5, exclusivity: { exclusive: true, channels: [insider.clientId] } });
+    for (const offerId of [pending, theirs]) {
+      const read = await call('GET', `${DIST}/offers/${offerId}`, dist);
+      expect(read.statusCode).toBe(404);
+      const started = await call('POST', `${DIST}/offers/${offerId}/voucher_exports`, dist);
+      expect({ offerId, status: started.statusCode, body: started.json() }).toEqual({ offerId, status: 404, body: read.json() });
+    }
+    // The publisher it is exclusive to exports it.
+    expect((await call('POST', `${DIST}/offers/${theirs}/voucher_exports`, insider.key)).statusCode).toBe(202);
+  });
 });
