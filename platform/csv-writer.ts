@@ -34,6 +34,8 @@ export function csvText(rows: readonly (readonly CsvCell[])[], o: CsvOptions = {
     record_delimiter: o.crlf ? 'windows' : 'unix',
     escape_formulas: true,
     quoted_string: o.quoteText ?? false,
+    // csv-stringify quotes a cell holding the record delimiter only: a lone CR must be quoted too, or readers end the row there.
+    quoted_match: /[\r\n]/,
   });
 }
 

@@ -1,4 +1,3 @@
-import v8 from 'node:v8';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { badIdempotencyKey } from '../../domain/idempotency';
 import type { ServiceDeps } from '../../services/deps';
@@ -98,20 +97,44 @@ async function claim(deps: IdempotencyOptions['deps'], request: FastifyRequest, 
 function replay(reply: FastifyReply, c: Extract<Claim, { kind: 'replay' }>) {
   if (c.answer === 'secret_shown') throw secretShown();
   reply.code(c.status).headers({ ...c.headers, [REPLAYED_HEADER]: 'true' });
-  return reply.send(c.answer === 'value' ? v8.deserialize(c.body) : c.body);
+  return reply.send(c.answer === 'value' ? storedValue(c.body) : c.body);
 }
 
 /** The answer's value before its serialization (JSON or XML), kept to replay in a retry's format. */
 const values = new WeakMap<FastifyRequest, unknown>();
 
-/** The value as v8 writes it (Dates and BigInts kept); undefined for one it cannot clone: its bytes are kept then. */
+/*
+ * A kept value is JSON with its Dates and BigInts tagged (`{"@@date": …}`, `{"@@bigint": …}`), so that
+ * the retry's serializer (the route's schema, JSON or XML) gets back what the handler answered.
+ */
+const DATE_TAG = '@@date';
+const BIGINT_TAG = '@@bigint';
+
+/** The value as kept; undefined for one JSON cannot hold (its bytes are kept then). */
 function serializedValue(value: unknown): Buffer | undefined {
   try {
-    return v8.serialize(value);
+    return Buffer.from(
+      JSON.stringify(value, function tag(this: Record<string, unknown>, key, v: unknown) {
+        const raw = this[key];
+        if (Object.prototype.toString.call(raw) === '[object Date]') return { [DATE_TAG]: (raw as Date).toISOString() };
+        return typeof v === 'bigint' ? { [BIGINT_TAG]: v.toString() } : v;
+      }),
+    );
   } catch {
     return undefined;
   }
 }
+
+/** A kept value as the handler answered it. */
+const storedValue = (body: Buffer): unknown =>
+  JSON.parse(body.toString('utf8'), (_key, v: unknown) => {
+    if (v && typeof v === 'object' && !Array.isArray(v)) {
+      const keys = Object.keys(v);
+      if (keys.length === 1 && keys[0] === DATE_TAG) return new Date((v as Record<string, string>)[DATE_TAG]);
+      if (keys.length === 1 && keys[0] === BIGINT_TAG) return BigInt((v as Record<string, string>)[BIGINT_TAG]);
+    }
+    return v;
+  });
 
 const NO_SECRET: StoredAnswer = { status: 409, headers: {}, body: Buffer.alloc(0), kind: 'secret_shown' };
 
@@ -133,6 +156,9 @@ function answerOf(request: FastifyRequest, reply: FastifyReply, payload: unknown
   }
   return { status: reply.statusCode, headers, body: Buffer.from(payload), kind: 'bytes' };
 }
+
+/** The request's Idempotency-Key once checked and claimed (undefined without one): a route may name what it makes after it. */
+export const idempotencyKeyOf = (request: FastifyRequest): string | undefined => claimed.get(request)?.key;
 
 /** Whether this upload carries an Idempotency-Key: its route then reads the file whole and calls `claimUpload`. */
 export const isKeyedUpload = (request: FastifyRequest) => deferred.has(request);

@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely';
 /*
  * What a key keeps of its answer (issue 43 items 4 and 12; docs/decisions/0072-csv-writer-and-secrets.md):
  * `answer` says how `body` is read. `bytes`: the answer's bytes, replayed as they were (what
- * migration 0045 stored; a CSV or a page still is). `value`: the answer's value (v8 serialized),
+ * migration 0045 stored; a CSV or a page still is). `value`: the answer's value (JSON, its Dates and BigInts tagged),
  * replayed in the format the retry asks for (JSON or XML). `secret_shown`: the answer carried a
  * secret, which is never stored; the replay is 409 `idempotency_key_secret_shown`, and `body` is empty.
  *

@@ -12,7 +12,7 @@ export interface IdempotencyKeyTable {
   status_code: number | null;
   headers: ColumnType<Record<string, string> | null, string | null, string | null>;
   body: Buffer | null;
-  /** How `body` is read (migration 0063): the answer's bytes, its value (v8 serialized), or nothing (it held a secret). */
+  /** How `body` is read (migration 0063): the answer's bytes, its value (JSON, its Dates and BigInts tagged), or nothing (it held a secret). */
   answer: ColumnType<IdempotencyAnswerKind, IdempotencyAnswerKind | undefined, IdempotencyAnswerKind>;
   created_at: ColumnType<Date, Date | undefined, Date>;
   expires_at: Date;

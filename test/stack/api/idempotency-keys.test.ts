@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
 import { idempotencyPlugin } from '../../../api/plugins/idempotency';
-import { claimKey, completeKey, idempotencyRequestHash } from '../../../services/idempotency';
+import { claimKey, completeKey, idempotencyRequestHash, releaseKey } from '../../../services/idempotency';
 import * as idempotencyKeys from '../../../store/idempotency-keys';
 import { claimIdempotencyKey } from '../../../store/idempotency-keys';
 import { IDEMPOTENCY_KEY_PRUNING_WORKFLOW_TYPE } from '../../../workflows/idempotency-key-pruning-messages';
@@ -291,5 +291,41 @@ describe('Idempotency-Key on every request that changes something', () => {
     } finally {
       claims.mockRestore();
     }
+  });
+
+  it('a reservation retried after a 5xx with the same key finds the first hold: its id comes from the key, the units are held once', async () => {
+    const dist = await h.client('distribution', { reservations: true });
+    const offerId = await seedOffer(h, sub.clientId, { initial_quantity: 10 });
+    const created = await send('POST', '/distribution/beta/accounts', dist.key, undefined, { account: { name: 'Blog' } });
+    const accountId = created.json().account.id as string;
+    expect(
+      (await send('PUT', `/distribution/beta/accounts/${accountId}`, dist.key, undefined, { account: { status: 'active' } })).statusCode,
+    ).toBe(200);
+    const key = newKey();
+    const url = `/distribution/beta/offers/${offerId}/reservations`;
+    const body = {
+      reservation: {
+        account_id: accountId,
+        quantity_reserved: 3,
+        start_date: new Date().toISOString().slice(0, 10),
+        end_date: '2099-01-01',
+      },
+    };
+    const first = await send('POST', url, dist.key, key, body);
+    expect(first.statusCode).toBe(200);
+    // The first answer was a 503 the client never saw kept: its claim released, the retry runs again.
+    await releaseKey(h.services, { clientId: dist.clientId, key, requestHash: idempotencyRequestHash('POST', url, body) });
+    await h.services.db.deleteFrom('idempotency_keys').where('client_id', '=', dist.clientId).execute();
+    const retry = await send('POST', url, dist.key, key, body);
+    expect([retry.statusCode, retry.headers['idempotent-replayed']]).toEqual([200, undefined]);
+    expect(retry.json().reservation.id).toBe(first.json().reservation.id);
+    const rows = await h.services.db.selectFrom('reservations').select('id').where('client_id', '=', dist.clientId).execute();
+    expect(rows).toHaveLength(1);
+    const offer = await h.services.db
+      .selectFrom('offers')
+      .select(['quantity_in_stock', 'reserved_quantity'])
+      .where('id', '=', offerId)
+      .executeTakeFirstOrThrow();
+    expect(offer).toEqual({ quantity_in_stock: 7, reserved_quantity: 3 });
   });
 });

