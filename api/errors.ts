@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'method_not_allowed'
   | 'rate_limited'
   | 'idempotency_key_in_progress'
+  | 'idempotency_key_secret_shown'
   | 'internal_error';
 
 /** The HTTP status of each refusal the services, the store and the workflows speak of. */

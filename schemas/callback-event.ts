@@ -39,7 +39,11 @@ export const DISTRIBUTION_EVENT_TYPES = ['offer.published', 'offer.changed', 'of
 export type DistributionEventType = (typeof DISTRIBUTION_EVENT_TYPES)[number];
 
 /** Events about no offer, each addressed to one client, on either interface (`eventTypeFor`): a stored statement, a disabled endpoint. */
-export const CLIENT_EVENT_TYPES = ['statement.ready', 'endpoint.disabled', 'voucher_import.completed', 'offer_import.completed'] as const;
+const EITHER_CLIENT_EVENT_TYPES = ['statement.ready', 'endpoint.disabled'] as const;
+/** An import's end: addressed to the client that imported, and only a submission client imports. */
+const IMPORT_EVENT_TYPES = ['voucher_import.completed', 'offer_import.completed'] as const;
+/** Every event about no offer, addressed to one client. */
+export const CLIENT_EVENT_TYPES = [...EITHER_CLIENT_EVENT_TYPES, ...IMPORT_EVENT_TYPES] as const;
 
 /**
  * Every event type a client of this interface can receive: what an endpoint's `event_types` may
@@ -48,7 +52,7 @@ export const CLIENT_EVENT_TYPES = ['statement.ready', 'endpoint.disabled', 'vouc
 export function receivableEventTypes(iface: 'submission' | 'distribution'): readonly string[] {
   return iface === 'submission'
     ? [...SUBMISSION_EVENT_TYPES, ...CLIENT_EVENT_TYPES]
-    : [...DISTRIBUTION_EVENT_TYPES, ...VOUCHER_EVENT_TYPES, ...CLIENT_EVENT_TYPES];
+    : [...DISTRIBUTION_EVENT_TYPES, ...VOUCHER_EVENT_TYPES, ...EITHER_CLIENT_EVENT_TYPES];
 }
 
 /** The submission name of an outbox event: the same, or null for operators-only events. */

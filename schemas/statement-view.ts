@@ -1,4 +1,4 @@
-import { stringify } from 'csv-stringify/sync';
+import { csvText, type CsvCell } from '../platform/csv-writer';
 import { toXml } from './xml';
 import {
   DistributionStatement as DistributionStatementSchema,
@@ -115,12 +115,12 @@ function totalsOf<L extends { currency_code: string | null }, K extends keyof L>
  * one currency being the `currency_code` column; null is an empty cell.
  */
 function linesCsv(columns: string[], lines: object[]): string {
-  // An amount goes in as a BigInt: escape_formulas quotes only strings, so "-4500" stays a number, not "'-4500".
+  // An amount goes in as a BigInt: the writer neutralises text only, so "-4500" stays a number, not "'-4500".
   const cell = (v: unknown) =>
     v === null || v === undefined ? '' : typeof v === 'object' ? parseMinorUnits((v as StatementAmount).amount) : v;
   const rows = lines.map((line) => columns.map((c) => cell((line as Record<string, unknown>)[c])));
-  // A title starting with = + - @ would run as a formula in a spreadsheet: escape_formulas prefixes it with '.
-  return stringify([columns, ...rows], { record_delimiter: 'windows', escape_formulas: true });
+  // A title starting with = + - @ would run as a formula in a spreadsheet: the one writer prefixes it with '.
+  return csvText([columns, ...(rows as CsvCell[][])], { crlf: true });
 }
 
 /** The submission statement as CSV (RFC 4180: CRLF rows, quotes where a title needs them). */

@@ -3,6 +3,7 @@ import type { ServiceDeps } from './deps';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
+  listenForIdempotencyKey,
   releaseIdempotencyKey,
   type Claim,
   type StoredAnswer,
@@ -27,6 +28,35 @@ export interface KeyedRequest {
 
 export const claimKey = (deps: Pick<ServiceDeps, 'db'>, r: KeyedRequest): Promise<Claim> =>
   claimIdempotencyKey(deps.db, { ...r, ttlSeconds: IDEMPOTENCY_REPLAY_SECONDS, staleSeconds: IDEMPOTENCY_STALE_SECONDS });
+
+/**
+ * Claims the key; while the same request still runs elsewhere, waits (at most `waitMs`) for that
+ * claim to end, woken by its notification, never by polling. Answers the last claim's outcome:
+ * still `in_progress` after the wait, or when no notification can come (the listening connection
+ * is down).
+ */
+export async function claimKeyWaiting(deps: Pick<ServiceDeps, 'db'>, r: KeyedRequest, waitMs: number): Promise<Claim> {
+  const first = await claimKey(deps, r);
+  if (first.kind !== 'in_progress') return first;
+  const deadline = Date.now() + waitMs;
+  let wake = (): void => undefined;
+  const listener = await listenForIdempotencyKey(deps.db, r.clientId, r.key, () => wake()).catch(() => undefined);
+  if (!listener) return first;
+  try {
+    for (;;) {
+      // Armed before the claim: an end committed while it runs still wakes the wait.
+      const ended = new Promise<void>((resolve) => (wake = resolve));
+      const claim = await claimKey(deps, r);
+      const left = deadline - Date.now();
+      if (claim.kind !== 'in_progress' || left <= 0 || !listener.alive) return claim;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
+      clearTimeout(timer);
+    }
+  } finally {
+    await listener.close();
+  }
+}
 
 export const completeKey = (deps: Pick<ServiceDeps, 'db'>, r: KeyedRequest, answer: StoredAnswer) =>
   completeIdempotencyKey(deps.db, r.clientId, r.key, r.requestHash, answer);

@@ -8,7 +8,7 @@ import { conflict, invalidField, notFound, refusalFailure } from '../domain/fail
 import { requireActiveAccount } from '../domain/account-lifecycle';
 import type { ReservationRow } from '../store/database';
 import { findAccount } from '../store/accounts';
-import { newId } from '../store/ids';
+import { derivedId, newId } from '../store/ids';
 import { findOffersByIds } from '../store/offers';
 import { findReservation, listReservations as listReservationRows } from '../store/reservations';
 import { toReservation } from '../schemas/reservation';
@@ -41,13 +41,16 @@ async function requireActive(deps: Pick<ServiceDeps, 'db'>, r: Ref): Promise<voi
 
 /**
  * Starts the reservation's workflow with the `held` Update and returns the reservation once its
- * units are held (or throws the refusal).
+ * units are held (or throws the refusal). With an Idempotency-Key the reservation's id (and so its
+ * workflow's) is derived from the client and the key: a retry after a 503 (not kept for a replay)
+ * finds the first hold's workflow and asks it again, never holding twice.
  */
 export async function holdReservation(
   deps: Pick<ServiceDeps, 'db' | 'temporal' | 'config'>,
   clientId: string,
   offerId: string,
   r: { account_id: string; quantity_reserved: number; start_date: string; end_date: string },
+  idempotencyKey?: string,
 ): Promise<ReservationView> {
   const { temporal, config } = deps;
   if (r.end_date < utcDay()) throw invalidField('end_date', 'end_date must not be in the past');
@@ -55,7 +58,10 @@ export async function holdReservation(
   // An offer exclusive to other distributors does not exist for this one (the hold checks again, locked).
   if (!offer || !openTo(offer.document, clientId, utcDay())) throw notFound('offer');
   requireActiveAccount(r.account_id, await findAccount(deps.db, clientId, r.account_id));
-  const reservationId = newId('rsv');
+  const reservationId = idempotencyKey === undefined ? newId('rsv') : derivedId('rsv', `${clientId}\n${offerId}\n${idempotencyKey}`);
+  // A keyed retry whose first hold was made (its workflow may have ended since): that reservation is the answer.
+  if (idempotencyKey !== undefined && (await findReservation(deps.db, clientId, offerId, reservationId)))
+    return getReservation(deps, { clientId, offerId, reservationId });
   const input: ReservationWindowInput = {
     hold: {
       reservationId,
@@ -71,7 +77,8 @@ export async function holdReservation(
     workflowId: reservationWorkflowId(reservationId),
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     args: [input],
-    workflowIdConflictPolicy: 'FAIL',
+    // A keyed retry joins the first hold's workflow while it runs (its `held` Update answers the same outcome).
+    workflowIdConflictPolicy: idempotencyKey === undefined ? 'FAIL' : 'USE_EXISTING',
   });
   const at = `GET /offers/${offerId}/reservations/${reservationId}`;
   // Accepted means the workflow runs and will hold or refuse: a retried POST would make a second

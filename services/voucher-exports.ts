@@ -11,7 +11,9 @@ import { VOUCHER_EXPORT_WORKFLOW_TYPE, type VoucherExportInput } from '../workfl
 import { voucherExportWorkflowId } from '../workflows/shared/ids';
 import { BulkJobKey } from '../workflows/shared/search-attributes';
 import type { ServiceDeps } from './deps';
+import { readableOffer } from './distribution-offers';
 import { requireOffer } from './offers';
+import { utcDay } from '../domain/dates';
 
 /*
  * Voucher exports (docs/bulk-offers-and-exports.md). The file is served by the API through a
@@ -48,10 +50,13 @@ export function voucherExportView(deps: Pick<ServiceDeps, 'config'>, row: Vouche
   };
 }
 
-/** The offer whose vouchers this client may export: an advertiser's own; for a publisher, any existing offer (it gets only its own vouchers). */
+/**
+ * The offer whose vouchers this client may export: an advertiser's own; for a publisher, one it may
+ * read (GET /offers/:id answers it): an offer it cannot see is 404 here too, never a 202.
+ */
 async function exportableOffer(deps: Deps, scope: ExportScope, offerId: string): Promise<void> {
   if (scope.iface === 'submission') await requireOffer(deps, scope.clientId, offerId);
-  else if (!(await findOffer(deps.db, offerId))) throw notFound('offer');
+  else await readableOffer(deps, scope.clientId, offerId, utcDay());
 }
 
 /** Records the export (queued) and starts its workflow; answers it at once (the client polls it). */

@@ -4,6 +4,7 @@ import { Failure, invalidField, notFound } from '../domain/failures';
 import { TERMINAL, type OfferStatus } from '../domain/offer-lifecycle';
 import { importColumns, MAX_IMPORT_ROWS, patternProblem, type CodePattern } from '../domain/voucher-imports';
 import { countCsv, type CsvCount } from '../platform/csv-lines';
+import { csvText } from '../platform/csv-writer';
 import { ObjectTooLargeError, putStreamBounded } from '../platform/object-upload';
 import { VOUCHER_IMPORT_FILE_FIELD, type VoucherImportCreate } from '../schemas/voucher-import';
 import { newId } from '../store/ids';
@@ -159,15 +160,14 @@ export const runningVoucherImports = (deps: Pick<ServiceDeps, 'db'>, limit = 50)
 /** An import as an operator sees it (any client's). */
 export const findVoucherImportForOperator = (deps: Pick<ServiceDeps, 'db'>, id: string) => findVoucherImport(deps.db, id);
 
-const csvField = (s: string) => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
-
 /** The import's rejected rows as CSV (`row,redemption_code,error`: the error's code, REJECTIONS), read page by page (keyset). */
 export async function* voucherImportErrorsCsv(deps: Pick<ServiceDeps, 'db'>, row: VoucherImportRow): AsyncGenerator<string> {
-  yield 'row,redemption_code,error\n';
+  yield csvText([['row', 'redemption_code', 'error']]);
   for (let after = 0; ;) {
     const page = await voucherImportRejections(deps.db, row.id, after, 5000);
     if (page.length === 0) return;
-    yield page.map((r) => `${r.row},${csvField(r.redemption_code)},${csvField(r.error)}\n`).join('');
+    // The advertiser's own rejected codes, echoed: through the one writer, so none comes back as a live formula.
+    yield csvText(page.map((r) => [r.row, r.redemption_code, r.error]));
     after = Number(page[page.length - 1].row);
   }
 }

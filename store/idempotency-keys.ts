@@ -1,25 +1,31 @@
 import { sql } from 'kysely';
-import type { Db } from './db';
+import { listen, type Db, type Listener } from './db';
+import type { IdempotencyAnswerKind } from './rows/idempotency';
 
 /*
  * The idempotency_keys table (migration 0045; docs/decisions/0061-idempotency-keys.md): each
  * client's Idempotency-Keys, the request each was first used for (`request_hash`) and, once it
  * has one, the answer it gave. Claiming is one statement, so of any number of racing requests
- * with one key exactly one claims it; the rest see its row.
+ * with one key exactly one claims it; the rest see its row. Completing or releasing a claim
+ * notifies IDEMPOTENCY_CHANNEL on commit, so a retry waiting for it wakes then, without polling.
  */
 
-/** What the stored answer of a key holds: enough to send it again byte for byte. */
+/** The channel a claim's end notifies, with `<client id> <key>` as the payload. */
+const IDEMPOTENCY_CHANNEL = 'idempotency_keys';
+
+/** What the stored answer of a key holds: enough to send it again (`kind`: how `body` is read, migration 0063). */
 export interface StoredAnswer {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  kind: IdempotencyAnswerKind;
 }
 
 export type Claim =
   /** This request owns the key now: run it, then complete or release the claim. */
   | { kind: 'claimed' }
   /** The same request was answered before: send its answer again. */
-  | ({ kind: 'replay' } & StoredAnswer)
+  | ({ kind: 'replay'; answer: IdempotencyAnswerKind } & Omit<StoredAnswer, 'kind'>)
   /** The key was used for another request. */
   | { kind: 'reused' }
   /** The same request is still running (or its process died less than `staleSeconds` ago). */
@@ -81,39 +87,70 @@ export async function claimIdempotencyKey(db: Db, a: ClaimAsk): Promise<Claim> {
     if (await take(db, a)) return { kind: 'claimed' };
     const row = await db
       .selectFrom('idempotency_keys')
-      .select(['request_hash', 'state', 'status_code', 'headers', 'body'])
+      .select(['request_hash', 'state', 'status_code', 'headers', 'body', 'answer'])
       .where('client_id', '=', a.clientId)
       .where('key', '=', a.key)
       .executeTakeFirst();
     if (!row) continue;
     if (row.request_hash !== a.requestHash) return { kind: 'reused' };
     if (row.state === 'in_progress') return { kind: 'in_progress' };
-    return { kind: 'replay', status: row.status_code!, headers: row.headers!, body: row.body! };
+    return { kind: 'replay', status: row.status_code!, headers: row.headers!, body: row.body!, answer: row.answer };
   }
   return { kind: 'in_progress' };
 }
 
-/** Stores the answer of a claimed key: from now on the same request is answered with it. */
+/** Stores the answer of a claimed key: from now on the same request is answered with it. A waiting retry is woken. */
 export async function completeIdempotencyKey(db: Db, clientId: string, key: string, requestHash: string, answer: StoredAnswer) {
   await db
-    .updateTable('idempotency_keys')
-    .set({ state: 'completed', status_code: answer.status, headers: JSON.stringify(answer.headers), body: answer.body })
-    .where('client_id', '=', clientId)
-    .where('key', '=', key)
-    .where('request_hash', '=', requestHash)
-    .where('state', '=', 'in_progress')
+    .with('done', (qb) =>
+      qb
+        .updateTable('idempotency_keys')
+        .set({
+          state: 'completed',
+          status_code: answer.status,
+          headers: JSON.stringify(answer.headers),
+          body: answer.body,
+          answer: answer.kind,
+        })
+        .where('client_id', '=', clientId)
+        .where('key', '=', key)
+        .where('request_hash', '=', requestHash)
+        .where('state', '=', 'in_progress')
+        .returning(['client_id', 'key']),
+    )
+    .selectFrom('done')
+    .select(sql`pg_notify(${IDEMPOTENCY_CHANNEL}, done.client_id || ' ' || done.key)`.as('notified'))
     .execute();
 }
 
-/** Gives a claimed key up without an answer (a 5xx, a request that ended unanswered): a retry runs again. */
+/** Gives a claimed key up without an answer (a 5xx, a request that ended unanswered): a retry runs again, and a waiting one is woken. */
 export async function releaseIdempotencyKey(db: Db, clientId: string, key: string, requestHash: string) {
   await db
-    .deleteFrom('idempotency_keys')
-    .where('client_id', '=', clientId)
-    .where('key', '=', key)
-    .where('request_hash', '=', requestHash)
-    .where('state', '=', 'in_progress')
+    .with('gone', (qb) =>
+      qb
+        .deleteFrom('idempotency_keys')
+        .where('client_id', '=', clientId)
+        .where('key', '=', key)
+        .where('request_hash', '=', requestHash)
+        .where('state', '=', 'in_progress')
+        .returning(['client_id', 'key']),
+    )
+    .selectFrom('gone')
+    .select(sql`pg_notify(${IDEMPOTENCY_CHANNEL}, gone.client_id || ' ' || gone.key)`.as('notified'))
     .execute();
+}
+
+/** Calls `onEnd` when a claim of this client's key is completed or released (on the shared listening connection). */
+export function listenForIdempotencyKey(db: Db, clientId: string, key: string, onEnd: () => void): Promise<Listener> {
+  const mine = `${clientId} ${key}`;
+  return listen(
+    db,
+    IDEMPOTENCY_CHANNEL,
+    (payload) => {
+      if (payload === mine) onEnd();
+    },
+    onEnd,
+  );
 }
 
 /** Deletes up to `limit` keys past their expiry; answers how many it deleted (fewer than `limit`: none are left). */

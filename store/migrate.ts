@@ -39,8 +39,9 @@ import * as m0044 from './migrations/2026_11_27_0044_callback_endpoint_shaping';
 import * as m0045 from './migrations/2026_11_27_0045_idempotency_keys';
 import * as m0046 from './migrations/2026_11_27_0046_data_retention';
 import * as m0050 from './migrations/2026_11_27_0050_voucher_imports';
-import * as m0060 from './migrations/2026_11_27_0060_redemption_staff';
 import * as m0055 from './migrations/2026_11_27_0055_voucher_exports_offer_imports';
+import * as m0060 from './migrations/2026_11_27_0060_redemption_staff';
+import * as m0063 from './migrations/2026_11_28_0063_idempotency_answers';
 import * as m0067 from './migrations/2026_11_28_0067_order_key';
 
 /**
@@ -87,8 +88,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_27_0045_idempotency_keys': m0045,
   '2026_11_27_0046_data_retention': m0046,
   '2026_11_27_0050_voucher_imports': m0050,
-  '2026_11_27_0060_redemption_staff': m0060,
   '2026_11_27_0055_voucher_exports_offer_imports': m0055,
+  '2026_11_27_0060_redemption_staff': m0060,
+  '2026_11_28_0063_idempotency_answers': m0063,
   '2026_11_28_0067_order_key': m0067,
 };
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from './db';
 import type { ExportCursor } from '../domain/bulk';
+import { csvNumberSql as num, csvText, csvTextSql as text } from '../platform/csv-writer';
 
 /*
  * The rows of a voucher export (docs/bulk-offers-and-exports.md), a page at a time by keyset,
@@ -8,7 +9,8 @@ import type { ExportCursor } from '../domain/bulk';
  * page it is on. The submission client (the offer's advertiser) gets every voucher of the offer,
  * then every code it supplied that is not issued yet (`available`); a distribution client gets the
  * vouchers it sold of that offer, nothing else. Values come formatted by Postgres (timestamps in
- * UTC ISO 8601), ready for the CSV.
+ * UTC ISO 8601), ready for the CSV, each cell as the one CSV writer writes it (platform/csv-writer.ts):
+ * a customer's name such as `=HYPERLINK(…)` comes out as text, never a live formula.
  */
 
 /** The CSV's columns, in order: one source of truth for the header and the rows. */
@@ -36,10 +38,6 @@ export interface ExportScope {
 }
 
 const iso = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-/** A text field as CSV: quoted, quotes doubled (RFC 4180); empty for null. */
-const text = (expr: string) => `coalesce('"' || replace((${expr})::text, '"', '""') || '"', '')`;
-/** A number as CSV: as is; empty for null. */
-const num = (expr: string) => `coalesce((${expr})::text, '')`;
 /** The CSV line of each row, its fields in VOUCHER_EXPORT_COLUMNS' order (concat_ws: no field may be null, each is coalesced). */
 const line = (fields: string[]) => sql.raw(`concat_ws(',', ${fields.join(', ')}) || E'\\n'`);
 
@@ -64,7 +62,7 @@ const CODE_LINE = line([
   "''",
   text('s.redemption_code'),
   text('coalesce(s.barcode, s.redemption_code)'),
-  `'available'`,
+  text(`'available'`),
   ...Array.from({ length: 6 }, () => "''"),
   "'0'",
   "''",
@@ -115,7 +113,7 @@ async function codePage(db: Db, scope: ExportScope, after: string, limit: number
 }
 
 /** The CSV's header line. */
-export const VOUCHER_EXPORT_HEADER = `${VOUCHER_EXPORT_COLUMNS.join(',')}\n`;
+export const VOUCHER_EXPORT_HEADER = csvText([VOUCHER_EXPORT_COLUMNS]);
 
 /** One page of the export from `cursor` (at most `limit` rows, as CSV lines) and the cursor after it. */
 export async function readExportPage(

@@ -21,6 +21,8 @@ export const redemptionStaffRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }>
   app.post(
     '/redemption_staff',
     {
+      // The one-time sign-in is shown once: a retry with the same Idempotency-Key is 409, never the code again.
+      config: { answersSecret: true },
       schema: {
         ...op('createRedemptionStaff', 'Create a counter staff member'),
         body: RedemptionStaffCreateBody,
@@ -43,6 +45,7 @@ export const redemptionStaffRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }>
   app.post(
     '/redemption_staff/:id/sign_in',
     {
+      config: { answersSecret: true },
       schema: {
         ...op('newRedemptionStaffSignIn', 'Issue a new one-time sign-in'),
         params: Params,

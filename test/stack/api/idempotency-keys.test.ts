@@ -1,11 +1,15 @@
 import crypto from 'node:crypto';
 import Fastify from 'fastify';
+import { sql } from 'kysely';
 import { idempotencyPlugin } from '../../../api/plugins/idempotency';
-import { claimKey, idempotencyRequestHash } from '../../../services/idempotency';
+import { claimKey, completeKey, idempotencyRequestHash, releaseKey } from '../../../services/idempotency';
+import * as idempotencyKeys from '../../../store/idempotency-keys';
 import { claimIdempotencyKey } from '../../../store/idempotency-keys';
 import { IDEMPOTENCY_KEY_PRUNING_WORKFLOW_TYPE } from '../../../workflows/idempotency-key-pruning-messages';
 import { idempotencyKeyPruningScheduleId } from '../../../workflows/shared/ids';
-import { validOffer } from '../../setup/fixtures';
+import { advertiserId } from '../../setup/counter';
+import { eventually } from '../../setup/eventually';
+import { seedOffer, validOffer } from '../../setup/fixtures';
 import { type Harness, harnessWithKeys } from '../../setup/harness';
 
 type Method = 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -185,5 +189,143 @@ describe('Idempotency-Key on every request that changes something', () => {
     expect((result as { deleted: number }).deleted).toBeGreaterThanOrEqual(1);
     const left = await h.services.db.selectFrom('idempotency_keys').select('key').where('client_id', '=', clientId).execute();
     expect(left.map((r) => r.key)).toEqual(['live']);
+  });
+
+  it('an answer carrying a secret is never stored: its replay is 409 secret_shown, the row holds no code, one staff member was made', async () => {
+    const client = await h.client('submission');
+    await seedOffer(h, client.clientId, { advertiser: { ...(validOffer().advertiser as object), name: 'Idem Cafe' } });
+    const body = { redemption_staff: { name: 'Ida', advertiser_id: await advertiserId(h, client.key, 'Idem Cafe') } };
+    const key = newKey();
+    const first = await send('POST', '/submission/beta/redemption_staff', client.key, key, body);
+    expect(first.statusCode).toBe(200);
+    const { id, sign_in } = first.json().redemption_staff as { id: string; sign_in: { code: string; url: string } };
+    const again = await send('POST', '/submission/beta/redemption_staff', client.key, key, body);
+    expect([again.statusCode, again.json().errors[0].code, again.headers['idempotent-replayed']]).toEqual([
+      409,
+      'idempotency_key_secret_shown',
+      undefined,
+    ]);
+    expect(again.body).not.toContain(sign_in.code);
+    const staff = await h.services.db.selectFrom('redemption_staff').select('id').where('client_id', '=', client.clientId).execute();
+    expect(staff.map((r) => r.id)).toEqual([id]);
+
+    const signInKey = newKey();
+    const renewed = await send('POST', `/submission/beta/redemption_staff/${id}/sign_in`, client.key, signInKey);
+    expect(renewed.statusCode).toBe(200);
+    const code = renewed.json().redemption_staff.sign_in.code as string;
+    const renewedAgain = await send('POST', `/submission/beta/redemption_staff/${id}/sign_in`, client.key, signInKey);
+    expect([renewedAgain.statusCode, renewedAgain.json().errors[0].code]).toEqual([409, 'idempotency_key_secret_shown']);
+
+    // What the database keeps for a replay holds neither code, nor the sign-in link.
+    const rows = await h.services.db.selectFrom('idempotency_keys').selectAll().where('client_id', '=', client.clientId).execute();
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      const kept = `${JSON.stringify(row.headers)} ${row.body?.toString('latin1')}`;
+      for (const secret of [sign_in.code, sign_in.url, code]) expect(kept).not.toContain(secret);
+    }
+  });
+
+  it("a replay answers in the retry's format: XML to a retry that asks for XML, JSON to one that asks for JSON", async () => {
+    const client = await h.client('submission');
+    const key = newKey();
+    const body = { offer: validOffer() };
+    const asked = (accept: string) =>
+      h.app.inject({
+        method: 'POST',
+        url: '/submission/beta/offers',
+        headers: { 'x-service-api-key': client.key, 'idempotency-key': key, accept },
+        payload: body,
+      });
+    const first = await asked('application/json');
+    expect(first.statusCode).toBe(200);
+    const id = first.json().offer.id as string;
+    const xml = await asked('application/xml');
+    expect([xml.statusCode, xml.headers['idempotent-replayed']]).toEqual([200, 'true']);
+    expect(xml.headers['content-type']).toMatch(/^application\/xml/);
+    expect(xml.body).toContain(`<id>${id}</id>`);
+    const json = await asked('application/json');
+    expect([json.headers['content-type'], json.body]).toEqual([first.headers['content-type'], first.body]);
+    // A refusal too.
+    const refusedKey = newKey();
+    const refused = (accept: string) =>
+      h.app.inject({
+        method: 'POST',
+        url: '/submission/beta/offers',
+        headers: { 'x-service-api-key': client.key, 'idempotency-key': refusedKey, accept },
+        payload: { offer: 'first' },
+      });
+    expect((await refused('application/json')).statusCode).toBe(422);
+    const refusedXml = await refused('application/xml');
+    expect([refusedXml.statusCode, refusedXml.headers['idempotent-replayed']]).toEqual([422, 'true']);
+    expect(refusedXml.body).toMatch(/^<\?xml[\s\S]*<code>invalid_field<\/code>/);
+  });
+
+  it('a retry waits on the running claim itself: woken when it ends, not by reading the key again and again; one LISTEN connection for all waits', async () => {
+    const client = await h.client('submission');
+    const body = { offer: 'first' };
+    const hash = idempotencyRequestHash('POST', '/submission/beta/offers', body);
+    const keys = Array.from({ length: 5 }, () => newKey());
+    for (const key of keys)
+      expect((await claimKey(h.services, { clientId: client.clientId, key, requestHash: hash })).kind).toBe('claimed');
+    const claims = jest.spyOn(idempotencyKeys, 'claimIdempotencyKey');
+    try {
+      const waiting = keys.map((key) => send('POST', '/submission/beta/offers', client.key, key, body));
+      // Every wait listens on the process's one listening connection.
+      const listeners = await eventually('the waits listening', async () => {
+        const { rows } = await sql<{ n: number }>`
+          select count(*)::int as n from pg_stat_activity where query = 'LISTEN "idempotency_keys"'`.execute(h.services.db);
+        return rows[0].n > 0 && rows[0].n;
+      });
+      expect(listeners).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 1000)); // the twins' requests keep running for a second
+      for (const key of keys)
+        await completeKey(
+          h.services,
+          { clientId: client.clientId, key, requestHash: hash },
+          { status: 201, headers: {}, body: Buffer.from('{"done":true}'), kind: 'bytes' },
+        );
+      const answers = await Promise.all(waiting);
+      for (const a of answers) expect([a.statusCode, a.body, a.headers['idempotent-replayed']]).toEqual([201, '{"done":true}', 'true']);
+      // Each wait read its key when it came, once listening, and once woken: polling every 50 ms would have read it 20 times.
+      expect(claims.mock.calls.length).toBeLessThanOrEqual(keys.length * 4);
+    } finally {
+      claims.mockRestore();
+    }
+  });
+
+  it('a reservation retried after a 5xx with the same key finds the first hold: its id comes from the key, the units are held once', async () => {
+    const dist = await h.client('distribution', { reservations: true });
+    const offerId = await seedOffer(h, sub.clientId, { initial_quantity: 10 });
+    const created = await send('POST', '/distribution/beta/accounts', dist.key, undefined, { account: { name: 'Blog' } });
+    const accountId = created.json().account.id as string;
+    expect(
+      (await send('PUT', `/distribution/beta/accounts/${accountId}`, dist.key, undefined, { account: { status: 'active' } })).statusCode,
+    ).toBe(200);
+    const key = newKey();
+    const url = `/distribution/beta/offers/${offerId}/reservations`;
+    const body = {
+      reservation: {
+        account_id: accountId,
+        quantity_reserved: 3,
+        start_date: new Date().toISOString().slice(0, 10),
+        end_date: '2099-01-01',
+      },
+    };
+    const first = await send('POST', url, dist.key, key, body);
+    expect(first.statusCode).toBe(200);
+    // The first answer was a 503 the client never saw kept: its claim released, the retry runs again.
+    await releaseKey(h.services, { clientId: dist.clientId, key, requestHash: idempotencyRequestHash('POST', url, body) });
+    await h.services.db.deleteFrom('idempotency_keys').where('client_id', '=', dist.clientId).execute();
+    const retry = await send('POST', url, dist.key, key, body);
+    expect([retry.statusCode, retry.headers['idempotent-replayed']]).toEqual([200, undefined]);
+    expect(retry.json().reservation.id).toBe(first.json().reservation.id);
+    const rows = await h.services.db.selectFrom('reservations').select('id').where('client_id', '=', dist.clientId).execute();
+    expect(rows).toHaveLength(1);
+    const offer = await h.services.db
+      .selectFrom('offers')
+      .select(['quantity_in_stock', 'reserved_quantity'])
+      .where('id', '=', offerId)
+      .executeTakeFirstOrThrow();
+    expect(offer).toEqual({ quantity_in_stock: 7, reserved_quantity: 3 });
   });
 });

