@@ -102,7 +102,8 @@ export async function startWorkflowTestEnv(): Promise<WorkflowTestEnv> {
 /** Terminates the runs still open on `taskQueue` (a test's unfinished workflows), so no later test's worker takes them. */
 async function endLeftovers(client: Client, taskQueue: string): Promise<void> {
   const open: string[] = [];
-  for await (const wf of client.workflow.list({ query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'` })) open.push(wf.workflowId);
+  for await (const wf of client.workflow.list({ query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'` }))
+    open.push(wf.workflowId);
   await Promise.all(
     open.map((id) =>
       client.workflow
