@@ -15,7 +15,10 @@ import { workflowBundle } from '../../worker/workflow-bundle';
  * them. The endpoints reach the tests through the environment. With jest workers (`--maxWorkers`),
  * each worker gets a database of its own (test/setup/env.ts points it there).
  */
-export default async function globalSetup(globalConfig: { maxWorkers: number }, project?: { displayName?: { name?: string } }): Promise<void> {
+export default async function globalSetup(
+  globalConfig: { maxWorkers: number },
+  project?: { displayName?: { name?: string } },
+): Promise<void> {
   // The stack lane's attachment tests also run against MinIO (the other EMBEDDED_S3 server): on a
   // fresh machine its binary is built here, beside the stack's, rather than inside a test's two-minute
   // hook. The fuzz lane, which shares this set-up, does not need it.
