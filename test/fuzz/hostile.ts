@@ -142,7 +142,15 @@ export const HOSTILE_COOKIES = [
 ];
 
 /** Keeps a header value sendable (Node refuses CR, LF and characters past Latin-1 in headers). */
-export const headerSafe = (v: string) => (/^[\t\x20-\x7e\x80-\xff]*$/.test(v) ? v : encodeURIComponent(v));
+export const headerSafe = (v: string) => (/^[\t\x20-\x7e\x80-\xff]*$/.test(v) ? v : percentEncoded(v));
+
+const LONE_SURROGATE = /([\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF])/;
+/** Percent-encoded; a lone surrogate (which encodeURIComponent refuses) goes as the bytes UTF-8 would give it, which no decoder accepts. */
+export const percentEncoded = (v: unknown) =>
+  String(v)
+    .split(LONE_SURROGATE)
+    .map((part, i) => (i % 2 ? '%ED%A0%80' : encodeURIComponent(part)))
+    .join('');
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 

@@ -13,6 +13,7 @@ import {
   HOSTILE_IDEMPOTENCY_KEYS,
   HOSTILE_IDS,
   hostileText,
+  percentEncoded,
 } from './hostile';
 
 // json-schema-faker is ESM only; jest compiles it to CommonJS (jest.config.mjs), so it is required here.
@@ -70,8 +71,6 @@ function plausibleValue(schema: Schema, seed: number): unknown {
   return structuredClone(variants[i]);
 }
 
-const LONE_SURROGATE = /([\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF])/;
-/** Percent-encoded; a lone surrogate (which encodeURIComponent refuses) goes as the bytes UTF-8 would give it, which no decoder accepts. */
 /** Generates every operation's variants ahead, so that generating never holds the event loop while the lane measures it. */
 export function warmUp(ops: Operation[]): void {
   for (const op of ops)
@@ -79,11 +78,7 @@ export function warmUp(ops: Operation[]): void {
       for (let i = 0; i < VARIANTS; i++) plausibleValue(schema, i);
 }
 
-const encode = (v: unknown) =>
-  String(v)
-    .split(LONE_SURROGATE)
-    .map((part, i) => (i % 2 ? '%ED%A0%80' : encodeURIComponent(part)))
-    .join('');
+const encode = percentEncoded;
 
 /** The body as XML, its root named after the resource as the API reads it (`{offer: …}` → `<offer>`). */
 function asXml(body: unknown): string {
