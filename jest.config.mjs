@@ -3,6 +3,7 @@
 //   unit:      pure code, no server and no global setup (domain, schemas, views, XML, config, cursors, money).
 //   workflows: every workflow with its activities replaced, on one Temporal dev server for the lane.
 //   stack:     the API and end-to-end tests on the real stack (Postgres, Temporal, S3), as npm start runs it.
+//   fuzz:      requests generated from the published OpenAPI documents, broken one way at a time, on the stack (`npm run test:fuzz`).
 //   cluster:   the production layout on a real Temporal cluster (four server processes, mTLS), `npm run test:cluster`.
 // Besides, test/lint: the lint rules' own tests (eslint and madge over the tree, ~30 s), which belong
 // with `npm run lint` rather than in the unit lane's minute (docs/decisions/0059-test-lanes.md).
@@ -16,7 +17,7 @@ const common = {
   transform: {
     '^.+\\.ts$': ts,
     // ESM-only dependencies of fastify's, compiled to CommonJS for jest's module system.
-    'node_modules/(cookie|content-disposition)/.+\\.js$': [
+    'node_modules/(cookie|content-disposition|json-schema-faker)/.+\\.js$': [
       'ts-jest',
       {
         isolatedModules: true,
@@ -25,7 +26,9 @@ const common = {
       },
     ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(cookie|content-disposition)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(cookie|content-disposition|json-schema-faker)/)'],
+  // json-schema-faker exports itself to `import` only: jest's CommonJS resolver is pointed at its one file.
+  moduleNameMapper: { '^json-schema-faker$': '<rootDir>/node_modules/json-schema-faker/dist/index.js' },
   setupFiles: ['<rootDir>/test/setup/env.ts'],
 };
 
@@ -47,6 +50,13 @@ export default {
       ...common,
       displayName: 'stack',
       roots: ['<rootDir>/test/stack'],
+      globalSetup: '<rootDir>/test/setup/global-setup.ts',
+      globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+    },
+    {
+      ...common,
+      displayName: 'fuzz',
+      roots: ['<rootDir>/test/fuzz'],
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
       globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
     },

@@ -15,15 +15,19 @@ import { workflowBundle } from '../../worker/workflow-bundle';
  * them. The endpoints reach the tests through the environment. With jest workers (`--maxWorkers`),
  * each worker gets a database of its own (test/setup/env.ts points it there).
  */
-export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
-  // The attachment tests also run against MinIO (the other EMBEDDED_S3 server): on a fresh machine
-  // its binary is built here, beside the stack's, rather than inside a test's two-minute hook.
+export default async function globalSetup(
+  globalConfig: { maxWorkers: number },
+  project?: { displayName?: { name?: string } },
+): Promise<void> {
+  // The stack lane's attachment tests also run against MinIO (the other EMBEDDED_S3 server): on a
+  // fresh machine its binary is built here, beside the stack's, rather than inside a test's two-minute
+  // hook. The fuzz lane, which shares this set-up, does not need it.
   const [stack] = await Promise.all([
     startStackProcess({
       prefix: 'offer-marketplace-test-',
       onProgress: (line) => /building|built|failed/.test(line) && process.stderr.write(`${line}\n`),
     }),
-    ensureGoBinary(MINIO_SERVER),
+    project?.displayName?.name === 'fuzz' ? undefined : ensureGoBinary(MINIO_SERVER),
   ]);
   Object.assign(process.env, stackEnv(stack), { TEST_STACK_PID: String(stack.pid) });
   if (globalConfig.maxWorkers > 1) await workerDatabases(process.env.DATABASE_URL!, globalConfig.maxWorkers);

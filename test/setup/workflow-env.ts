@@ -26,7 +26,7 @@ export type ActivityDoubles = Partial<Activities>;
 
 export interface WorkflowTestEnv {
   client: Client;
-  /** Runs `test` while a worker with these activities polls a fresh task queue, then stops the worker. */
+  /** Runs `test` while a worker with these activities polls the file's task queue, then ends what it left running and stops the worker. */
   withWorker<T>(activities: ActivityDoubles, test: (taskQueue: string) => Promise<T>): Promise<T>;
   /**
    * A worker polling `taskQueue` until `stop()`, running the workflows of `codePath` (default: the
@@ -48,15 +48,19 @@ export async function startWorkflowTestEnv(): Promise<WorkflowTestEnv> {
   // Workers' state changes are INFO: keep the test output to what went wrong.
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const env = await TestWorkflowEnvironment.createFromExistingServer({ address, namespace });
-  let buildId: string | undefined;
+  // One task queue, so one Worker Deployment version, per test file: Temporal takes about a second
+  // to register a new version and make it current, which a queue per test paid each time (the lane
+  // 49 → 100 s). Each test still gets a worker of its own with its own doubles; what a test leaves
+  // running is ended when it returns, so the next test's worker never runs it.
+  const taskQueue = `test-${crypto.randomUUID()}`;
+  let version: WorkerDeploymentVersion | undefined;
   return {
     client: env.client,
     async withWorker(activities, test) {
-      const taskQueue = `test-${crypto.randomUUID()}`;
       // Versioned as the service's workers are (worker/main.ts): a worker that is not refuses the
-      // workflows, which declare their versioning behaviour. Its own task queue is its own
-      // deployment, of which it makes itself the current version before the test starts runs.
-      const version = { deploymentName: deploymentNameFor(taskQueue), buildId: (buildId ??= buildIdOfBundle(fs.readFileSync(codePath))) };
+      // workflows, which declare their versioning behaviour. The file's task queue is its own
+      // deployment, of which the first worker makes itself the current version (later ones find it so).
+      version ??= { deploymentName: deploymentNameFor(taskQueue), buildId: buildIdOfBundle(fs.readFileSync(codePath)) };
       const worker = await Worker.create({
         connection: env.nativeConnection,
         namespace: env.namespace ?? 'default',
@@ -66,8 +70,12 @@ export async function startWorkflowTestEnv(): Promise<WorkflowTestEnv> {
         workerDeploymentOptions: { version, useWorkerVersioning: true, defaultVersioningBehavior: 'PINNED' },
       });
       return worker.runUntil(async () => {
-        await applySetCurrentPolicy(env.client, version, taskQueue, 'if-none', quiet);
-        return test(taskQueue);
+        await applySetCurrentPolicy(env.client, version!, taskQueue, 'if-none', quiet);
+        try {
+          return await test(taskQueue);
+        } finally {
+          await endLeftovers(env.client, taskQueue);
+        }
       });
     },
     async startVersionedWorker(opts) {
@@ -89,6 +97,21 @@ export async function startWorkflowTestEnv(): Promise<WorkflowTestEnv> {
     },
     close: () => env.teardown(),
   };
+}
+
+/** Terminates the runs still open on `taskQueue` (a test's unfinished workflows), so no later test's worker takes them. */
+async function endLeftovers(client: Client, taskQueue: string): Promise<void> {
+  const open: string[] = [];
+  for await (const wf of client.workflow.list({ query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'` }))
+    open.push(wf.workflowId);
+  await Promise.all(
+    open.map((id) =>
+      client.workflow
+        .getHandle(id)
+        .terminate('the test that started it has ended')
+        .catch(() => undefined),
+    ),
+  );
 }
 
 /** While RECORD_HISTORIES names a folder, writes this finished workflow's history there as `<name>.json` (for replay tests). */
