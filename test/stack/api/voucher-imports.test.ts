@@ -6,6 +6,7 @@ import { validOffer } from '../../setup/fixtures';
 import { eventually } from '../../setup/eventually';
 import { createHarness, type Harness } from '../../setup/harness';
 import { SUB } from '../../setup/paths';
+import { voucherImportWorkflowId } from '../../../workflows/shared/ids';
 
 /** A 20,000-row file with five rows to reject, each for its reason; the header is row 1. */
 function importFile(): { csv: string; rejected: string[] } {
@@ -236,5 +237,112 @@ describe('bulk voucher imports and generation', () => {
       headers: { 'x-service-api-key': otherKey },
     });
     expect(other.statusCode).toBe(404);
+  });
+
+  // Issue 43 items 3, 7, 10 and 12: hostile files refused row by row, never as a whole.
+  const postCsv = (offerId: string, csv: string | Buffer, type = 'text/csv') =>
+    h.app.inject({
+      method: 'POST',
+      url: `${SUB}/offers/${offerId}/voucher_imports`,
+      headers: headers({ 'content-type': type }),
+      payload: csv,
+    });
+  const errorsCsv = async (imp: { errors_url: string }) =>
+    (await h.app.inject({ method: 'GET', url: new URL(imp.errors_url).pathname, headers: headers() })).body.trim().split('\n');
+
+  it('a NUL byte rejects its row as invalid_code and the rest import; a huge line is rejected and kept at a bounded length', async () => {
+    const offerId = await suppliedOffer(['NUL-0']);
+    const huge = 'H'.repeat(5_000_000);
+    const res = await postCsv(offerId, `redemption_code\nN-1\nN\0X\nN-2\n${huge}\nN-3\n`);
+    expect(res.statusCode).toBe(202);
+    const done = await finished(res.json().voucher_import.id);
+    expect(done).toMatchObject({ status: 'completed', rows_total: 5, rows_imported: 3, rows_rejected: 2 });
+    expect(await errorsCsv(done)).toEqual(['row,redemption_code,error', '3,N\uFFFDX,invalid_code', `5,${'H'.repeat(100)}…,line_too_long`]);
+    expect((await codesOf(offerId)).map((c) => c.redemption_code).sort()).toEqual(['N-1', 'N-2', 'N-3', 'NUL-0']);
+  });
+
+  it('a line holding only a byte order mark is no row: rows_total counts what is imported or rejected', async () => {
+    const offerId = await suppliedOffer(['BOM-0']);
+    const bom = '\uFEFF';
+    const res = await postCsv(offerId, `${bom}redemption_code\r\nBOM-1\r\n${bom}\r\n${bom}\nBOM-2\r\n`);
+    expect(res.statusCode).toBe(202);
+    expect(res.json().voucher_import.rows_total).toBe(2);
+    expect(await finished(res.json().voucher_import.id)).toMatchObject({
+      status: 'completed',
+      rows_total: 2,
+      rows_imported: 2,
+      rows_rejected: 0,
+    });
+  });
+
+  it('takes TEXT/CSV with parameters in any case: media types are case-insensitive', async () => {
+    const offerId = await suppliedOffer(['CASE-0']);
+    const res = await postCsv(offerId, 'redemption_code\nCASE-1\n', 'TEXT/CSV; Charset=UTF-8');
+    expect(res.statusCode).toBe(202);
+    expect(await finished(res.json().voucher_import.id)).toMatchObject({ status: 'completed', rows_imported: 1 });
+  });
+
+  it('a multipart file cut off before its closing boundary is a 400 malformed_body, as for attachments', async () => {
+    const offerId = await suppliedOffer(['CUT-0']);
+    const boundary = 'cutBOUNDARY';
+    const cut = [
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="voucher_import[file]"; filename="c.csv"',
+      'Content-Type: text/csv',
+      '',
+      'redemption_code\nCUT-1\n',
+    ].join('\r\n');
+    for (const url of [`${SUB}/offers/${offerId}/voucher_imports`, `${SUB}/attachments`]) {
+      const res = await h.app.inject({
+        method: 'POST',
+        url,
+        headers: headers({ 'content-type': `multipart/form-data; boundary=${boundary}` }),
+        payload: url.endsWith('attachments') ? cut.replace('voucher_import[file]', 'attachment[media]') : cut,
+      });
+      expect([url, res.statusCode, res.json().errors[0].code]).toEqual([url, 400, 'malformed_body']);
+    }
+    expect(await codesOf(offerId)).toHaveLength(1);
+  });
+
+  it('an import whose workflow cannot start is failed in the same request (503), never queued for ever', async () => {
+    const offerId = await suppliedOffer(['DOWN-0']);
+    const start = jest.spyOn(h.services.temporal.workflow, 'start').mockRejectedValueOnce(new Error('temporal is down'));
+    try {
+      const res = await postCsv(offerId, 'redemption_code\nDOWN-1\n');
+      expect(res.statusCode).toBe(503);
+      const [error] = res.json().errors;
+      expect(error).toMatchObject({ code: 'backend_unavailable', voucher_import_id: expect.stringMatching(/^vim_/) });
+      expect(await get(error.voucher_import_id)).toMatchObject({
+        status: 'failed',
+        rows_imported: 0,
+        failure_message: expect.stringMatching(/unavailable/),
+      });
+    } finally {
+      start.mockRestore();
+    }
+  });
+
+  it('two imports into one offer at once commit without a deadlock, every code once', async () => {
+    const offerId = await suppliedOffer(['DL-0']);
+    const codes = Array.from({ length: 12_000 }, (_, i) => `DL-${String(i + 1).padStart(6, '0')}`);
+    // Overlapping files in opposite orders: each batch of each waits on the other's codes and offer.
+    const [a, b] = await Promise.all([
+      postCsv(offerId, `redemption_code\n${codes.slice(0, 8000).join('\n')}\n`),
+      postCsv(offerId, `redemption_code\n${codes.slice(4000).reverse().join('\n')}\n`),
+    ]);
+    const [da, db] = await Promise.all([finished(a.json().voucher_import.id), finished(b.json().voucher_import.id)]);
+    expect([da.status, db.status]).toEqual(['completed', 'completed']);
+    expect(da.rows_imported + db.rows_imported).toBe(12_000);
+    expect(da.rows_rejected + db.rows_rejected).toBe(4000);
+    expect((await offerRow(offerId)).quantity_in_stock).toBe(12_001);
+    // No batch failed and ran again (a deadlock, 40P01, is healed by a retry: each ran at its first attempt).
+    for (const imp of [da, db]) {
+      const history = await h.services.temporal.workflow.getHandle(voucherImportWorkflowId(imp.id)).fetchHistory();
+      const attempts = history.events!.flatMap((e) =>
+        e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt] : [],
+      );
+      expect(attempts.length).toBeGreaterThan(0);
+      expect(attempts.every((n) => n === 1)).toBe(true);
+    }
   });
 });
