@@ -29,18 +29,29 @@ const unknownKeys = (n: number, width = 8) =>
 
 describe('error details: the first few, then a count, within a byte budget', () => {
   it('lists at most MAX_ERROR_DETAILS, then one detail counting the rest', () => {
-    const many: ErrorDetail[] = Array.from({ length: 100_000 }, (_, i) => ({ code: 'unknown_field', message: `u${i}: unknown field`, field: `u${i}` }));
+    const many: ErrorDetail[] = Array.from({ length: 100_000 }, (_, i) => ({
+      code: 'unknown_field',
+      message: `u${i}: unknown field`,
+      field: `u${i}`,
+    }));
     const kept = boundedDetails(many);
     expect(kept).toHaveLength(MAX_ERROR_DETAILS + 1);
     expect(kept.slice(0, 2)).toEqual(many.slice(0, 2));
-    expect(kept.at(-1)).toEqual({ code: 'unknown_field', message: `and ${100_000 - MAX_ERROR_DETAILS} more error(s) like these, not listed` });
+    expect(kept.at(-1)).toEqual({
+      code: 'unknown_field',
+      message: `and ${100_000 - MAX_ERROR_DETAILS} more error(s) like these, not listed`,
+    });
   });
 
   it('clips a field name of a megabyte, and keeps the listed details within MAX_ERROR_DETAILS_BYTES', () => {
     const huge = 'k'.repeat(1_000_000);
     const nuls = '\u0000'.repeat(10_000);
     const kept = boundedDetails(
-      Array.from({ length: 50 }, (_, i) => ({ code: 'unknown_field' as const, message: `${i ? nuls : huge}: unknown field`, field: i ? nuls : huge })),
+      Array.from({ length: 50 }, (_, i) => ({
+        code: 'unknown_field' as const,
+        message: `${i ? nuls : huge}: unknown field`,
+        field: i ? nuls : huge,
+      })),
     );
     expect(kept[0].field).toHaveLength(201);
     expect(bytesOf(kept.slice(0, -1))).toBeLessThanOrEqual(MAX_ERROR_DETAILS_BYTES);
@@ -55,12 +66,24 @@ describe('an offer import file: budgets per line, per error record, per import, 
     const lines = await checkedLines([good, long, good].join('\n'), 1024 * 1024);
     expect(lines.map((l) => l.line)).toEqual([1, 2, 3]);
     expect(lines[1].errors).toEqual([
-      { code: 'payload_too_large', message: expect.stringMatching(/^the line is \d+ bytes; a line takes at most 1048576, as POST \/offers does$/) },
+      {
+        code: 'payload_too_large',
+        message: expect.stringMatching(/^the line is \d+ bytes; a line takes at most 1048576, as POST \/offers does$/),
+      },
     ]);
     expect(lines[0].errors).toBeDefined(); // an incomplete offer: refused by the schema, as POST /offers would
   });
 
-  it("a line of thousands of unknown fields leaves one bounded record: the first few named, the rest counted", async () => {
+  it('drops a byte order mark before a line, and a line holding only one is blank, as in a code import', async () => {
+    const good = JSON.stringify({ offer: { title: 'x' } });
+    const lines = await checkedLines(`\uFEFF${good}\n\uFEFF\n${good}`, 1024);
+    expect(lines.map((l) => l.line)).toEqual([1, 3]);
+    // Read as the same JSON as the line without one (not refused as malformed JSON).
+    expect(lines[0].errors).toEqual(lines[1].errors);
+    expect(JSON.stringify(lines[0].errors)).not.toContain('malformed');
+  });
+
+  it('a line of thousands of unknown fields leaves one bounded record: the first few named, the rest counted', async () => {
     const [line] = await checkedLines(unknownKeys(5000), 1024 * 1024);
     expect(line.errors).toHaveLength(MAX_ERROR_DETAILS + 1);
     expect(bytesOf(line.errors)).toBeLessThanOrEqual(MAX_ERROR_DETAILS_BYTES + 200);
@@ -115,7 +138,11 @@ describe('a code import file: bytes per line, blank lines, rejected values', () 
 
   it('counts a data line holding only a byte order mark (with or without CR) as no row, as the import reads it', async () => {
     const count: CsvCount = { header: null, dataStartByte: 0, rows: 0 };
-    const file = Buffer.concat([Buffer.from('redemption_code\nN-1\n'), Buffer.from([0xef, 0xbb, 0xbf, 0x0a, 0xef, 0xbb, 0xbf, 0x0d, 0x0a]), Buffer.from('N-2\r\n\r\n')]);
+    const file = Buffer.concat([
+      Buffer.from('redemption_code\nN-1\n'),
+      Buffer.from([0xef, 0xbb, 0xbf, 0x0a, 0xef, 0xbb, 0xbf, 0x0d, 0x0a]),
+      Buffer.from('N-2\r\n\r\n'),
+    ]);
     await all(countCsv(chunks(file, 2), count, { onHeader: () => undefined, maxRows: 10, onTooMany: () => new Error('too many') }));
     expect(count.rows).toBe(2);
     const read = await all(csvLines(chunks(file.subarray(count.dataStartByte)), count.dataStartByte));

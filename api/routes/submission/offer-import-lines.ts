@@ -24,7 +24,9 @@ function checkLine(text: string, maxLineBytes: number): Omit<ImportLine, 'line'>
   const bytes = Buffer.byteLength(text);
   if (bytes > maxLineBytes)
     return {
-      errors: [{ code: 'payload_too_large', message: `the line is ${bytes} bytes; a line takes at most ${maxLineBytes}, as POST /offers does` }],
+      errors: [
+        { code: 'payload_too_large', message: `the line is ${bytes} bytes; a line takes at most ${maxLineBytes}, as POST /offers does` },
+      ],
     };
   try {
     const body = OfferCreateBody.safeParse(jsonAsBody(text, OfferCreateBody, SubmissionOfferResponse));
@@ -41,12 +43,17 @@ function errorBudget() {
   return (errors: ErrorDetail[]): ErrorDetail[] => {
     spent += Buffer.byteLength(JSON.stringify(errors));
     if (spent <= OFFER_IMPORT_MAX_ERROR_BYTES) return errors;
-    return [{ code: errors[0].code, message: `refused; its details are not kept: the import's errors passed ${OFFER_IMPORT_MAX_ERROR_BYTES} bytes` }];
+    return [
+      {
+        code: errors[0].code,
+        message: `refused; its details are not kept: the import's errors passed ${OFFER_IMPORT_MAX_ERROR_BYTES} bytes`,
+      },
+    ];
   };
 }
 
 /**
- * The file's lines (numbered from 1, blank ones skipped), each checked; refuses an empty file or
+ * The file's lines (numbered from 1, blank ones skipped, a leading byte order mark dropped), each checked; refuses an empty file or
  * one of too many lines. Yields to the event loop every SLICE_MS, so one file never holds it for
  * longer than that plus one line's check.
  */
@@ -61,11 +68,16 @@ export async function checkedLines(file: string, maxLineBytes: number): Promise<
     }
     const found = file.indexOf('\n', from);
     const nl = found === -1 ? file.length : found;
-    const text = file.slice(from, nl);
+    // A byte order mark (an editor's, at the file's start) is no content, as in a code import's CSV.
+    const text = file.charCodeAt(from) === 0xfeff ? file.slice(from + 1, nl) : file.slice(from, nl);
     from = nl + 1;
     if (text.trim() === '') continue;
     if (lines.length === OFFER_IMPORT_MAX_LINES)
-      throw new ApiError(413, 'payload_too_large', `the file has more than ${OFFER_IMPORT_MAX_LINES} lines; an import takes at most ${OFFER_IMPORT_MAX_LINES}`);
+      throw new ApiError(
+        413,
+        'payload_too_large',
+        `the file has more than ${OFFER_IMPORT_MAX_LINES} lines; an import takes at most ${OFFER_IMPORT_MAX_LINES}`,
+      );
     const checked = checkLine(text, maxLineBytes);
     lines.push({ line: number, ...checked, ...(checked.errors ? { errors: budget(checked.errors as ErrorDetail[]) } : {}) });
   }
