@@ -285,19 +285,24 @@ describe('bulk voucher imports and generation', () => {
   it('a multipart file cut off before its closing boundary is a 400 malformed_body, as for attachments', async () => {
     const offerId = await suppliedOffer(['CUT-0']);
     const boundary = 'cutBOUNDARY';
-    const cut = [
-      `--${boundary}`,
-      'Content-Disposition: form-data; name="voucher_import[file]"; filename="c.csv"',
-      'Content-Type: text/csv',
-      '',
-      'redemption_code\nCUT-1\n',
-    ].join('\r\n');
-    for (const url of [`${SUB}/offers/${offerId}/voucher_imports`, `${SUB}/attachments`]) {
+    // The same body for both, cut before `--cutBOUNDARY--`: a CSV of codes, and a PNG's first bytes for the attachment.
+    const cut = (field: string, type: string, content: Buffer) =>
+      Buffer.concat([
+        Buffer.from(
+          [`--${boundary}`, `Content-Disposition: form-data; name="${field}"; filename="f"`, `Content-Type: ${type}`, '', ''].join('\r\n'),
+        ),
+        content,
+      ]);
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64)]);
+    for (const [url, payload] of [
+      [`${SUB}/offers/${offerId}/voucher_imports`, cut('voucher_import[file]', 'text/csv', Buffer.from('redemption_code\nCUT-1\n'))],
+      [`${SUB}/attachments`, cut('attachment[media]', 'image/png', png)],
+    ] as const) {
       const res = await h.app.inject({
         method: 'POST',
         url,
         headers: headers({ 'content-type': `multipart/form-data; boundary=${boundary}` }),
-        payload: url.endsWith('attachments') ? cut.replace('voucher_import[file]', 'attachment[media]') : cut,
+        payload,
       });
       expect([url, res.statusCode, res.json().errors[0].code]).toEqual([url, 400, 'malformed_body']);
     }
