@@ -58,7 +58,11 @@ export async function* csvLines(source: AsyncIterable<Buffer>, startByte: number
     let from = 0;
     for (let nl = buf.indexOf(NL, from); nl !== -1; nl = buf.indexOf(NL, from)) {
       const long = nl - from > maxLineBytes;
-      yield { text: clean(buf.toString('utf8', from, long ? from + maxLineBytes : nl)), end: offset + nl + 1, ...(long ? { tooLong: true } : {}) };
+      yield {
+        text: clean(buf.toString('utf8', from, long ? from + maxLineBytes : nl)),
+        end: offset + nl + 1,
+        ...(long ? { tooLong: true } : {}),
+      };
       from = nl + 1;
     }
     carry = buf.subarray(from);

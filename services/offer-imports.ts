@@ -40,9 +40,13 @@ export async function createOfferImport(deps: Deps, clientId: string, lines: Imp
     // Failed in the same request, never queued for ever (as a voucher import that cannot start).
     deps.log.error({ err, import_id: id }, 'could not start the offer import workflow');
     await finishOfferImport(deps.db, id, 'failed');
-    throw new Failure('backend_unavailable', `offer import ${id} failed: the import service was unavailable; nothing was imported, retry shortly`, {
-      offer_import_id: id,
-    });
+    throw new Failure(
+      'backend_unavailable',
+      `offer import ${id} failed: the import service was unavailable; nothing was imported, retry shortly`,
+      {
+        offer_import_id: id,
+      },
+    );
   }
   return row;
 }

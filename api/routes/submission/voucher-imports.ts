@@ -35,7 +35,10 @@ const op = operations('Vouchers');
 async function fileOf(request: FastifyRequest): Promise<AsyncIterable<Buffer>> {
   if (!request.isMultipart()) return request.raw;
   const part = await receiveFilePart(request, VOUCHER_IMPORT_FILE_FIELD, MAX_IMPORT_FILE_BYTES);
-  return untruncated(part, () => new ApiError(413, 'payload_too_large', `${VOUCHER_IMPORT_FILE_FIELD}: larger than ${MAX_IMPORT_FILE_BYTES} bytes`));
+  return untruncated(
+    part,
+    () => new ApiError(413, 'payload_too_large', `${VOUCHER_IMPORT_FILE_FIELD}: larger than ${MAX_IMPORT_FILE_BYTES} bytes`),
+  );
 }
 
 /** A file body: multipart, or text/csv (media types are case-insensitive: TEXT/CSV is one too). */
