@@ -6,7 +6,8 @@ import { validOffer } from '../../setup/fixtures';
 import { eventually } from '../../setup/eventually';
 import { createHarness, type Harness } from '../../setup/harness';
 import { SUB } from '../../setup/paths';
-import { voucherImportWorkflowId } from '../../../workflows/shared/ids';
+import { sql } from 'kysely';
+import { commitVoucherImportBatch, insertVoucherImport } from '../../../store/voucher-imports';
 
 /** A 20,000-row file with five rows to reject, each for its reason; the header is row 1. */
 function importFile(): { csv: string; rejected: string[] } {
@@ -327,27 +328,43 @@ describe('bulk voucher imports and generation', () => {
     }
   });
 
-  it('two imports into one offer at once commit without a deadlock, every code once', async () => {
+  it('two import batches into one offer at once commit without a deadlock (40P01), in one order of locks', async () => {
     const offerId = await suppliedOffer(['DL-0']);
-    const codes = Array.from({ length: 12_000 }, (_, i) => `DL-${String(i + 1).padStart(6, '0')}`);
-    // Overlapping files in opposite orders: each batch of each waits on the other's codes and offer.
-    const [a, b] = await Promise.all([
-      postCsv(offerId, `redemption_code\n${codes.slice(0, 8000).join('\n')}\n`),
-      postCsv(offerId, `redemption_code\n${codes.slice(4000).reverse().join('\n')}\n`),
-    ]);
-    const [da, db] = await Promise.all([finished(a.json().voucher_import.id), finished(b.json().voucher_import.id)]);
-    expect([da.status, db.status]).toEqual(['completed', 'completed']);
-    expect(da.rows_imported + db.rows_imported).toBe(12_000);
-    expect(da.rows_rejected + db.rows_rejected).toBe(4000);
-    expect((await offerRow(offerId)).quantity_in_stock).toBe(12_001);
-    // No batch failed and ran again (a deadlock, 40P01, is healed by a retry: each ran at its first attempt).
-    for (const imp of [da, db]) {
-      const history = await h.services.temporal.workflow.getHandle(voucherImportWorkflowId(imp.id)).fetchHistory();
-      const attempts = history.events!.flatMap((e) =>
-        e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt] : [],
+    const { advertiser_id, client_id } = await h.services.db
+      .selectFrom('offers')
+      .select(['advertiser_id', 'client_id'])
+      .where('id', '=', offerId)
+      .executeTakeFirstOrThrow();
+    const imports = await Promise.all(
+      ['vim_deadlockA0001', 'vim_deadlockB0001'].map((id) =>
+        insertVoucherImport(h.services.db, { id, client_id, offer_id: offerId, advertiser_id, kind: 'file', rows_total: 500 }),
+      ),
+    );
+    const codes = (p: string) => Array.from({ length: 500 }, (_, i) => ({ row: i + 2, code: `${p}-${i}`, barcode: null }));
+    const waiting = async () =>
+      Number(
+        (
+          await sql<{
+            n: number;
+          }>`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(
+            h.services.db,
+          )
+        ).rows[0].n,
       );
-      expect(attempts.length).toBeGreaterThan(0);
-      expect(attempts.every((n) => n === 1)).toBe(true);
-    }
+    let results: PromiseSettledResult<boolean>[] = [];
+    // A third transaction holds the offer's row (not its key): both batches insert their codes
+    // (their key share is allowed), then both wait to lock the row; when it lets go, each batch
+    // used to wait for the other's key share: a deadlock, one of them refused.
+    await h.services.db.transaction().execute(async (trx) => {
+      await sql`select 1 from offers where id = ${offerId} for no key update`.execute(trx);
+      const batches = imports.map((imp, i) =>
+        commitVoucherImportBatch(h.services.db, imp, { batch: 0, endByte: 1, nextRow: 502, codes: codes(`DL${i}`), rejected: [] }),
+      );
+      await eventually('both batches waiting on a lock', async () => (await waiting()) >= 2);
+      void Promise.allSettled(batches).then((r) => (results = r));
+    });
+    await eventually('both batches settled', async () => results.length === 2);
+    expect(results.map((r) => (r.status === 'rejected' ? String((r.reason as Error).message) : r.value))).toEqual([true, true]);
+    expect((await offerRow(offerId)).quantity_in_stock).toBe(1001);
   });
 });
