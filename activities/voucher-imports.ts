@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import type { ActivityDeps } from './deps';
-import { checkImportRow, makeCode, type CodePattern, type Rejection } from '../domain/voucher-imports';
+import { checkImportRow, makeCode, rejectedValue, type CodePattern, type Rejection } from '../domain/voucher-imports';
 import { csvFields, csvLines } from '../platform/csv-lines';
-import { toVoucherImport } from '../schemas/voucher-import';
+import { voucherImportEventData } from '../schemas/voucher-import';
 import type { ImportedCode } from '../store/supplied-voucher-imports';
 import {
   commitVoucherImportBatch,
@@ -16,9 +16,6 @@ import {
 } from '../store/voucher-imports';
 import type { ImportHooks, VoucherImportProgress } from '../workflows/voucher-import-messages';
 import { Failure } from '../domain/failures';
-
-/** The submission interface's path (api/urls.ts): errors_url in the event is built as the API builds it. */
-const SUBMISSION_PATH = '/submission/beta';
 
 type Deps = Pick<ActivityDeps, 'db' | 'store' | 'config'> & { importHooks?: ImportHooks };
 
@@ -39,7 +36,8 @@ function rowChecker(imp: VoucherImportRow) {
   const codes: ImportedCode[] = [];
   const rejected: ImportBatch['rejected'] = [];
   const seen = new Set<string>();
-  const check = (row: number, text: string) => {
+  const check = (row: number, text: string, tooLong?: boolean) => {
+    if (tooLong) return void rejected.push({ row, code: rejectedValue(text), error: 'line_too_long' });
     const c = checkImportRow(csvFields(text), imp.columns!);
     if ('rejected' in c) rejected.push({ row, code: c.code, error: c.rejected });
     else if (seen.has(c.code)) rejected.push({ row, code: c.code, error: 'repeated_in_file' as Rejection });
@@ -106,7 +104,7 @@ async function readBatch(imp: VoucherImportRow, lines: Lines, at: { byte: number
       break;
     }
     if (next.value.text !== '') {
-      check(row, next.value.text);
+      check(row, next.value.text, next.value.tooLong);
       count++;
     }
     row++;
@@ -207,7 +205,7 @@ export function createVoucherImportActivities(deps: Deps) {
       await finishVoucherImport(deps.db, a.importId, {
         status: a.status,
         message: a.message,
-        view: (row) => ({ voucher_import: toVoucherImport(row, `${deps.config.PUBLIC_BASE_URL ?? ''}${SUBMISSION_PATH}`) }),
+        view: (row) => voucherImportEventData(row, deps.config.PUBLIC_BASE_URL),
       });
       return progressOf(await load(a.importId), true);
     },

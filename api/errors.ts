@@ -66,11 +66,41 @@ export class ApiError extends Error {
     this.errors = [{ code, message, ...extra }];
   }
 
+  /** An answer of several details, bounded (boundedDetails): a hostile body's million faults make a short answer. */
   static withDetails(statusCode: number, errors: ErrorDetail[]): ApiError {
     const e = new ApiError(statusCode, errors[0].code, errors[0].message);
-    (e as { errors: ErrorDetail[] }).errors = errors;
+    (e as { errors: ErrorDetail[] }).errors = boundedDetails(errors);
     return e;
   }
+}
+
+/** Details one error answer (or one refused import line) lists at most; the rest are counted (docs/security.md#work-per-request-is-bounded). */
+export const MAX_ERROR_DETAILS = 10;
+/** Bytes of JSON the listed details take at most (the first one is always listed, its texts clipped). */
+export const MAX_ERROR_DETAILS_BYTES = 4096;
+/** Characters of a message or a field name kept: a body may name a field of a megabyte. */
+const MAX_ERROR_TEXT = 200;
+
+const clip = (s: string) => (s.length > MAX_ERROR_TEXT ? `${s.slice(0, MAX_ERROR_TEXT)}…` : s);
+
+/**
+ * The first details within MAX_ERROR_DETAILS and MAX_ERROR_DETAILS_BYTES, texts clipped, then one
+ * detail counting the rest: what a client needs to fix the first faults, and never more.
+ */
+export function boundedDetails(errors: ErrorDetail[]): ErrorDetail[] {
+  const kept: ErrorDetail[] = [];
+  let bytes = 2;
+  for (const d of errors) {
+    if (kept.length === MAX_ERROR_DETAILS) break;
+    const c: ErrorDetail = { ...d, message: clip(String(d.message)), ...(typeof d.field === 'string' ? { field: clip(d.field) } : {}) };
+    const size = Buffer.byteLength(JSON.stringify(c)) + 1;
+    if (kept.length > 0 && bytes + size > MAX_ERROR_DETAILS_BYTES) break;
+    kept.push(c);
+    bytes += size;
+  }
+  const rest = errors.length - kept.length;
+  if (rest > 0) kept.push({ code: errors[kept.length].code, message: `and ${rest} more error(s) like these, not listed` });
+  return kept;
 }
 
 /** A service's refusal as the API answers it: the same details, under the code's HTTP status. */

@@ -17,3 +17,9 @@ export const FIRST_EXPORT_CURSOR: ExportCursor = { phase: 'vouchers', after: '' 
 
 /** The lines an offer import takes at most. */
 export const OFFER_IMPORT_MAX_LINES = 10_000;
+
+/**
+ * Bytes of error records one offer import keeps for its refused lines (docs/security.md): past
+ * them a refused line keeps one short detail, so the errors stay near the file's size, not a multiple.
+ */
+export const OFFER_IMPORT_MAX_ERROR_BYTES = 4 * 1024 * 1024;

@@ -12,12 +12,25 @@ export const MAX_IMPORT_ROWS = 5_000_000;
 /** Why a row of a file was not imported: the `error` column of the errors CSV. */
 export const REJECTIONS = {
   malformed_row: 'not a CSV row with the header’s columns',
+  line_too_long: 'the line is longer than 4,096 bytes (a code and a barcode take at most 64 characters each)',
   invalid_code: 'redemption_code must be 1 to 64 letters, digits, - or _',
   invalid_barcode: 'barcode must be 1 to 64 letters, digits, - or _',
   repeated_in_file: 'the code appears earlier in the file',
   already_supplied: 'the advertiser already has this code',
 } as const;
 export type Rejection = keyof typeof REJECTIONS;
+
+/** Characters of a rejected row's value kept in the errors CSV: enough to find the row, never the whole of a hostile line. */
+export const MAX_REJECTED_VALUE_CHARS = 100;
+
+/**
+ * A rejected value as it is stored and echoed: its first MAX_REJECTED_VALUE_CHARS characters
+ * (then `…`), NUL (which Postgres text cannot hold) shown as U+FFFD.
+ */
+export function rejectedValue(value: string): string {
+  const clipped = value.length > MAX_REJECTED_VALUE_CHARS ? `${value.slice(0, MAX_REJECTED_VALUE_CHARS)}…` : value;
+  return clipped.replace(/\u0000/g, '\uFFFD');
+}
 
 /** One data row of a file, as split from its line. */
 export interface ImportRow {
@@ -30,9 +43,9 @@ export function checkImportRow(
   fields: string[] | null,
   columns: { code: number; barcode: number | null; count: number },
 ): { code: string; barcode: string | null } | { rejected: Rejection; code: string } {
-  if (!fields || fields.length !== columns.count) return { rejected: 'malformed_row', code: fields?.[columns.code] ?? '' };
+  if (!fields || fields.length !== columns.count) return { rejected: 'malformed_row', code: rejectedValue(fields?.[columns.code] ?? '') };
   const code = fields[columns.code].trim();
-  if (!VOUCHER_CODE.test(code)) return { rejected: 'invalid_code', code };
+  if (!VOUCHER_CODE.test(code)) return { rejected: 'invalid_code', code: rejectedValue(code) };
   const barcode = columns.barcode === null ? '' : fields[columns.barcode].trim();
   if (barcode !== '' && !VOUCHER_CODE.test(barcode)) return { rejected: 'invalid_barcode', code };
   return { code, barcode: barcode === '' ? null : barcode };

@@ -23,24 +23,58 @@ export function csvFields(line: string): string[] | null {
 /** Strips a line's `\r` (CRLF files) and a UTF-8 byte order mark. */
 const clean = (line: string) => line.replace(/\r$/, '').replace(/^\uFEFF/, '');
 
+/** Bytes of one line read at most (a row is a code and a barcode of at most 64 characters each): the rest of a longer line is skipped, never held. */
+export const MAX_LINE_BYTES = 4096;
+
+/** One line: its text (its first MAX_LINE_BYTES only, when `tooLong`) and the byte just after it. */
+export interface CsvLine {
+  text: string;
+  end: number;
+  tooLong?: boolean;
+}
+
 /**
  * Every line of `source`, which starts at byte `startByte` of the file: its text and the byte just
- * after it (where the next line starts). Holds one chunk and one unfinished line at a time.
+ * after it (where the next line starts). Holds one chunk and one unfinished line of at most
+ * `maxLineBytes` at a time: of a longer line only its start is kept, marked `tooLong`.
  */
-export async function* csvLines(source: AsyncIterable<Buffer>, startByte: number): AsyncGenerator<{ text: string; end: number }> {
+export async function* csvLines(source: AsyncIterable<Buffer>, startByte: number, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<CsvLine> {
   let carry: Buffer = Buffer.alloc(0);
-  let offset = startByte; // the file position of carry[0]
+  let offset = startByte; // the file position of carry[0] (while a long line is skipped: of the next chunk)
+  let longStart: Buffer | null = null; // the start of a line past maxLineBytes, while its rest is skipped
   for await (const chunk of source) {
-    const buf = carry.length ? Buffer.concat([carry, chunk]) : chunk;
+    let buf = chunk;
+    if (longStart) {
+      const nl = chunk.indexOf(NL);
+      if (nl === -1) {
+        offset += chunk.length;
+        continue;
+      }
+      yield { text: clean(longStart.toString('utf8')), end: offset + nl + 1, tooLong: true };
+      longStart = null;
+      offset += nl + 1;
+      buf = chunk.subarray(nl + 1);
+    } else if (carry.length) buf = Buffer.concat([carry, chunk]);
     let from = 0;
     for (let nl = buf.indexOf(NL, from); nl !== -1; nl = buf.indexOf(NL, from)) {
-      yield { text: clean(buf.toString('utf8', from, nl)), end: offset + nl + 1 };
+      const long = nl - from > maxLineBytes;
+      yield {
+        text: clean(buf.toString('utf8', from, long ? from + maxLineBytes : nl)),
+        end: offset + nl + 1,
+        ...(long ? { tooLong: true } : {}),
+      };
       from = nl + 1;
     }
     carry = buf.subarray(from);
     offset += from;
+    if (carry.length > maxLineBytes) {
+      longStart = Buffer.from(carry.subarray(0, maxLineBytes));
+      offset += carry.length;
+      carry = Buffer.alloc(0);
+    }
   }
-  if (carry.length) yield { text: clean(carry.toString('utf8')), end: offset + carry.length };
+  if (longStart) yield { text: clean(longStart.toString('utf8')), end: offset, tooLong: true };
+  else if (carry.length) yield { text: clean(carry.toString('utf8')), end: offset + carry.length };
 }
 
 /** What a file's pass-through count found: its header's fields, where its data starts, its non-empty data lines. */
@@ -65,12 +99,16 @@ export async function* countCsv(
 ): AsyncGenerator<Buffer> {
   let head: Buffer | null = Buffer.alloc(0);
   let lineLen = 0;
-  let firstByte = -1;
+  const lineStart: number[] = []; // the line's first bytes, enough to know a blank one
   const endLine = () => {
-    if (lineLen > 1 || (lineLen === 1 && firstByte !== CR)) count.rows++;
+    if (!blankLine(lineLen, lineStart)) count.rows++;
     if (count.rows > o.maxRows) throw o.onTooMany();
     lineLen = 0;
-    firstByte = -1;
+    lineStart.length = 0;
+  };
+  const add = (chunk: Buffer, from: number, to: number) => {
+    for (let i = from; i < to && lineStart.length < BOM_CR.length; i++) lineStart.push(chunk[i]);
+    lineLen += to - from;
   };
   for await (const chunk of source) {
     let from = 0;
@@ -88,15 +126,11 @@ export async function* countCsv(
       from = nl + 1;
     }
     for (let nl = chunk.indexOf(NL, from); nl !== -1; nl = chunk.indexOf(NL, from)) {
-      if (lineLen === 0 && nl > from) firstByte = chunk[from];
-      lineLen += nl - from;
+      add(chunk, from, nl);
       endLine();
       from = nl + 1;
     }
-    if (from < chunk.length) {
-      if (lineLen === 0) firstByte = chunk[from];
-      lineLen += chunk.length - from;
-    }
+    if (from < chunk.length) add(chunk, from, chunk.length);
     yield chunk;
   }
   if (head) {
@@ -104,4 +138,15 @@ export async function* countCsv(
     count.dataStartByte = head.length;
     o.onHeader(count.header);
   } else endLine();
+}
+
+/** A UTF-8 byte order mark and a CR: with either, both or none, a line holds nothing (csvLines reads it as ''). */
+const BOM_CR = [0xef, 0xbb, 0xbf, CR];
+
+/** Whether a line of `length` bytes starting with `start` is blank: empty, a CR, a BOM, or a BOM and a CR. */
+function blankLine(length: number, start: number[]): boolean {
+  if (length === 0) return true;
+  if (length === 1) return start[0] === CR;
+  if (length !== 3 && length !== 4) return false;
+  return start.every((b, i) => b === BOM_CR[i]);
 }

@@ -77,3 +77,11 @@ export function toVoucherImport(row: VoucherImportRow, base: string): VoucherImp
     finished_at: isoOrNull(row.finished_at),
   };
 }
+
+/** The submission interface's path (api/urls.ts): an event's errors_url is built as the API builds it. */
+const SUBMISSION_PATH = '/submission/beta';
+
+/** The data of an import's `voucher_import.completed` event: the import as GET shows it, under PUBLIC_BASE_URL. */
+export const voucherImportEventData = (row: VoucherImportRow, publicBaseUrl: string | undefined) => ({
+  voucher_import: toVoucherImport(row, `${publicBaseUrl ?? ''}${SUBMISSION_PATH}`),
+});

@@ -1,6 +1,6 @@
 import { Failure, notFound } from '../domain/failures';
 import { newId } from '../store/ids';
-import { deleteUnstartedImport, findClientImport, insertOfferImport, rejectedImportLines, type ImportLine } from '../store/offer-imports';
+import { findClientImport, finishOfferImport, insertOfferImport, rejectedImportLines, type ImportLine } from '../store/offer-imports';
 import type { OfferImportRow } from '../store/database';
 import type { OfferImport, OfferImportLineError } from '../schemas/offer-import';
 import { OFFER_IMPORT_WORKFLOW_TYPE, type OfferImportInput } from '../workflows/offer-import-messages';
@@ -24,7 +24,7 @@ export function offerImportView(row: OfferImportRow, errorsUrl: string): OfferIm
   return { id, status, rows_total, rows_created, rows_rejected, errors_url: errorsUrl, created_at, finished_at };
 }
 
-/** Records the import and its checked lines (one transaction) and starts its workflow. */
+/** Records the import and its checked lines (one transaction) and starts its workflow; one that cannot start is failed (503). */
 export async function createOfferImport(deps: Deps, clientId: string, lines: ImportLine[]): Promise<OfferImportRow> {
   const id = newId('oim');
   const row = await insertOfferImport(deps.db, { id, clientId, lines });
@@ -37,9 +37,16 @@ export async function createOfferImport(deps: Deps, clientId: string, lines: Imp
       typedSearchAttributes: [{ key: BulkJobKey, value: 'offer_import' }],
     });
   } catch (err) {
-    await deleteUnstartedImport(deps.db, id);
+    // Failed in the same request, never queued for ever (as a voucher import that cannot start).
     deps.log.error({ err, import_id: id }, 'could not start the offer import workflow');
-    throw new Failure('backend_unavailable', 'the import service is unavailable; nothing was imported, retry shortly');
+    await finishOfferImport(deps.db, id, 'failed');
+    throw new Failure(
+      'backend_unavailable',
+      `offer import ${id} failed: the import service was unavailable; nothing was imported, retry shortly`,
+      {
+        offer_import_id: id,
+      },
+    );
   }
   return row;
 }

@@ -6,13 +6,14 @@ import { importColumns, MAX_IMPORT_ROWS, patternProblem, type CodePattern } from
 import { countCsv, type CsvCount } from '../platform/csv-lines';
 import { csvText } from '../platform/csv-writer';
 import { ObjectTooLargeError, putStreamBounded } from '../platform/object-upload';
-import { VOUCHER_IMPORT_FILE_FIELD, type VoucherImportCreate } from '../schemas/voucher-import';
+import { VOUCHER_IMPORT_FILE_FIELD, voucherImportEventData, type VoucherImportCreate } from '../schemas/voucher-import';
 import { newId } from '../store/ids';
 import { findOffer } from '../store/offers';
 import type { OfferRow } from '../store/database';
 import {
   findClientVoucherImport,
   findVoucherImport,
+  finishVoucherImport,
   insertVoucherImport,
   listOfferVoucherImports,
   listUnfinishedVoucherImports,
@@ -46,13 +47,31 @@ async function importableOffer(deps: Pick<ServiceDeps, 'db'>, clientId: string, 
   return offer;
 }
 
-async function start(deps: Pick<ServiceDeps, 'db' | 'temporal' | 'config'>, row: NewVoucherImport): Promise<VoucherImportRow> {
+type StartDeps = Pick<ServiceDeps, 'db' | 'temporal' | 'config' | 'log'> & Partial<Pick<ServiceDeps, 'store'>>;
+
+/**
+ * Records the import and starts its workflow. A workflow that cannot be started leaves the import
+ * failed in the same request (its file dropped), never queued for ever, and the answer says so (503).
+ */
+async function start(deps: StartDeps, row: NewVoucherImport): Promise<VoucherImportRow> {
   const saved = await insertVoucherImport(deps.db, row);
-  await deps.temporal.workflow.start<(i: VoucherImportInput) => Promise<VoucherImportResult>>(VOUCHER_IMPORT_WORKFLOW_TYPE, {
-    workflowId: voucherImportWorkflowId(saved.id),
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    args: [{ importId: saved.id, offerId: saved.offer_id }],
-  });
+  try {
+    await deps.temporal.workflow.start<(i: VoucherImportInput) => Promise<VoucherImportResult>>(VOUCHER_IMPORT_WORKFLOW_TYPE, {
+      workflowId: voucherImportWorkflowId(saved.id),
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      args: [{ importId: saved.id, offerId: saved.offer_id }],
+    });
+  } catch (err) {
+    deps.log.error({ err, import_id: saved.id }, 'could not start the voucher import workflow');
+    const message = 'the import service was unavailable: nothing was imported; send the file again';
+    await finishVoucherImport(deps.db, saved.id, {
+      status: 'failed',
+      message,
+      view: (r) => voucherImportEventData(r, deps.config.PUBLIC_BASE_URL),
+    });
+    if (row.source_key && deps.store) await deps.store.client.removeObject(deps.store.bucket, row.source_key).catch(() => undefined);
+    throw new Failure('backend_unavailable', `voucher import ${saved.id} failed: ${message} shortly`, { voucher_import_id: saved.id });
+  }
   return saved;
 }
 
@@ -70,7 +89,7 @@ async function* hashing(source: AsyncIterable<Buffer>, hash: crypto.Hash): Async
  * already answered: the file is dropped and undefined returned.
  */
 export async function importVoucherFile(
-  deps: Pick<ServiceDeps, 'db' | 'temporal' | 'config' | 'store'>,
+  deps: Pick<ServiceDeps, 'db' | 'temporal' | 'config' | 'store' | 'log'>,
   clientId: string,
   offerId: string,
   bytes: AsyncIterable<Buffer>,
@@ -118,7 +137,7 @@ export async function importVoucherFile(
 
 /** Starts generating `count` codes of `pattern` for the offer. */
 export async function generateVouchers(
-  deps: Pick<ServiceDeps, 'db' | 'temporal' | 'config'>,
+  deps: Pick<ServiceDeps, 'db' | 'temporal' | 'config' | 'log'>,
   clientId: string,
   offerId: string,
   body: VoucherImportCreate['voucher_import'],

@@ -46,11 +46,6 @@ export async function insertOfferImport(db: Db, o: { id: string; clientId: strin
   });
 }
 
-/** Removes an import whose workflow could not be started. */
-export async function deleteUnstartedImport(db: Db, id: string): Promise<void> {
-  await db.deleteFrom('offer_imports').where('id', '=', id).where('status', '=', 'queued').execute();
-}
-
 /** This client's import (another client's is not found). */
 export function findClientImport(db: Db, clientId: string, id: string): Promise<OfferImportRow | undefined> {
   return db.selectFrom('offer_imports').selectAll().where('id', '=', id).where('client_id', '=', clientId).executeTakeFirst();

@@ -18,9 +18,11 @@ export interface ImportedCode {
 export type Skipped = { row: number; code: string; reason: 'repeated_in_file' | 'already_supplied' };
 
 /**
- * Inserts the codes (distinct within the batch) in row order, skipping those the advertiser
- * already has (unique index on advertiser and code): a skipped code brought by this same import
- * is one repeated in the file, any other is already the advertiser's. Inside the caller's transaction.
+ * Inserts the codes (distinct within the batch), skipping those the advertiser already has
+ * (unique index on advertiser and code): a skipped code brought by this same import is one
+ * repeated in the file, any other is already the advertiser's. Inside the caller's transaction.
+ * In code order, whatever the file's: two imports of one advertiser that bring the same codes
+ * wait on them in one order, never each on the other's (decision 0071).
  */
 export async function insertImportedCodes(
   trx: Trx,
@@ -37,7 +39,7 @@ export async function insertImportedCodes(
       insert into supplied_vouchers (id, offer_id, advertiser_id, redemption_code, barcode, import_id)
       select u.id, ${o.offerId}, ${o.advertiserId}, u.code, u.barcode, ${o.importId}
       from unnest(${ids}::text[], ${codes}::text[], ${sql.val(o.codes.map((c) => c.barcode))}::text[], ${rows}::bigint[]) as u(id, code, barcode, n)
-      order by u.n
+      order by u.code
       on conflict (advertiser_id, redemption_code) do nothing
       returning 1)
     select count(*)::int as n from ins`.execute(trx);

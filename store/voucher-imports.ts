@@ -99,6 +99,15 @@ export interface ImportBatch {
 }
 
 /**
+ * The advisory lock class under which batches into one offer commit one at a time (the offer's id
+ * hashed is the key). A batch takes the offer's key share first (its codes' foreign key) and its
+ * row lock last; two batches into one offer at once would each hold the first and wait for the
+ * second (40P01). Taken first, this lock puts them in one order (decision 0071); orders on the
+ * offer do not take it, so the row lock stays brief for them.
+ */
+const OFFER_IMPORTS_LOCK = 0x766d6931; // 'vmi1'
+
+/**
  * Commits one batch of an import in one transaction; false when it was committed before (nothing
  * written). `more` makes replacements for codes skipped as the advertiser's (generation), asked
  * until the batch has its number of codes; a file's skipped codes are rejected rows instead.
@@ -111,6 +120,7 @@ export async function commitVoucherImportBatch(
   hooks?: { batchWritten?: (importId: string, batch: number) => Promise<void> },
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(${OFFER_IMPORTS_LOCK}, hashtext(${imp.offer_id}))`.execute(trx);
     const done = await trx
       .selectFrom('voucher_import_batches')
       .select('batch')

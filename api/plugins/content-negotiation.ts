@@ -56,6 +56,11 @@ export function answerFormat(accept: string | undefined, suffix?: Format): Forma
   return ANSWERED.find(([type]) => type === chosen)?.[1] ?? 'json';
 }
 
+/** A request's media type without its parameters, lower-cased (RFC 9110 §8.3.1: `TEXT/CSV` is `text/csv`); '' when it has none. */
+export function mediaTypeOf(request: FastifyRequest): string {
+  return (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+}
+
 /** Deepest nesting accepted in a JSON body, as for XML; real resources need under ten. */
 const MAX_JSON_DEPTH = 32;
 

@@ -4,7 +4,7 @@ import fp from 'fastify-plugin';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { Failure } from '../../domain/failures';
 import { unstorableValue } from '../../platform/postgres-errors';
-import { ApiError, fromFailure, type ErrorCode, type ErrorDetail } from '../errors';
+import { ApiError, boundedDetails, fromFailure, type ErrorCode, type ErrorDetail } from '../errors';
 
 /** 'offer.advertiser.categories.0.id' → 'advertiser.categories[0].id': the field inside the resource. */
 function fieldName(context: string | undefined, instancePath: string, rootKeys: string[]): string {
@@ -45,9 +45,11 @@ function validationDetails(context: string | undefined, validation: { instancePa
 
 /** A body's zod issues as the 422 a route answers names them (an offer import's line reports the same). */
 export function bodyIssueDetails(issues: readonly { path: PropertyKey[]; message: string }[]): ErrorDetail[] {
-  return validationDetails(
-    'body',
-    issues.map((i) => ({ instancePath: `/${i.path.map(String).join('/')}`, message: i.message })),
+  return boundedDetails(
+    validationDetails(
+      'body',
+      issues.map((i) => ({ instancePath: `/${i.path.map(String).join('/')}`, message: i.message })),
+    ),
   );
 }
 

@@ -1,17 +1,17 @@
 import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import multipart, { type MultipartFile } from '@fastify/multipart';
+import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { downloadFileName } from '../../../domain/attachment-files';
 import type { ServiceDeps } from '../../../services/deps';
 import { attachmentTooLarge, deleteAttachment, getAttachment, readAttachment, storeAttachment } from '../../../services/attachments';
-import { ApiError, invalidField } from '../../errors';
 import { claimUpload, isKeyedUpload } from '../../plugins/idempotency';
 import { interfaceBaseUrl } from '../../urls';
 import { ATTACHMENT_FIELD, AttachmentParams, AttachmentResponse, toAttachment } from '../../../schemas/attachment';
 import { OkOnly } from '../../../schemas/envelope';
 import { operations } from '../operation';
+import { receiveFilePart, untruncated } from './file-part';
 
 const op = operations('Attachments');
 
@@ -51,39 +51,6 @@ function drainBody(raw: IncomingMessage, maxBytes: number, timeoutMs: number): P
   });
 }
 
-/** The one file part of the upload, or a 4xx saying what is wrong with the request. */
-async function receiveFilePart(request: FastifyRequest, maxBytes: number): Promise<MultipartFile> {
-  let part: MultipartFile | undefined;
-  try {
-    // fileSize one past the limit: our own count then sees the excess byte and refuses the upload
-    // mid-stream, instead of busboy silently truncating the file at the limit.
-    part = await request.file({ limits: { fileSize: maxBytes + 1, files: 1, fields: 10, fieldSize: 4096, parts: 20 } });
-  } catch (err) {
-    if ((err as { code?: string }).code?.startsWith('FST_')) throw err; // the error handler maps the plugin's errors
-    throw new ApiError(400, 'malformed_body', `malformed multipart body: ${(err as Error).message}`);
-  }
-  if (!part) throw invalidField(ATTACHMENT_FIELD, `send the file as a multipart/form-data file part named ${ATTACHMENT_FIELD}`);
-  if (part.fieldname !== ATTACHMENT_FIELD) {
-    part.file.resume(); // drain it: the answer does not depend on its content
-    throw invalidField(ATTACHMENT_FIELD, `the file part is named "${part.fieldname}"; it must be named ${ATTACHMENT_FIELD}`);
-  }
-  return part;
-}
-
-/**
- * The file part's bytes, failing as soon as busboy reports the part was cut at its size limit; a
- * body that breaks off mid-part (client gone, bad framing) is the client's fault, not a 500.
- * (The service counts the bytes too, and refuses past the limit with the same 413.)
- */
-async function* untruncated(part: MultipartFile, maxBytes: number): AsyncGenerator<Buffer> {
-  try {
-    for await (const chunk of part.file) yield chunk as Buffer;
-  } catch (err) {
-    throw new ApiError(400, 'malformed_body', `the upload broke off: ${(err as Error).message}`);
-  }
-  if (part.file.truncated) throw attachmentTooLarge(maxBytes);
-}
-
 async function readWhole(chunks: AsyncIterable<Buffer>): Promise<Buffer> {
   const all: Buffer[] = [];
   for await (const c of chunks) all.push(c);
@@ -114,8 +81,8 @@ export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
     '/attachments',
     { schema: { ...op('createAttachment', 'Upload an attachment'), response: { 200: AttachmentResponse } }, config: { bodyIsFile: true } },
     async (request, reply) => {
-      const part = await receiveFilePart(request, maxBytes);
-      let bytes: AsyncIterable<Buffer> = untruncated(part, maxBytes);
+      const part = await receiveFilePart(request, ATTACHMENT_FIELD, maxBytes);
+      let bytes: AsyncIterable<Buffer> = untruncated(part, () => attachmentTooLarge(maxBytes));
       if (isKeyedUpload(request)) {
         // With an Idempotency-Key the file is read whole (at most ATTACHMENT_MAX_BYTES) so that a retry is known by its content.
         const file = await readWhole(bytes);

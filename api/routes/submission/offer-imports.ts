@@ -40,7 +40,7 @@ export const offerImportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
       },
     },
     async (request, reply) => {
-      const row = await createOfferImport(deps, request.client.id, checkedLines(request.body));
+      const row = await createOfferImport(deps, request.client.id, await checkedLines(request.body, deps.config.BODY_MAX_BYTES));
       return reply.code(202).send({ status: 'OK' as const, offer_import: view(request, row) });
     },
   );

@@ -23,26 +23,26 @@ import {
   VoucherImportResponse,
 } from '../../../schemas/voucher-import';
 import { ApiError, invalidField } from '../../errors';
+import { mediaTypeOf } from '../../plugins/content-negotiation';
 import { claimUpload } from '../../plugins/idempotency';
 import { interfaceBaseUrl } from '../../urls';
 import { operations } from '../operation';
+import { receiveFilePart, untruncated } from './file-part';
 
 const op = operations('Vouchers');
 
-/** The file's bytes: the raw body (text/csv) or the one multipart part `voucher_import[file]`. */
+/** The file's bytes: the raw body (text/csv) or the one multipart part `voucher_import[file]` (file-part.ts, as attachments read theirs). */
 async function fileOf(request: FastifyRequest): Promise<AsyncIterable<Buffer>> {
   if (!request.isMultipart()) return request.raw;
-  const part = await request.file({ limits: { fileSize: MAX_IMPORT_FILE_BYTES, files: 1, fields: 10, parts: 20 } }).catch((err: Error) => {
-    throw new ApiError(400, 'malformed_body', `malformed multipart body: ${err.message}`);
-  });
-  if (!part || part.fieldname !== VOUCHER_IMPORT_FILE_FIELD) {
-    part?.file.resume();
-    throw invalidField(VOUCHER_IMPORT_FILE_FIELD, `send the file as a multipart/form-data file part named ${VOUCHER_IMPORT_FILE_FIELD}`);
-  }
-  return part.file;
+  const part = await receiveFilePart(request, VOUCHER_IMPORT_FILE_FIELD, MAX_IMPORT_FILE_BYTES);
+  return untruncated(
+    part,
+    () => new ApiError(413, 'payload_too_large', `${VOUCHER_IMPORT_FILE_FIELD}: larger than ${MAX_IMPORT_FILE_BYTES} bytes`),
+  );
 }
 
-const isFile = (request: FastifyRequest) => request.isMultipart() || request.headers['content-type']?.split(';')[0].trim() === 'text/csv';
+/** A file body: multipart, or text/csv (media types are case-insensitive: TEXT/CSV is one too). */
+const isFile = (request: FastifyRequest) => request.isMultipart() || mediaTypeOf(request) === 'text/csv';
 
 /**
  * POST /offers/:id/voucher_imports (a CSV file, or JSON/XML `{voucher_import: {generate}}`), its
@@ -50,7 +50,7 @@ const isFile = (request: FastifyRequest) => request.isMultipart() || request.hea
  * parsers live in this plugin only: the file is streamed by the service, never parsed whole here.
  */
 export const voucherImportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
-  await app.register(multipart, { throwFileSizeLimit: true });
+  await app.register(multipart, { throwFileSizeLimit: false });
   // The body is left unread: the handler streams request.raw to the object store.
   app.addContentTypeParser('text/csv', (_request, _payload, done) => done(null, undefined));
   const base = (request: FastifyRequest) => interfaceBaseUrl(request, app.prefix);

@@ -8,7 +8,7 @@ import { watchProgress } from '../progress';
  * handed in by main/admin/cli.ts: commands do not import api/, and a line must be judged as
  * POST /offer_imports judges it. Throws an Error saying why the file as a whole is refused.
  */
-export type CheckImportFile = (file: string) => ImportLine[];
+export type CheckImportFile = (file: string, maxLineBytes: number) => Promise<ImportLine[]>;
 
 /**
  * `admin offers import FILE --client ID`: an NDJSON file of offers imported for a submission
@@ -19,7 +19,7 @@ export async function importOffers(ctx: AdminContext, check: CheckImportFile, fi
   const deps = { db: ctx.db, temporal: await ctx.temporal(), config: ctx.config, log: ctx.log };
   let lines;
   try {
-    lines = check(fs.readFileSync(file, 'utf8'));
+    lines = await check(fs.readFileSync(file, 'utf8'), ctx.config.BODY_MAX_BYTES);
   } catch (err) {
     throw new AdminError(`${file}: ${(err as Error).message}`);
   }

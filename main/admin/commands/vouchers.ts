@@ -53,7 +53,7 @@ async function watch(ctx: AdminContext, started: VoucherImportRow): Promise<void
 /** `vouchers …`: bulk code imports and generation (docs/bulk-vouchers.md). */
 export function vouchersCommand(ctx: () => AdminContext): Command {
   const cmd = new Command('vouchers').description("bulk voucher codes of an advertiser's offer");
-  const deps = (c: AdminContext) => ({ db: c.db, store: c.store, config: c.config });
+  const deps = (c: AdminContext) => ({ db: c.db, store: c.store, config: c.config, log: c.log });
   cmd
     .command('import')
     .description('import a CSV file of codes (header redemption_code[,barcode]) into an offer that sells supplied codes; shows progress')

@@ -187,4 +187,26 @@ describe('hostile parsing: bodies and query strings are read one way, refused cl
     const q = await get(`${SUB}/offers?status=%ED%A0%80`);
     expect(q.statusCode).toBeLessThan(500);
   });
+
+  it('a body of thousands of unknown fields, in JSON or XML, is a short 422: the first ten named, the rest counted', async () => {
+    const offer = validOffer();
+    const names = Array.from({ length: 5000 }, (_, i) => `u${i}`);
+    const json = await post(JSON.stringify({ offer: { ...offer, ...Object.fromEntries(names.map((n) => [n, 0])) } }));
+    const xml = await post(`<offer><title>x</title>${names.map((n) => `<${n}>0</${n}>`).join('')}</offer>`, 'application/xml');
+    for (const res of [json, xml]) {
+      expect(res.statusCode).toBe(422);
+      expect(res.body.length).toBeLessThan(4096 + 400);
+      const errors = res.json().errors as { code: string; field?: string; message: string }[];
+      expect(errors).toHaveLength(11);
+      expect(errors[0]).toMatchObject({ code: 'unknown_field', field: 'u0' });
+      expect(errors[10]).toEqual({ code: 'unknown_field', message: 'and 4990 more error(s) like these, not listed' });
+    }
+  });
+
+  it('a field name of 100,000 characters is clipped in the answer', async () => {
+    const res = await post(JSON.stringify({ offer: { ...validOffer(), ['k'.repeat(100_000)]: 1 } }));
+    expect(res.statusCode).toBe(422);
+    expect(res.body.length).toBeLessThan(1000);
+    expect(res.json().errors[0].field).toBe(`${'k'.repeat(200)}…`);
+  });
 });

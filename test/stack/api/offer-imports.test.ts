@@ -157,4 +157,79 @@ describe('offer imports', () => {
     });
     expect(json.statusCode).toBe(422);
   });
+
+  // Issue 43 item 1: one line of millions of unknown keys (under the file's 32 MiB) stalled the
+  // service for 37 s and made a 500. Each line has the byte budget of a POST /offers body.
+  it('a line past the byte budget of a POST /offers body is refused by a short error; the event loop keeps turning', async () => {
+    const keys: string[] = [];
+    for (let i = 0; i < 2_300_000; i++) keys.push(`"u${i}":0`);
+    const hostile = `{"offer":{${keys.join(',')}}}`;
+    expect(hostile.length).toBeGreaterThan(28_000_000); // under the file's 32 MiB
+    let longestGap = 0;
+    let last = performance.now();
+    const probe = setInterval(() => {
+      longestGap = Math.max(longestGap, performance.now() - last);
+      last = performance.now();
+    }, 10);
+    let res;
+    try {
+      res = await send([line('Import E kept'), hostile].join('\n'));
+    } finally {
+      clearInterval(probe);
+    }
+    expect(res.statusCode).toBe(202);
+    // Never held for seconds (37 s before): at most one line's check at a time.
+    expect(longestGap).toBeLessThan(2000);
+    const started = res.json().offer_import as Import;
+    expect(started).toMatchObject({ rows_total: 2, rows_rejected: 1 });
+    await finished(started.id);
+    const errors = await h.app.inject({
+      method: 'GET',
+      url: new URL(started.errors_url).pathname,
+      headers: { 'x-service-api-key': sub.key },
+    });
+    expect(errors.body.length).toBeLessThan(500);
+    expect(JSON.parse(errors.body)).toEqual({
+      line: 2,
+      status: 'ERROR',
+      errors: [
+        {
+          code: 'payload_too_large',
+          message: expect.stringMatching(/^the line is \d+ bytes; a line takes at most \d+, as POST \/offers does$/),
+        },
+      ],
+    });
+    expect(await offersTitled('Import E')).toHaveLength(1);
+  });
+
+  it('a line of thousands of unknown fields keeps a bounded error: the first ten named, the rest counted', async () => {
+    const fields = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`u${i}`, 0]));
+    const res = await send(JSON.stringify({ offer: { ...validOffer({ title: 'Import F' }), ...fields } }));
+    expect(res.statusCode).toBe(202);
+    const started = res.json().offer_import as Import;
+    await finished(started.id);
+    const errors = await h.app.inject({
+      method: 'GET',
+      url: new URL(started.errors_url).pathname,
+      headers: { 'x-service-api-key': sub.key },
+    });
+    expect(errors.body.length).toBeLessThan(4096 + 300);
+    const reported = JSON.parse(errors.body) as { errors: { code: string; message: string }[] };
+    expect(reported.errors).toHaveLength(11);
+    expect(reported.errors[0]).toMatchObject({ code: 'unknown_field', field: 'u0' });
+    expect(reported.errors[10]).toEqual({ code: 'unknown_field', message: 'and 19990 more error(s) like these, not listed' });
+  });
+
+  it('an import whose workflow cannot start is failed in the same request (503), never left queued', async () => {
+    const start = jest.spyOn(h.services.temporal.workflow, 'start').mockRejectedValueOnce(new Error('temporal is down'));
+    try {
+      const res = await send(line('Import G'));
+      expect(res.statusCode).toBe(503);
+      const [error] = res.json().errors;
+      expect(error).toMatchObject({ code: 'backend_unavailable', offer_import_id: expect.stringMatching(/^oim_/) });
+      expect(await read(error.offer_import_id)).toMatchObject({ status: 'failed', rows_created: 0 });
+    } finally {
+      start.mockRestore();
+    }
+  });
 });

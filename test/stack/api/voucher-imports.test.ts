@@ -6,6 +6,8 @@ import { validOffer } from '../../setup/fixtures';
 import { eventually } from '../../setup/eventually';
 import { createHarness, type Harness } from '../../setup/harness';
 import { SUB } from '../../setup/paths';
+import { sql } from 'kysely';
+import { commitVoucherImportBatch, insertVoucherImport } from '../../../store/voucher-imports';
 
 /** A 20,000-row file with five rows to reject, each for its reason; the header is row 1. */
 function importFile(): { csv: string; rejected: string[] } {
@@ -236,5 +238,133 @@ describe('bulk voucher imports and generation', () => {
       headers: { 'x-service-api-key': otherKey },
     });
     expect(other.statusCode).toBe(404);
+  });
+
+  // Issue 43 items 3, 7, 10 and 12: hostile files refused row by row, never as a whole.
+  const postCsv = (offerId: string, csv: string | Buffer, type = 'text/csv') =>
+    h.app.inject({
+      method: 'POST',
+      url: `${SUB}/offers/${offerId}/voucher_imports`,
+      headers: headers({ 'content-type': type }),
+      payload: csv,
+    });
+  const errorsCsv = async (imp: { errors_url: string }) =>
+    (await h.app.inject({ method: 'GET', url: new URL(imp.errors_url).pathname, headers: headers() })).body.trim().split('\n');
+
+  it('a NUL byte rejects its row as invalid_code and the rest import; a huge line is rejected and kept at a bounded length', async () => {
+    const offerId = await suppliedOffer(['NUL-0']);
+    const huge = 'H'.repeat(5_000_000);
+    const res = await postCsv(offerId, `redemption_code\nN-1\nN\0X\nN-2\n${huge}\nN-3\n`);
+    expect(res.statusCode).toBe(202);
+    const done = await finished(res.json().voucher_import.id);
+    expect(done).toMatchObject({ status: 'completed', rows_total: 5, rows_imported: 3, rows_rejected: 2 });
+    expect(await errorsCsv(done)).toEqual(['row,redemption_code,error', '3,N\uFFFDX,invalid_code', `5,${'H'.repeat(100)}…,line_too_long`]);
+    expect((await codesOf(offerId)).map((c) => c.redemption_code).sort()).toEqual(['N-1', 'N-2', 'N-3', 'NUL-0']);
+  });
+
+  it('a line holding only a byte order mark is no row: rows_total counts what is imported or rejected', async () => {
+    const offerId = await suppliedOffer(['BOM-0']);
+    const bom = '\uFEFF';
+    const res = await postCsv(offerId, `${bom}redemption_code\r\nBOM-1\r\n${bom}\r\n${bom}\nBOM-2\r\n`);
+    expect(res.statusCode).toBe(202);
+    expect(res.json().voucher_import.rows_total).toBe(2);
+    expect(await finished(res.json().voucher_import.id)).toMatchObject({
+      status: 'completed',
+      rows_total: 2,
+      rows_imported: 2,
+      rows_rejected: 0,
+    });
+  });
+
+  it('takes TEXT/CSV with parameters in any case: media types are case-insensitive', async () => {
+    const offerId = await suppliedOffer(['CASE-0']);
+    const res = await postCsv(offerId, 'redemption_code\nCASE-1\n', 'TEXT/CSV; Charset=UTF-8');
+    expect(res.statusCode).toBe(202);
+    expect(await finished(res.json().voucher_import.id)).toMatchObject({ status: 'completed', rows_imported: 1 });
+  });
+
+  it('a multipart file cut off before its closing boundary is a 400 malformed_body, as for attachments', async () => {
+    const offerId = await suppliedOffer(['CUT-0']);
+    const boundary = 'cutBOUNDARY';
+    // The same body for both, cut before `--cutBOUNDARY--`: a CSV of codes, and a PNG's first bytes for the attachment.
+    const cut = (field: string, type: string, content: Buffer) =>
+      Buffer.concat([
+        Buffer.from(
+          [`--${boundary}`, `Content-Disposition: form-data; name="${field}"; filename="f"`, `Content-Type: ${type}`, '', ''].join('\r\n'),
+        ),
+        content,
+      ]);
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64)]);
+    for (const [url, payload] of [
+      [`${SUB}/offers/${offerId}/voucher_imports`, cut('voucher_import[file]', 'text/csv', Buffer.from('redemption_code\nCUT-1\n'))],
+      [`${SUB}/attachments`, cut('attachment[media]', 'image/png', png)],
+    ] as const) {
+      const res = await h.app.inject({
+        method: 'POST',
+        url,
+        headers: headers({ 'content-type': `multipart/form-data; boundary=${boundary}` }),
+        payload,
+      });
+      expect([url, res.statusCode, res.json().errors[0].code]).toEqual([url, 400, 'malformed_body']);
+    }
+    expect(await codesOf(offerId)).toHaveLength(1);
+  });
+
+  it('an import whose workflow cannot start is failed in the same request (503), never queued for ever', async () => {
+    const offerId = await suppliedOffer(['DOWN-0']);
+    const start = jest.spyOn(h.services.temporal.workflow, 'start').mockRejectedValueOnce(new Error('temporal is down'));
+    try {
+      const res = await postCsv(offerId, 'redemption_code\nDOWN-1\n');
+      expect(res.statusCode).toBe(503);
+      const [error] = res.json().errors;
+      expect(error).toMatchObject({ code: 'backend_unavailable', voucher_import_id: expect.stringMatching(/^vim_/) });
+      expect(await get(error.voucher_import_id)).toMatchObject({
+        status: 'failed',
+        rows_imported: 0,
+        failure_message: expect.stringMatching(/unavailable/),
+      });
+    } finally {
+      start.mockRestore();
+    }
+  });
+
+  it('two import batches into one offer at once commit without a deadlock (40P01), in one order of locks', async () => {
+    const offerId = await suppliedOffer(['DL-0']);
+    const { advertiser_id, client_id } = await h.services.db
+      .selectFrom('offers')
+      .select(['advertiser_id', 'client_id'])
+      .where('id', '=', offerId)
+      .executeTakeFirstOrThrow();
+    const imports = await Promise.all(
+      ['vim_deadlockA0001', 'vim_deadlockB0001'].map((id) =>
+        insertVoucherImport(h.services.db, { id, client_id, offer_id: offerId, advertiser_id, kind: 'file', rows_total: 500 }),
+      ),
+    );
+    const codes = (p: string) => Array.from({ length: 500 }, (_, i) => ({ row: i + 2, code: `${p}-${i}`, barcode: null }));
+    const waiting = async () =>
+      Number(
+        (
+          await sql<{
+            n: number;
+          }>`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`.execute(
+            h.services.db,
+          )
+        ).rows[0].n,
+      );
+    let results: PromiseSettledResult<boolean>[] = [];
+    // A third transaction holds the offer's row (not its key): both batches insert their codes
+    // (their key share is allowed), then both wait to lock the row; when it lets go, each batch
+    // used to wait for the other's key share: a deadlock, one of them refused.
+    await h.services.db.transaction().execute(async (trx) => {
+      await sql`select 1 from offers where id = ${offerId} for no key update`.execute(trx);
+      const batches = imports.map((imp, i) =>
+        commitVoucherImportBatch(h.services.db, imp, { batch: 0, endByte: 1, nextRow: 502, codes: codes(`DL${i}`), rejected: [] }),
+      );
+      await eventually('both batches waiting on a lock', async () => (await waiting()) >= 2);
+      void Promise.allSettled(batches).then((r) => (results = r));
+    });
+    await eventually('both batches settled', async () => results.length === 2);
+    expect(results.map((r) => (r.status === 'rejected' ? String((r.reason as Error).message) : r.value))).toEqual([true, true]);
+    expect((await offerRow(offerId)).quantity_in_stock).toBe(1001);
   });
 });
