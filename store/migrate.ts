@@ -40,6 +40,8 @@ import * as m0045 from './migrations/2026_11_27_0045_idempotency_keys';
 import * as m0046 from './migrations/2026_11_27_0046_data_retention';
 import * as m0050 from './migrations/2026_11_27_0050_voucher_imports';
 import * as m0060 from './migrations/2026_11_27_0060_redemption_staff';
+import * as m0064 from './migrations/2026_11_28_0064_api_key_rolling';
+import * as m0066 from './migrations/2026_11_28_0066_event_exclusivity';
 import * as m0055 from './migrations/2026_11_27_0055_voucher_exports_offer_imports';
 
 /**
@@ -88,6 +90,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_27_0050_voucher_imports': m0050,
   '2026_11_27_0060_redemption_staff': m0060,
   '2026_11_27_0055_voucher_exports_offer_imports': m0055,
+  '2026_11_28_0064_api_key_rolling': m0064,
+  '2026_11_28_0066_event_exclusivity': m0066,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
