@@ -99,5 +99,6 @@ describe('API key rolling', () => {
     expect((await admin(['keys', 'revoke', old])).code).toBe(0);
     const row = await h.services.db.selectFrom('api_clients').select('revoked_at').where('id', '=', clientId).executeTakeFirstOrThrow();
     expect(row.revoked_at).not.toBeNull();
-  });
+    // Four admin CLI processes (npm run admin) on a shared machine.
+  }, 300_000);
 });
