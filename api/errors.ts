@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'invalid_parameter'
   | 'unknown_field'
   | 'unauthorized'
+  | 'api_key_expired'
   | 'wrong_environment'
   | 'wrong_interface'
   | 'method_not_allowed'

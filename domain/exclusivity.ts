@@ -1,3 +1,5 @@
+import { utcDay } from './dates';
+
 /*
  * An offer's exclusivity (issue 20): while `exclusive` is true and `until` has not begun, only the
  * distribution clients named in `channels` (by client id) find, read, order and reserve the offer,
@@ -29,4 +31,20 @@ export function exclusiveOn(document: unknown, today: string): boolean {
 /** Whether this distribution client may see the offer on `today` (it exists for it). */
 export function openTo(document: unknown, clientId: string, today: string): boolean {
   return !exclusiveOn(document, today) || (exclusivityOf(document)?.channels ?? []).includes(clientId);
+}
+
+/**
+ * Whether this distribution client could see the offer when an event about it was written
+ * (docs/decisions/0074-feed-visibility-in-time.md): by the exclusivity the event kept (migration
+ * 0066), on the event's UTC day. An event that kept none (written before it) is judged by the
+ * offer's document as it is now, today.
+ */
+export function openWhenWritten(
+  event: { exclusivity?: unknown; created_at: Date | string },
+  document: unknown,
+  clientId: string,
+  now: Date = new Date(),
+): boolean {
+  if (event.exclusivity === null || event.exclusivity === undefined) return openTo(document, clientId, utcDay(now));
+  return openTo({ exclusivity: event.exclusivity }, clientId, utcDay(new Date(event.created_at)));
 }

@@ -6,7 +6,7 @@ import type { FoundOffer } from '../store/distribution-search';
 import type { CallbackFor } from '../store/callback-fanout';
 import type { EndpointAudience } from '../store/callback-endpoints';
 import { SELLABLE, TERMINAL, type OfferStatus } from '../domain/offer-lifecycle';
-import { openTo } from '../domain/exclusivity';
+import { openTo, openWhenWritten } from '../domain/exclusivity';
 import { utcDay } from '../domain/dates';
 
 /*
@@ -101,12 +101,13 @@ const sellerOf = (event: Pick<OfferEventRow, 'data'>) => (event.data as { distri
 /**
  * The one visibility rule of offer events, for callbacks and the change feed alike: the type under
  * which this client sees the event, or null when it does not see it. A submission client sees its
- * own offers' events; a distribution client those of offers it can sell and that are open to it
- * (exclusivity), in its own vocabulary, and the redemptions of vouchers it sold.
+ * own offers' events; a distribution client those of offers it can sell and that were open to it
+ * (exclusivity) when the event was written (decision 0074), in its own vocabulary, and the
+ * redemptions of vouchers it sold.
  * The offer is its row as it is now (at dispatch for a callback, at reading for the feed).
  */
 export function eventTypeFor(
-  event: Pick<OfferEventRow, 'type' | 'data' | 'client_id'>,
+  event: Pick<OfferEventRow, 'type' | 'data' | 'client_id' | 'created_at'> & { exclusivity?: unknown },
   offer: Pick<OfferRow, 'client_id' | 'status' | 'published_at' | 'document'> | null,
   viewer: EventViewer,
 ): string | null {
@@ -116,9 +117,22 @@ export function eventTypeFor(
   if (viewer.interface === 'submission') return viewer.client_id === offer.client_id ? submissionEventType(event) : null;
   // A voucher's redemption is news only to the distribution client that sold it.
   if (VOUCHER_TYPES.has(event.type)) return sellerOf(event) === viewer.client_id ? event.type : null;
-  // An offer exclusive to other distributors does not exist for this one (domain/exclusivity.ts).
-  if (!openTo(offer.document, viewer.client_id, utcDay())) return null;
+  // An offer exclusive to other distributors when the event happened did not exist for this one then.
+  if (!openWhenWritten(event, offer.document, viewer.client_id)) return null;
   return distributionEventType(event, offer);
+}
+
+/**
+ * Whether an offer event this distribution client sees (it was open to it then) is about an offer
+ * no longer open to it now: its body then names the offer by id only, never its current content.
+ */
+export function offerClosedToViewerNow(
+  event: Pick<OfferEventRow, 'type'>,
+  offer: Pick<OfferRow, 'document'> | null,
+  viewer: EventViewer,
+): boolean {
+  if (!offer || viewer.interface !== 'distribution' || VOUCHER_TYPES.has(event.type)) return false;
+  return !openTo(offer.document, viewer.client_id, utcDay());
 }
 
 /**
@@ -204,6 +218,8 @@ export function callbackBuilder(shares: RevenueShares): CallbackFor {
     const type = eventTypeFor(event, offer, endpoint);
     if (!type) return null;
     const sold = soldView(event, offer, endpoint, asSold);
-    return { type, payload: callbackPayload(event, type, offer, endpoint.interface, shares, undefined, sold) };
+    const payload = callbackPayload(event, type, offer, endpoint.interface, shares, undefined, sold);
+    if (offer && offerClosedToViewerNow(event, offer, endpoint)) payload.data.offer = { id: offer.id };
+    return { type, payload };
   };
 }

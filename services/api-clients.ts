@@ -5,9 +5,11 @@ import { Failure, invalidField } from '../domain/failures';
 import {
   findClientSettings,
   findLiveClientByKeyHash,
+  findRolledKeyByHash,
   findLiveClientByKeyHashOrId,
   insertApiClient,
   listApiClients,
+  recordKeyUse,
   revokeApiClient,
   setReservationsEnabled,
 } from '../store/api-clients';
@@ -69,11 +71,31 @@ export async function createApiKey(
 }
 
 /** Why a request's key does not open this interface; the API answers each with its own status. */
-export type KeyRefusal = 'unknown_key' | 'wrong_environment' | 'wrong_interface';
+export type KeyRefusal = 'unknown_key' | 'expired_key' | 'wrong_environment' | 'wrong_interface';
 
 export type KeyCheck = { ok: true; client: ApiClient } | { ok: false; refusal: KeyRefusal; message: string };
 
-/** The client behind a request's key: it must be live, of this deployment's environment, and issued for this interface. */
+/** A key found: its live client and, for a key rolled away, when it stops working. */
+interface FoundKey {
+  client: ApiClient;
+  expiresAt?: Date;
+}
+
+/** The key's client as stored: the client's current key, or a key rolled away from it; its use recorded (to the minute). */
+async function findKey(deps: Pick<ServiceDeps, 'db'>, hash: string): Promise<FoundKey | undefined> {
+  const client = await findLiveClientByKeyHash(deps.db, hash);
+  const rolled = client ? undefined : await findRolledKeyByHash(deps.db, hash);
+  const found = client ? { client } : rolled && { client: rolled.client, expiresAt: rolled.key.expires_at };
+  const lastUse = client ? client.key_last_used_at : rolled?.key.last_used_at;
+  const stale = !lastUse || Date.now() - lastUse.getTime() > 60_000;
+  if (found && stale && !(found.expiresAt && found.expiresAt <= new Date())) await recordKeyUse(deps.db, hash, !!rolled);
+  return found;
+}
+
+/**
+ * The client behind a request's key: it must be live (not revoked; a key rolled away not past its
+ * expiry), of this deployment's environment, and issued for this interface.
+ */
 export async function checkApiKey(
   deps: Pick<ServiceDeps, 'db'>,
   key: string,
@@ -81,12 +103,20 @@ export async function checkApiKey(
   cache?: ApiKeyCache,
 ): Promise<KeyCheck> {
   const hash = hashApiKey(key);
-  let client = cache?.get(hash);
-  if (!client) {
-    client = await findLiveClientByKeyHash(deps.db, hash);
-    if (client) cache?.set(hash, client);
+  let found = cache?.get(hash);
+  if (!found) {
+    found = await findKey(deps, hash);
+    if (found) cache?.set(hash, found);
   }
-  if (!client) return { ok: false, refusal: 'unknown_key', message: 'unknown or revoked API key' };
+  if (!found) return { ok: false, refusal: 'unknown_key', message: 'unknown or revoked API key' };
+  // Judged at each request, cached or not: a rolled-away key stops at its expiry to the second.
+  if (found.expiresAt && found.expiresAt <= new Date())
+    return {
+      ok: false,
+      refusal: 'expired_key',
+      message: `this API key was rolled and expired at ${found.expiresAt.toISOString()}; use the key that replaced it`,
+    };
+  const { client } = found;
   if (client.environment !== expected.environment) {
     return {
       ok: false,
@@ -101,16 +131,17 @@ export async function checkApiKey(
 }
 
 /**
- * Live clients by key hash, for `API_KEY_CACHE_SECONDS`: a key used again within that time costs
- * no query. A key revoked (by another process, the admin CLI) is still taken until its entry
- * expires; an unknown key is never cached, so a new key works at once. Per-client settings that
- * operators switch (reservations) are read fresh where they matter, not from here.
+ * Live keys by hash, for `API_KEY_CACHE_SECONDS`: a key used again within that time costs no
+ * query. A key revoked (by another process, the admin CLI) or rolled is still taken as it was
+ * until its entry expires; a rolled key's own expiry is checked at every request. An unknown key
+ * is never cached, so a new key works at once. Per-client settings that operators switch
+ * (reservations) are read fresh where they matter, not from here.
  */
-export type ApiKeyCache = LRUCache<string, ApiClient>;
+export type ApiKeyCache = LRUCache<string, FoundKey>;
 
 /** The cache for one API process; undefined when `seconds` is 0 (every request reads the key). */
 export function createApiKeyCache(seconds: number): ApiKeyCache | undefined {
-  return seconds > 0 ? new LRUCache<string, ApiClient>({ max: 10_000, ttl: seconds * 1000 }) : undefined;
+  return seconds > 0 ? new LRUCache<string, FoundKey>({ max: 10_000, ttl: seconds * 1000 }) : undefined;
 }
 
 /** Whether an operator has turned reservations on for this client, read now (not from the key cache). */
@@ -123,9 +154,13 @@ export function findLiveClient(deps: Pick<ServiceDeps, 'db'>, keyOrId: string): 
   return findLiveClientByKeyHashOrId(deps.db, hashApiKey(keyOrId), keyOrId);
 }
 
-/** Revokes a key at once, named by the key itself or its client id. */
+/** Revokes a client and all its keys at once, named by a key of it (current or rolled away) or its client id. */
 export async function revokeApiKey(deps: Pick<ServiceDeps, 'db'>, keyOrId: string): Promise<void> {
-  if (!(await revokeApiClient(deps.db, hashApiKey(keyOrId), keyOrId))) throw new Failure('not_found', 'no live key matches');
+  const hash = hashApiKey(keyOrId);
+  if (await revokeApiClient(deps.db, hash, keyOrId)) return;
+  // A key rolled away names its client too: revoking it revokes the client, every key of it.
+  const rolled = await findRolledKeyByHash(deps.db, hash);
+  if (!rolled || !(await revokeApiClient(deps.db, hash, rolled.client.id))) throw new Failure('not_found', 'no live key matches');
 }
 
 /** The clients with their interface, environment, key prefix and state (revoked ones only when asked). */

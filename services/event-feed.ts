@@ -1,7 +1,7 @@
 import { feedWindowStart, soldItemKey, soldItemOf } from '../domain/event-feed';
 import { Failure } from '../domain/failures';
 import { revenueShares } from '../domain/money';
-import { callbackPayload, eventTypeFor, soldView, type EventViewer } from '../schemas/callback-event';
+import { callbackPayload, eventTypeFor, offerClosedToViewerNow, soldView, type EventViewer } from '../schemas/callback-event';
 import { cursorOwner, decodeCursor, encodeCursor, type EventFeedPage, type EventFeedQuery, type FeedEvent } from '../schemas/event-feed';
 import { cursorReach, feedHead, numberCommittedEvents, readFeedEvents, type FeedScope } from '../store/offer-events';
 import { findOffersByIds } from '../store/offers';
@@ -91,6 +91,8 @@ export async function readEventFeed(
       const item = soldItemOf(row);
       const asSold = soldView(row, offer, viewer, item && sold.get(soldItemKey(item)));
       const body = callbackPayload(row, type, offer, viewer.interface, shares, views, asSold);
+      // An event of the time the offer was open to this client, about an offer no longer open to it: named by id only.
+      if (offerClosedToViewerNow(row, offer, viewer)) body.data = { ...body.data, offer: { id: offer!.id } };
       events.push({ id: body.id, type, offer_id: row.offer_id, sequence: body.sequence, created_at: body.created_at, data: body.data });
     }
     if (!more) break;

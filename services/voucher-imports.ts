@@ -118,7 +118,15 @@ export async function importVoucherFile(
     await drop();
     throw invalidField(fileField, `${fileField}: the file has a header and no rows`);
   }
-  if (claim && (await claim({ sha256: hash.digest('hex'), offer_id: offerId } as { sha256: string }))) {
+  // The upload is stored before its key can be claimed: a replay, a key in use or reused for
+  // another request (refused) leaves nothing behind (issue 43 item 8).
+  const replayed = claim
+    ? await claim({ sha256: hash.digest('hex'), offer_id: offerId } as { sha256: string }).catch(async (err: unknown) => {
+        await drop().catch(() => undefined);
+        throw err;
+      })
+    : false;
+  if (replayed) {
     await drop();
     return undefined;
   }

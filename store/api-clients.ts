@@ -1,14 +1,21 @@
-import type { ApiClient, NewApiClient } from './database';
+import { sql } from 'kysely';
+import type { ApiClient, NewApiClient, RolledApiKeyRow } from './database';
 import type { Db } from './db';
 
 /*
- * The API clients (key holders): one row per key, holding the key's SHA-256 only. The key itself
- * is shown once at creation and never stored.
+ * The API clients (key holders): one row per client, holding its current key's SHA-256 only, and
+ * the keys rolled away from it (rolled_api_keys) until and after their expiry. A key itself is
+ * shown once, when issued, and never stored.
  */
 
 /** The live (not revoked) client whose key hashes to `keyHash`. */
 export function findLiveClientByKeyHash(db: Db, keyHash: string): Promise<ApiClient | undefined> {
   return db.selectFrom('api_clients').selectAll().where('key_hash', '=', keyHash).where('revoked_at', 'is', null).executeTakeFirst();
+}
+
+/** The live client with this id. */
+export function findLiveClientById(db: Db, id: string): Promise<ApiClient | undefined> {
+  return db.selectFrom('api_clients').selectAll().where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
 }
 
 /** A live client's settings by id (read fresh: the API's key cache may hold an older row). */
@@ -103,4 +110,83 @@ export async function unknownDistributionClientIds(db: Db, ids: readonly string[
     .execute();
   const known = new Set(found.map((r) => r.id));
   return ids.filter((id) => !known.has(id));
+}
+
+/** A key rolled away (rolled_api_keys) with its live client: it works until `expires_at`. Undefined when unknown or the client is revoked. */
+export async function findRolledKeyByHash(db: Db, keyHash: string): Promise<{ client: ApiClient; key: RolledApiKeyRow } | undefined> {
+  const key = await db.selectFrom('rolled_api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+  if (!key) return undefined;
+  const client = await db
+    .selectFrom('api_clients')
+    .selectAll()
+    .where('id', '=', key.client_id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return client && { client, key };
+}
+
+/** Records a key's use (its client's current key, or a rolled one) unless one was recorded within the last minute. */
+export async function recordKeyUse(db: Db, keyHash: string, rolled: boolean): Promise<void> {
+  const recent = sql<Date>`now() - interval '1 minute'`;
+  if (rolled) {
+    await db
+      .updateTable('rolled_api_keys')
+      .set({ last_used_at: sql`now()` })
+      .where('key_hash', '=', keyHash)
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', recent)]))
+      .execute();
+    return;
+  }
+  await db
+    .updateTable('api_clients')
+    .set({ key_last_used_at: sql`now()` })
+    .where('key_hash', '=', keyHash)
+    .where((eb) => eb.or([eb('key_last_used_at', 'is', null), eb('key_last_used_at', '<', recent)]))
+    .execute();
+}
+
+/**
+ * Rolls a live client's current key, which must be `currentHash` (a key rolled away never rolls
+ * again): it moves to rolled_api_keys with its expiry, and the new key takes its place, in one
+ * transaction under the client's row lock. Undefined when `currentHash` is not that client's current key.
+ */
+export function rollClientKey(
+  db: Db,
+  a: { clientId: string; currentHash?: string; newHash: string; newPrefix: string; expiresAt: Date },
+): Promise<{ current: ApiClient; rolled: RolledApiKeyRow } | undefined> {
+  return db.transaction().execute(async (trx) => {
+    let q = trx
+      .selectFrom('api_clients')
+      .selectAll()
+      .where('id', '=', a.clientId)
+      .where('revoked_at', 'is', null)
+      .where('demo', '=', false);
+    if (a.currentHash) q = q.where('key_hash', '=', a.currentHash);
+    const old = await q.forUpdate().executeTakeFirst();
+    if (!old) return undefined;
+    const rolled = await trx
+      .insertInto('rolled_api_keys')
+      .values({
+        key_hash: old.key_hash,
+        client_id: old.id,
+        key_prefix: old.key_prefix,
+        created_at: old.key_created_at,
+        expires_at: a.expiresAt,
+        last_used_at: old.key_last_used_at,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const current = await trx
+      .updateTable('api_clients')
+      .set({ key_hash: a.newHash, key_prefix: a.newPrefix, key_created_at: sql`now()`, key_last_used_at: null })
+      .where('id', '=', old.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { current, rolled };
+  });
+}
+
+/** A client's keys rolled away, newest first (expired ones too: they are refused as expired). */
+export function listRolledKeys(db: Db, clientId: string): Promise<RolledApiKeyRow[]> {
+  return db.selectFrom('rolled_api_keys').selectAll().where('client_id', '=', clientId).orderBy('rolled_at', 'desc').execute();
 }

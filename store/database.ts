@@ -1,4 +1,4 @@
-import type { ApiClientTable, DeploymentSettingTable, DeveloperSignupTable } from './rows/clients';
+import type { ApiClientTable, DeploymentSettingTable, DeveloperSignupTable, RolledApiKeyTable } from './rows/clients';
 import type { CallbackAttemptTable, CallbackDeliveryTable, CallbackEndpointTable } from './rows/callbacks';
 import type {
   AdvertiserTable,
@@ -28,6 +28,7 @@ import type { AccountTable, OrderItemTable, OrderTable, ReservationTable, Vouche
 
 export interface Database {
   api_clients: ApiClientTable;
+  rolled_api_keys: RolledApiKeyTable;
   developer_signups: DeveloperSignupTable;
   deployment_settings: DeploymentSettingTable;
   categories: CategoryTable;

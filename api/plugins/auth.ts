@@ -13,9 +13,10 @@ declare module 'fastify' {
 
 export const API_KEY_HEADER = 'x-service-api-key';
 
-/** The answer to each refused key: an unknown key or another environment's is 401, another interface's 403. */
+/** The answer to each refused key: an unknown, expired (rolled away) key or another environment's is 401, another interface's 403. */
 const REFUSAL_STATUS: Record<KeyRefusal, [number, ErrorCode]> = {
   unknown_key: [401, 'unauthorized'],
+  expired_key: [401, 'api_key_expired'],
   wrong_environment: [401, 'wrong_environment'],
   wrong_interface: [403, 'wrong_interface'],
 };

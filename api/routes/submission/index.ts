@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ServiceDeps } from '../../../services/deps';
+import { apiKeyRoutes } from '../shared/api-keys';
 import { eventFeedRoutes } from '../shared/events';
 import { statementRoutes } from '../shared/statements';
 import { voucherRoutes } from '../shared/vouchers';
@@ -24,6 +25,7 @@ export const submissionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
   await app.register(voucherExportRoutes, { deps, iface: 'submission' });
   await app.register(eventFeedRoutes, { deps, iface: 'submission' });
   await app.register(statementRoutes, { deps, iface: 'submission' });
+  await app.register(apiKeyRoutes, { deps });
   await app.register(redemptionRoutes, { deps });
   await app.register(voucherImportRoutes, { deps });
   await app.register(redemptionStaffRoutes, { deps });
