@@ -2,22 +2,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ApiKeyList, ApiKeyRollBody, ApiKeyRollResponse } from '../../../schemas/api-key';
 import { listApiKeys, rollApiKey } from '../../../services/api-key-rolling';
 import type { ServiceDeps } from '../../../services/deps';
-import { invalidField } from '../../errors';
 import { API_KEY_HEADER } from '../../plugins/auth';
-import { IDEMPOTENCY_HEADER } from '../../plugins/idempotency';
 import { operations } from '../operation';
 
 const op = operations('ApiKeys');
-
-/*
- * The roll refuses Idempotency-Key, as developer sign-up does: its answer is a new key, shown once,
- * which a stored answer would keep in the database and a replay would hand out again. A retry
- * without a key cannot roll twice by mistake: the first roll's key is then the only current one,
- * and the old key (the retry's) is refused as rolled away (403).
- */
-const ROLL_TAKES_NO_KEY =
-  'rolling takes no Idempotency-Key: its answer holds a new API key, which is never stored to be replayed. ' +
-  'A retry with the old key after a lost answer is refused (403: rolled away already); the old key keeps working until its expiry';
 
 /**
  * A client's own keys on both interfaces (docs/decisions/0073-api-key-rolling.md): `GET /api_keys`
@@ -39,10 +27,9 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async 
         body: ApiKeyRollBody,
         response: { 201: ApiKeyRollResponse },
       },
-      // Before the scope's Idempotency-Key claim (preValidation): nothing of this answer is ever stored.
-      onRequest: async (request) => {
-        if (request.headers[IDEMPOTENCY_HEADER] !== undefined) throw invalidField(IDEMPOTENCY_HEADER, ROLL_TAKES_NO_KEY);
-      },
+      // The answer holds a new key, shown once: an Idempotency-Key is honoured (one roll) but the answer is never
+      // stored, so a retry is 409 idempotency_key_secret_shown (decision 0072), never the key again.
+      config: { answersSecret: true },
     },
     async (request, reply) => {
       const { key, api_key, rolled_key } = await rollApiKey(deps, {

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { adminJson, admin } from '../../setup/admin';
 import { eventually } from '../../setup/eventually';
 import { createHarness, type Harness } from '../../setup/harness';
@@ -77,14 +78,19 @@ describe('API key rolling', () => {
     expect((await get(SUB, '/api_keys', fresh)).json().api_keys).toHaveLength(2);
   });
 
-  it('refuses Idempotency-Key, so the new key is never stored for a replay, and rolls nothing then', async () => {
+  it('honours Idempotency-Key once and never replays the new key: the retry is 409 idempotency_key_secret_shown', async () => {
     const old = await h.key('submission');
-    const res = await roll(SUB, old, undefined, { 'idempotency-key': 'roll-1' });
-    expect(res.statusCode).toBe(422);
-    expect(res.json().errors[0].field).toBe('idempotency-key');
-    expect((await get(SUB, '/api_keys', old)).json().api_keys).toHaveLength(1);
-    const stored = await h.services.db.selectFrom('idempotency_keys').selectAll().where('key', '=', 'roll-1').execute();
-    expect(stored).toHaveLength(0);
+    const idem = `roll-${crypto.randomUUID()}`;
+    const first = await roll(SUB, old, undefined, { 'idempotency-key': idem });
+    expect(first.statusCode).toBe(201);
+    const fresh: string = first.json().api_key.key;
+    const retry = await roll(SUB, old, undefined, { 'idempotency-key': idem });
+    expect([retry.statusCode, retry.json().errors[0].code]).toEqual([409, 'idempotency_key_secret_shown']);
+    expect(retry.body).not.toContain(fresh);
+    expect((await get(SUB, '/api_keys', fresh)).json().api_keys).toHaveLength(2);
+    const stored = await h.services.db.selectFrom('idempotency_keys').selectAll().where('key', '=', idem).execute();
+    expect(stored).toHaveLength(1);
+    expect(JSON.stringify(stored[0])).not.toContain(fresh);
   });
 
   it('operators roll with `admin keys roll` and list with `admin keys list`; revoking a rolled key revokes the client', async () => {
