@@ -29,7 +29,7 @@ export const signupApiRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; limit: 
         description:
           'Sandbox only, no API key. Answers one submission and one distribution key, shown this once. ' +
           'One sign-up per email address (409 `duplicate` after); the address is recorded, not verified. ' +
-          'Limited per client address (DEVELOPER_SIGNUPS_PER_HOUR, 5 by default; 429 with Retry-After).',
+          'Limited to 5 per client address per hour (429 with Retry-After).',
         security: [],
         body: SignupCreateBody,
         response: { 200: SignupResponse },
