@@ -15,10 +15,8 @@ import {
   type VoucherImportRow,
 } from '../store/voucher-imports';
 import type { ImportHooks, VoucherImportProgress } from '../workflows/voucher-import-messages';
+import { INTERFACE_PREFIX } from '../domain/environment';
 import { Failure } from '../domain/failures';
-
-/** The submission interface's path (api/urls.ts): errors_url in the event is built as the API builds it. */
-const SUBMISSION_PATH = '/submission/beta';
 
 type Deps = Pick<ActivityDeps, 'db' | 'store' | 'config'> & { importHooks?: ImportHooks };
 
@@ -207,7 +205,7 @@ export function createVoucherImportActivities(deps: Deps) {
       await finishVoucherImport(deps.db, a.importId, {
         status: a.status,
         message: a.message,
-        view: (row) => ({ voucher_import: toVoucherImport(row, `${deps.config.PUBLIC_BASE_URL ?? ''}${SUBMISSION_PATH}`) }),
+        view: (row) => ({ voucher_import: toVoucherImport(row, `${deps.config.PUBLIC_BASE_URL ?? ''}${INTERFACE_PREFIX.submission}`) }),
       });
       return progressOf(await load(a.importId), true);
     },

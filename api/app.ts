@@ -24,7 +24,8 @@ import { downloadRoutes } from './routes/downloads';
 import { DEVELOPER_PREFIX, developerRoutes, developerSignupOff } from './routes/developer';
 import { demoKeyNotice } from './routes/developer/signup-html';
 import { demoKeyShown } from './routes/developer/signup-page';
-import { INTERFACE_PREFIX, withCurrentVersion } from './urls';
+import { withCurrentVersion } from './urls';
+import { INTERFACE_PREFIX } from '../domain/environment';
 import { obsoleteUserRoutes } from './routes/shared/obsolete-users';
 
 declare module 'fastify' {

@@ -1,10 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { ApiInterface } from '../../../domain/environment';
 import { SignupCreateBody, SignupResponse, toSignup } from '../../../schemas/developer-signup';
 import { signUpDeveloper } from '../../../services/developer-signups';
 import type { ServiceDeps } from '../../../services/deps';
-import { INTERFACE_PREFIX, interfaceBaseUrl } from '../../urls';
+import { interfaceBaseUrl } from '../../urls';
+import { INTERFACE_PREFIX, type ApiInterface } from '../../../domain/environment';
 import { operations } from '../operation';
 import type { SignupLimit } from './signup-limit';
 
