@@ -92,6 +92,10 @@ function brokenLinks(file: string): string[] {
 }
 
 describe('docs layout', () => {
+  it('keeps README.md at most 10 KB: a front page that points onwards', () => {
+    expect(fs.statSync(path.join(ROOT, 'README.md')).size).toBeLessThanOrEqual(10 * 1024);
+  });
+
   it(`keeps every document under docs/ at most ${TOPIC_MAX_BYTES / 1024} KB`, () => {
     const large = markdownUnder(DOCS)
       .map((file) => ({ file: rel(file), bytes: fs.statSync(file).size }))
