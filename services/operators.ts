@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { invalidField, notFound } from '../domain/failures';
+import { invalidField, notFound, refuse } from '../domain/failures';
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../platform/passwords';
 import type { Db } from '../store/db';
 import { anyOperator, deleteOperator, findOperatorHash, insertOperator, listOperators } from '../store/operators';
@@ -79,7 +79,8 @@ export async function addOperator(deps: { db: Db }, name: string, password: stri
   if (!OPERATOR_NAME.test(name))
     throw invalidField('name', 'an operator name is 1 to 64 letters, digits and . _ @ + - (no spaces, no colon)');
   if (password.length < MIN_PASSWORD_LENGTH) throw invalidField('password', `a password needs at least ${MIN_PASSWORD_LENGTH} characters`);
-  return insertOperator(deps.db, name, await hashPassword(password));
+  const added = await insertOperator(deps.db, name, await hashPassword(password));
+  return added ?? refuse('duplicate', `an operator named ${name} exists already; remove it first to set a new password`, { field: 'name' });
 }
 
 /** Removes an operator; their next request is refused. */
