@@ -24,7 +24,8 @@ import { downloadRoutes } from './routes/downloads';
 import { DEVELOPER_PREFIX, developerRoutes, developerSignupOff } from './routes/developer';
 import { demoKeyNotice } from './routes/developer/signup-html';
 import { demoKeyShown } from './routes/developer/signup-page';
-import { INTERFACE_PREFIX, withCurrentVersion } from './urls';
+import { withCurrentVersion } from './urls';
+import { INTERFACE_PREFIX } from '../domain/environment';
 import { obsoleteUserRoutes } from './routes/shared/obsolete-users';
 
 declare module 'fastify' {
@@ -150,7 +151,7 @@ export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
   await app.register(openapi, { interfaces: documents, notice });
   await app.register(metrics, { token: deps.config.METRICS_TOKEN, deps });
   await app.register(healthRoutes, { deps });
-  // The operators' review console: its own login (HTTP Basic: OPS_USERS, the operators table, OPS_USERNAME/OPS_PASSWORD), no API key.
+  // The operators' review console: its own login (HTTP Basic: the operators table), no API key.
   await app.register(opsRoutes, { deps, prefix: OPS_PREFIX });
   // Customers' voucher pages (print_url): no API key, the token in the address is the key.
   await app.register(customerVoucherRoutes, { deps });

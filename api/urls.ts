@@ -1,11 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { ApiInterface } from '../domain/environment';
-
-/** Where each interface is mounted. */
-export const INTERFACE_PREFIX: Readonly<Record<ApiInterface, string>> = {
-  submission: '/submission/beta',
-  distribution: '/distribution/beta',
-};
+import { INTERFACE_PREFIX } from '../domain/environment';
 
 /**
  * A version-less interface address as the current version's: `/submission/offers` is

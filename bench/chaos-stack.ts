@@ -173,7 +173,6 @@ export async function chaosOfTheWholeStack(): Promise<string[]> {
     PORT: String(await freePort()),
     EMBEDDED_POSTGRES_PORT: String(await freePort()),
     TEMPORAL_DEV_PORT: String(await freePort()),
-    TEMPORAL_UI_PORT: String(await freePort()),
     EMBEDDED_S3_PORT: String(await freePort()),
     RATE_LIMIT_PER_SECOND: '100000',
     LOG_LEVEL: 'warn',

@@ -97,17 +97,14 @@ const median = (xs: number[]) => {
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 /**
- * `--cold`: the caches a fresh machine lacks, made empty in `dir`. A server binary on PATH or named
- * by *_BIN would skip its build, so such a binary on PATH stops the run and *_BIN is dropped.
+ * `--cold`: the caches a fresh machine lacks, made empty in `dir`. A server binary on PATH would skip
+ * its build, so such a binary on PATH stops the run.
  */
 function coldCaches(env: NodeJS.ProcessEnv, dir: string): void {
   for (const name of ['temporal', 'versitygw', 'minio']) {
     const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8', env }).stdout.trim();
     if (found) throw new Error(`--cold: ${found} is on PATH, so npm start would not build ${name}; take it off PATH first`);
   }
-  delete env.TEMPORAL_BIN;
-  delete env.VERSITYGW_BIN;
-  delete env.MINIO_BIN;
   Object.assign(env, {
     XDG_CACHE_HOME: path.join(dir, 'cache'),
     GOCACHE: path.join(dir, 'go-build'),
@@ -134,7 +131,6 @@ async function main() {
     LOG_LEVEL: 'warn',
     EMBEDDED_POSTGRES_PORT: String(await freePort()),
     TEMPORAL_DEV_PORT: String(await freePort()),
-    TEMPORAL_UI_PORT: String(await freePort()),
     EMBEDDED_S3_PORT: String(await freePort()),
   });
   const coldDir = COLD ? fs.mkdtempSync(path.join(os.tmpdir(), 'offer-marketplace-cold-')) : undefined;

@@ -1,3 +1,5 @@
+import { refuse } from './failures';
+
 /*
  * Pure rules for uploaded files: which types are allowed (decided from the bytes, never from the
  * name or the declared Content-Type) and how a client's file name becomes a safe display name and
@@ -95,4 +97,14 @@ export function storageFileName(clean: string): string {
 /** `file_size` is in kilobytes of 1024 bytes, rounded up, so any non-empty file is at least 1. */
 export function kilobytes(bytes: number): number {
   return Math.ceil(bytes / 1024);
+}
+
+/** An attachment shown by offers that have not ended is not deleted: `offers` are the first few, at most `max`. */
+export function requireAttachmentUnused(id: string, offers: string[], max: number): void {
+  if (offers.length)
+    refuse(
+      'attachment_in_use',
+      `attachment ${id} is shown by ${offers.length === max ? 'at least ' : ''}${offers.length} offer(s) that have not ended: ${offers.join(', ')}; remove it from their creative.original_media first (withdraw, edit, resubmit)`,
+      { attachment_id: id, offer_ids: offers },
+    );
 }

@@ -23,15 +23,17 @@ export function importedPostalCentre(byCountry: ReadonlyArray<Coordinates & { co
   return byCountry.length ? { countries: byCountry.map((r) => r.country_code) } : {};
 }
 
-/** One place of a postal code, as imported. */
+/** One place of a postal code, as imported (and stored: store/rows/postal-codes.ts adds when). */
 export interface PostalCodeRecord {
   country_code: string;
+  /** Trimmed, upper case, inner spaces collapsed to one (`SW1A 1AA`), as looked up. */
   postal_code: string;
   place_name: string;
   admin1_name: string | null;
   admin1_code: string | null;
   latitude: number;
   longitude: number;
+  /** GeoNames' accuracy of the coordinates: 1 estimated, 4 geonameid, 6 centroid of addresses or shape; null when not given. */
   accuracy: number | null;
 }
 

@@ -14,6 +14,7 @@ import { writeStackFile } from '../platform/endpoints';
 import { startStack, type Stack } from '../infra/local/stack';
 import { KEYWORD_SEARCH_ATTRIBUTES, registerSearchAttributes } from '../worker/search-attributes';
 import { workflowBundle } from '../worker/workflow-bundle';
+import { INTERFACE_PREFIX } from '../domain/environment';
 
 type App = Awaited<ReturnType<typeof buildApp>>;
 
@@ -155,7 +156,7 @@ async function startServing(cfg: Readonly<Config>, s: Stack, r: Running, bundle:
   }
   if (r.app) {
     await r.app.listen({ port: cfg.PORT, host: cfg.HOST });
-    progress(`api: ${localUrl(cfg)} (/submission/beta, /distribution/beta, /health)`);
+    progress(`api: ${localUrl(cfg)} (${INTERFACE_PREFIX.submission}, ${INTERFACE_PREFIX.distribution}, /health)`);
   } else if (cfg.RUN_WORKER) {
     // A worker-only process still answers scrapes and probes: its counters live here.
     r.app = await buildWorkerProbeApp(services);

@@ -33,8 +33,7 @@ export const backendSettings = {
     .describe('Database connections per process (1–200); size the server for every process’s pool.'),
   ...temporalSettings,
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('offer-marketplace').describe('Task queue of the workers: the same on every process.'),
-  TEMPORAL_DEV_PORT: port.default(7233).describe('Port of the local Temporal dev server.'),
-  TEMPORAL_UI_PORT: port.default(8233).describe('Port of the local dev server’s Web UI.'),
+  TEMPORAL_DEV_PORT: port.default(7233).describe('Port of the local Temporal dev server; its Web UI listens 1000 above.'),
   TEMPORAL_UI_URL: z
     .string()
     .url()
@@ -78,23 +77,5 @@ export const backendSettings = {
       'The local S3 server `npm start` runs when `S3_ENDPOINT` is unset: `versitygw` (the Versity S3 gateway, under `DATA_DIR/versitygw`) ' +
         'or `minio` (under `DATA_DIR/minio`). Each keeps its own files, so switching starts with an empty store ([decision 0026](decisions/0026-embedded-object-store.md)).',
     ),
-  EMBEDDED_S3_PORT: port.optional().meta(unset('Port of the local S3 server.', '`MINIO_PORT`, else `9000`')),
-  MINIO_PORT: port.optional().describe('The older name of `EMBEDDED_S3_PORT`, still read; `EMBEDDED_S3_PORT` wins.'),
-  TEMPORAL_BIN: z
-    .string()
-    .min(1)
-    .optional()
-    .meta(unset('A `temporal` CLI binary to run instead of building one.', '(on PATH, else built)')),
-  TEMPORAL_SERVER_BIN: z
-    .string()
-    .min(1)
-    .optional()
-    .meta(
-      unset(
-        'A Temporal server binary (with the `sql` schema tool beside it) for `npm run stack:cluster` and the cluster lane, instead of building them.',
-        '(built)',
-      ),
-    ),
-  VERSITYGW_BIN: z.string().min(1).optional().meta(unset('A `versitygw` binary to run instead of building one.', '(on PATH, else built)')),
-  MINIO_BIN: z.string().min(1).optional().meta(unset('A `minio` binary to run instead of building one.', '(on PATH, else built)')),
+  EMBEDDED_S3_PORT: port.default(9000).describe('Port of the local S3 server.'),
 };

@@ -46,15 +46,4 @@ export const workerSettings = {
         'in flight per shard, so at most 10 API processes. Changing it while orders are placed is safe: an order in flight may be answered by ' +
         'its new shard, still placed once (the database decides).',
     ),
-  ORDER_INTAKE_ORDERS_PER_RUN: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1900)
-    .default(100)
-    .describe(
-      'An intake workflow continues as new after this many orders (or sooner when Temporal suggests it); at most 1900, ' +
-        'below Temporal’s 2000 Updates per run. Short runs cost the worker less CPU per order ' +
-        '([decision 0042](decisions/0042-sharded-order-intake.md); figures in [bench/README.md](../bench/README.md)). Read when an intake workflow starts.',
-    ),
 };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SERVICE_ENVIRONMENTS } from '../domain/environment';
 import { FEED_RETENTION_DAYS } from '../domain/event-feed';
-import { baseUrl, envBoolean, operatorUsers, port, seconds, secretKeyList, trustProxy, unset } from './config-values';
+import { baseUrl, envBoolean, port, seconds, secretKeyList, trustProxy, unset } from './config-values';
 import { backendSettings } from './config-schema-backends';
 import { workerSettings } from './config-schema-worker';
 
@@ -11,10 +11,9 @@ const days = z.coerce.number().int().min(1).max(3650);
 export { EMBEDDED_S3_SERVERS, type EmbeddedS3Server } from './config-schema-backends';
 
 /**
- * Every setting the service reads, with its default and its description. Nothing else in the code
- * base reads settings from `process.env` but infra/local/go-binaries.ts, which reads the `*_BIN`
- * overrides itself (listed here so that the table has them): the result of `loadConfig` is passed
- * into factories.
+ * Every setting the service reads, with its default and its description: each a choice an operator
+ * makes (values that are not are fixed in config-fixed.ts). Nothing else in the code base reads
+ * settings from `process.env`: the result of `loadConfig` is passed into factories.
  */
 export const EnvSchema = z.object({
   PORT: port.default(3000).describe('Where the API listens (a worker-only process serves `/metrics` and `/health` on it).'),
@@ -41,15 +40,6 @@ export const EnvSchema = z.object({
           'Never on in production (`on` there stops start-up), where its addresses answer 404.',
         '`on` in the sandbox',
       ),
-    ),
-  DEVELOPER_SIGNUPS_PER_HOUR: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1000)
-    .default(5)
-    .describe(
-      'Sign-up attempts per client address per hour (an IPv6 address counts by its /64), page and API together; 429 with `Retry-After` beyond. Counted in Postgres, shared by every API process.',
     ),
   DATA_DIR: z
     .string()
@@ -82,15 +72,6 @@ export const EnvSchema = z.object({
     .min(1)
     .default(20 * 1024 * 1024)
     .describe('Largest attachment upload, in bytes (20 MiB).'),
-  VOUCHER_IMPORT_BATCH_ROWS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(100_000)
-    .default(10_000)
-    .describe(
-      'Rows of a bulk code import (or codes generated) per batch: one transaction each, the step progress moves by (docs/bulk-vouchers.md).',
-    ),
   BODY_MAX_BYTES: z.coerce
     .number()
     .int()
@@ -105,11 +86,6 @@ export const EnvSchema = z.object({
         '(a body dripped byte by byte holds no connection for minutes). An upload of `ATTACHMENT_MAX_BYTES` needs ~3 Mbit/s at the default; ' +
         'raise it for slower clients. Time spent answering does not count.',
     ),
-  REVIEW_REMINDER_SECONDS: seconds
-    .default(3 * 24 * 3600)
-    .describe(
-      'A review still pending after this long (3 days) logs a warning and appends an `offer.review_overdue` event, once per round.',
-    ),
   REDEMPTION_ROLLBACK_HOURS: z.coerce
     .number()
     .int()
@@ -119,37 +95,6 @@ export const EnvSchema = z.object({
     .describe(
       'How long after a voucher redemption the advertiser may roll it back (`POST …/redemptions/:id/rollback`), in hours; 0: never ([vouchers.md](vouchers.md#redemptions)).',
     ),
-  MERCHANT_SESSION_HOURS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(24 * 31)
-    .default(12)
-    .describe(
-      'How long a redemption staff member stays signed in to the counter page `/merchant`, in hours ([merchant-counter.md](merchant-counter.md)).',
-    ),
-  MERCHANT_SIGN_IN_HOURS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(24 * 31)
-    .default(72)
-    .describe(
-      "How long a staff member's one-time sign-in link and code stay usable, in hours ([merchant-counter.md](merchant-counter.md)).",
-    ),
-  CALLBACK_RETRY_SCHEDULE: z
-    .string()
-    .regex(/^\d+(,\d+)*$/, 'must be comma-separated whole seconds, e.g. 5,300,1800')
-    .default('5,300,1800,7200,18000,36000,36000')
-    .describe('Seconds to wait before each callback retry, comma-separated ([callbacks.md](callbacks.md)).'),
-  CALLBACK_TIMEOUT_SECONDS: seconds.default(15).describe('Timeout of one callback attempt.'),
-  // Svix's figure.
-  CALLBACK_DISABLE_AFTER_SECONDS: seconds
-    .default(5 * 24 * 3600)
-    .describe('An endpoint whose attempts have all failed for this long (5 days) is disabled.'),
-  CALLBACK_SECRET_OVERLAP_SECONDS: seconds
-    .default(24 * 3600)
-    .describe('After `callbacks rotate-secret`, the old signing secret also signs for this long (1 day).'),
   CALLBACK_SECRET_KEY: z
     .string()
     .transform(secretKeyList)
@@ -173,48 +118,11 @@ export const EnvSchema = z.object({
     .describe(
       'How long a finished callback delivery (delivered, failed or cancelled) and its attempts are kept, in days from when it was made; a pending one is never pruned ([data-retention.md](data-retention.md)).',
     ),
-  TEMPORAL_NAMESPACE_RETENTION_DAYS: days
-    .default(7)
-    .describe(
-      "How long the Temporal namespace keeps a closed workflow's history, in days: set on the local dev server's namespace at each `npm start`; on a cluster, set by whoever creates the namespace ([deployment.md](deployment.md#temporal-namespace-retention)).",
-    ),
-  API_KEY_CACHE_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(300)
-    .default(5)
-    .describe(
-      'How long an API process trusts a key it has checked (0: check on every request, at most 300). **A revoked key keeps working up to this long** in a process that used it just before.',
-    ),
   WORKFLOW_ANSWER_TIMEOUT_SECONDS: seconds
     .default(30)
     .describe(
       "How long every route that waits for a workflow (orders, reservations, offer status changes and edits, order cancels, the review console's decisions) waits before answering 202 (accepted, still applying) or 503 (not confirmed); see [errors.md](errors.md#answers-past-the-deadline).",
     ),
-  VOUCHER_EXPORT_LINK_SECONDS: seconds
-    .default(3600)
-    .describe(
-      "How long a voucher export's signed `download_url` works; each `GET /voucher_exports/:id` signs a new one (see [bulk-offers-and-exports.md](bulk-offers-and-exports.md)).",
-    ),
-  OPS_USERNAME: z
-    .string()
-    .min(1)
-    .max(100)
-    .regex(/^[^:]+$/, 'must not contain ":"')
-    .optional()
-    .meta(
-      unset(
-        'One shared review-console credential, with `OPS_PASSWORD` (both or neither); prefer `OPS_USERS` or `admin ops users add`.',
-        '(none)',
-      ),
-    ),
-  OPS_PASSWORD: z
-    .string()
-    .min(12, 'must be at least 12 characters')
-    .max(200)
-    .optional()
-    .describe('The password of `OPS_USERNAME`, at least 12 characters.'),
   TRUST_PROXY: trustProxy
     .optional()
     .meta(
@@ -249,24 +157,6 @@ export const EnvSchema = z.object({
       ),
     ),
   OTEL_SERVICE_NAME: z.string().min(1).max(100).default('offer-marketplace').describe('The `service.name` on every span.'),
-  REQUIRE_HTTPS: envBoolean
-    .optional()
-    .meta(
-      unset(
-        'Refuse (403) requests that did not arrive over HTTPS, per the trusted proxy’s `X-Forwarded-Proto`; `/health` is exempt.',
-        '`true` in production, else `false`',
-      ),
-    ),
-  OPS_USERS: operatorUsers
-    .optional()
-    .meta(
-      unset(
-        'The review console’s operators, each signing in as themselves: `name:hash` entries, comma-separated, hashes from ' +
-          '`npm run --silent admin -- ops hash-password` (scrypt; [ops-console.md](ops-console.md)). Operators can also be added ' +
-          'while the service runs, with no restart: `npm run --silent admin -- ops users add NAME`.',
-        '(none: only the operators table)',
-      ),
-    ),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -1,6 +1,5 @@
 import net from 'node:net';
 import { z } from 'zod';
-import { parseOperatorUsers } from './passwords';
 import { keyId, parseSecretKey } from './secret-box';
 
 /* The kinds of value settings take (platform/config-schema.ts): each refuses a wrong value with a message naming the fault. */
@@ -72,15 +71,3 @@ export const baseUrl = z
   .refine((u) => /^https?:$/.test(new URL(u).protocol), 'must be an http:// or https:// URL')
   .refine((u) => !/[?#]/.test(u), 'must not hold a query or fragment')
   .transform((u) => u.replace(/\/+$/, ''));
-
-/** OPS_USERS: `name:hash` entries, comma-separated, as services/operators reads them. */
-export const operatorUsers = z.string().superRefine((value, ctx) => {
-  try {
-    parseOperatorUsers(value);
-  } catch (err) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `${(err as Error).message} (entries are name:hash, hashes from \`npm run admin -- ops hash-password\`)`,
-    });
-  }
-});

@@ -1,21 +1,13 @@
 import path from 'node:path';
 import { backendTlsFaults } from './backend-tls';
+import { FIXED_SETTINGS, retiredSettingsSet, type FixedSettings } from './config-fixed';
 import { EnvSchema, type Env } from './config-schema';
 import { loadTemporalSettings, TemporalSettingsError, type TemporalSettings } from './temporal-connection';
 
 // The schema (each setting, its default and description) lives in config-schema.ts; this is the loader.
 export { EMBEDDED_S3_SERVERS, type EmbeddedS3Server, type Env } from './config-schema';
 
-export interface Config extends Omit<
-  Env,
-  | 'CALLBACK_RETRY_SCHEDULE'
-  | 'REQUIRE_HTTPS'
-  | 'EMBEDDED_S3_PORT'
-  | 'MINIO_PORT'
-  | 'DEVELOPER_SIGNUP'
-  | 'TEMPORAL_NAMESPACE'
-  | 'WORKER_SET_CURRENT'
-> {
+export interface Config extends Omit<Env, 'DEVELOPER_SIGNUP' | 'TEMPORAL_NAMESPACE' | 'WORKER_SET_CURRENT'>, FixedSettings {
   /** The cluster's address: TEMPORAL_ADDRESS, else the Temporal profile's; unset, `npm start` runs a dev server. */
   TEMPORAL_ADDRESS?: string;
   /** TEMPORAL_NAMESPACE, else the Temporal profile's, else `default`. */
@@ -24,12 +16,12 @@ export interface Config extends Omit<
   temporal: TemporalSettings;
   /** DATA_DIR made absolute. */
   DATA_DIR: string;
-  CALLBACK_RETRY_SCHEDULE: number[];
+  /** Whether plain HTTP is refused (403): in production only (the suite's requests arrive over plain HTTP). */
   REQUIRE_HTTPS: boolean;
   /** Whether developers may sign up for sandbox keys themselves: DEVELOPER_SIGNUP, on by default in the sandbox, never in production. */
   DEVELOPER_SIGNUP: boolean;
-  /** Port of the local object store: EMBEDDED_S3_PORT, else MINIO_PORT, else 9000. */
-  EMBEDDED_S3_PORT: number;
+  /** The dev server's Web UI: TEMPORAL_DEV_PORT + 1000, as the Temporal CLI picks it. */
+  TEMPORAL_UI_PORT: number;
   /** WORKER_SET_CURRENT: `always` with the local dev server (a restart is the deploy), else `if-none`. */
   WORKER_SET_CURRENT: 'if-none' | 'always' | 'never';
 }
@@ -40,6 +32,8 @@ export class ConfigError extends Error {}
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   // Empty strings count as unset, as shells and compose files often leave them.
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const retired = retiredSettingsSet(cleaned);
+  if (retired.length) throw new ConfigError(`Invalid configuration:\n${retired.map((r) => `  ${r}`).join('\n')}`);
   const parsed = EnvSchema.safeParse(cleaned);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
@@ -51,29 +45,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   }
   const tlsFaults = backendTlsFaults(e);
   if (tlsFaults.length) throw new ConfigError(`Invalid configuration:\n${tlsFaults.map((f) => `  ${f}`).join('\n')}`);
-  if (Boolean(e.OPS_USERNAME) !== Boolean(e.OPS_PASSWORD)) {
-    throw new ConfigError(
-      'Invalid configuration:\n  OPS_USERNAME, OPS_PASSWORD: set both to open the review console, or neither to keep it closed',
-    );
-  }
   if (e.SERVICE_ENVIRONMENT === 'production' && e.DEVELOPER_SIGNUP === 'on') {
     throw new ConfigError(
       'Invalid configuration:\n  DEVELOPER_SIGNUP: sign-up issues sandbox keys only; production keys are issued by the service team (spec 5.3)',
     );
   }
   const temporal = temporalSettingsOf(cleaned);
-  const { MINIO_PORT, ...rest } = e;
   return Object.freeze({
-    ...rest,
+    ...FIXED_SETTINGS,
+    ...e,
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: temporal.namespace,
     temporal,
-    EMBEDDED_S3_PORT: e.EMBEDDED_S3_PORT ?? MINIO_PORT ?? 9000,
-    REQUIRE_HTTPS: e.REQUIRE_HTTPS ?? e.SERVICE_ENVIRONMENT === 'production',
+    TEMPORAL_UI_PORT: e.TEMPORAL_DEV_PORT + 1000,
+    REQUIRE_HTTPS: e.SERVICE_ENVIRONMENT === 'production',
     DEVELOPER_SIGNUP: e.SERVICE_ENVIRONMENT === 'sandbox' && e.DEVELOPER_SIGNUP !== 'off',
     WORKER_SET_CURRENT: e.WORKER_SET_CURRENT ?? (temporal.address ? 'if-none' : 'always'),
     DATA_DIR: path.resolve(e.DATA_DIR),
-    CALLBACK_RETRY_SCHEDULE: e.CALLBACK_RETRY_SCHEDULE.split(',').map(Number),
   });
 }
 

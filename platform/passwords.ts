@@ -1,10 +1,9 @@
 import crypto from 'node:crypto';
 
 /*
- * Password hashing for the review console's operators (OPS_USERS): Node's built-in scrypt
- * (memory-hard, no native dependency), written `scrypt:N:r:p:<salt>:<key>` in base64url — no `$`,
- * so the value survives double quotes in a shell or a compose file. The configuration loader
- * checks OPS_USERS with it, the console verifies sign-ins with it (services/operators.ts).
+ * Password hashing for the review console's operators (the operators table): Node's built-in scrypt
+ * (memory-hard, no native dependency), written `scrypt:N:r:p:<salt>:<key>` in base64url. The console
+ * verifies sign-ins with it (services/operators.ts).
  */
 
 /** scrypt cost for new hashes: N=2^15, r=8, p=1 (32 MiB of memory per hash); stored in each hash, so it can rise later. */
@@ -29,7 +28,7 @@ function derive(password: string, salt: Buffer, c: { N: number; r: number; p: nu
   );
 }
 
-/** A new scrypt hash of `password`, for OPS_USERS. */
+/** A new scrypt hash of `password`, for the operators table. */
 export async function hashPassword(password: string, cost = SCRYPT_COST): Promise<string> {
   if (password.length < MIN_PASSWORD_LENGTH) throw new Error(`a password needs at least ${MIN_PASSWORD_LENGTH} characters`);
   const salt = crypto.randomBytes(SALT_BYTES);
@@ -50,32 +49,10 @@ function parseHash(hash: string): StoredHash | string {
   return { N, r, p, salt, key };
 }
 
-/** The scrypt cost a stored hash was made with, or undefined when it is not a valid hash. */
-export function hashCost(hash: string): { N: number; r: number; p: number } | undefined {
-  const h = parseHash(hash);
-  return typeof h === 'string' ? undefined : { N: h.N, r: h.r, p: h.p };
-}
-
 /** Whether `password` matches `hash` (constant-time comparison of the derived keys). */
 export async function verifyPassword(password: string, hash: string): Promise<boolean> {
   const h = parseHash(hash);
   if (typeof h === 'string') return false;
   const key = await derive(password, h.salt, h, h.key.length);
   return crypto.timingSafeEqual(key, h.key);
-}
-
-/** OPS_USERS as name → hash; throws naming the first bad entry. */
-export function parseOperatorUsers(value: string): Map<string, string> {
-  const users = new Map<string, string>();
-  for (const entry of value.split(',').map((e) => e.trim())) {
-    const colon = entry.indexOf(':');
-    const name = entry.slice(0, colon);
-    const hash = entry.slice(colon + 1);
-    if (colon < 1) throw new Error(`entry "${entry.slice(0, 20)}…" is not name:hash`);
-    const parsed = parseHash(hash);
-    if (typeof parsed === 'string') throw new Error(`the hash of ${name} ${parsed}`);
-    if (users.has(name)) throw new Error(`${name} is named twice`);
-    users.set(name, hash);
-  }
-  return users;
 }

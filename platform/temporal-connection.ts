@@ -8,7 +8,7 @@ import { loadClientConfigProfile, type ClientConfigProfile, type ConfigDataSourc
  * the TOML profiles the Temporal CLI and SDKs read, through @temporalio/envconfig), checked once at
  * start by loadConfig (platform/config.ts), so that a missing file or a contradiction stops the
  * process with its variable's name instead of failing on the first call
- * (docs/decisions/new-temporal-envconfig.md).
+ * (docs/decisions/0063-temporal-envconfig.md).
  */
 
 /** What a connection to the configured cluster needs beside its address. */

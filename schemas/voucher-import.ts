@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INTERFACE_PREFIX } from '../domain/environment';
 import { MAX_IMPORT_ROWS } from '../domain/voucher-imports';
 import { BulkStatus } from './voucher-export';
 import type { VoucherImportRow } from '../store/database';
@@ -79,9 +80,8 @@ export function toVoucherImport(row: VoucherImportRow, base: string): VoucherImp
 }
 
 /** The submission interface's path (api/urls.ts): an event's errors_url is built as the API builds it. */
-const SUBMISSION_PATH = '/submission/beta';
 
 /** The data of an import's `voucher_import.completed` event: the import as GET shows it, under PUBLIC_BASE_URL. */
 export const voucherImportEventData = (row: VoucherImportRow, publicBaseUrl: string | undefined) => ({
-  voucher_import: toVoucherImport(row, `${publicBaseUrl ?? ''}${SUBMISSION_PATH}`),
+  voucher_import: toVoucherImport(row, `${publicBaseUrl ?? ''}${INTERFACE_PREFIX.submission}`),
 });

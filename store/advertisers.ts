@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db, Trx } from './db';
 import type { AdvertiserRow } from './database';
 import type { Page, Paged } from '../domain/paging';
-import { refuse } from '../domain/failures';
+import { requireAdvertiserNameFree } from '../domain/offer-edits';
 import { newId } from './ids';
 import { pageOf } from './paging';
 
@@ -47,11 +47,7 @@ export async function ensureAdvertiser(trx: Db | Trx, clientId: string, name: st
  */
 export async function renameAdvertiser(trx: Trx, clientId: string, id: string, name: string): Promise<void> {
   const other = await byName(trx, clientId, name).where('id', '!=', id).executeTakeFirst();
-  if (other)
-    refuse('invalid_field', `another of your advertisers (${other.id}) is named "${other.name}"; send advertiser.id to use it`, {
-      field: 'advertiser.name',
-      advertiser_id: other.id,
-    });
+  requireAdvertiserNameFree(other);
   await trx
     .updateTable('advertisers')
     .set({ name: name.trim(), updated_at: new Date() })

@@ -1,7 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { AttachmentRow, AttachmentTable } from './database';
 import type { Db, Trx } from './db';
-import { refuse } from '../domain/failures';
+import { requireAttachmentUnused } from '../domain/attachment-files';
 import { MAX_OFFERS_NAMED, offersShowingAttachment } from './offer-media';
 
 /*
@@ -72,12 +72,7 @@ export async function deleteClientAttachment(
       .executeTakeFirst();
     if (!row) return false;
     const offers = await offersShowingAttachment(trx, clientId, id);
-    if (offers.length)
-      refuse(
-        'attachment_in_use',
-        `attachment ${id} is shown by ${offers.length === MAX_OFFERS_NAMED ? 'at least ' : ''}${offers.length} offer(s) that have not ended: ${offers.join(', ')}; remove it from their creative.original_media first (withdraw, edit, resubmit)`,
-        { attachment_id: id, offer_ids: offers },
-      );
+    requireAttachmentUnused(id, offers, MAX_OFFERS_NAMED);
     await removeBytes(row.object_key);
     return true;
   });

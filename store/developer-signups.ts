@@ -1,4 +1,4 @@
-import { refuse } from '../domain/failures';
+import { emailSignedUpBefore } from '../domain/developer-signups';
 import { insertApiClient } from './api-clients';
 import type { DeveloperSignupRow, NewApiClient } from './database';
 import type { Db } from './db';
@@ -40,12 +40,7 @@ export function insertSignupWithClients(db: Db, s: NewSignup): Promise<Developer
       .onConflict((oc) => oc.column('email').doNothing())
       .returningAll()
       .executeTakeFirst();
-    return (
-      row ??
-      refuse('duplicate', 'a developer account with this email address exists already; its keys were shown once, at sign-up', {
-        field: 'email',
-      })
-    );
+    return row ?? emailSignedUpBefore();
   });
 }
 

@@ -9,7 +9,7 @@ import { writeSearchRows } from './offer-search-rows';
 import { pageOf } from './paging';
 import { ensureAdvertiser, renameAdvertiser } from './advertisers';
 import { hasSuppliedCodes, insertSuppliedCodes, type SuppliedCode } from './supplied-vouchers';
-import { refuse } from '../domain/failures';
+import { requireAdvertiserKept, requireMediaHeld } from '../domain/offer-edits';
 import { endClosedOutReservations, endOfferReservations } from './reservations';
 import { holdLiveAttachments } from './attachments';
 
@@ -42,10 +42,7 @@ async function advertiserOf(
 async function holdMedia(trx: Trx, clientId: string, input: OfferDocument): Promise<void> {
   const ids = (input.creative?.original_media ?? []).map((m) => m.id);
   const [gone] = await holdLiveAttachments(trx, clientId, ids);
-  if (gone)
-    refuse('invalid_field', `attachment ${gone} is not one of your attachments`, {
-      field: `creative.original_media[${ids.indexOf(gone)}].id`,
-    });
+  requireMediaHeld(gone, ids);
 }
 
 function columnsOf(input: OfferDocument) {
@@ -220,10 +217,7 @@ export async function saveOfferFields(
       currentId: row.advertiser_id,
       sent: e.changedFields.includes('advertiser'),
     });
-    if (advertiserId !== row.advertiser_id && (await hasSuppliedCodes(trx, e.offerId)))
-      refuse('invalid_field', 'an offer with supplied voucher codes keeps its advertiser (its codes are unique per advertiser)', {
-        field: 'advertiser.id',
-      });
+    if (advertiserId !== row.advertiser_id) requireAdvertiserKept(true, await hasSuppliedCodes(trx, e.offerId));
     const initial = e.input.initial_quantity ?? null;
     let stock: number | null = initial;
     if (row.initial_quantity !== null && initial !== null && row.quantity_in_stock !== null) {

@@ -1,4 +1,3 @@
-import { refuse } from '../domain/failures';
 import type { Db } from './db';
 
 /*
@@ -19,15 +18,15 @@ export async function anyOperator(db: Db): Promise<boolean> {
   return row !== undefined;
 }
 
-/** Adds an operator; refuses (`duplicate`, field `name`) a name added before, also when two adds race. */
-export async function insertOperator(db: Db, name: string, passwordHash: string): Promise<{ name: string; created_at: Date }> {
+/** Adds an operator; undefined when the name was added before (also when two adds race). */
+export async function insertOperator(db: Db, name: string, passwordHash: string): Promise<{ name: string; created_at: Date } | undefined> {
   const row = await db
     .insertInto('operators')
     .values({ name, password_hash: passwordHash })
     .onConflict((oc) => oc.column('name').doNothing())
     .returning(['name', 'created_at'])
     .executeTakeFirst();
-  return row ?? refuse('duplicate', `an operator named ${name} exists already; remove it first to set a new password`, { field: 'name' });
+  return row;
 }
 
 /** Removes the operator with this name; false when there was none. */

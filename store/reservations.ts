@@ -17,7 +17,8 @@ import { findAccount } from './accounts';
 import { lockOffers, moveStock } from './offer-stock';
 import { pageOf } from './paging';
 import { vouchersExpireOf } from '../domain/voucher-expiry';
-import { refusable, refuse } from '../domain/failures';
+import { refusable } from '../domain/failures';
+import { requireSellableForHold, requireStockForChange, requireStockToHold, reservationChangeOf } from '../domain/reservation-rules';
 import { utcDay } from '../domain/dates';
 
 /*
@@ -44,17 +45,10 @@ export async function holdReservation(db: Db, r: HoldReservationInput, rules: Sa
       // An offer exclusive to other distributors does not exist for this one.
       const offer = found && rules.openTo(found.document, r.clientId, utcDay()) ? found : undefined;
       const why = rules.unsellableReason(offer, utcDay());
-      if (why || !offer) return refuse('invalid_field', `offer ${r.offerId} ${why}`, { field: 'offer_id' });
+      requireSellableForHold(r.offerId, offer, why);
       // A hold promises a sale: none of vouchers that would already be expired.
       rules.requireUnexpiredVouchers({ id: offer.id, vouchers_expire: vouchersExpireOf(offer.document) }, utcDay(), 'offer_id');
-      if (offer.quantity_in_stock === null)
-        refuse('invalid_field', 'this offer has no stock limit; there is nothing to reserve', { field: 'quantity_reserved' });
-      if (offer.quantity_in_stock! < r.quantity) {
-        refuse('insufficient_stock', `offer ${r.offerId} has ${offer.quantity_in_stock} unit(s) in stock, ${r.quantity} asked`, {
-          field: 'quantity_reserved',
-          available: offer.quantity_in_stock,
-        });
-      }
+      requireStockToHold(r.offerId, offer.quantity_in_stock, r.quantity);
       await trx
         .insertInto('reservations')
         .values({
@@ -89,23 +83,10 @@ export async function changeReservation(db: Db, c: ReservationChange, rules: Sal
   return refusable(() =>
     db.transaction().execute(async (trx): Promise<ReservationOutcome> => {
       const { offer, res } = await lockReservation(trx, c.reservationId);
-      if (res.status !== 'active') refuse('invalid_state_transition', `the reservation is ${res.status}`);
-      const start = c.start_date ?? res.start_date;
-      const end = c.end_date ?? res.end_date;
-      if (end < start) refuse('invalid_field', 'end_date must not be before start_date', { field: 'end_date' });
-      const delta = (c.quantity_reserved ?? res.quantity_reserved) - res.quantity_reserved;
-      const sold = res.quantity_reserved - res.quantity_in_stock;
-      if (res.quantity_in_stock + delta < 0)
-        refuse('invalid_state_transition', `${sold} unit(s) of this reservation are already sold; quantity_reserved cannot go below that`, {
-          field: 'quantity_reserved',
-        });
+      const { start, end, delta } = reservationChangeOf(res, c);
       if (delta > 0)
         rules.requireUnexpiredVouchers({ id: offer.id, vouchers_expire: vouchersExpireOf(offer.document) }, utcDay(), 'quantity_reserved');
-      if (delta > (offer.quantity_in_stock ?? 0))
-        refuse('insufficient_stock', `offer ${offer.id} has ${offer.quantity_in_stock} more unit(s) in stock, ${delta} asked`, {
-          field: 'quantity_reserved',
-          available: offer.quantity_in_stock,
-        });
+      requireStockForChange(offer, delta);
       await trx
         .updateTable('reservations')
         .set({

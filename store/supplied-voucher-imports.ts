@@ -63,12 +63,3 @@ function newIds(prefix: string, n: number): string[] {
   const text = crypto.randomBytes(12 * n).toString('base64url');
   return Array.from({ length: n }, (_, i) => `${prefix}_${text.slice(16 * i, 16 * i + 16)}`);
 }
-
-/** Inserts generated codes; answers how many went in (one the advertiser already has is skipped: the caller makes another). */
-export async function insertGeneratedCodes(
-  trx: Trx,
-  o: { offerId: string; advertiserId: string; importId: string; codes: string[]; firstRow: number },
-): Promise<number> {
-  const r = await insertImportedCodes(trx, { ...o, codes: o.codes.map((code, i) => ({ row: o.firstRow + i, code, barcode: null })) });
-  return r.inserted;
-}

@@ -6,7 +6,8 @@ import type { Page, Paged } from '../domain/paging';
 import { lockOffers, moveStock } from './offer-stock';
 import { pageOf } from './paging';
 import { returnReservedUnits } from './reservations';
-import { refusable, refuse, type Refused } from '../domain/failures';
+import { refusable, type Refused } from '../domain/failures';
+import { requireCancellable } from '../domain/voucher-cancellation';
 import { DAY_MS } from '../domain/dates';
 import { heldKey } from '../domain/order-state';
 import { unnestRows } from './unnest';
@@ -78,9 +79,7 @@ export async function cancelVoucher(db: Db, voucherId: string): Promise<VoucherW
   return refusable(() =>
     db.transaction().execute(async (trx) => {
       const current = await trx.selectFrom('vouchers').selectAll().where('id', '=', voucherId).forUpdate().executeTakeFirstOrThrow();
-      if (current.status !== 'acquired') return refuse('conflict', `the voucher is already ${current.status}`);
-      if ((await withLiveRedemptions(trx, [voucherId])).size)
-        return refuse('conflict', 'the gift card has been partly redeemed: roll its redemptions back before cancelling it');
+      requireCancellable(current.status, current.status === 'acquired' && (await withLiveRedemptions(trx, [voucherId])).size > 0);
       const row = await trx
         .updateTable('vouchers')
         .set({ status: 'cancelled', cancelled_at: new Date(), updated_at: new Date() })

@@ -11,8 +11,6 @@ export interface GoBinary {
   /** The main package; its binary is named after the package's last path element. */
   pkg: string;
   version: string;
-  /** Environment variable that names an existing binary to use instead. */
-  overrideVar: string;
   /** A Go toolchain to build with (GOTOOLCHAIN), when the module needs a newer Go than the machine's. */
   toolchain?: string;
   /** Further packages of the same module, built by the same `go install` into the same folder. */
@@ -24,7 +22,6 @@ export const TEMPORAL_CLI: GoBinary = {
   pkg: 'github.com/temporalio/cli/cmd/temporal',
   // v1.5.1's go.mod has no `replace` directive; later tags do, and `go install pkg@version` refuses those.
   version: 'v1.5.1',
-  overrideVar: 'TEMPORAL_BIN',
 };
 
 export const MINIO_SERVER: GoBinary = {
@@ -33,14 +30,12 @@ export const MINIO_SERVER: GoBinary = {
   // The module proxy refuses the RELEASE.2025-10-15 commit (9e49d5e7a648: "module version is not available");
   // this is the last commit of the archived community edition, the newest the proxy serves.
   version: 'v0.0.0-20260212201848-7aac2a2c5b7c',
-  overrideVar: 'MINIO_BIN',
 };
 
 export const VERSITYGW: GoBinary = {
   name: 'versitygw',
   pkg: 'github.com/versity/versitygw/cmd/versitygw',
   version: 'v1.8.0',
-  overrideVar: 'VERSITYGW_BIN',
 };
 
 /**
@@ -53,7 +48,6 @@ export const TEMPORAL_SERVER: GoBinary = {
   name: 'temporal-server',
   pkg: 'go.temporal.io/server/cmd/server',
   version: 'v1.32.2',
-  overrideVar: 'TEMPORAL_SERVER_BIN',
   toolchain: 'go1.27.3',
   companions: ['go.temporal.io/server/cmd/tools/sql'],
 };
@@ -73,15 +67,10 @@ function onPath(name: string): string | undefined {
 }
 
 /**
- * Finds the server binary: an explicit override, one already on PATH, or one we built earlier
- * (cached per version outside the repo, so clean clones reuse it); else builds it with `go install`.
+ * Finds the server binary: one already on PATH, or one we built earlier (cached per version outside
+ * the repo, so clean clones reuse it); else builds it with `go install`.
  */
 export async function ensureGoBinary(bin: GoBinary, env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  const override = env[bin.overrideVar];
-  if (override) {
-    if (!fs.existsSync(override)) throw new Error(`${bin.overrideVar}=${override}: no such file`);
-    return override;
-  }
   // A binary on PATH is used only alone: its companions (another version's, perhaps) could not be trusted.
   const fromPath = bin.companions ? undefined : onPath(bin.name);
   if (fromPath) return fromPath;
@@ -93,7 +82,7 @@ export async function ensureGoBinary(bin: GoBinary, env: NodeJS.ProcessEnv = pro
   if (!onPath('go')) {
     throw new Error(
       `${bin.name} is not on PATH and Go is not installed to build it. Install Go (https://go.dev/dl), ` +
-        `put a ${bin.name} binary on PATH, or set ${bin.overrideVar}.`,
+        `or put a ${bin.name} binary on PATH.`,
     );
   }
   progress(`building ${bin.name} ${bin.version} from Go modules (first run only; this can take minutes)…`);

@@ -33,7 +33,6 @@ export async function startStackProcess(opts: { prefix: string; onProgress?: (li
     LOG_LEVEL: 'warn',
     EMBEDDED_POSTGRES_PORT: String(await freePort()),
     TEMPORAL_DEV_PORT: String(await freePort()),
-    TEMPORAL_UI_PORT: String(await freePort()),
     EMBEDDED_S3_PORT: String(await freePort()),
   };
   const logPath = path.join(dataDir, 'stack-process.log');

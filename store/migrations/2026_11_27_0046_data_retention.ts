@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 // Frozen: never edit a migration that has shipped; add a new one.
 
 /*
- * Data that stops growing (docs/data-retention.md; docs/decisions/new-data-retention.md).
+ * Data that stops growing (docs/data-retention.md; docs/decisions/0062-data-retention.md).
  *
  * `feed_floor`: one row, the highest change-feed position the pruner has deleted up to (every event
  * at or below it is gone or going). A cursor below it is answered 410, and numbering continues above

@@ -71,6 +71,12 @@ const refused: Case[] = [
   ['bench/lint-fixture.ts', "import { validOffer } from '../test/setup/fixtures';\nexport const v = validOffer;\n"],
   ['main/admin/commands/lint-fixture.ts', "import { ApiError } from '../../../api/errors';\nexport const e = ApiError;\n"],
   ['main/admin/commands/lint-fixture.ts', "import { newId } from '../../../store/ids';\nexport const id = newId;\n"],
+  // store/ reads, locks and writes: a refusal is decided in domain/ or services/ (issue 48).
+  [
+    'store/lint-fixture.ts',
+    "import { refuse } from '../domain/failures';\nexport const f = (n: number) => (n < 0 ? refuse('conflict', 'no') : n);\n",
+  ],
+  ['store/lint-fixture.ts', "import { Failure } from '../domain/failures';\nexport const f = () => new Failure('conflict', 'no');\n"],
 ];
 
 const allowed: Case[] = [
@@ -95,6 +101,11 @@ const allowed: Case[] = [
   ['platform/lint-fixture.ts', "import { SERVICE_ENVIRONMENTS } from '../domain/environment';\nexport const e = SERVICE_ENVIRONMENTS;\n"],
   ['api/routes/lint-fixture.ts', "import { putStreamBounded } from '../../platform/object-upload';\nexport const p = putStreamBounded;\n"],
   ['store/lint-fixture.ts', "import { sealSecret } from '../platform/secret-box';\nexport const s = sealSecret;\n"],
+  // The store calls the domain's rule, which refuses.
+  [
+    'store/lint-fixture.ts',
+    "import { requireCodesLeft } from '../domain/supplied-codes';\nexport const f = () => requireCodesLeft('o', 1, 2);\n",
+  ],
   ['activities/lint-fixture.ts', "import { checkCallbackUrl } from '../platform/url-safety';\nexport const c = checkCallbackUrl;\n"],
   ['worker/lint-fixture.ts', "import { createActivities } from '../activities';\nexport const a = createActivities;\n"],
   ['infra/local/lint-fixture.ts', "import { progress } from '../../platform/logger';\nexport const p = progress;\n"],

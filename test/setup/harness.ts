@@ -5,6 +5,8 @@ import { buildApp } from '../../api/app';
 import type { ApiInterface } from '../../domain/environment';
 import { createApiKey } from '../../services/api-clients';
 import { loadConfig, type Config } from '../../platform/config';
+import type { FixedSettings } from '../../platform/config-fixed';
+import { addOperator } from '../../services/operators';
 import { createLogger } from '../../platform/logger';
 import { connectServices, type Services } from '../../main';
 import { resolveEndpoints } from '../../platform/endpoints';
@@ -22,22 +24,37 @@ export interface Harness {
   /** The same, returning the client id too (for fixtures written straight to the database). */
   client(iface: ApiInterface, opts?: KeyOptions): Promise<{ key: string; clientId: string }>;
   startWorker(): Promise<RunningWorker>;
+  /**
+   * Adds an operator of the review console (the operators table) and returns their Basic
+   * authorization header; removed at close. Names are the suite's: each test file uses its own.
+   */
+  operator(name: string, password: string): Promise<string>;
   close(): Promise<void>;
 }
 
 /**
  * The API (and optionally a worker) wired to the suite's real stack, on a task queue of this
- * test file's own. `env` overrides settings, e.g. SERVICE_ENVIRONMENT=production; `logStream` receives
- * the log (the one logger, at LOG_LEVEL) instead of stdout.
+ * test file's own. `env` overrides settings, e.g. SERVICE_ENVIRONMENT=production; `fixed` shortens
+ * fixed values (platform/config-fixed.ts) or plain HTTP in production (REQUIRE_HTTPS); `logStream`
+ * receives the log (the one logger, at LOG_LEVEL) instead of stdout.
  */
 export async function createHarness(
-  opts: { worker?: boolean; env?: Record<string, string>; logStream?: DestinationStream } = {},
+  opts: {
+    worker?: boolean;
+    env?: Record<string, string>;
+    fixed?: Partial<FixedSettings & Pick<Config, 'REQUIRE_HTTPS'>>;
+    logStream?: DestinationStream;
+  } = {},
 ): Promise<Harness> {
-  const config = loadConfig({ ...process.env, TEMPORAL_TASK_QUEUE: `test-${crypto.randomUUID()}`, ...opts.env });
+  const config = {
+    ...loadConfig({ ...process.env, TEMPORAL_TASK_QUEUE: `test-${crypto.randomUUID()}`, ...opts.env }),
+    ...opts.fixed,
+  };
   const log = createLogger(config.LOG_LEVEL, { stream: opts.logStream });
   const services = await connectServices(config, resolveEndpoints(config), log);
   const app = await buildApp(services);
   await app.ready();
+  const operators: string[] = [];
   const h: Harness = {
     config,
     services,
@@ -58,7 +75,15 @@ export async function createHarness(
         workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH,
         tracing: services.tracing,
       })),
+    async operator(name, password) {
+      // A run that crashed may have left the name behind.
+      await services.db.deleteFrom('operators').where('name', '=', name).execute();
+      await addOperator(services, name, password);
+      operators.push(name);
+      return `Basic ${Buffer.from(`${name}:${password}`).toString('base64')}`;
+    },
     async close() {
+      if (operators.length) await services.db.deleteFrom('operators').where('name', 'in', operators).execute();
       await h.worker?.shutdown();
       await app.close();
       await services.close();

@@ -15,7 +15,7 @@ describe('docs/configuration.md', () => {
     const table = renderConfigTable();
     for (const name of Object.keys(EnvSchema.shape)) expect(table).toContain(`| \`${name}\` |`);
     expect(table).toContain('| `PORT` | `3000` |');
-    expect(table).toContain('| `EMBEDDED_S3_PORT` | `MINIO_PORT`, else `9000` |');
+    expect(table).toContain('| `EMBEDDED_S3_PORT` | `9000` |');
   });
 
   it('refuses a setting without a description, naming it', () => {

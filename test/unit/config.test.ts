@@ -16,33 +16,35 @@ describe('configuration', () => {
     ['SERVICE_ENVIRONMENT', 'staging'],
     ['RATE_LIMIT_PER_SECOND', '0'],
     ['DATABASE_URL', 'not a url'],
-    ['CALLBACK_RETRY_SCHEDULE', '5,,10'],
     ['RUN_WORKER', 'yes'],
   ])('refuses %s=%s naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}:`));
   });
 
-  it('runs the Versity S3 gateway unless EMBEDDED_S3 picks MinIO; the port by its new name, else its old one', () => {
+  it('runs the Versity S3 gateway unless EMBEDDED_S3 picks MinIO', () => {
     expect(loadConfig({})).toMatchObject({ EMBEDDED_S3: 'versitygw', EMBEDDED_S3_PORT: 9000 });
     expect(loadConfig({ EMBEDDED_S3: 'minio' }).EMBEDDED_S3).toBe('minio');
     expect(() => loadConfig({ EMBEDDED_S3: 'ceph' })).toThrow(/EMBEDDED_S3:/);
-    // An existing .env with MINIO_PORT keeps its port; EMBEDDED_S3_PORT wins when both are set.
-    expect(loadConfig({ MINIO_PORT: '9100' }).EMBEDDED_S3_PORT).toBe(9100);
-    expect(loadConfig({ MINIO_PORT: '9100', EMBEDDED_S3_PORT: '9200' }).EMBEDDED_S3_PORT).toBe(9200);
     expect(() => loadConfig({ EMBEDDED_S3_PORT: '0' })).toThrow(/EMBEDDED_S3_PORT:/);
   });
 
-  it('keeps the review console closed unless both OPS_USERNAME and OPS_PASSWORD are set', () => {
-    expect(loadConfig({}).OPS_USERNAME).toBeUndefined();
-    expect(loadConfig({ OPS_USERNAME: 'ana', OPS_PASSWORD: 'twelve chars!' })).toMatchObject({
-      OPS_USERNAME: 'ana',
-      OPS_PASSWORD: 'twelve chars!',
-    });
-    expect(() => loadConfig({ OPS_USERNAME: 'ana' })).toThrow(/OPS_USERNAME, OPS_PASSWORD/);
-    expect(() => loadConfig({ OPS_PASSWORD: 'twelve chars!' })).toThrow(/OPS_USERNAME, OPS_PASSWORD/);
-    expect(() => loadConfig({ OPS_USERNAME: 'ana', OPS_PASSWORD: 'short' })).toThrow(/OPS_PASSWORD:/);
-    expect(() => loadConfig({ OPS_USERNAME: 'a:b', OPS_PASSWORD: 'twelve chars!' })).toThrow(/OPS_USERNAME:/);
+  it('refuses to start with a removed or renamed setting, naming what replaced it', () => {
+    expect(() => loadConfig({ MINIO_PORT: '9100' })).toThrow(/MINIO_PORT: renamed EMBEDDED_S3_PORT/);
+    expect(() => loadConfig({ OPS_USERS: 'ana:x', OPS_PASSWORD: 'twelve chars!' })).toThrow(
+      /OPS_PASSWORD: .*ops users add NAME[\s\S]*OPS_USERS: .*ops users add NAME/,
+    );
+    expect(() => loadConfig({ CALLBACK_RETRY_SCHEDULE: '1,1' })).toThrow(/CALLBACK_RETRY_SCHEDULE: no longer a setting: a fixed value/);
+    expect(() => loadConfig({ TEMPORAL_UI_PORT: '8233' })).toThrow(/TEMPORAL_UI_PORT: .*TEMPORAL_DEV_PORT \+ 1000/);
+    expect(() => loadConfig({ VERSITYGW_BIN: '/usr/bin/versitygw' })).toThrow(/VERSITYGW_BIN: .*on PATH/);
+    // Empty counts as unset, as for every setting.
+    expect(loadConfig({ MINIO_PORT: '' }).EMBEDDED_S3_PORT).toBe(9000);
+  });
+
+  it('derives what follows from another setting', () => {
+    expect(loadConfig({ TEMPORAL_DEV_PORT: '17233' }).TEMPORAL_UI_PORT).toBe(18233);
+    expect(loadConfig({}).REQUIRE_HTTPS).toBe(false);
+    expect(loadConfig({ SERVICE_ENVIRONMENT: 'production' }).REQUIRE_HTTPS).toBe(true);
   });
 
   it('TRUST_PROXY is off by default, and takes a hop count or proxy addresses, never "everyone"', () => {
@@ -54,12 +56,9 @@ describe('configuration', () => {
       expect(() => loadConfig({ TRUST_PROXY: bad })).toThrow(/TRUST_PROXY:/);
   });
 
-  it('PUBLIC_BASE_URL is an http(s) URL kept without a trailing slash; REQUIRE_HTTPS defaults on in production only', () => {
+  it('PUBLIC_BASE_URL is an http(s) URL kept without a trailing slash', () => {
     expect(loadConfig({ PUBLIC_BASE_URL: 'https://offers.example.com/' }).PUBLIC_BASE_URL).toBe('https://offers.example.com');
     expect(() => loadConfig({ PUBLIC_BASE_URL: 'javascript:alert(1)' })).toThrow(/PUBLIC_BASE_URL:/);
-    expect(loadConfig({}).REQUIRE_HTTPS).toBe(false);
-    expect(loadConfig({ SERVICE_ENVIRONMENT: 'production' }).REQUIRE_HTTPS).toBe(true);
-    expect(loadConfig({ SERVICE_ENVIRONMENT: 'production', REQUIRE_HTTPS: 'false' }).REQUIRE_HTTPS).toBe(false);
     expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN:/);
   });
 

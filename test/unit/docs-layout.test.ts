@@ -24,6 +24,29 @@ function markdownUnder(dir: string): string[] {
   });
 }
 
+/** The product's folders: their code comments point at docs/ by path from the repository root. */
+const PRODUCT_FOLDERS = ['activities', 'api', 'domain', 'infra', 'main', 'platform', 'schemas', 'services', 'store', 'worker', 'workflows'];
+
+function codeUnder(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return codeUnder(full);
+    return /\.(ts|cjs|mjs)$/.test(entry.name) ? [full] : [];
+  });
+}
+
+/** Every `docs/….md` (with its `#heading`, if any) a code file names that does not exist. */
+function brokenDocPointers(file: string): string[] {
+  const broken: string[] = [];
+  for (const match of fs.readFileSync(file, 'utf8').matchAll(/\bdocs\/[\w./-]+?\.md(?:#[\w-]+)?/g)) {
+    const [filePart, anchor] = match[0].split('#', 2);
+    const resolved = path.join(ROOT, filePart);
+    if (!fs.existsSync(resolved)) broken.push(`${rel(file)}: ${match[0]} (no such file)`);
+    else if (anchor && !anchorsOf(resolved).has(anchor)) broken.push(`${rel(file)}: ${match[0]} (no such heading)`);
+  }
+  return broken;
+}
+
 const decisionFiles = (): string[] => markdownUnder(DECISIONS).filter((file) => path.basename(file) !== 'README.md');
 
 /** The text outside fenced code blocks and inline code, where links and headings mean something. */
@@ -69,6 +92,10 @@ function brokenLinks(file: string): string[] {
 }
 
 describe('docs layout', () => {
+  it('keeps README.md at most 10 KB: a front page that points onwards', () => {
+    expect(fs.statSync(path.join(ROOT, 'README.md')).size).toBeLessThanOrEqual(10 * 1024);
+  });
+
   it(`keeps every document under docs/ at most ${TOPIC_MAX_BYTES / 1024} KB`, () => {
     const large = markdownUnder(DOCS)
       .map((file) => ({ file: rel(file), bytes: fs.statSync(file).size }))
@@ -112,6 +139,24 @@ describe('docs layout', () => {
   it('has no relative link in README.md, bench/README.md or docs/ that leads nowhere', () => {
     const files = [path.join(ROOT, 'README.md'), path.join(ROOT, 'bench', 'README.md'), ...markdownUnder(DOCS)];
     expect(files.flatMap(brokenLinks)).toEqual([]);
+  });
+
+  it('has no pointer to docs/ in a code comment that leads nowhere', () => {
+    expect(PRODUCT_FOLDERS.flatMap((folder) => codeUnder(path.join(ROOT, folder))).flatMap(brokenDocPointers)).toEqual([]);
+  });
+
+  it('finds a code comment pointing at a missing document or heading (the check can fail)', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-layout-'));
+    const file = path.join(dir, 'a.ts');
+    fs.writeFileSync(file, '// docs/architecture.md, docs/decisions/new-thing.md, docs/errors.md#nope\n');
+    try {
+      expect(brokenDocPointers(file).map((line) => line.split(': ')[1])).toEqual([
+        'docs/decisions/new-thing.md (no such file)',
+        'docs/errors.md#nope (no such heading)',
+      ]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('finds a broken link and a missing heading (the check can fail)', () => {

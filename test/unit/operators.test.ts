@@ -1,14 +1,16 @@
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
-import { loadConfig } from '../../platform/config';
-import { hashPassword, parseOperatorUsers, verifyPassword } from '../../platform/passwords';
-import { Operators } from '../../services/operators';
+import { hashPassword, verifyPassword } from '../../platform/passwords';
+import { Operators, type StoredOperators } from '../../services/operators';
 
 /*
- * Each operator signs in as themselves: OPS_USERS holds scrypt hashes made by the admin CLI, never
- * passwords, and the console accepts exactly the password behind each hash.
+ * Each operator signs in as themselves, from the operators table (admin ops users add), which holds
+ * scrypt hashes, never passwords; the console accepts exactly the password behind each hash. How long
+ * a refusal takes is test/stack/timing/operators-timing.test.ts's subject.
  */
-const ROOT = path.join(__dirname, '..', '..');
+
+/** The operators table as sign-in reads it, kept in a map (with a database's round trip left out). */
+function storedIn(map: Map<string, string>): StoredOperators {
+  return { hashOf: async (name) => map.get(name), any: async () => map.size > 0 };
+}
 
 describe('operator passwords', () => {
   it('hashes with a fresh salt and verifies only the same password', async () => {
@@ -22,42 +24,39 @@ describe('operator passwords', () => {
     await expect(verifyPassword('correct horse battery', 'scrypt:1:1:1:x:y')).resolves.toBe(false);
     await expect(hashPassword('too short')).rejects.toThrow(/12 characters/);
   });
+});
 
-  it('signs in each OPS_USERS operator by their own password, and nobody else', async () => {
-    const users = `alice:${await hashPassword('alice password 1')}, bob:${await hashPassword('bob password 22')}`;
-    const ops = Operators.fromConfig({ OPS_USERS: users })!;
+describe('console sign-in', () => {
+  it('signs in each operator by their own password, and nobody else', async () => {
+    const table = new Map([
+      ['alice', await hashPassword('alice password 1')],
+      ['bob', await hashPassword('bob password 22')],
+    ]);
+    const ops = new Operators(storedIn(table));
     await expect(ops.check('alice', 'alice password 1')).resolves.toBe('alice');
     await expect(ops.check('bob', 'bob password 22')).resolves.toBe('bob');
     await expect(ops.check('alice', 'bob password 22')).resolves.toBeUndefined();
     await expect(ops.check('carol', 'alice password 1')).resolves.toBeUndefined();
     // A remembered sign-in is keyed by the password too: a wrong one right after a right one still fails.
     await expect(ops.check('alice', 'alice password 1x')).resolves.toBeUndefined();
-    // Nothing configured and no table: the console stays closed.
-    await expect(Operators.fromConfig({}).open()).resolves.toBe(false);
+  });
+
+  it('an operator signs in at once and is refused as soon as removed, remembered sign-in or not', async () => {
+    const table = new Map<string, string>();
+    const ops = new Operators(storedIn(table));
+    await expect(ops.check('cy', 'cy password 123')).resolves.toBeUndefined();
+    table.set('cy', await hashPassword('cy password 123'));
+    await expect(ops.check('cy', 'cy password 123')).resolves.toBe('cy');
+    await expect(ops.check('cy', 'cy password 123')).resolves.toBe('cy'); // remembered
+    table.delete('cy');
+    await expect(ops.check('cy', 'cy password 123')).resolves.toBeUndefined();
+  });
+
+  it('is open once an operator exists, closed before', async () => {
+    const table = new Map<string, string>();
+    const ops = new Operators(storedIn(table));
+    await expect(ops.open()).resolves.toBe(false);
+    table.set('cy', await hashPassword('cy password 123'));
     await expect(ops.open()).resolves.toBe(true);
   });
-
-  it('refuses a malformed OPS_USERS at start, naming the variable', async () => {
-    const hash = await hashPassword('alice password 1');
-    expect(parseOperatorUsers(`alice:${hash}`).get('alice')).toBe(hash);
-    for (const bad of [
-      'alice',
-      `alice:${hash},alice:${hash}`,
-      'alice:scrypt:3:8:1:c2FsdHNhbHQ:a2V5a2V5a2V5a2V5a2V5a2V5',
-      'alice:plaintext',
-    ]) {
-      expect(() => loadConfig({ OPS_USERS: bad })).toThrow(/OPS_USERS/);
-    }
-    expect(loadConfig({ OPS_USERS: `alice:${hash}` }).OPS_USERS).toBe(`alice:${hash}`);
-  });
-
-  it('the admin CLI prints a hash of the password read from stdin', async () => {
-    const out = execFileSync('npm', ['run', '--silent', 'admin', '--', 'ops', 'hash-password'], {
-      cwd: ROOT,
-      input: 'a password from stdin\n',
-      encoding: 'utf8',
-    }).trim();
-    expect(out).toMatch(/^scrypt:/);
-    await expect(verifyPassword('a password from stdin', out)).resolves.toBe(true);
-  }, 60_000);
 });

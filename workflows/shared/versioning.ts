@@ -20,6 +20,6 @@ export const PINNED_RUN: WorkflowDefinitionOptions = { versioningBehavior: 'PINN
  * task goes to the current version, so an old version drains within the short runs' lifetime
  * instead of an offer's. The price: every change to their code is a `patched()` branch with a replay
  * test of histories recorded from the release before (docs/architecture.md), and rolling back is
- * unsafe once a run has taken a new branch (docs/decisions/new-worker-versioning.md).
+ * unsafe once a run has taken a new branch (docs/decisions/0067-worker-versioning.md).
  */
 export const LONG_LIVED: WorkflowDefinitionOptions = { versioningBehavior: 'AUTO_UPGRADE' };

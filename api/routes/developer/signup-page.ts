@@ -12,7 +12,8 @@ import { crossSiteRefusal } from '../ops/auth';
 import type { SignupLimit } from './signup-limit';
 import { type DemoKeyShown, signupDonePage, signupFormPage, signupRefusedPage } from './signup-html';
 import { signupBaseUrls } from './signups';
-import { INTERFACE_PREFIX, interfaceBaseUrl } from '../../urls';
+import { interfaceBaseUrl } from '../../urls';
+import { INTERFACE_PREFIX } from '../../../domain/environment';
 
 /** The sign-up page: GET shows the form, the form posts back here and the answer shows the keys. */
 export const SIGNUP_PAGE_PATH = '/developer/signup';

@@ -1,10 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { ApiInterface } from '../../../domain/environment';
 import { SignupCreateBody, SignupResponse, toSignup } from '../../../schemas/developer-signup';
 import { signUpDeveloper } from '../../../services/developer-signups';
 import type { ServiceDeps } from '../../../services/deps';
-import { INTERFACE_PREFIX, interfaceBaseUrl } from '../../urls';
+import { interfaceBaseUrl } from '../../urls';
+import { INTERFACE_PREFIX, type ApiInterface } from '../../../domain/environment';
 import { operations } from '../operation';
 import type { SignupLimit } from './signup-limit';
 
@@ -29,7 +29,7 @@ export const signupApiRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; limit: 
         description:
           'Sandbox only, no API key. Answers one submission and one distribution key, shown this once. ' +
           'One sign-up per email address (409 `duplicate` after); the address is recorded, not verified. ' +
-          'Limited per client address (DEVELOPER_SIGNUPS_PER_HOUR, 5 by default; 429 with Retry-After).',
+          'Limited to 5 per client address per hour (429 with Retry-After).',
         security: [],
         body: SignupCreateBody,
         response: { 200: SignupResponse },

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 
 /*
  * The console's two gates. Login is HTTP Basic auth: each operator signs in with their own name and
- * password (services/operators.ts checks them against OPS_USERS and the operators table). Browsers send Basic
+ * password (services/operators.ts checks them against the operators table). Browsers send Basic
  * credentials on cross-site requests too, so every state-changing request must also prove it came
  * from the console's own pages: its Origin (or, failing that, Referer) must be this origin, and a
  * Sec-Fetch-Site header, when sent, must say same-origin.

@@ -21,13 +21,13 @@ const SECURITY_HEADERS = {
 
 /**
  * The review console under /ops: server-rendered pages for operators, behind HTTP Basic auth with
- * the operators from configuration and the operators table (closed with 503 while there are none). docs/ops-console.md.
+ * the operators of the operators table (closed with 503 while there are none). docs/ops-console.md.
  * Set up in steps, all in this one scope: forms and headers, the gate, error pages, then the routes.
  */
 export const opsRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   acceptHtmlForms(app);
   withSecurityHeaders(app, SECURITY_HEADERS);
-  const signedIn = signInGate(app, Operators.fromConfig(deps.config, databaseOperators(deps.db)), new FailedLoginLimiter());
+  const signedIn = signInGate(app, new Operators(databaseOperators(deps.db)), new FailedLoginLimiter());
   answerFailuresAsPages(app);
   const ctx = { deps, signedIn };
   for (const route of [queueRoute, offerRoute, approveRoute, rejectRoute, attachmentRoute]) route(app, ctx);

@@ -15,9 +15,7 @@ export const closedPage = (): MessagePage => ({
   body: html`<h1>Review console closed</h1>
     <p>
       No operator exists yet. Add one with <code>npm run admin -- ops users add NAME</code> (it asks for the password; the console
-      opens at once), or configure <code>OPS_USERS</code> (each operator's name and password hash, from
-      <code>npm run admin -- ops hash-password</code>) — or the single shared <code>OPS_USERNAME</code> and <code>OPS_PASSWORD</code> — and
-      restart the service.
+      opens at once).
     </p>`,
 });
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { ApiError } from '../../errors';
-import { INTERFACE_PREFIX } from '../../urls';
+import { INTERFACE_PREFIX } from '../../../domain/environment';
 import { DEVELOPER_PREFIX } from '../developer';
 import { SIGNUP_PAGE_PATH } from '../developer/signup-page';
 

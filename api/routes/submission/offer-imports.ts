@@ -4,7 +4,8 @@ import type { ServiceDeps } from '../../../services/deps';
 import { createOfferImport, getOfferImport, offerImportErrors, offerImportView } from '../../../services/offer-imports';
 import { IdParam } from '../../../schemas/common';
 import { OfferImportResponse } from '../../../schemas/offer-import';
-import { INTERFACE_PREFIX, interfaceBaseUrl } from '../../urls';
+import { interfaceBaseUrl } from '../../urls';
+import { INTERFACE_PREFIX } from '../../../domain/environment';
 import { operations } from '../operation';
 import { checkedLines } from './offer-import-lines';
 

@@ -1,19 +1,10 @@
 import { Command } from 'commander';
-import { hashPassword, MIN_PASSWORD_LENGTH } from '../../../platform/passwords';
 import { addOperator, allOperators, removeOperator } from '../../../services/operators';
 import { AdminError, output, type AdminContext } from '../context';
 
 /** `ops …`: the review console's operators. */
 export function opsCommand(ctx: () => AdminContext): Command {
   const ops = new Command('ops').description('review console operators');
-  ops
-    .command('hash-password')
-    .description(`read a password from stdin (typed hidden on a terminal, or piped) and print its scrypt hash for OPS_USERS as name:<hash>`)
-    .action(async () => {
-      const password = await readPassword(false);
-      if (password.length < MIN_PASSWORD_LENGTH) throw new AdminError(`a password needs at least ${MIN_PASSWORD_LENGTH} characters`);
-      output(await hashPassword(password));
-    });
   ops.addCommand(usersCommand(ctx));
   return ops;
 }
@@ -28,11 +19,11 @@ function usersCommand(ctx: () => AdminContext): Command {
     .option('--password-stdin', 'read the password from stdin (its first line) even on a terminal', false)
     .action(async (name: string, o: { passwordStdin: boolean }) => {
       const added = await addOperator(ctx(), name, await readPassword(o.passwordStdin, true));
-      output({ added: added.name, source: 'database' });
+      output({ added: added.name });
     });
   users
     .command('remove')
-    .description('remove an operator added with `ops users add`; their next request is refused (configured ones: change OPS_USERS)')
+    .description('remove an operator added with `ops users add`; their next request is refused')
     .argument('<name>')
     .action(async (name: string) => {
       await removeOperator(ctx(), name);
@@ -40,7 +31,7 @@ function usersCommand(ctx: () => AdminContext): Command {
     });
   users
     .command('list')
-    .description('every operator who may sign in and where each comes from (database, OPS_USERS, OPS_USERNAME); never a hash')
+    .description('every operator who may sign in; never a hash')
     .action(async () => output(await allOperators(ctx())));
   return users;
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { SingleBar } from 'cli-progress';
+import { INTERFACE_PREFIX } from '../../../domain/environment';
 import type { CodePattern } from '../../../domain/voucher-imports';
 import { toVoucherImport } from '../../../schemas/voucher-import';
 import {
@@ -20,7 +21,7 @@ const int = (v: string) => {
   return n;
 };
 
-const base = (ctx: AdminContext) => `${ctx.config.PUBLIC_BASE_URL ?? ''}/submission/beta`;
+const base = (ctx: AdminContext) => `${ctx.config.PUBLIC_BASE_URL ?? ''}${INTERFACE_PREFIX.submission}`;
 
 /**
  * Watches an import to its end with a live bar on stderr (rows, rows per second, time left), then

@@ -11,7 +11,7 @@ describe('API key cache', () => {
   let h: Harness;
   beforeAll(async () => {
     // A short cache time to wait out; a rate limit the polling below stays under.
-    h = await createHarness({ env: { API_KEY_CACHE_SECONDS: '1', RATE_LIMIT_PER_SECOND: '100' } });
+    h = await createHarness({ env: { RATE_LIMIT_PER_SECOND: '100' }, fixed: { API_KEY_CACHE_SECONDS: 1 } });
   });
   afterAll(() => h.close());
 

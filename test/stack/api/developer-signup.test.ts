@@ -187,7 +187,8 @@ describe('developer sign-up (sandbox)', () => {
 
   it('counts behind a trusted proxy by the forwarded client address, and never by an untrusted header', async () => {
     const proxied = await createHarness({
-      env: { TRUST_PROXY: '127.0.0.1', DEVELOPER_SIGNUPS_PER_HOUR: '1', RATE_LIMIT_PER_SECOND: '50' },
+      env: { TRUST_PROXY: '127.0.0.1', RATE_LIMIT_PER_SECOND: '50' },
+      fixed: { DEVELOPER_SIGNUPS_PER_HOUR: 1 },
     });
     try {
       const via = (client: string) =>
@@ -302,7 +303,7 @@ describe('developer sign-up (sandbox)', () => {
 
 describe('developer sign-up where it is off', () => {
   it('answers 404 in production: API, page and document, with the reason', async () => {
-    const h = await createHarness({ env: { SERVICE_ENVIRONMENT: 'production', REQUIRE_HTTPS: 'false' } });
+    const h = await createHarness({ env: { SERVICE_ENVIRONMENT: 'production' }, fixed: { REQUIRE_HTTPS: false } });
     try {
       const api = await h.app.inject({ method: 'POST', url: API, payload: { signup: { email: email('prod') } } });
       expect(api.statusCode).toBe(404);
@@ -356,8 +357,8 @@ describe('developer sign-up where it is off', () => {
 
 describe('developer sign-up budget shared by API processes', () => {
   it('two API processes (each with its own connections) count one address together in Postgres', async () => {
-    const env = { DEVELOPER_SIGNUPS_PER_HOUR: '3', RATE_LIMIT_PER_SECOND: '50' };
-    const [a, b] = [await createHarness({ env }), await createHarness({ env })];
+    const opts = { env: { RATE_LIMIT_PER_SECOND: '50' }, fixed: { DEVELOPER_SIGNUPS_PER_HOUR: 3 } };
+    const [a, b] = [await createHarness(opts), await createHarness(opts)];
     try {
       const address = freshAddress();
       const answers = [];

@@ -75,8 +75,9 @@ describe('the log of a journey holds no credential', () => {
     const h = await createHarness({
       worker: true,
       logStream: sink.stream,
-      env: { LOG_LEVEL: 'debug', OPS_USERNAME: 'ana', OPS_PASSWORD: opsPassword },
+      env: { LOG_LEVEL: 'debug' },
     });
+    await h.operator('ana-logging', opsPassword);
     const secrets: string[] = [opsPassword];
     try {
       const sub = await h.client('submission');
@@ -120,7 +121,7 @@ describe('the log of a journey holds no credential', () => {
       expect(redeem.statusCode).toBe(200);
       expect((await h.app.inject({ method: 'GET', url: byRef(`${v2.barcode}9`), headers })).statusCode).toBe(404);
       // A wrong console password, and a right one.
-      const basic = (p: string) => `Basic ${Buffer.from(`ana:${p}`).toString('base64')}`;
+      const basic = (p: string) => `Basic ${Buffer.from(`ana-logging:${p}`).toString('base64')}`;
       expect((await h.app.inject({ method: 'GET', url: '/ops', headers: { authorization: basic(`${opsPassword}!`) } })).statusCode).toBe(
         401,
       );

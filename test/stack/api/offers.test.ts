@@ -13,7 +13,7 @@ describe('submission offers under the review workflow', () => {
   let key: string;
   let otherKey: string;
   beforeAll(async () => {
-    h = await createHarness({ worker: true, env: { REVIEW_REMINDER_SECONDS: '2' } });
+    h = await createHarness({ worker: true, fixed: { REVIEW_REMINDER_SECONDS: 2 } });
     key = await h.key('submission');
     otherKey = await h.key('submission');
   });

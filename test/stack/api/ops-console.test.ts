@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../api/app';
-import { hashPassword } from '../../../platform/passwords';
 import { addOperator, removeOperator } from '../../../services/operators';
 import { makePdf, makePng, multipart } from '../../setup/files';
 import { createHarness, type Harness } from '../../setup/harness';
@@ -19,7 +18,8 @@ describe('review console (/ops)', () => {
   let h: Harness;
   let key: string;
   beforeAll(async () => {
-    h = await createHarness({ worker: true, env: { OPS_USERNAME, OPS_PASSWORD } });
+    h = await createHarness({ worker: true });
+    await h.operator(OPS_USERNAME, OPS_PASSWORD);
     key = await h.key('submission');
   });
   afterAll(() => h.close());
@@ -87,37 +87,18 @@ describe('review console (/ops)', () => {
     expect((await from('10.9.9.10', AUTH)).statusCode).toBe(200);
   });
 
-  it('is closed (503) when no credential is configured', async () => {
-    const closed = await buildApp({ ...h.services, config: { ...h.config, OPS_USERNAME: undefined, OPS_PASSWORD: undefined } });
-    try {
-      for (const headers of [{}, { authorization: AUTH }]) {
-        const res = await closed.inject({ method: 'GET', url: '/ops', headers });
-        expect(res.statusCode).toBe(503);
-        expect(res.body).toContain('OPS_USERNAME');
-      }
-    } finally {
-      await closed.close();
-    }
-  });
-
-  it('opens as soon as an operator is added to the table, and closes when the last one is removed, with no restart', async () => {
-    const config = { ...h.config, OPS_USERNAME: undefined, OPS_PASSWORD: undefined };
-    const app = await buildApp({ ...h.services, config });
-    const deps = { db: h.services.db, config };
+  it('lets an operator added to the table in at once, and refuses them as soon as removed, with no restart', async () => {
     const cy = basic('cy-api-test', 'cy console password 1');
     try {
-      const res = await app.inject({ method: 'GET', url: '/ops', headers: { authorization: cy } });
-      expect([res.statusCode, res.body]).toEqual([503, expect.stringContaining('ops users add')]);
-      await addOperator(deps, 'cy-api-test', 'cy console password 1');
-      // The same app, not rebuilt: the first operator opens it.
-      const open = await app.inject({ method: 'GET', url: '/ops', headers: { authorization: cy } });
+      expect((await ops('/ops', { authorization: cy })).statusCode).toBe(401);
+      await addOperator(h.services, 'cy-api-test', 'cy console password 1');
+      // The same app, not rebuilt.
+      const open = await ops('/ops', { authorization: cy });
       expect([open.statusCode, open.body]).toEqual([200, expect.stringContaining('cy-api-test')]);
-      expect((await app.inject({ method: 'GET', url: '/ops' })).statusCode).toBe(401);
-      await removeOperator(deps, 'cy-api-test');
-      expect((await app.inject({ method: 'GET', url: '/ops', headers: { authorization: cy } })).statusCode).toBe(503);
+      await removeOperator(h.services, 'cy-api-test');
+      expect((await ops('/ops', { authorization: cy })).statusCode).toBe(401);
     } finally {
       await h.services.db.deleteFrom('operators').where('name', '=', 'cy-api-test').execute();
-      await app.close();
     }
   });
 
@@ -279,17 +260,15 @@ describe('review console (/ops)', () => {
     expect(await queue()).not.toContain(id);
   });
 
-  describe('with operators signing in as themselves (OPS_USERS)', () => {
+  describe('with operators signing in as themselves', () => {
     let app: FastifyInstance;
     const ALICE = basic('alice', 'alice secret pass 1');
     const BOB = basic('bob', 'bob secret pass 22');
     beforeAll(async () => {
-      const users = `alice:${await hashPassword('alice secret pass 1')},bob:${await hashPassword('bob secret pass 22')}`;
-      // The shared credential unset: only the two named operators exist. Reviews remind after 2 s.
-      app = await buildApp({
-        ...h.services,
-        config: { ...h.config, OPS_USERS: users, OPS_USERNAME: undefined, OPS_PASSWORD: undefined, REVIEW_REMINDER_SECONDS: 2 },
-      });
+      await h.operator('alice', 'alice secret pass 1');
+      await h.operator('bob', 'bob secret pass 22');
+      // Reviews remind after 2 s.
+      app = await buildApp({ ...h.services, config: { ...h.config, REVIEW_REMINDER_SECONDS: 2 } });
     });
     afterAll(() => app.close());
 
@@ -322,7 +301,7 @@ describe('review console (/ops)', () => {
     it('signs each operator in with their own password and records them as the reviewer', async () => {
       expect((await get('/ops', ALICE)).body).toContain('signed in as alice');
       expect((await get('/ops', BOB)).body).toContain('signed in as bob');
-      for (const wrong of [basic('alice', 'bob secret pass 22'), basic('carol', 'alice secret pass 1'), AUTH]) {
+      for (const wrong of [basic('alice', 'bob secret pass 22'), basic('carol', 'alice secret pass 1')]) {
         expect((await get('/ops', wrong)).statusCode).toBe(401);
       }
       const id = (await offerVia('POST', '/offers', validOffer({ title: 'Approved by alice' }))).id;

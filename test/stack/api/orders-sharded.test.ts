@@ -22,7 +22,8 @@ describe('orders through the sharded intake workflows', () => {
   beforeAll(async () => {
     h = await createHarness({
       worker: true,
-      env: { ORDER_INTAKE_SHARDS: '4', ORDER_INTAKE_ORDERS_PER_RUN: '3' },
+      env: { ORDER_INTAKE_SHARDS: '4' },
+      fixed: { ORDER_INTAKE_ORDERS_PER_RUN: 3 },
     });
     ({ key, clientId: distClient } = await h.client('distribution'));
     subClient = (await h.client('submission')).clientId;

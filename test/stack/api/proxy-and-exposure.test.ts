@@ -9,8 +9,7 @@ import { makePng, multipart } from '../../setup/files';
 import { createHarness, type Harness } from '../../setup/harness';
 import { SUB } from '../../setup/paths';
 
-const OPS = { OPS_USERNAME: 'ana', OPS_PASSWORD: 'a long random passphrase' };
-const wrongLogin = `Basic ${Buffer.from('ana:wrong password!').toString('base64')}`;
+const wrongLogin = `Basic ${Buffer.from('ana-proxy:wrong password!').toString('base64')}`;
 
 /** 21 wrong console logins, each claiming another address in X-Forwarded-For; the statuses of the last few. */
 async function wrongLogins(h: Harness, forwardedFor: (i: number) => string): Promise<number[]> {
@@ -42,7 +41,8 @@ async function uploadPng(h: Harness, headers: Record<string, string>) {
 describe('without TRUST_PROXY (the default), X-Forwarded-* headers are not believed', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await createHarness({ env: OPS });
+    h = await createHarness();
+    await h.operator('ana-proxy', 'a long random passphrase');
   });
   afterAll(() => h.close());
 
@@ -59,7 +59,8 @@ describe('without TRUST_PROXY (the default), X-Forwarded-* headers are not belie
 describe('TRUST_PROXY=1 (one proxy in front)', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await createHarness({ env: { ...OPS, TRUST_PROXY: '1' } });
+    h = await createHarness({ env: { TRUST_PROXY: '1' } });
+    await h.operator('ana-proxy', 'a long random passphrase');
   });
   afterAll(() => h.close());
 

@@ -147,7 +147,7 @@ describe('schema-valid values are stored: no route answers a generated valid bod
     h.app.inject({ method, url, headers: { 'x-service-api-key': key }, ...(payload ? { payload: payload as object } : {}) });
 
   beforeAll(async () => {
-    h = await createHarness({ worker: true, env: { DEVELOPER_SIGNUP: 'on', DEVELOPER_SIGNUPS_PER_HOUR: '1000' } });
+    h = await createHarness({ worker: true, env: { DEVELOPER_SIGNUP: 'on' }, fixed: { DEVELOPER_SIGNUPS_PER_HOUR: 1000 } });
     ({ key: sub, clientId: subClient } = await h.client('submission'));
     dist = await h.key('distribution', { reservations: true });
     account = (await call(dist, 'POST', `${DIST}/accounts`, { account: { name: 'Property Blog' } })).json().account.id;

@@ -38,7 +38,7 @@ describe('bulk voucher imports and generation', () => {
   let h: Harness;
   let key: string;
   beforeAll(async () => {
-    h = await createHarness({ worker: true, env: { VOUCHER_IMPORT_BATCH_ROWS: '2000' } });
+    h = await createHarness({ worker: true, fixed: { VOUCHER_IMPORT_BATCH_ROWS: 2000 } });
     key = await h.key('submission');
   });
   afterAll(() => h.close());
@@ -199,7 +199,7 @@ describe('bulk voucher imports and generation', () => {
     const offerId = await suppliedOffer(['CLI-0']);
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vim-')), 'codes.csv');
     fs.writeFileSync(file, `redemption_code\n${Array.from({ length: 3000 }, (_, i) => `CLI-${i + 1}`).join('\n')}\nCLI-0\n`);
-    const env = { ...process.env, TEMPORAL_TASK_QUEUE: h.config.TEMPORAL_TASK_QUEUE, VOUCHER_IMPORT_BATCH_ROWS: '2000' };
+    const env = { ...process.env, TEMPORAL_TASK_QUEUE: h.config.TEMPORAL_TASK_QUEUE };
     const imported = await admin(['vouchers', 'import', offerId, file], env);
     expect(adminJson(imported)).toMatchObject({ offer_id: offerId, status: 'completed', rows_imported: 3000, rows_rejected: 1 });
     expect(imported.stderr).toMatch(/codes \|.*\| 100% \| 3001\/3001 rows \| \d+ rows\/s/);

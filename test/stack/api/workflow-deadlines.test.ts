@@ -33,8 +33,9 @@ describe('routes that wait for a workflow, with the workflow stuck', () => {
   beforeAll(async () => {
     h = await createHarness({
       worker: true,
-      env: { WORKFLOW_ANSWER_TIMEOUT_SECONDS: String(DEADLINE_SECONDS), OPS_USERNAME, OPS_PASSWORD },
+      env: { WORKFLOW_ANSWER_TIMEOUT_SECONDS: String(DEADLINE_SECONDS) },
     });
+    await h.operator(OPS_USERNAME, OPS_PASSWORD);
     ({ key: subKey, clientId: subClient } = await h.client('submission'));
     distKey = await h.key('distribution', { reservations: true });
   });

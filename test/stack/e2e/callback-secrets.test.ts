@@ -34,7 +34,7 @@ describe('callback signing secrets encrypted at rest (CALLBACK_SECRET_KEY)', () 
   };
 
   beforeAll(async () => {
-    h = await createHarness({ worker: true, env: { CALLBACK_SECRET_KEY: KEY, CALLBACK_RETRY_SCHEDULE: '1,1,1' } });
+    h = await createHarness({ worker: true, env: { CALLBACK_SECRET_KEY: KEY }, fixed: { CALLBACK_RETRY_SCHEDULE: [1, 1, 1] } });
   });
   afterAll(async () => {
     // Leave no endpoint behind for later test files to dispatch to.
@@ -146,7 +146,7 @@ describe('rotating CALLBACK_SECRET_KEY: [old] → [new, old] → callbacks reenc
   async function restartWith(list: string) {
     await h?.close();
     keys = list;
-    h = await createHarness({ worker: false, env: { CALLBACK_SECRET_KEY: list, CALLBACK_RETRY_SCHEDULE: '1,1,1' } });
+    h = await createHarness({ worker: false, env: { CALLBACK_SECRET_KEY: list }, fixed: { CALLBACK_RETRY_SCHEDULE: [1, 1, 1] } });
     await checkCallbackSecretKey(h.services);
     await h.startWorker();
   }

@@ -39,7 +39,7 @@ describe('callback endpoints an integrator shapes', () => {
   const cli = (args: string[]) => admin(args, { ...process.env, TEMPORAL_TASK_QUEUE: h.config.TEMPORAL_TASK_QUEUE });
 
   beforeAll(async () => {
-    h = await createHarness({ worker: true, env: { CALLBACK_RETRY_SCHEDULE: '1,1,1,1,1', CALLBACK_TIMEOUT_SECONDS: '5' } });
+    h = await createHarness({ worker: true, fixed: { CALLBACK_RETRY_SCHEDULE: [1, 1, 1, 1, 1], CALLBACK_TIMEOUT_SECONDS: 5 } });
   });
   afterAll(async () => {
     await h.services.db.updateTable('callback_endpoints').set({ status: 'disabled', disabled_reason: 'test over' }).execute();

@@ -43,7 +43,10 @@ describe('offer-change callbacks', () => {
 
   beforeAll(async () => {
     // Short waits, but enough of them that a receiver kept down across a few slow CLI calls has not been given up on.
-    h = await createHarness({ worker: true, env: { CALLBACK_RETRY_SCHEDULE: '1,2,2,2,5,5,5,5,5,5', CALLBACK_TIMEOUT_SECONDS: '5' } });
+    h = await createHarness({
+      worker: true,
+      fixed: { CALLBACK_RETRY_SCHEDULE: [1, 2, 2, 2, 5, 5, 5, 5, 5, 5], CALLBACK_TIMEOUT_SECONDS: 5 },
+    });
   });
   afterAll(async () => {
     // Leave no endpoint behind for later test files to dispatch to.
@@ -315,7 +318,7 @@ describe('offer-change callbacks: endpoints that keep failing', () => {
   let h: Harness;
   const receivers: CallbackReceiver[] = [];
   beforeAll(async () => {
-    h = await createHarness({ worker: true, env: { CALLBACK_RETRY_SCHEDULE: '1,1,1', CALLBACK_DISABLE_AFTER_SECONDS: '2' } });
+    h = await createHarness({ worker: true, fixed: { CALLBACK_RETRY_SCHEDULE: [1, 1, 1], CALLBACK_DISABLE_AFTER_SECONDS: 2 } });
   });
   afterAll(async () => {
     await h.services.db.updateTable('callback_endpoints').set({ status: 'disabled', disabled_reason: 'test over' }).execute();

@@ -47,7 +47,6 @@ describe('npm start', () => {
       LOG_LEVEL: 'warn',
       EMBEDDED_POSTGRES_PORT: String(await freePort()),
       TEMPORAL_DEV_PORT: String(await freePort()),
-      TEMPORAL_UI_PORT: String(await freePort()),
       EMBEDDED_S3_PORT: String(await freePort()),
     });
   };

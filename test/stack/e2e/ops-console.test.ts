@@ -4,14 +4,13 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../../setup/chromium';
 import { makePng, multipart } from '../../setup/files';
-import { hashPassword } from '../../../platform/passwords';
 import { createHarness, type Harness } from '../../setup/harness';
 import { validOffer } from '../../setup/fixtures';
 import { eventually } from '../../setup/eventually';
 import { SUB } from '../../setup/paths';
 
 /* The review console in a real browser: the registry package's headless Chromium driven by playwright-core (test/setup/chromium.ts). */
-// Two operators, each signing in as themselves (OPS_USERS holds their scrypt hashes).
+// Two operators, each signing in as themselves (the operators table holds their scrypt hashes).
 const BO = { username: 'reviewer-bo', password: 'e2e operator password 42' };
 const CY = { username: 'reviewer-cy', password: 'another operator pass 7' };
 /** A screenshot of each page, kept for people to look at (test-artifacts/ is gitignored). */
@@ -26,8 +25,8 @@ describe('review console in headless Chromium', () => {
 
   beforeAll(async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    const OPS_USERS = `${BO.username}:${await hashPassword(BO.password)},${CY.username}:${await hashPassword(CY.password)}`;
-    h = await createHarness({ worker: true, env: { OPS_USERS } });
+    h = await createHarness({ worker: true });
+    for (const o of [BO, CY]) await h.operator(o.username, o.password);
     await h.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
     key = await h.key('submission');

@@ -15,7 +15,8 @@ describe('a voucher import survives a worker killed inside a batch', () => {
   let child: ChildProcess | undefined;
   beforeAll(async () => {
     // No in-process worker at first: the child is the only one.
-    h = await createHarness({ env: { VOUCHER_IMPORT_BATCH_ROWS: '2000', OPS_USERNAME: 'ops', OPS_PASSWORD: 'import watcher' } });
+    h = await createHarness({ fixed: { VOUCHER_IMPORT_BATCH_ROWS: 2000 } });
+    await h.operator('ops-import-crash', 'import watcher 12');
   });
   afterAll(async () => {
     if (child?.pid && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, 'SIGKILL');
@@ -46,7 +47,7 @@ describe('a voucher import survives a worker killed inside a batch', () => {
     const marker = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'import-crash-')), 'paused');
     child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'test', 'setup', 'crash-import-worker.ts'), marker], {
       cwd: ROOT,
-      env: { ...process.env, TEMPORAL_TASK_QUEUE: h.config.TEMPORAL_TASK_QUEUE, VOUCHER_IMPORT_BATCH_ROWS: '2000', LOG_LEVEL: 'warn' },
+      env: { ...process.env, TEMPORAL_TASK_QUEUE: h.config.TEMPORAL_TASK_QUEUE, LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'inherit'],
       detached: true, // its own process group: tsx's node child dies with it
     });
@@ -55,7 +56,7 @@ describe('a voucher import survives a worker killed inside a batch', () => {
     // Two batches committed, the third written and not committed: progress shows the two.
     expect(await get()).toMatchObject({ status: 'running', rows_total: ROWS, rows_imported: 4000, rows_rejected: 0 });
     // The review console shows it running, as far as it got.
-    const authorization = `Basic ${Buffer.from('ops:import watcher').toString('base64')}`;
+    const authorization = `Basic ${Buffer.from('ops-import-crash:import watcher 12').toString('base64')}`;
     const consolePage = (await h.app.inject({ method: 'GET', url: '/ops', headers: { authorization } })).body;
     expect(consolePage).toMatch(new RegExp(`data-import-id="${id}".*<td>running</td><td class="progress">4000 / 20000 \\(20%\\)`));
     process.kill(-child.pid!, 'SIGKILL');
