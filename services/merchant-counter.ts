@@ -9,7 +9,8 @@ import { staffRedemptionsSince, type CounterRedemption, type VoucherWithRedempti
 import { deleteSession, sessionStaff, signInWithCode, type StaffWithAdvertiser } from '../store/redemption-staff';
 import type { OfferInput } from '../schemas/offer';
 import { changeVoucherStatus, customerView, rollbackRedemption, type CustomerVoucher, type VoucherScope } from './vouchers';
-import { normalizeSignInCode, postalKey, secretHash } from './redemption-staff';
+import { postalKey, secretHash } from './redemption-staff';
+import { normalizeSignInCode } from '../domain/redemption-codes';
 
 /*
  * The merchant's counter (/merchant, docs/merchant-counter.md): what a signed-in staff member may

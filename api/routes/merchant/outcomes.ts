@@ -1,6 +1,7 @@
 import { Failure } from '../../../domain/failures';
 import type { CounterVoucher, Staff } from '../../../services/merchant-counter';
-import { money, standing } from '../customer/voucher-page';
+import { formatMoney as money } from '../../../domain/money';
+import { standing } from '../customer/voucher-page';
 import { FAILURE_STATUS } from '../../errors';
 import type { Outcome } from './pages';
 

@@ -174,6 +174,8 @@ describe('merchant counter (API and pages)', () => {
     const over = await c.redeem(v.id, '30.01');
     expect(over.statusCode).toBe(409);
     expect(over.body).toContain('More than the balance');
+    // Money in the page's own format, as the card shows it, not minor units.
+    expect(over.body).toContain('the gift card has $30.00 left; $30.01 asked');
     expect((await c.redeem(v.id, '30')).body).toContain('Balance left: $0.00');
     const after = await voucherOf(offers.gift, v.id);
     expect(after).toMatchObject({ status: 'redeemed', balance: USD(0) });
@@ -302,6 +304,79 @@ describe('merchant counter (API and pages)', () => {
       .where('staff_id', '=', t.id)
       .execute();
     expect((await d.lookup('anything')).statusCode).toBe(401);
+  });
+
+  it('a session that ended mid-redemption says so, redeems nothing, and signs in back to the voucher', async () => {
+    const s = await createStaff(h, subA.key, { name: 'Dee', advertiser_id: advA });
+    const c = await Counter.signIn(h, s.code);
+    const v = await buy(offers.deal);
+    const { csrf, attempt } = await c.tokens(`/merchant/vouchers?code=${v.id}`);
+    await h.services.db
+      .updateTable('staff_sessions')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('staff_id', '=', s.id)
+      .execute();
+    const res = await c.post(`/merchant/vouchers/${v.id}/redeem`, { csrf, attempt });
+    expect(res.statusCode).toBe(401);
+    expect(res.body).toContain('Your session ended, so nothing was redeemed');
+    expect(res.body).toContain(`name="next" value="/merchant/vouchers?code=${v.id}"`);
+    expect((await voucherOf(offers.deal, v.id)).status).toBe('acquired');
+    const code = (await api('POST', `${SUB}/redemption_staff/${s.id}/sign_in`, subA.key)).json().redemption_staff.sign_in.code;
+    const back = await h.app.inject({
+      method: 'POST',
+      url: '/merchant/sign-in',
+      headers: { origin: ORIGIN },
+      payload: { code, next: `/merchant/vouchers?code=${v.id}` },
+    });
+    expect(back.statusCode).toBe(303);
+    expect(back.headers.location).toBe(`/merchant/vouchers?code=${v.id}`);
+    // A lookup whose session ended comes back to the same lookup.
+    const looked = await c.lookup(v.redemption_code);
+    expect(looked.statusCode).toBe(401);
+    expect(looked.body).toContain('Your session ended.');
+    expect(looked.body).toContain(`name="next" value="/merchant/vouchers?code=${encodeURIComponent(v.redemption_code)}"`);
+  });
+
+  it('signing in leads only to the counter’s own voucher pages', async () => {
+    for (const next of ['https://evil.example/merchant/vouchers', '//evil.example/merchant/vouchers', '/merchant/sign-out', '/ops']) {
+      const s = await createStaff(h, subA.key, { name: 'Nat', advertiser_id: advA });
+      const res = await h.app.inject({
+        method: 'POST',
+        url: '/merchant/sign-in',
+        headers: { origin: ORIGIN },
+        payload: { code: s.code, next },
+      });
+      expect([res.statusCode, res.headers.location]).toEqual([303, '/merchant']);
+    }
+  });
+
+  it('a session cookie that is not valid percent-encoding gets the sign-in page, never a 500', async () => {
+    for (const [method, url] of [
+      ['GET', '/merchant'],
+      ['GET', '/merchant/vouchers?code=x'],
+      ['POST', '/merchant/sign-out'],
+    ] as const) {
+      const res = await h.app.inject({ method, url, headers: { cookie: 'merchant_session=%', origin: ORIGIN } });
+      expect(res.statusCode).toBeLessThan(500);
+      expect(res.body).toContain('Sign-in code');
+    }
+  });
+
+  it('finds a code typed with spaces for dashes, or none at all', async () => {
+    const c = await Counter.signIn(
+      h,
+      (await api('POST', `${SUB}/redemption_staff/${staff.a.id}/sign_in`, subA.key)).json().redemption_staff.sign_in.code,
+    );
+    const v = await buy(offers.deal);
+    for (const typed of [
+      v.redemption_code.replace(/-/g, ' '),
+      v.redemption_code.replace(/-/g, '').toLowerCase(),
+      ` ${v.redemption_code} `,
+    ]) {
+      const res = await c.lookup(typed);
+      expect([typed, res.statusCode]).toEqual([typed, 200]);
+      expect(res.body).toContain(v.redemption_code);
+    }
   });
 
   it('the admin CLI adds, lists, re-issues and revokes staff for a client', async () => {
