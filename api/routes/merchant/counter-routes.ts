@@ -110,7 +110,7 @@ export function counterRoutes(app: RouteApp, deps: ServiceDeps): void {
     const { code } = request.query;
     try {
       const v = await lookUp(deps, s.staff, code);
-      return sendCounterPage(reply, 200, voucherPage(s, v, standingOutcome(v)));
+      return sendCounterPage(reply, 200, voucherPage(s, v, standingOutcome(v, s.staff)));
     } catch (err) {
       if (!isFailure(err)) throw err;
       const { status, outcome } = refusalOutcome(err, s.staff);

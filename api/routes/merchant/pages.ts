@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { CounterRedemption, CounterVoucher, Staff } from '../../../services/merchant-counter';
 import { MERCHANT_PATH } from '../../../services/redemption-staff';
 import { formatMoney as money, majorUnits } from '../../../domain/money';
+import { localTime } from '../../../domain/time-zones';
 import { standing, voucherCard } from '../customer/voucher-page';
 import { html, type SafeHtml } from '../ops/html';
 import { counterPage } from './frame';
@@ -57,13 +58,14 @@ function lookupSection(code = ''): SafeHtml {
   </section>`;
 }
 
-const time = (d: Date) => d.toISOString().slice(11, 16);
+/** A time of day on the shop's clock (the advertiser's time zone). */
+const time = (d: Date, s: Signed) => localTime(d, s.staff.advertiser_time_zone);
 const amountOf = (r: Pick<CounterRedemption, 'amount' | 'currency_code'>) =>
   r.amount !== null && r.currency_code !== null ? money({ currency_code: r.currency_code, amount: r.amount }) : 'whole voucher';
 
-function todaySection(rows: CounterRedemption[]): SafeHtml {
+function todaySection(s: Signed, rows: CounterRedemption[]): SafeHtml {
   return html`<section aria-labelledby="today">
-    <h2 id="today">Today at this counter (UTC)</h2>
+    <h2 id="today">Today at this counter (${s.staff.advertiser_time_zone})</h2>
     ${
       rows.length === 0
         ? html`<p class="muted">No redemptions yet today.</p>`
@@ -72,7 +74,7 @@ function todaySection(rows: CounterRedemption[]): SafeHtml {
             <tbody>
               ${rows.map(
                 (r) => html`<tr class="${r.rolled_back_at ? 'undone' : ''}">
-                  <td>${time(r.redeemed_at)}</td>
+                  <td>${time(r.redeemed_at, s)}</td>
                   <td><a href="${MERCHANT_PATH}/vouchers?code=${encodeURIComponent(r.redemption_code)}">${r.title}</a></td>
                   <td class="code-cell">${r.redemption_code}</td>
                   <td>${amountOf(r)}${r.rolled_back_at ? html` <span>(undone)</span>` : ''}</td>
@@ -92,7 +94,7 @@ export function homePage(s: Signed, today: CounterRedemption[]): string {
     csrf: s.csrf,
     script: true,
     body: html`<h1>Redeem a voucher</h1>
-      ${lookupSection()} ${todaySection(today)}`,
+      ${lookupSection()} ${todaySection(s, today)}`,
   });
 }
 
@@ -136,7 +138,7 @@ function undoForms(v: CounterVoucher, s: Signed): SafeHtml[] {
     .map(
       (r) => html`<form method="post" action="${MERCHANT_PATH}/vouchers/${v.id}/undo" class="row">
         <input type="hidden" name="csrf" value="${s.csrf}" /><input type="hidden" name="redemption_id" value="${r.id}" />
-        <button class="undo" type="submit">Undo the redemption of ${time(r.redeemed_at)} UTC${r.amount !== null ? ` (${amountOf(r)})` : ''}</button>
+        <button class="undo" type="submit">Undo the redemption of ${time(r.redeemed_at, s)}${r.amount !== null ? ` (${amountOf(r)})` : ''}</button>
       </form>`,
     );
 }

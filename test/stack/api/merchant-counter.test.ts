@@ -1,4 +1,5 @@
 import { addDays, utcDay } from '../../../domain/dates';
+import { startOfLocalDay } from '../../../domain/time-zones';
 import { admin, adminJson } from '../../setup/admin';
 import { setEndpoint } from '../../../store/callback-endpoints';
 import { CallbackReceiver } from '../../setup/callback-receiver';
@@ -377,6 +378,40 @@ describe('merchant counter (API and pages)', () => {
       expect([typed, res.statusCode]).toEqual([typed, 200]);
       expect(res.body).toContain(v.redemption_code);
     }
+  });
+
+  it("sets an advertiser's IANA time zone through the API, validated, and the counter's day follows it", async () => {
+    const put = (id: string, time_zone: unknown, key = subA.key) => api('PUT', `${SUB}/advertisers/${id}`, key, { advertiser: { time_zone } });
+    expect((await api('GET', `${SUB}/advertisers/${advA}`, subA.key)).json().advertiser.time_zone).toBe('UTC');
+    for (const bad of ['Mars/Olympus', '+14:00', 'CEST', 42]) expect([bad, (await put(advA, bad)).statusCode]).toEqual([bad, 422]);
+    expect((await put(advA, 'Europe/Paris', subB.key)).statusCode).toBe(404);
+    const xml = await h.app.inject({
+      method: 'PUT',
+      url: `${SUB}/advertisers/${advA}`,
+      headers: { 'x-service-api-key': subA.key, 'content-type': 'application/xml', accept: 'application/xml' },
+      payload: '<advertiser><time_zone>etc/gmt-14</time_zone></advertiser>',
+    });
+    expect(xml.statusCode).toBe(200);
+    expect(xml.body).toContain('<time_zone>Etc/GMT-14</time_zone>');
+    expect((await api('GET', `${SUB}/advertisers`, subA.key)).json().advertisers.find((a: { id: string }) => a.id === advA).time_zone).toBe(
+      'Etc/GMT-14',
+    );
+
+    // One redemption between the start of the UTC day and of the shop's day (14 hours apart): listed by one rule only.
+    const s = await createStaff(h, subA.key, { name: 'Zoe', advertiser_id: advA });
+    const c = await Counter.signIn(h, s.code);
+    const v = await buy(offers.deal);
+    expect((await c.redeem(v.id)).statusCode).toBe(200);
+    const now = new Date();
+    const local = startOfLocalDay(now, 'Etc/GMT-14').getTime();
+    const utc = Date.parse(`${utcDay(now)}T00:00:00Z`);
+    const between = new Date(Math.min(local, utc) + Math.abs(local - utc) / 2);
+    await h.services.db.updateTable('voucher_redemptions').set({ redeemed_at: between }).where('voucher_id', '=', v.id).execute();
+    const home = (await c.get('/merchant')).body;
+    expect(home).toContain('Today at this counter (Etc/GMT-14)');
+    expect(home.includes(v.redemption_code)).toBe(local < utc);
+    await put(advA, 'UTC');
+    expect((await c.get('/merchant')).body.includes(v.redemption_code)).toBe(utc < local);
   });
 
   it('the admin CLI adds, lists, re-issues and revokes staff for a client', async () => {
