@@ -9,7 +9,9 @@ import { sql, type Kysely } from 'kysely';
  */
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await sql`alter table advertisers add column time_zone text not null default 'UTC' check (length(time_zone) between 1 and 64)`.execute(db);
+  await sql`alter table advertisers add column time_zone text not null default 'UTC' check (length(time_zone) between 1 and 64)`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

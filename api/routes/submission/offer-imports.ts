@@ -63,7 +63,10 @@ export const offerImportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
         ...op('listOfferImportErrors', "An import's refused lines (NDJSON)"),
         params: Params,
         response: {
-          200: textResponse('NDJSON: one JSON object per refused line, the error body POST /offers answers with its line number', 'application/x-ndjson'),
+          200: textResponse(
+            'NDJSON: one JSON object per refused line, the error body POST /offers answers with its line number',
+            'application/x-ndjson',
+          ),
         },
       },
     },

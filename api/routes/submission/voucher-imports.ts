@@ -138,7 +138,9 @@ function readRoutes(app: Parameters<FastifyPluginAsyncZod>[0], deps: ServiceDeps
       schema: {
         ...op('getVoucherImportErrors', "A voucher import's rejected rows (CSV: row, redemption_code, error)"),
         params: VoucherImportParams,
-        response: { 200: textResponse('The rejected rows as CSV: a header row (row, redemption_code, error), then one row each', 'text/csv') },
+        response: {
+          200: textResponse('The rejected rows as CSV: a header row (row, redemption_code, error), then one row each', 'text/csv'),
+        },
       },
     },
     async (request, reply) => {

@@ -381,7 +381,8 @@ describe('merchant counter (API and pages)', () => {
   });
 
   it("sets an advertiser's IANA time zone through the API, validated, and the counter's day follows it", async () => {
-    const put = (id: string, time_zone: unknown, key = subA.key) => api('PUT', `${SUB}/advertisers/${id}`, key, { advertiser: { time_zone } });
+    const put = (id: string, time_zone: unknown, key = subA.key) =>
+      api('PUT', `${SUB}/advertisers/${id}`, key, { advertiser: { time_zone } });
     expect((await api('GET', `${SUB}/advertisers/${advA}`, subA.key)).json().advertiser.time_zone).toBe('UTC');
     for (const bad of ['Mars/Olympus', '+14:00', 'CEST', 42]) expect([bad, (await put(advA, bad)).statusCode]).toEqual([bad, 422]);
     expect((await put(advA, 'Europe/Paris', subB.key)).statusCode).toBe(404);
