@@ -32,6 +32,8 @@ const SIGNATURES: { magic: number[][]; type: FileType }[] = [
 export const SNIFF_BYTES = Math.max(...SIGNATURES.flatMap((s) => s.magic.map((m) => m.length)));
 
 export const ALLOWED_TYPES_TEXT = 'JPG, PNG, PDF or ZIP';
+/** The Content-Types a stored file may have (what a download answers). */
+export const ALLOWED_CONTENT_TYPES: readonly string[] = SIGNATURES.map((s) => s.type.contentType);
 
 /** The allowed type whose magic number starts `head`, or undefined for anything else. */
 export function sniffFileType(head: Uint8Array): FileType | undefined {

@@ -75,3 +75,28 @@ export function distributionRevenues(
     account: { currency_code: price.currency_code, amount: share(distributor, shares.accountPercent) },
   };
 }
+
+/** How many minor units a currency has after the point (2 for USD, 0 for JPY, 3 for KWD), from Intl's own data. */
+export function currencyDigits(currency: string): number {
+  return new Intl.NumberFormat('en-US', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+}
+
+/**
+ * An amount in minor units as people read it, in its currency's own format (`$7.50`, `¥1,250`,
+ * `KWD 1.250`): the one formatter of every page and of the messages that name money. A code Intl
+ * does not know is written plainly rather than thrown.
+ */
+export function formatMoney(m: Money): string {
+  try {
+    const f = new Intl.NumberFormat('en-US', { style: 'currency', currency: m.currency_code });
+    return f.format(m.amount / 10 ** (f.resolvedOptions().maximumFractionDigits ?? 2));
+  } catch {
+    return `${m.amount} ${m.currency_code} (minor units)`;
+  }
+}
+
+/** Minor units as the decimal a form field holds (`750` USD → `7.50`). */
+export const majorUnits = (amount: number, currency: string): string => {
+  const digits = currencyDigits(currency);
+  return (amount / 10 ** digits).toFixed(digits);
+};

@@ -1,6 +1,6 @@
 import { utcDay } from './dates';
 import { Failure, invalidField, notFound } from './failures';
-import type { Money } from './money';
+import { formatMoney, type Money } from './money';
 import { isVoucherExpired } from './voucher-expiry';
 import { requireValidDay } from './offer-terms';
 
@@ -147,7 +147,7 @@ function decide(v: RedemptionSubject, amount: Money | undefined, now: Date): Red
   if (take > v.balance.amount)
     throw new Failure(
       'insufficient_balance',
-      `the gift card has ${v.balance.amount} left (minor units of ${v.balance.currency_code}); ${take} asked`,
+      `the gift card has ${formatMoney(v.balance)} left; ${formatMoney({ currency_code: v.balance.currency_code, amount: take })} asked`,
       {
         field: 'amount.amount',
         balance: v.balance,

@@ -9,7 +9,9 @@ import { staffRedemptionsSince, type CounterRedemption, type VoucherWithRedempti
 import { deleteSession, sessionStaff, signInWithCode, type StaffWithAdvertiser } from '../store/redemption-staff';
 import type { OfferInput } from '../schemas/offer';
 import { changeVoucherStatus, customerView, rollbackRedemption, type CustomerVoucher, type VoucherScope } from './vouchers';
-import { normalizeSignInCode, postalKey, secretHash } from './redemption-staff';
+import { postalKey, secretHash } from './redemption-staff';
+import { normalizeSignInCode } from '../domain/redemption-codes';
+import { startOfLocalDay } from '../domain/time-zones';
 
 /*
  * The merchant's counter (/merchant, docs/merchant-counter.md): what a signed-in staff member may
@@ -111,7 +113,7 @@ export async function undoAtCounter(deps: Deps, staff: Staff, voucherId: string,
   return lookUp(deps, staff, v.id);
 }
 
-/** The redemptions this staff member made today (UTC), newest first. */
+/** The redemptions this staff member made today, the shop's local day (the advertiser's time zone), newest first. */
 export function todaysRedemptions(deps: Pick<ServiceDeps, 'db'>, staff: Staff, now = new Date()): Promise<CounterRedemption[]> {
-  return staffRedemptionsSince(deps.db, staff.id, new Date(`${now.toISOString().slice(0, 10)}T00:00:00Z`));
+  return staffRedemptionsSince(deps.db, staff.id, startOfLocalDay(now, staff.advertiser_time_zone));
 }

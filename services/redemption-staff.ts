@@ -11,6 +11,7 @@ import {
   revokeStaff as revokeStaffRow,
 } from '../store/redemption-staff';
 import { toRedemptionStaff } from '../schemas/redemption-staff';
+import { groupedCode, normalizeSignInCode } from '../domain/redemption-codes';
 
 /*
  * Redemption staff, managed by the advertiser's submission client (and the admin CLI): create with
@@ -29,21 +30,8 @@ export interface StaffSignIn {
 /** The counter page's address: the sign-in link is under it. */
 export const MERCHANT_PATH = '/merchant';
 
-// Crockford base32 without I, L, O, U, as redemption codes: typed on a phone without misreading.
-const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
-/** 12 characters, 60 random bits, grouped `XXXX-XXXX-XXXX`: a one-time sign-in code. */
-function newSignInCode(): string {
-  return Array.from(crypto.randomBytes(12), (b) => ALPHABET[b & 31])
-    .join('')
-    .match(/.{4}/g)!
-    .join('-');
-}
-
-/** A typed code as it was issued: upper case, without spaces and dashes, misread letters read as digits. */
-export function normalizeSignInCode(typed: string): string {
-  return typed.toUpperCase().replace(/[\s-]/g, '').replace(/[IL]/g, '1').replace(/O/g, '0');
-}
+/** 12 characters, 60 random bits, grouped `XXXX-XXXX-XXXX` (domain/redemption-codes.ts): a one-time sign-in code. */
+const newSignInCode = () => groupedCode(crypto.randomBytes(12));
 
 /** The SHA-256 a secret (sign-in code, session token) is stored and found by. */
 export function secretHash(secret: string): string {

@@ -57,6 +57,17 @@ export async function renameAdvertiser(trx: Trx, clientId: string, id: string, n
     .execute();
 }
 
+/** Sets the advertiser's time zone (already validated); undefined when the client has no such advertiser. */
+export async function setAdvertiserTimeZone(db: Db, clientId: string, id: string, timeZone: string): Promise<AdvertiserRow | undefined> {
+  return db
+    .updateTable('advertisers')
+    .set({ time_zone: timeZone, updated_at: new Date() })
+    .where('id', '=', id)
+    .where('client_id', '=', clientId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 /** One page of this client's advertisers, by name. */
 export function listAdvertisers(db: Db, clientId: string, page: Page): Promise<Paged<AdvertiserRow>> {
   return pageOf(db.selectFrom('advertisers').where('client_id', '=', clientId), page, (q) =>

@@ -45,6 +45,7 @@ import * as m0063 from './migrations/2026_11_28_0063_idempotency_answers';
 import * as m0064 from './migrations/2026_11_28_0064_api_key_rolling';
 import * as m0066 from './migrations/2026_11_28_0066_event_exclusivity';
 import * as m0067 from './migrations/2026_11_28_0067_order_key';
+import * as m0070 from './migrations/2026_11_28_0070_advertiser_time_zone';
 
 /**
  * Migrations by name, in order. A static map rather than a folder scan, so the same list works
@@ -96,6 +97,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_28_0064_api_key_rolling': m0064,
   '2026_11_28_0066_event_exclusivity': m0066,
   '2026_11_28_0067_order_key': m0067,
+  '2026_11_28_0070_advertiser_time_zone': m0070,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

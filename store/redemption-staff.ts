@@ -12,14 +12,14 @@ import { newId } from './ids';
  */
 
 /** A staff member with the advertiser's name, as the pages and answers show them. */
-export type StaffWithAdvertiser = RedemptionStaffRow & { advertiser_name: string };
+export type StaffWithAdvertiser = RedemptionStaffRow & { advertiser_name: string; advertiser_time_zone: string };
 
 function withAdvertiser(db: Db) {
   return db
     .selectFrom('redemption_staff as s')
     .innerJoin('advertisers as a', 'a.id', 's.advertiser_id')
     .selectAll('s')
-    .select('a.name as advertiser_name');
+    .select(['a.name as advertiser_name', 'a.time_zone as advertiser_time_zone']);
 }
 
 export interface NewStaff {
@@ -62,7 +62,13 @@ export function listStaff(db: Db, clientId: string, page: Page, advertiserId?: s
     .innerJoin('advertisers as a', 'a.id', 's.advertiser_id')
     .where('s.client_id', '=', clientId);
   if (advertiserId) q = q.where('s.advertiser_id', '=', advertiserId);
-  return pageOf(q, page, (r) => r.selectAll('s').select('a.name as advertiser_name').orderBy('s.created_at', 'desc').orderBy('s.id'));
+  return pageOf(q, page, (r) =>
+    r
+      .selectAll('s')
+      .select(['a.name as advertiser_name', 'a.time_zone as advertiser_time_zone'])
+      .orderBy('s.created_at', 'desc')
+      .orderBy('s.id'),
+  );
 }
 
 /** Revokes the staff member and ends its sessions at once; false when it was not this client's or revoked before. */

@@ -12,16 +12,10 @@ import { DAY_MS } from '../domain/dates';
 import { heldKey } from '../domain/order-state';
 import { unnestRows } from './unnest';
 import { withLiveRedemptions, withRedemptions, type VoucherWithRedemptions } from './redemptions';
+import { codeLookupForms, groupedCode } from '../domain/redemption-codes';
 
-// Crockford base32 without I, L, O, U: codes read aloud or typed at a till are not misread.
-const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
-/** 16 characters of 80 random bits, grouped `XXXX-XXXX-XXXX-XXXX`: unguessable and unique. */
-export function newRedemptionCode(): string {
-  const bytes = crypto.randomBytes(16);
-  const chars = Array.from(bytes, (b) => ALPHABET[b & 31]).join('');
-  return chars.match(/.{4}/g)!.join('-');
-}
+/** 16 characters of 80 random bits, grouped `XXXX-XXXX-XXXX-XXXX` (domain/redemption-codes.ts): unguessable and unique. */
+export const newRedemptionCode = (): string => groupedCode(crypto.randomBytes(16));
 
 /**
  * Gives the units of cancelled vouchers back: to their reservation while it is active, otherwise
@@ -108,7 +102,7 @@ function scoped(db: Db, scope: VoucherScope) {
 /**
  * One voucher by id (under an offer) or, under an advertiser, by id, redemption code or barcode
  * (a till scans the barcode), with its offer's title. Generated codes are also found typed in
- * lower case.
+ * lower case or with spaces for dashes (domain/redemption-codes.ts).
  */
 export async function findVoucher(
   db: Db,
@@ -119,7 +113,7 @@ export async function findVoucher(
   if (ref.byId) q = q.where('vouchers.id', '=', ref.idOrCode);
   if (ref.offerId) q = q.where('vouchers.offer_id', '=', ref.offerId).where('vouchers.id', '=', ref.idOrCode);
   if (ref.advertiserId) {
-    const codes = [...new Set([ref.idOrCode, ref.idOrCode.toUpperCase()])];
+    const codes = codeLookupForms(ref.idOrCode);
     q = q
       .where('offers.advertiser_id', '=', ref.advertiserId)
       .where((eb) =>

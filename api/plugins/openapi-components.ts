@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Account, AccountCreate, AccountList, AccountResponse, AccountUpdate } from '../../schemas/account';
-import { AdvertiserList, AdvertiserSummary } from '../../schemas/advertiser';
+import { AdvertiserList, AdvertiserResponse, AdvertiserSummary, AdvertiserUpdateBody } from '../../schemas/advertiser';
 import { Attachment, AttachmentResponse } from '../../schemas/attachment';
 import { Category, CategoryList } from '../../schemas/category';
 import { Comment, CommentInput, CommentList, CommentResponse, CommentUpdate } from '../../schemas/comment';
@@ -80,6 +80,7 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   CommentList,
   CategoryList,
   AdvertiserList,
+  AdvertiserResponse,
   MonthlyStatementList,
   VoucherImportResponse,
   VoucherImportList,
@@ -152,6 +153,7 @@ export const COMPONENTS: Record<string, z.ZodType> = {
   // The body's own schema, not the body: the body carries the examples the reference shows.
   VoucherUpdate: VoucherUpdateBody.shape.voucher,
   RedemptionStaffCreate: RedemptionStaffCreateBody.shape.redemption_staff,
+  AdvertiserUpdate: AdvertiserUpdateBody.shape.advertiser,
 };
 
 for (const [id, schema] of Object.entries(COMPONENTS)) {

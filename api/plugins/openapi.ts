@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { notFound } from '../../domain/failures';
 import './openapi-components';
 import { interfaceDocument, type Doc } from './openapi-document';
 
@@ -38,6 +39,12 @@ export default fp(async function openapi(
     });
   }
   await app.register(async (scope) => {
+    // Swagger UI also serves app.swagger() at /docs/json and /docs/yaml: every interface in one
+    // document, whose operationIds repeat (it is not valid). Only the per-interface documents are served.
+    scope.addHook('onRequest', async (request) => {
+      if (/^\/docs\/(json|yaml)\/?(\?|$)/.test(request.url))
+        throw notFound(`combined document (read ${opts.interfaces.map((i) => `${i.prefix}/openapi.json`).join(', ')})`);
+    });
     // Swagger UI's index page is a fixed string; the notice goes in above the element it renders into.
     const notice = opts.notice;
     if (notice)

@@ -150,6 +150,8 @@ export interface AdvertiserTable {
   client_id: string;
   /** Stored trimmed; unique per client case-insensitively. */
   name: string;
+  /** IANA name in Intl's spelling (domain/time-zones.ts); 'UTC' until the client sets one. */
+  time_zone: Generated<string>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { ServiceDeps } from '../../../services/deps';
 import { customerVoucher, type CustomerVoucher } from '../../../services/vouchers';
 import { utcDay } from '../../../domain/dates';
+import { formatMoney } from '../../../domain/money';
 import { isVoucherExpired } from '../../../domain/voucher-expiry';
 import type { Location } from '../../../domain/location';
 import { IdParam } from '../../../schemas/common';
@@ -23,11 +24,12 @@ import { html, htmlDocument, SafeHtml } from '../ops/html';
 export const VOUCHER_CARD_STYLE = `
   .voucher h1, .voucher h2.title { font-size: 1.4rem; margin: 0 0 .2rem; } .muted { color: #5b6475; }
   .code { font: 600 1.6rem/1.2 ui-monospace, monospace; letter-spacing: .08em; margin: 1rem 0 .4rem; overflow-wrap: anywhere; }
+  .code .group { white-space: nowrap; } /* a code wraps between its groups, never inside one */
   .barcode svg { width: 100%; max-width: 24rem; height: auto; } .qr svg { width: 9rem; height: 9rem; }
   .codes { display: flex; gap: 1.5rem; align-items: center; flex-wrap: wrap; }
   .status { padding: .6rem 1rem; border-radius: 6px; font-weight: 700; font-size: 1.2rem; }
   .status-acquired { background: #d4f3dc; } .status-redeemed, .status-expired { background: #e3e6eb; } .status-cancelled { background: #fbd9d9; }
-  .void { opacity: .25; text-decoration: line-through; }
+  .void { color: #4f5869; text-decoration: line-through; } /* a used code stays readable (7:1), struck through */
   .voucher h2, .voucher h3 { font-size: 1rem; margin: 1.2rem 0 .3rem; } ul { padding-left: 1.2rem; margin: 0; } p.fine { white-space: pre-wrap; }
 `;
 
@@ -58,11 +60,9 @@ const address = (l: Location) =>
     .filter(Boolean)
     .join(' · ');
 
-/** An amount in minor units as the customer reads it: `$12.50`, `¥1,250`. */
-export function money(m: { currency_code: string; amount: number }): string {
-  const f = new Intl.NumberFormat('en', { style: 'currency', currency: m.currency_code });
-  return f.format(m.amount / 10 ** (f.resolvedOptions().maximumFractionDigits ?? 2));
-}
+/** A code with each dash-separated group kept on one line (a very long advertiser's code may still wrap anywhere). */
+const codeGroups = (code: string): SafeHtml[] =>
+  code.split(/(?<=-)/).map((part) => (part.length <= 12 ? html`<span class="group">${part}</span>` : html`${part}`));
 
 /** What the voucher is now, as the customer reads it: usable, or redeemed, cancelled, expired. */
 export function standing(v: CustomerVoucher): { key: string; text: string } {
@@ -91,15 +91,15 @@ export function voucherCard(v: CustomerVoucher, counter = false): SafeHtml {
     ${
       // A cancelled card has nothing left to spend: its page shows no balance.
       v.balance && v.value && state.key !== 'cancelled'
-        ? html`<p class="balance">Balance: <strong>${money(v.balance)}</strong> of ${money(v.value)}</p>`
+        ? html`<p class="balance">Balance: <strong>${formatMoney(v.balance)}</strong> of ${formatMoney(v.value)}</p>`
         : ''
     }
-    <div class="code ${usable ? '' : 'void'}">${v.redemption_code}</div>
+    <div class="code ${usable ? '' : 'void'}">${codeGroups(v.redemption_code)}</div>
     ${
       code128 || qr
         ? html`<div class="codes">
-          ${code128 ? html`<div class="barcode" aria-label="Code 128 barcode ${v.barcode}">${code128}</div>` : ''}
-          ${qr ? html`<div class="qr" aria-label="QR code ${v.redemption_code}">${qr}</div>` : ''}
+          ${code128 ? html`<div class="barcode" role="img" aria-label="Code 128 barcode ${v.barcode}">${code128}</div>` : ''}
+          ${qr ? html`<div class="qr" role="img" aria-label="QR code ${v.redemption_code}">${qr}</div>` : ''}
         </div>`
         : ''
     }

@@ -78,7 +78,7 @@ export function demoKeyBox(d: DemoKeyShown): SafeHtml {
     <h2>Just trying? Use the shared demonstration key</h2>
     <code class="key" data-testid="demo-key">${d.key}</code>
     <p class="muted">Shared by everyone trying the sandbox; it may ${d.may}.</p>
-    <pre>curl -H "X-SERVICE-API-KEY: ${d.key}" "${d.baseUrl}/offers?postal_code=98101&amp;radius=10"</pre>
+    <pre tabindex="0" aria-label="Example request">curl -H "X-SERVICE-API-KEY: ${d.key}" "${d.baseUrl}/offers?postal_code=98101&amp;radius=10"</pre>
   </section>`;
 }
 
@@ -100,7 +100,7 @@ export function signupDonePage(s: SignupView): string {
       <code class="key" data-testid="distribution-key">${distribution.key}</code>
       <p class="muted">client <code>${distribution.client_id}</code> · base address <code>${distribution.base_url}</code></p>
       <h2>Try them</h2>
-      <pre>
+      <pre tabindex="0" aria-label="Example requests">
 curl -H "X-SERVICE-API-KEY: ${distribution.key}" "${distribution.base_url}/offers?postal_code=98101&amp;radius=10"
 curl -H "X-SERVICE-API-KEY: ${submission.key}" "${submission.base_url}/categories"</pre
       >

@@ -8,6 +8,7 @@ import { getReadableOffer, readOfferMedium, searchOffers } from '../../../servic
 import { projectingSerializer } from '../../serializers';
 import { interfaceBaseUrl } from '../../urls';
 import { operations } from '../operation';
+import { attachmentBytes } from '../shared/file-responses';
 
 const op = operations('Offers');
 
@@ -57,7 +58,16 @@ export const distributionOfferRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps 
 
   app.get(
     '/offers/:id/media/:media_id',
-    { schema: { ...op('getOfferMedium', "Get an offer medium's bytes (an image)"), params: z.object({ id: IdParam, media_id: IdParam }) } },
+    {
+      schema: {
+        ...op('getOfferMedium', "Get an offer medium's bytes (an image)"),
+        params: z.object({ id: IdParam, media_id: IdParam }),
+        response: {
+          200: attachmentBytes("The medium's bytes, in its stored type"),
+          304: z.any().meta({ type: 'null' }).describe('Not modified: the ETag sent in If-None-Match is current'),
+        },
+      },
+    },
     async (request, reply) => {
       const { row, body } = await readOfferMedium(deps, request.client.id, request.params.id, request.params.media_id);
       const etag = `"${row.id}"`;

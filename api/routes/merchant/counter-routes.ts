@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { invalidField } from '../../../domain/failures';
-import type { Money } from '../../../domain/money';
+import { currencyDigits, type Money } from '../../../domain/money';
 import { IdParam } from '../../../schemas/common';
 import type { ServiceDeps } from '../../../services/deps';
 import { lookUp, redeemAtCounter, todaysRedemptions, undoAtCounter, type CounterVoucher } from '../../../services/merchant-counter';
@@ -10,7 +10,7 @@ import type { RouteApp } from '../operation';
 import { messagePage, sendCounterPage } from './frame';
 import { isFailure, redeemedOutcome, refusalOutcome, standingOutcome, undoneOutcome } from './outcomes';
 import { homePage, lookupPage, signInPage, voucherPage, type Outcome, type Signed } from './pages';
-import { csrfMatches, csrfTokenOf, signedInStaff } from './session';
+import { csrfMatches, csrfTokenOf, sessionToken, signedInStaff } from './session';
 
 /*
  * The counter's own routes, each for a signed-in staff member only: the start page, a lookup, redeem
@@ -22,27 +22,52 @@ const Lookup = z.object({ code: z.string().trim().max(100).default('') });
 const Params = z.object({ id: IdParam });
 const Form = z.record(z.string(), z.string());
 
-/** The signed-in staff member, or undefined once the sign-in page (or a CSRF refusal) was sent. */
-async function staffOrSignIn(deps: ServiceDeps, request: FastifyRequest, reply: FastifyReply): Promise<Signed | undefined> {
-  const signed = await signedInStaff(deps, request);
-  if (!signed) {
-    await sendCounterPage(reply, request.url === MERCHANT_PATH ? 200 : 401, signInPage());
-    return undefined;
-  }
-  const s = { staff: signed.staff, csrf: csrfTokenOf(signed.token) };
-  if (request.method === 'POST' && !csrfMatches(signed.token, (request.body as Record<string, unknown> | undefined)?.csrf)) {
-    await sendCounterPage(reply, 403, messagePage('Form expired', 'This form is out of date: look the voucher up again.', s.staff, s.csrf));
-    return undefined;
-  }
-  return s;
+/** Where signing in again leads back to: the voucher the clerk had open (or was redeeming), else the start page. */
+function returnTo(request: FastifyRequest): string | undefined {
+  const id = (request.params as { id?: string } | undefined)?.id;
+  if (id) return `${MERCHANT_PATH}/vouchers?code=${encodeURIComponent(id)}`;
+  return request.url.startsWith(`${MERCHANT_PATH}/vouchers?`) ? request.url : undefined;
+}
+
+/** What the sign-in page says to a clerk whose session ended (expired, revoked, signed out elsewhere) mid-task. */
+const endedNotice = (request: FastifyRequest) =>
+  request.method === 'POST'
+    ? 'Your session ended, so nothing was redeemed or undone. Sign in again to go back to the voucher.'
+    : 'Your session ended. Sign in again to go on.';
+
+const signedOf = new WeakMap<FastifyRequest, Signed>();
+/** The staff member the session hook found for this request (every handler of counterRoutes runs after it). */
+const signed = (request: FastifyRequest): Signed => signedOf.get(request)!;
+
+/**
+ * The one session check of the counter's routes: a request without a live session gets the sign-in
+ * page (200 on the start page, else 401), saying the session ended when it carried one, and
+ * leading back to the voucher; a form without the session's CSRF token gets 403.
+ */
+function sessionHook(deps: ServiceDeps) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const found = await signedInStaff(deps, request);
+    if (!found) {
+      const ended = sessionToken(request) !== undefined;
+      const page = signInPage({ notice: ended ? endedNotice(request) : undefined, next: returnTo(request) });
+      return sendCounterPage(reply, request.url === MERCHANT_PATH ? 200 : 401, page);
+    }
+    const s = { staff: found.staff, csrf: csrfTokenOf(found.token) };
+    if (request.method === 'POST' && !csrfMatches(found.token, (request.body as Record<string, unknown> | undefined)?.csrf))
+      return sendCounterPage(
+        reply,
+        403,
+        messagePage('Form expired', 'This form is out of date: look the voucher up again.', s.staff, s.csrf),
+      );
+    signedOf.set(request, s);
+  };
 }
 
 /** A typed amount in the currency's major units (`12.50`) as minor units, for a gift card. */
 function amountOf(text: string | undefined, v: CounterVoucher): Money | undefined {
   const balance = v.view.balance;
   if (!balance) return undefined;
-  const digits =
-    new Intl.NumberFormat('en', { style: 'currency', currency: balance.currency_code }).resolvedOptions().maximumFractionDigits ?? 2;
+  const digits = currencyDigits(balance.currency_code);
   const m = new RegExp(`^(\\d{1,12})(?:[.,](\\d{1,${Math.max(digits, 1)}}))?$`).exec((text ?? '').trim());
   if (!m || (digits === 0 && m[2]))
     throw invalidField('amount', `enter the amount in ${balance.currency_code}, e.g. ${digits ? '12.50' : '1250'}`);
@@ -72,19 +97,20 @@ async function change(
   }
 }
 
+/** The counter's routes, registered in a scope of their own so that the session hook guards them all and nothing else. */
 export function counterRoutes(app: RouteApp, deps: ServiceDeps): void {
+  app.addHook('preHandler', sessionHook(deps));
   app.get(MERCHANT_PATH, { schema: { hide: true } }, async (request, reply) => {
-    const s = await staffOrSignIn(deps, request, reply);
-    if (s) return sendCounterPage(reply, 200, homePage(s, await todaysRedemptions(deps, s.staff)));
+    const s = signed(request);
+    return sendCounterPage(reply, 200, homePage(s, await todaysRedemptions(deps, s.staff)));
   });
 
   app.get(`${MERCHANT_PATH}/vouchers`, { schema: { querystring: Lookup, hide: true } }, async (request, reply) => {
-    const s = await staffOrSignIn(deps, request, reply);
-    if (!s) return;
+    const s = signed(request);
     const { code } = request.query;
     try {
       const v = await lookUp(deps, s.staff, code);
-      return sendCounterPage(reply, 200, voucherPage(s, v, standingOutcome(v)));
+      return sendCounterPage(reply, 200, voucherPage(s, v, standingOutcome(v, s.staff)));
     } catch (err) {
       if (!isFailure(err)) throw err;
       const { status, outcome } = refusalOutcome(err, s.staff);
@@ -93,8 +119,7 @@ export function counterRoutes(app: RouteApp, deps: ServiceDeps): void {
   });
 
   app.post(`${MERCHANT_PATH}/vouchers/:id/redeem`, { schema: { params: Params, body: Form, hide: true } }, async (request, reply) => {
-    const s = await staffOrSignIn(deps, request, reply);
-    if (!s) return;
+    const s = signed(request);
     const attempt = request.body.attempt ?? '';
     return change(deps, s, reply, request.params.id, async (v) => {
       if (!/^[A-Za-z0-9_-]{16,64}$/.test(attempt)) throw invalidField('attempt', 'the form is incomplete: look the voucher up again');
@@ -104,8 +129,7 @@ export function counterRoutes(app: RouteApp, deps: ServiceDeps): void {
   });
 
   app.post(`${MERCHANT_PATH}/vouchers/:id/undo`, { schema: { params: Params, body: Form, hide: true } }, async (request, reply) => {
-    const s = await staffOrSignIn(deps, request, reply);
-    if (!s) return;
+    const s = signed(request);
     return change(deps, s, reply, request.params.id, async (v) => {
       const after = await undoAtCounter(deps, s.staff, v.id, request.body.redemption_id ?? '');
       return { v: after, outcome: undoneOutcome(after) };

@@ -35,7 +35,6 @@ const STYLE = `
   td.code-cell { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
   .undone { text-decoration: line-through; color: #4f5869; }
   ${VOUCHER_CARD_STYLE}
-  .void { opacity: 1; color: #4f5869; } /* a used code stays readable (4.5:1) at the counter, struck through */
 `;
 
 /** A whole counter page; `staff` adds who is signed in and the sign-out button, `script` the camera's script. */

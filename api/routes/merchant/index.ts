@@ -55,6 +55,6 @@ export const merchantRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = asyn
     return sendCounterPage(reply, status, messagePage(status >= 500 ? 'Something went wrong' : 'Not understood', text));
   });
   signInRoutes(app, deps);
-  counterRoutes(app, deps);
+  await app.register(async (scope) => counterRoutes(scope, deps));
   assetRoutes(app);
 };

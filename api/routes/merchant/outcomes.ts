@@ -1,6 +1,8 @@
 import { Failure } from '../../../domain/failures';
 import type { CounterVoucher, Staff } from '../../../services/merchant-counter';
-import { money, standing } from '../customer/voucher-page';
+import { formatMoney as money } from '../../../domain/money';
+import { localDay, localTime } from '../../../domain/time-zones';
+import { standing } from '../customer/voucher-page';
 import { FAILURE_STATUS } from '../../errors';
 import type { Outcome } from './pages';
 
@@ -9,13 +11,14 @@ import type { Outcome } from './pages';
  * (same rules, same codes and statuses: api/errors.ts), each with a headline that says what to do.
  */
 
-const at = (d: Date) => `${d.toISOString().slice(0, 10)} at ${d.toISOString().slice(11, 16)} UTC`;
+/** A moment on the shop's clock, naming the zone: `2026-11-28 at 18:05 (Europe/Paris)`. */
+const at = (d: Date, zone: string) => `${localDay(d, zone)} at ${localTime(d, zone)} (${zone})`;
 
 /** When and by whom the voucher was last redeemed (the live redemption), for "already redeemed". */
-function lastRedemption(v: CounterVoucher | undefined): string | undefined {
+function lastRedemption(v: CounterVoucher | undefined, staff: Staff): string | undefined {
   const live = v?.voucher.redemptions.filter((r) => !r.rolled_back_at).at(-1);
   if (!live) return undefined;
-  return `Redeemed on ${at(live.redeemed_at)}, ${live.staff_name ? `by ${live.staff_name} at the counter` : "through the advertiser's own system"}.`;
+  return `Redeemed on ${at(live.redeemed_at, staff.advertiser_time_zone)}, ${live.staff_name ? `by ${live.staff_name} at the counter` : "through the advertiser's own system"}.`;
 }
 
 const HEADLINES: Partial<Record<string, string>> = {
@@ -34,7 +37,7 @@ export function refusalOutcome(err: Failure, staff: Staff, v?: CounterVoucher): 
   if (err.code === 'not_found')
     return { status, outcome: { ok: false, title: 'No such voucher', text: `No voucher of ${staff.advertiser_name} has this code.` } };
   if (err.code === 'conflict' && v?.view.status === 'redeemed')
-    return { status, outcome: { ok: false, title: 'Already redeemed', text: lastRedemption(v) ?? err.message } };
+    return { status, outcome: { ok: false, title: 'Already redeemed', text: lastRedemption(v, staff) ?? err.message } };
   if (err.code === 'conflict' && v?.view.status === 'cancelled')
     return { status, outcome: { ok: false, title: 'Cancelled', text: 'This voucher was cancelled: it cannot be used.' } };
   if (err.code === 'conflict' && /expired/.test(err.message))
@@ -59,9 +62,9 @@ export const undoneOutcome = (v: CounterVoucher): Outcome => ({
 export const isFailure = (err: unknown): err is Failure => err instanceof Failure;
 
 /** What a looked-up voucher says before anything is done to it: nothing when usable, else why not (redeemed when and by whom, expired, cancelled). */
-export function standingOutcome(v: CounterVoucher): Outcome | undefined {
+export function standingOutcome(v: CounterVoucher, staff: Staff): Outcome | undefined {
   const key = standing(v.view).key;
-  if (key === 'redeemed') return { ok: false, title: 'Already redeemed', text: lastRedemption(v) };
+  if (key === 'redeemed') return { ok: false, title: 'Already redeemed', text: lastRedemption(v, staff) };
   if (key === 'expired') return { ok: false, title: 'Expired', text: `This voucher expired on ${v.view.expiration_date}.` };
   if (key === 'cancelled') return { ok: false, title: 'Cancelled', text: 'This voucher was cancelled: it cannot be used.' };
   return undefined;

@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
 import type { CounterRedemption, CounterVoucher, Staff } from '../../../services/merchant-counter';
 import { MERCHANT_PATH } from '../../../services/redemption-staff';
-import { money, standing, voucherCard } from '../customer/voucher-page';
+import { formatMoney as money, majorUnits } from '../../../domain/money';
+import { localTime } from '../../../domain/time-zones';
+import { standing, voucherCard } from '../customer/voucher-page';
 import { html, type SafeHtml } from '../ops/html';
 import { counterPage } from './frame';
 
@@ -17,14 +19,19 @@ export interface Signed {
   csrf: string;
 }
 
-/** The sign-in form; `code` pre-filled from a sign-in link. */
-export function signInPage(opts: { code?: string; error?: string } = {}): string {
+/**
+ * The sign-in form; `code` pre-filled from a sign-in link, `notice` why the clerk is here (the
+ * session ended, signed out), `next` the counter page signing in leads back to (sign-in.ts checks it).
+ */
+export function signInPage(opts: { code?: string; error?: string; notice?: string; next?: string } = {}): string {
   return counterPage({
     title: 'Sign in',
     body: html`<h1>Sign in to the counter</h1>
       ${opts.error ? html`<div class="notice refused" role="alert"><strong>${opts.error}</strong></div>` : ''}
+      ${opts.notice ? html`<div class="notice refused" role="alert" data-testid="outcome"><strong>${opts.notice}</strong></div>` : ''}
       <section>
         <form method="post" action="${MERCHANT_PATH}/sign-in">
+          ${opts.next ? html`<input type="hidden" name="next" value="${opts.next}" />` : ''}
           <label for="sign-in-code">Sign-in code</label>
           <input id="sign-in-code" name="code" value="${opts.code}" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" required maxlength="40" />
           <p class="hint">The one-time code (or link) from whoever manages your shop's offers. It works once, on this device.</p>
@@ -51,13 +58,14 @@ function lookupSection(code = ''): SafeHtml {
   </section>`;
 }
 
-const time = (d: Date) => d.toISOString().slice(11, 16);
+/** A time of day on the shop's clock (the advertiser's time zone). */
+const time = (d: Date, s: Signed) => localTime(d, s.staff.advertiser_time_zone);
 const amountOf = (r: Pick<CounterRedemption, 'amount' | 'currency_code'>) =>
   r.amount !== null && r.currency_code !== null ? money({ currency_code: r.currency_code, amount: r.amount }) : 'whole voucher';
 
-function todaySection(rows: CounterRedemption[]): SafeHtml {
+function todaySection(s: Signed, rows: CounterRedemption[]): SafeHtml {
   return html`<section aria-labelledby="today">
-    <h2 id="today">Today at this counter (UTC)</h2>
+    <h2 id="today">Today at this counter (${s.staff.advertiser_time_zone})</h2>
     ${
       rows.length === 0
         ? html`<p class="muted">No redemptions yet today.</p>`
@@ -66,7 +74,7 @@ function todaySection(rows: CounterRedemption[]): SafeHtml {
             <tbody>
               ${rows.map(
                 (r) => html`<tr class="${r.rolled_back_at ? 'undone' : ''}">
-                  <td>${time(r.redeemed_at)}</td>
+                  <td>${time(r.redeemed_at, s)}</td>
                   <td><a href="${MERCHANT_PATH}/vouchers?code=${encodeURIComponent(r.redemption_code)}">${r.title}</a></td>
                   <td class="code-cell">${r.redemption_code}</td>
                   <td>${amountOf(r)}${r.rolled_back_at ? html` <span>(undone)</span>` : ''}</td>
@@ -86,7 +94,7 @@ export function homePage(s: Signed, today: CounterRedemption[]): string {
     csrf: s.csrf,
     script: true,
     body: html`<h1>Redeem a voucher</h1>
-      ${lookupSection()} ${todaySection(today)}`,
+      ${lookupSection()} ${todaySection(s, today)}`,
   });
 }
 
@@ -104,16 +112,11 @@ function outcomeBox(o: Outcome | undefined): SafeHtml | string {
   </div>`;
 }
 
-/** The fraction digits of a currency (2 for USD, 0 for JPY): the amount field's step. */
-const digitsOf = (currency: string) =>
-  new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-
 /** The one button (a gift card: with the amount, at most the balance), when the voucher can be redeemed here. */
 function redeemForm(v: CounterVoucher, csrf: string): SafeHtml | string {
   if (standing(v.view).key !== 'acquired' || v.notHere) return '';
   const balance = v.view.balance;
-  const digits = balance ? digitsOf(balance.currency_code) : 0;
-  const major = (n: number) => (n / 10 ** digits).toFixed(digits);
+  const major = (n: number) => majorUnits(n, balance?.currency_code ?? 'USD');
   return html`<form method="post" action="${MERCHANT_PATH}/vouchers/${v.id}/redeem">
     <input type="hidden" name="csrf" value="${csrf}" />
     <input type="hidden" name="attempt" value="${crypto.randomBytes(16).toString('base64url')}" />
@@ -135,7 +138,7 @@ function undoForms(v: CounterVoucher, s: Signed): SafeHtml[] {
     .map(
       (r) => html`<form method="post" action="${MERCHANT_PATH}/vouchers/${v.id}/undo" class="row">
         <input type="hidden" name="csrf" value="${s.csrf}" /><input type="hidden" name="redemption_id" value="${r.id}" />
-        <button class="undo" type="submit">Undo the redemption of ${time(r.redeemed_at)} UTC${r.amount !== null ? ` (${amountOf(r)})` : ''}</button>
+        <button class="undo" type="submit">Undo the redemption of ${time(r.redeemed_at, s)}${r.amount !== null ? ` (${amountOf(r)})` : ''}</button>
       </form>`,
     );
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { ServiceDeps } from '../../../services/deps';
 import { signIn, signOut } from '../../../services/merchant-counter';
 import { MERCHANT_PATH } from '../../../services/redemption-staff';
-import { messagePage, sendCounterPage } from './frame';
+import { sendCounterPage } from './frame';
 import { signInPage } from './pages';
 import { clearSessionCookie, csrfMatches, sessionToken, setSessionCookie } from './session';
 
@@ -28,7 +28,21 @@ async function blockedFor(deps: ServiceDeps, request: FastifyRequest): Promise<n
 }
 
 const CodeParams = z.object({ code: z.string().max(40) });
-const SignInBody = z.object({ code: z.string().max(100).default('') });
+const SignInBody = z.object({ code: z.string().max(100).default(''), next: z.string().max(400).optional() });
+
+/** Where to go after signing in: `next` when it is one of the counter's voucher pages on this origin, else the start page. */
+function landing(next: string | undefined): string {
+  if (!next) return MERCHANT_PATH;
+  let url: URL;
+  try {
+    url = new URL(next, 'http://counter.invalid');
+  } catch {
+    return MERCHANT_PATH;
+  }
+  return url.origin === 'http://counter.invalid' && url.pathname === `${MERCHANT_PATH}/vouchers` && next.startsWith(`${MERCHANT_PATH}/`)
+    ? `${url.pathname}${url.search}`
+    : MERCHANT_PATH;
+}
 
 export function signInRoutes(app: RouteApp, deps: ServiceDeps): void {
   // A sign-in link only fills the form: a link preview or prefetch must not use the one-time code up.
@@ -46,20 +60,22 @@ export function signInRoutes(app: RouteApp, deps: ServiceDeps): void {
       );
     const parsed = SignInBody.safeParse(request.body ?? {});
     const code = parsed.success ? parsed.data.code : '';
+    const next = parsed.success ? parsed.data.next : undefined;
     const session = code ? await signIn(deps, code) : undefined;
     if (!session) {
       await deps.rateLimits.hit(keyOf(request), WINDOW_MS).catch(() => undefined);
       request.log.warn('merchant counter: wrong sign-in code');
-      return sendCounterPage(reply, 401, signInPage({ error: 'This code does not work (used, expired or revoked): ask for a new one.' }));
+      const error = 'This code does not work (used, expired or revoked): ask for a new one.';
+      return sendCounterPage(reply, 401, signInPage({ error, next: next && landing(next) }));
     }
     setSessionCookie(reply, request, session.token, session.expiresAt);
-    return reply.redirect(MERCHANT_PATH, 303);
+    return reply.redirect(landing(next), 303);
   });
 
   app.post(`${MERCHANT_PATH}/sign-out`, { schema: { hide: true } }, async (request, reply) => {
     const token = sessionToken(request);
     if (token && csrfMatches(token, (request.body as Record<string, unknown> | undefined)?.csrf)) await signOut(deps, token);
     clearSessionCookie(reply, request);
-    return sendCounterPage(reply, 200, messagePage('Signed out', 'You are signed out. Ask for a new sign-in code to sign in again.'));
+    return sendCounterPage(reply, 200, signInPage({ notice: 'You are signed out. Ask for a new sign-in code to sign in again.' }));
   });
 }

@@ -1,3 +1,4 @@
+import { formatMoney, type Money } from '../../../domain/money';
 import { html, type SafeHtml } from './html';
 
 /*
@@ -25,16 +26,8 @@ export function fmtDuration(seconds: number): string {
   return parts.join(' ');
 }
 
-/** Minor units shown in their currency's format (`$45.00`), or a dash. */
-export function fmtMoney(m: { currency_code: string; amount: number } | undefined): string {
-  if (!m) return '—';
-  try {
-    const f = new Intl.NumberFormat('en-US', { style: 'currency', currency: m.currency_code });
-    return f.format(m.amount / 10 ** (f.resolvedOptions().maximumFractionDigits ?? 2));
-  } catch {
-    return `${m.amount} ${m.currency_code} (minor units)`;
-  }
-}
+/** Minor units shown in their currency's format (`$45.00`, domain/money.ts), or a dash. */
+export const fmtMoney = (m: Money | undefined): string => (m ? formatMoney(m) : '—');
 
 /** The offer's status as a coloured badge. */
 export const statusBadge = (status: string) => html`<span class="status status-${status}" data-testid="status">${status}</span>`;

@@ -59,7 +59,7 @@ const STYLE = `
   button.approve { background: #1f7a3a; color: #fff; border-color: #1f7a3a; } button.reject { background: #a32020; color: #fff; border-color: #a32020; }
   img.media { width: 10rem; height: 7.5rem; object-fit: cover; border: 1px solid #e3e6eb; border-radius: 4px; image-rendering: auto; }
   figure.thumb { display: inline-block; margin: .3rem .8rem .3rem 0; vertical-align: top; } figure.thumb figcaption { font-size: .8rem; max-width: 10rem; overflow-wrap: anywhere; }
-  header .operator { margin-left: auto; color: #c9d1e0; }
+  header .operator { margin-left: auto; color: #c9d1e0; } header .muted { color: #c9d1e0; } /* 11:1 on the header's #1d2330 */
   ol.timeline { list-style: none; margin: 0; padding: 0 0 0 1rem; border-left: 3px solid #e3e6eb; }
   ol.timeline li { margin: 0 0 .6rem; position: relative; } ol.timeline li::before { content: ''; position: absolute; left: -1.45rem; top: .45rem; width: .6rem; height: .6rem; border-radius: 50%; background: #5b6475; }
   ol.timeline time { color: #5b6475; font-size: .85rem; display: block; }

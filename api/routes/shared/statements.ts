@@ -9,16 +9,17 @@ import { getMonthlyStatement, listMonthlyStatements, readMonthlyStatementFile } 
 import { MonthlyStatementList, MonthlyStatementListQuery } from '../../../schemas/monthly-statement';
 import { IdParam } from '../../../schemas/common';
 import { listReply } from '../../../schemas/envelope';
+import { textResponse } from './file-responses';
 
 const Params = z.object({ id: IdParam });
 
 const op = operations('Statements');
 
 /** A CSV answer in the OpenAPI documents: `text/csv`, not JSON (the string is sent as is, never serialized). */
-export const csvResponse = {
-  description: 'The statement as CSV (RFC 4180, CRLF rows): a header row of the JSON field names, then one row per line',
-  content: { 'text/csv': { schema: z.string() } },
-};
+export const csvResponse = textResponse(
+  'The statement as CSV (RFC 4180, CRLF rows): a header row of the JSON field names, then one row per line',
+  'text/csv',
+);
 
 /** GET /statement and /statement.csv: a period's statement, computed from the sales. */
 function periodRoutes(app: RouteApp, deps: ServiceDeps, iface: ApiInterface, what: string) {

@@ -18,6 +18,7 @@ import { VoucherList, VoucherListQuery, VoucherResponse, VoucherUpdateBody } fro
 import { siteBaseUrl } from '../../urls';
 import { customerVoucherPage, sendVoucherPage } from '../customer/voucher-page';
 import { operations, type RouteApp } from '../operation';
+import { textResponse } from './file-responses';
 
 const OfferParams = z.object({ id: IdParam });
 const OfferVoucherParams = z.object({ id: IdParam, voucher_id: IdParam });
@@ -151,7 +152,13 @@ function printRoutes(app: RouteApp, deps: ServiceDeps, scope: Scope) {
   // The same page as print_url, for the distributor (with its key), e.g. to check what its customer sees.
   app.get(
     '/vouchers/:id/print',
-    { schema: { ...op('printVoucher', "The customer's voucher page (HTML), as print_url shows it"), params: OfferParams } },
+    {
+      schema: {
+        ...op('printVoucher', "The customer's voucher page (HTML), as print_url shows it"),
+        params: OfferParams,
+        response: { 200: textResponse('The voucher page: one self-contained HTML document', 'text/html') },
+      },
+    },
     async (request, reply) => {
       const v = await printableVoucher(deps, scope(request.client.id), request.params.id);
       return sendVoucherPage(reply, customerVoucherPage(await customerVoucher(deps, v.page_token)));

@@ -1,18 +1,43 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { ServiceDeps } from '../../../services/deps';
-import { listAdvertisers } from '../../../services/advertisers';
-import { AdvertiserList } from '../../../schemas/advertiser';
+import { changeAdvertiser, getAdvertiser, listAdvertisers } from '../../../services/advertisers';
+import { AdvertiserList, AdvertiserResponse, AdvertiserUpdateBody } from '../../../schemas/advertiser';
+import { IdParam } from '../../../schemas/common';
 import { listReply } from '../../../schemas/envelope';
 import { PageQuery } from '../../../schemas/pagination';
 import { operations } from '../operation';
 
 const op = operations('Advertisers');
+const Params = z.object({ advertiser_id: IdParam });
 
-/** `GET /advertisers`: the advertisers this client submits offers for, with the ids offers name them by. */
+/** The advertisers this client submits offers for, with the ids offers name them by, and each one's time zone. */
 export const advertiserRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   app.get(
     '/advertisers',
     { schema: { ...op('listAdvertisers', "List this client's advertisers"), querystring: PageQuery, response: { 200: AdvertiserList } } },
     async (request) => listReply('advertisers', await listAdvertisers(deps, request.client.id, request.query), request.query),
+  );
+
+  app.get(
+    '/advertisers/:advertiser_id',
+    { schema: { ...op('getAdvertiser', 'Get an advertiser'), params: Params, response: { 200: AdvertiserResponse } } },
+    async (request) => ({ status: 'OK' as const, advertiser: await getAdvertiser(deps, request.client.id, request.params.advertiser_id) }),
+  );
+
+  app.put(
+    '/advertisers/:advertiser_id',
+    {
+      schema: {
+        ...op('updateAdvertiser', "Set an advertiser's time zone"),
+        params: Params,
+        body: AdvertiserUpdateBody,
+        response: { 200: AdvertiserResponse },
+      },
+    },
+    async (request) => ({
+      status: 'OK' as const,
+      advertiser: await changeAdvertiser(deps, request.client.id, request.params.advertiser_id, request.body.advertiser),
+    }),
   );
 };

@@ -12,6 +12,7 @@ import { ATTACHMENT_FIELD, AttachmentParams, AttachmentResponse, toAttachment } 
 import { OkOnly } from '../../../schemas/envelope';
 import { operations } from '../operation';
 import { receiveFilePart, untruncated } from './file-part';
+import { attachmentBytes } from '../shared/file-responses';
 
 const op = operations('Attachments');
 
@@ -108,7 +109,13 @@ export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
 
   app.get(
     '/attachments/:id/download',
-    { schema: { ...op('downloadAttachment', "Download an attachment's bytes"), params: AttachmentParams } },
+    {
+      schema: {
+        ...op('downloadAttachment', "Download an attachment's bytes"),
+        params: AttachmentParams,
+        response: { 200: attachmentBytes("The file's bytes, in the type sniffed at upload") },
+      },
+    },
     async (request, reply) => {
       const { row, body } = await readAttachment(deps, request.client.id, request.params.id);
       const name = downloadFileName(row.file_name, row.content_type);

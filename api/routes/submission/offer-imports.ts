@@ -7,6 +7,7 @@ import { OfferImportResponse } from '../../../schemas/offer-import';
 import { interfaceBaseUrl } from '../../urls';
 import { INTERFACE_PREFIX } from '../../../domain/environment';
 import { operations } from '../operation';
+import { textResponse } from '../shared/file-responses';
 import { checkedLines } from './offer-import-lines';
 
 const Params = z.object({ id: IdParam });
@@ -58,7 +59,18 @@ export const offerImportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
   // NDJSON whatever the Accept: each line the error body POST /offers answers, with its line number.
   app.get(
     '/offer_imports/:id/errors',
-    { schema: { ...op('listOfferImportErrors', "An import's refused lines (NDJSON)"), params: Params } },
+    {
+      schema: {
+        ...op('listOfferImportErrors', "An import's refused lines (NDJSON)"),
+        params: Params,
+        response: {
+          200: textResponse(
+            'NDJSON: one JSON object per refused line, the error body POST /offers answers with its line number',
+            'application/x-ndjson',
+          ),
+        },
+      },
+    },
     async (request, reply) => {
       const lines = await offerImportErrors(deps, request.client.id, request.params.id);
       return reply

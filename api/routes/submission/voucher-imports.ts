@@ -28,6 +28,7 @@ import { claimUpload } from '../../plugins/idempotency';
 import { interfaceBaseUrl } from '../../urls';
 import { operations } from '../operation';
 import { receiveFilePart, untruncated } from './file-part';
+import { textResponse } from '../shared/file-responses';
 
 const op = operations('Vouchers');
 
@@ -137,6 +138,9 @@ function readRoutes(app: Parameters<FastifyPluginAsyncZod>[0], deps: ServiceDeps
       schema: {
         ...op('getVoucherImportErrors', "A voucher import's rejected rows (CSV: row, redemption_code, error)"),
         params: VoucherImportParams,
+        response: {
+          200: textResponse('The rejected rows as CSV: a header row (row, redemption_code, error), then one row each', 'text/csv'),
+        },
       },
     },
     async (request, reply) => {

@@ -1,4 +1,5 @@
 import { addDays, utcDay } from '../../../domain/dates';
+import { startOfLocalDay } from '../../../domain/time-zones';
 import { admin, adminJson } from '../../setup/admin';
 import { setEndpoint } from '../../../store/callback-endpoints';
 import { CallbackReceiver } from '../../setup/callback-receiver';
@@ -174,6 +175,8 @@ describe('merchant counter (API and pages)', () => {
     const over = await c.redeem(v.id, '30.01');
     expect(over.statusCode).toBe(409);
     expect(over.body).toContain('More than the balance');
+    // Money in the page's own format, as the card shows it, not minor units.
+    expect(over.body).toContain('the gift card has $30.00 left; $30.01 asked');
     expect((await c.redeem(v.id, '30')).body).toContain('Balance left: $0.00');
     const after = await voucherOf(offers.gift, v.id);
     expect(after).toMatchObject({ status: 'redeemed', balance: USD(0) });
@@ -302,6 +305,114 @@ describe('merchant counter (API and pages)', () => {
       .where('staff_id', '=', t.id)
       .execute();
     expect((await d.lookup('anything')).statusCode).toBe(401);
+  });
+
+  it('a session that ended mid-redemption says so, redeems nothing, and signs in back to the voucher', async () => {
+    const s = await createStaff(h, subA.key, { name: 'Dee', advertiser_id: advA });
+    const c = await Counter.signIn(h, s.code);
+    const v = await buy(offers.deal);
+    const { csrf, attempt } = await c.tokens(`/merchant/vouchers?code=${v.id}`);
+    await h.services.db
+      .updateTable('staff_sessions')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('staff_id', '=', s.id)
+      .execute();
+    const res = await c.post(`/merchant/vouchers/${v.id}/redeem`, { csrf, attempt });
+    expect(res.statusCode).toBe(401);
+    expect(res.body).toContain('Your session ended, so nothing was redeemed');
+    expect(res.body).toContain(`name="next" value="/merchant/vouchers?code=${v.id}"`);
+    expect((await voucherOf(offers.deal, v.id)).status).toBe('acquired');
+    const code = (await api('POST', `${SUB}/redemption_staff/${s.id}/sign_in`, subA.key)).json().redemption_staff.sign_in.code;
+    const back = await h.app.inject({
+      method: 'POST',
+      url: '/merchant/sign-in',
+      headers: { origin: ORIGIN },
+      payload: { code, next: `/merchant/vouchers?code=${v.id}` },
+    });
+    expect(back.statusCode).toBe(303);
+    expect(back.headers.location).toBe(`/merchant/vouchers?code=${v.id}`);
+    // A lookup whose session ended comes back to the same lookup.
+    const looked = await c.lookup(v.redemption_code);
+    expect(looked.statusCode).toBe(401);
+    expect(looked.body).toContain('Your session ended.');
+    expect(looked.body).toContain(`name="next" value="/merchant/vouchers?code=${encodeURIComponent(v.redemption_code)}"`);
+  });
+
+  it('signing in leads only to the counter’s own voucher pages', async () => {
+    for (const next of ['https://evil.example/merchant/vouchers', '//evil.example/merchant/vouchers', '/merchant/sign-out', '/ops']) {
+      const s = await createStaff(h, subA.key, { name: 'Nat', advertiser_id: advA });
+      const res = await h.app.inject({
+        method: 'POST',
+        url: '/merchant/sign-in',
+        headers: { origin: ORIGIN },
+        payload: { code: s.code, next },
+      });
+      expect([res.statusCode, res.headers.location]).toEqual([303, '/merchant']);
+    }
+  });
+
+  it('a session cookie that is not valid percent-encoding gets the sign-in page, never a 500', async () => {
+    for (const [method, url] of [
+      ['GET', '/merchant'],
+      ['GET', '/merchant/vouchers?code=x'],
+      ['POST', '/merchant/sign-out'],
+    ] as const) {
+      const res = await h.app.inject({ method, url, headers: { cookie: 'merchant_session=%', origin: ORIGIN } });
+      expect(res.statusCode).toBeLessThan(500);
+      expect(res.body).toContain('Sign-in code');
+    }
+  });
+
+  it('finds a code typed with spaces for dashes, or none at all', async () => {
+    const c = await Counter.signIn(
+      h,
+      (await api('POST', `${SUB}/redemption_staff/${staff.a.id}/sign_in`, subA.key)).json().redemption_staff.sign_in.code,
+    );
+    const v = await buy(offers.deal);
+    for (const typed of [
+      v.redemption_code.replace(/-/g, ' '),
+      v.redemption_code.replace(/-/g, '').toLowerCase(),
+      ` ${v.redemption_code} `,
+    ]) {
+      const res = await c.lookup(typed);
+      expect([typed, res.statusCode]).toEqual([typed, 200]);
+      expect(res.body).toContain(`/merchant/vouchers/${v.id}/redeem`);
+    }
+  });
+
+  it("sets an advertiser's IANA time zone through the API, validated, and the counter's day follows it", async () => {
+    const put = (id: string, time_zone: unknown, key = subA.key) =>
+      api('PUT', `${SUB}/advertisers/${id}`, key, { advertiser: { time_zone } });
+    expect((await api('GET', `${SUB}/advertisers/${advA}`, subA.key)).json().advertiser.time_zone).toBe('UTC');
+    for (const bad of ['Mars/Olympus', '+14:00', 'CEST', 42]) expect([bad, (await put(advA, bad)).statusCode]).toEqual([bad, 422]);
+    expect((await put(advA, 'Europe/Paris', subB.key)).statusCode).toBe(404);
+    const xml = await h.app.inject({
+      method: 'PUT',
+      url: `${SUB}/advertisers/${advA}`,
+      headers: { 'x-service-api-key': subA.key, 'content-type': 'application/xml', accept: 'application/xml' },
+      payload: '<advertiser><time_zone>etc/gmt-14</time_zone></advertiser>',
+    });
+    expect(xml.statusCode).toBe(200);
+    expect(xml.body).toContain('<time_zone>Etc/GMT-14</time_zone>');
+    expect((await api('GET', `${SUB}/advertisers`, subA.key)).json().advertisers.find((a: { id: string }) => a.id === advA).time_zone).toBe(
+      'Etc/GMT-14',
+    );
+
+    // One redemption between the start of the UTC day and of the shop's day (14 hours apart): listed by one rule only.
+    const s = await createStaff(h, subA.key, { name: 'Zoe', advertiser_id: advA });
+    const c = await Counter.signIn(h, s.code);
+    const v = await buy(offers.deal);
+    expect((await c.redeem(v.id)).statusCode).toBe(200);
+    const now = new Date();
+    const local = startOfLocalDay(now, 'Etc/GMT-14').getTime();
+    const utc = Date.parse(`${utcDay(now)}T00:00:00Z`);
+    const between = new Date(Math.min(local, utc) + Math.abs(local - utc) / 2);
+    await h.services.db.updateTable('voucher_redemptions').set({ redeemed_at: between }).where('voucher_id', '=', v.id).execute();
+    const home = (await c.get('/merchant')).body;
+    expect(home).toContain('Today at this counter (Etc/GMT-14)');
+    expect(home.includes(v.redemption_code)).toBe(local < utc);
+    await put(advA, 'UTC');
+    expect((await c.get('/merchant')).body.includes(v.redemption_code)).toBe(utc < local);
   });
 
   it('the admin CLI adds, lists, re-issues and revokes staff for a client', async () => {

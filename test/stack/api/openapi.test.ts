@@ -43,6 +43,30 @@ describe('OpenAPI documents', () => {
     },
   );
 
+  it('serves no document but these three: the reference lists exactly them, and no combined one is served at /docs/json or /docs/yaml', async () => {
+    const init = (await h.app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' })).body;
+    const listed = [...init.matchAll(/\/(\w+)\/beta\/openapi\.json/g)].map((m) => m[1]);
+    expect([...new Set(listed)].sort()).toEqual([...DOCUMENTS].sort());
+    for (const url of ['/docs/json', '/docs/yaml', '/docs/yaml?x=1']) {
+      const res = await h.app.inject({ method: 'GET', url });
+      expect([url, res.statusCode]).toEqual([url, 404]);
+      expect(res.body).toContain('/submission/beta/openapi.json');
+    }
+  });
+
+  it.each(DOCUMENTS)('the %s document gives every 2xx answer a body: a media type with a schema', async (iface) => {
+    const d = await doc(iface);
+    const bare: string[] = [];
+    for (const [p, item] of Object.entries<Record<string, { responses?: Record<string, Answer> }>>(d.paths))
+      for (const [method, op] of Object.entries(item)) {
+        for (const code of Object.keys(op.responses ?? {}).filter((c) => c.startsWith('2'))) {
+          const content = answer(d, op as { responses: Record<string, Answer> }, code).content ?? {};
+          if (Object.keys(content).length === 0 || Object.values(content).some((m) => !m.schema)) bare.push(`${method} ${p} ${code}`);
+        }
+      }
+    expect(bare).toEqual([]);
+  });
+
   it.each(['submission', 'distribution'])('the %s document shows /statement.csv answering text/csv, not JSON', async (iface) => {
     const d = await doc(iface);
     const ok = answer(d, d.paths['/statement.csv'].get, '200');
