@@ -105,11 +105,6 @@ export const EnvSchema = z.object({
         '(a body dripped byte by byte holds no connection for minutes). An upload of `ATTACHMENT_MAX_BYTES` needs ~3 Mbit/s at the default; ' +
         'raise it for slower clients. Time spent answering does not count.',
     ),
-  REVIEW_REMINDER_SECONDS: seconds
-    .default(3 * 24 * 3600)
-    .describe(
-      'A review still pending after this long (3 days) logs a warning and appends an `offer.review_overdue` event, once per round.',
-    ),
   REDEMPTION_ROLLBACK_HOURS: z.coerce
     .number()
     .int()

@@ -41,6 +41,8 @@ import * as m0046 from './migrations/2026_11_27_0046_data_retention';
 import * as m0050 from './migrations/2026_11_27_0050_voucher_imports';
 import * as m0060 from './migrations/2026_11_27_0060_redemption_staff';
 import * as m0055 from './migrations/2026_11_27_0055_voucher_exports_offer_imports';
+import * as m0071 from './migrations/2026_11_28_0071_review_steps';
+import * as m0072 from './migrations/2026_11_28_0072_review_sla';
 
 /**
  * Migrations by name, in order. A static map rather than a folder scan, so the same list works
@@ -88,6 +90,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_27_0050_voucher_imports': m0050,
   '2026_11_27_0060_redemption_staff': m0060,
   '2026_11_27_0055_voucher_exports_offer_imports': m0055,
+  '2026_11_28_0071_review_steps': m0071,
+  '2026_11_28_0072_review_sla': m0072,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

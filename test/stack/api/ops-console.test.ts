@@ -1,3 +1,5 @@
+import { setReviewSla } from '../../../services/review-sla';
+import { DEFAULT_REVIEW_SLA_SECONDS } from '../../../domain/review-estimate';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../api/app';
 import { hashPassword } from '../../../platform/passwords';
@@ -285,13 +287,17 @@ describe('review console (/ops)', () => {
     const BOB = basic('bob', 'bob secret pass 22');
     beforeAll(async () => {
       const users = `alice:${await hashPassword('alice secret pass 1')},bob:${await hashPassword('bob secret pass 22')}`;
-      // The shared credential unset: only the two named operators exist. Reviews remind after 2 s.
+      // The shared credential unset: only the two named operators exist. Reviews are due after 2 s (the review SLA).
       app = await buildApp({
         ...h.services,
-        config: { ...h.config, OPS_USERS: users, OPS_USERNAME: undefined, OPS_PASSWORD: undefined, REVIEW_REMINDER_SECONDS: 2 },
+        config: { ...h.config, OPS_USERS: users, OPS_USERNAME: undefined, OPS_PASSWORD: undefined },
       });
+      await setReviewSla(h.services, 2);
     });
-    afterAll(() => app.close());
+    afterAll(async () => {
+      await setReviewSla(h.services, DEFAULT_REVIEW_SLA_SECONDS);
+      await app.close();
+    });
 
     const get = (url: string, authorization: string) => app.inject({ method: 'GET', url, headers: { authorization } });
     const decide = (url: string, authorization: string, form: Record<string, string> = {}) =>
@@ -335,7 +341,7 @@ describe('review console (/ops)', () => {
 
     it("shows the offer's review history from its workflow: submitted, reminder, withdrawn, edited, resubmitted, decided by whom", async () => {
       const id = (await offerVia('POST', '/offers', validOffer({ title: 'A reviewed life' }))).id;
-      // The reminder comes 2 s after submission (REVIEW_REMINDER_SECONDS above).
+      // The reminder comes 2 s after submission (the review SLA set above).
       await eventually('the reminder in the timeline', async () => (await timelineOf(id, ALICE)).some((e) => e.startsWith('reminder')), {
         intervalMs: 500,
       });
