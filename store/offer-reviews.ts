@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import type { Db, Trx } from './db';
 import { derivedId } from './ids';
 import { alreadyDone, appendOfferEvent } from './offer-events';
-import type { StatusChange } from './offers';
 import { DECISIONS_READ, DEFAULT_REVIEW_SLA_SECONDS } from '../domain/review-estimate';
 
 /*
@@ -48,7 +47,7 @@ export async function appendReviewStep(trx: Trx, s: NewReviewStep): Promise<void
 
 /** A move as a review step: a (re)submission, or the status moved to; a decision keeps how long its round waited. */
 export function reviewStepOf(
-  c: Pick<StatusChange, 'key' | 'offerId' | 'to' | 'actor' | 'reviewer' | 'reason'>,
+  c: { key: string; offerId: string; to: string; actor: NewReviewStep['actor']; reviewer?: string; reason?: string },
   was: { status: string; submitted_at: Date; category_ids: number[] },
   now: Date,
 ) {
