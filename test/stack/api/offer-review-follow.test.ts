@@ -92,7 +92,7 @@ describe('following an offer review', () => {
     const id = await create();
     const res = await call('GET', `/offers/${id}/review`, undefined, otherKey);
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toMatchObject({ code: 'not_found' });
+    expect(res.json().errors[0]).toMatchObject({ code: 'not_found' });
     expect((await call('GET', '/offers/ofr_nothing/review')).statusCode).toBe(404);
   });
 
