@@ -137,7 +137,7 @@ describe('review console (/ops)', () => {
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(res.headers['content-security-policy']).toContain("default-src 'none'");
     expect(res.headers['x-frame-options']).toBe('DENY');
-    expect(res.body).toMatch(/page 1 of \d+, oldest first/);
+    expect(res.body).toMatch(/page 1 of \d+, overdue first/);
     const ids = await queue();
     expect(ids.indexOf(first)).toBeGreaterThan(-1);
     expect(ids.indexOf(first)).toBeLessThan(ids.indexOf(second));
