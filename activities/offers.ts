@@ -7,14 +7,9 @@ import type { ActivityDeps } from './deps';
 import { reservationsEndedWithOffer } from '../store/reservations';
 import { cancelReservationUpdate } from '../workflows/reservation-window-messages';
 import { reservationWorkflowId } from '../workflows/shared/ids';
-import {
-  changeOfferStatus,
-  publishOffer,
-  recordReviewOverdue,
-  saveOfferFields,
-  StockConflictError,
-  type StatusChange,
-} from '../store/offers';
+import { changeOfferStatus, saveOfferFields, StockConflictError, type StatusChange } from '../store/offers';
+import { publishOffer } from '../store/offer-publication';
+import { recordReviewOverdue } from '../store/offer-reviews';
 
 /** Activities of the offer-review workflow: each one idempotent through its `key` (workflow id + step). */
 export function createOfferActivities(deps: Pick<ActivityDeps, 'db' | 'log' | 'temporal'>) {
@@ -39,9 +34,11 @@ export function createOfferActivities(deps: Pick<ActivityDeps, 'db' | 'log' | 't
   }
 
   return {
-    async recordOfferStatus(change: StatusChange & { to: OfferStatus }): Promise<void> {
-      await changeOfferStatus(deps.db, change, reviewComment(change));
+    /** Answers the review's due time (a move to pending sets it from the SLA; null otherwise). */
+    async recordOfferStatus(change: StatusChange & { to: OfferStatus }): Promise<{ reviewDueAtMs: number | null }> {
+      const { reviewDueAt } = await changeOfferStatus(deps.db, change, reviewComment(change));
       if (change.to === 'cancelled' || change.to === 'closed') await endReservationWorkflows(change.offerId);
+      return { reviewDueAtMs: reviewDueAt?.getTime() ?? null };
     },
 
     /** The offer's start_date has begun: it goes on sale (published_at, `offer.published`). */
@@ -63,9 +60,18 @@ export function createOfferActivities(deps: Pick<ActivityDeps, 'db' | 'log' | 't
       await endReservationWorkflows(edit.offerId);
     },
 
-    async recordReviewOverdue(r: { key: string; offerId: string; waitingSeconds: number }): Promise<void> {
-      deps.log.warn({ offer_id: r.offerId, waiting_seconds: r.waitingSeconds }, 'offer review is overdue');
-      await recordReviewOverdue(deps.db, r);
+    /**
+     * The review's timer came due: `offer.review_overdue` unless Postgres holds a later due time
+     * (`dueAtMs`) or the offer is no longer pending. `waitingSeconds` is the old input's, unused.
+     */
+    async recordReviewOverdue(r: {
+      key: string;
+      offerId: string;
+      waitingSeconds?: number;
+    }): Promise<{ recorded: boolean; waitingSeconds: number; dueAtMs: number | null }> {
+      const { recorded, waitingSeconds, dueAt } = await recordReviewOverdue(deps.db, r);
+      if (recorded) deps.log.warn({ offer_id: r.offerId, waiting_seconds: waitingSeconds }, 'offer review is overdue');
+      return { recorded, waitingSeconds, dueAtMs: dueAt?.getTime() ?? null };
     },
   };
 }

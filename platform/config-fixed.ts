@@ -22,8 +22,6 @@ export interface FixedSettings {
   MERCHANT_SIGN_IN_HOURS: number;
   /** A staff member's session at the counter page: one working day. */
   MERCHANT_SESSION_HOURS: number;
-  /** A review pending this long (3 days) logs a warning and appends `offer.review_overdue`, once per round. */
-  REVIEW_REMINDER_SECONDS: number;
   /** Sign-up attempts per client address (an IPv6 /64) per hour, page and API together. */
   DEVELOPER_SIGNUPS_PER_HOUR: number;
   /** Days the local dev server's namespace keeps a closed workflow's history; a cluster's namespace is set by whoever creates it. */
@@ -43,7 +41,6 @@ export const FIXED_SETTINGS: Readonly<FixedSettings> = Object.freeze({
   VOUCHER_EXPORT_LINK_SECONDS: 3600,
   MERCHANT_SIGN_IN_HOURS: 72,
   MERCHANT_SESSION_HOURS: 12,
-  REVIEW_REMINDER_SECONDS: 3 * 24 * 3600,
   DEVELOPER_SIGNUPS_PER_HOUR: 5,
   TEMPORAL_NAMESPACE_RETENTION_DAYS: 7,
   VOUCHER_IMPORT_BATCH_ROWS: 10_000,
@@ -66,6 +63,7 @@ export const RETIRED_SETTINGS: Readonly<Record<string, string>> = Object.freeze(
   TEMPORAL_SERVER_BIN: 'no longer a setting: the server is built from its Go module into the cache once',
   VERSITYGW_BIN: ON_PATH,
   MINIO_BIN: ON_PATH,
+  REVIEW_REMINDER_SECONDS: 'no longer a setting: the review SLA is kept in Postgres, set with `npm run --silent admin -- offers review-sla --hours N` (decision 0078)',
   ...Object.fromEntries(Object.keys(FIXED_SETTINGS).map((name) => [name, FIXED])),
 });
 

@@ -15,12 +15,14 @@ import { utcDay } from '../domain/dates';
  * sell, in their own vocabulary (published, changed, suspended, closed, sold out).
  */
 
-/** Outbox event types delivered as is to the offer's own submission client. `offer.review_overdue` is for operators only. */
+/** Outbox event types delivered as is to the offer's own submission client. */
 export const SUBMISSION_EVENT_TYPES = [
   'offer.created',
   'offer.status_changed',
   'offer.published',
   'offer.updated',
+  'offer.review_started',
+  'offer.review_overdue',
   'offer.stock_changed',
   'offer.sold_out',
   'offer.closed',

@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type WorkflowUpdateHandle, type WorkflowUpdateStage } from '@temporalio/client';
 import { newId } from '../store/ids';
 import { deleteUnstartedOffer, findClientOffer, insertOffer, listClientOffers } from '../store/offers';
+import { reviewDueAt } from '../store/offer-reviews';
 import { unknownCategoryIds } from '../store/categories';
 import { unknownDistributionClientIds } from '../store/api-clients';
 import { unownedAttachmentIds } from '../store/attachments';
@@ -132,7 +133,7 @@ async function startReview(deps: Deps, id: string, input: OfferInput, again: boo
           startDate: input.start_date,
           endDate: input.end_date,
           vouchersExpireOn: input.vouchers_expire?.on ?? null,
-          reviewReminderSeconds: deps.config.REVIEW_REMINDER_SECONDS,
+          reminderDueAtMs: (await reviewDueAt(deps.db, id))?.getTime() ?? null,
         },
       ],
       typedSearchAttributes: [

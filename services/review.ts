@@ -32,6 +32,9 @@ export interface QueuedOffer {
   type: string;
   advertiserName: string | undefined;
   submitted_at: Date;
+  /** When its review SLA ends (overdue once past), and its first category (for the expected time). */
+  dueAt: Date | null;
+  categoryId: number | null;
 }
 
 /** The queue's filters as an operator picks them; `minWaitSeconds` keeps offers waiting at least that long. */
@@ -61,6 +64,8 @@ export async function reviewQueue(
       type: r.type,
       advertiserName: (r.document as OfferInput).advertiser?.name,
       submitted_at: r.submitted_at,
+      dueAt: r.review_due_at,
+      categoryId: r.category_ids[0] ?? null,
     })),
     total,
   };

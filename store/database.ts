@@ -9,6 +9,8 @@ import type {
   FeedFloorTable,
   OfferEventTable,
   OfferLocationTable,
+  OfferReviewStepTable,
+  ReviewSlaTable,
   OfferTable,
   SuppliedVoucherTable,
 } from './rows/offers';
@@ -39,6 +41,8 @@ export interface Database {
   offer_events: OfferEventTable;
   feed_floor: FeedFloorTable;
   comments: CommentTable;
+  offer_review_steps: OfferReviewStepTable;
+  review_sla: ReviewSlaTable;
   callback_endpoints: CallbackEndpointTable;
   callback_deliveries: CallbackDeliveryTable;
   callback_attempts: CallbackAttemptTable;

@@ -46,6 +46,8 @@ import * as m0064 from './migrations/2026_11_28_0064_api_key_rolling';
 import * as m0066 from './migrations/2026_11_28_0066_event_exclusivity';
 import * as m0067 from './migrations/2026_11_28_0067_order_key';
 import * as m0070 from './migrations/2026_11_28_0070_advertiser_time_zone';
+import * as m0071 from './migrations/2026_11_28_0071_review_steps';
+import * as m0072 from './migrations/2026_11_28_0072_review_sla';
 
 /**
  * Migrations by name, in order. A static map rather than a folder scan, so the same list works
@@ -98,6 +100,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_28_0066_event_exclusivity': m0066,
   '2026_11_28_0067_order_key': m0067,
   '2026_11_28_0070_advertiser_time_zone': m0070,
+  '2026_11_28_0071_review_steps': m0071,
+  '2026_11_28_0072_review_sla': m0072,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

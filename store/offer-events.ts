@@ -16,6 +16,8 @@ export type OfferEventType =
   | 'offer.published'
   | 'offer.updated'
   | 'offer.review_overdue'
+  /** An operator opened the pending review in the console (store/offer-reviews.ts). */
+  | 'offer.review_started'
   | 'offer.stock_changed'
   | 'offer.sold_out'
   | 'offer.closed'

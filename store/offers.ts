@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { OfferRow } from './database';
 import type { Db, Trx } from './db';
 import { alreadyDone, appendOfferEvent } from './offer-events';
@@ -12,6 +13,7 @@ import { hasSuppliedCodes, insertSuppliedCodes, type SuppliedCode } from './supp
 import { requireAdvertiserKept, requireMediaHeld } from '../domain/offer-edits';
 import { endClosedOutReservations, endOfferReservations } from './reservations';
 import { holdLiveAttachments } from './attachments';
+import { appendReviewStep, reviewSlaSeconds, reviewStepOf } from './offer-reviews';
 
 /*
  * The offers table, written with its search rows (store/offer-search-rows.ts). Every write to an
@@ -79,9 +81,11 @@ export async function insertOffer(
         status: 'pending',
         initial_quantity: o.input.initial_quantity ?? null,
         quantity_in_stock: o.input.initial_quantity ?? null,
+        review_due_at: sql<Date>`now() + make_interval(secs => ${await reviewSlaSeconds(trx)})`,
         ...columnsOf(o.input),
       })
       .execute();
+    await appendReviewStep(trx, { key: `offer-created:${o.id}`, offerId: o.id, kind: 'submitted', actor: 'advertiser' });
     await writeSearchRows(trx, o.id, o.input);
     await insertSuppliedCodes(trx, { offerId: o.id, advertiserId, codes: o.suppliedCodes ?? [] });
     await appendOfferEvent(trx, { key: `offer-created:${o.id}`, offerId: o.id, type: 'offer.created', data: { status: 'pending' } });
@@ -113,12 +117,18 @@ export interface StatusChange {
  * team's `comment` when the decision leaves one (domain/review-decisions.ts), and for a cancelled
  * or closed offer the end of its reservations, in the same transaction.
  */
-export async function changeOfferStatus(db: Db, c: StatusChange, comment?: { authorName: string; content: string }): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    if (await alreadyDone(trx, c.key)) return;
+export async function changeOfferStatus(
+  db: Db,
+  c: StatusChange,
+  comment?: { authorName: string; content: string },
+): Promise<{ reviewDueAt: Date | null }> {
+  return db.transaction().execute(async (trx) => {
+    const dueNow = () =>
+      trx.selectFrom('offers').select(['review_due_at as reviewDueAt']).where('id', '=', c.offerId).executeTakeFirstOrThrow();
+    if (await alreadyDone(trx, c.key)) return dueNow();
     const row = await trx
       .selectFrom('offers')
-      .select(['status', 'published_at'])
+      .select(['status', 'published_at', 'submitted_at', 'category_ids'])
       .where('id', '=', c.offerId)
       .forUpdate()
       .executeTakeFirstOrThrow();
@@ -131,7 +141,9 @@ export async function changeOfferStatus(db: Db, c: StatusChange, comment?: { aut
       .set({
         status: c.to,
         updated_at: now,
-        ...(c.to === 'pending' ? { submitted_at: now, rejection_reason: null } : {}),
+        ...(c.to === 'pending'
+          ? { submitted_at: now, rejection_reason: null, review_due_at: new Date(now.getTime() + (await reviewSlaSeconds(trx)) * 1000) }
+          : { review_due_at: null }),
         ...(reviewed
           ? {
               reviewed_at: now,
@@ -152,6 +164,7 @@ export async function changeOfferStatus(db: Db, c: StatusChange, comment?: { aut
         reason: c.to === 'cancelled' ? 'offer_cancelled' : 'offer_closed',
       });
     if (comment) await insertReviewTeamComment(trx, { key: c.key, offerId: c.offerId, ...comment });
+    await appendReviewStep(trx, reviewStepOf(c, row, now));
     await appendOfferEvent(trx, {
       key: c.key,
       offerId: c.offerId,
@@ -164,31 +177,7 @@ export async function changeOfferStatus(db: Db, c: StatusChange, comment?: { aut
         ...(c.publishDeferred ? { publish_deferred: true } : {}),
       },
     });
-  });
-}
-
-/**
- * The offer's start_date has begun (the review workflow's timer): an approved or resumed offer goes
- * on sale now. Stamps published_at (first time) and updated_at, and appends `offer.published`,
- * which distributors hear. Nothing happens if it is not sellable by then (it publishes on resume).
- */
-export async function publishOffer(db: Db, p: { key: string; offerId: string }): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    if (await alreadyDone(trx, p.key)) return;
-    const row = await trx
-      .selectFrom('offers')
-      .select(['status', 'published_at', 'start_date'])
-      .where('id', '=', p.offerId)
-      .forUpdate()
-      .executeTakeFirstOrThrow();
-    if (!SELLABLE.includes(row.status as OfferStatus)) return;
-    const now = new Date();
-    await trx
-      .updateTable('offers')
-      .set({ published_at: row.published_at ?? now, updated_at: now })
-      .where('id', '=', p.offerId)
-      .execute();
-    await appendOfferEvent(trx, { key: p.key, offerId: p.offerId, type: 'offer.published', data: { start_date: row.start_date } });
+    return dueNow();
   });
 }
 
@@ -241,22 +230,22 @@ export async function saveOfferFields(
     await writeSearchRows(trx, e.offerId, e.input);
     // Holds of distributors an exclusivity now leaves out end with this edit: no door stays open to them.
     await endClosedOutReservations(trx, { key: e.key, offerId: e.offerId, document: e.input });
+    await appendReviewStep(trx, { key: e.key, offerId: e.offerId, kind: 'edited', actor: 'advertiser', changedFields: e.changedFields });
     await appendOfferEvent(trx, { key: e.key, offerId: e.offerId, type: 'offer.updated', data: { changed_fields: e.changedFields } });
   });
 }
 
-/** The review has waited past its SLA: an event (and a log line, by the caller) for operators. */
-export async function recordReviewOverdue(db: Db, r: { key: string; offerId: string; waitingSeconds: number }): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    if (await alreadyDone(trx, r.key)) return;
-    await trx.selectFrom('offers').select('id').where('id', '=', r.offerId).forUpdate().executeTakeFirstOrThrow();
-    await appendOfferEvent(trx, {
-      key: r.key,
-      offerId: r.offerId,
-      type: 'offer.review_overdue',
-      data: { waiting_seconds: r.waitingSeconds },
-    });
-  });
+/**
+ * Every pending review's due time from a new SLA (submitted_at + the SLA), in the caller's
+ * transaction (store/offer-reviews.ts `setReviewSlaSeconds`); returns the offers and their new due times.
+ */
+export function moveReviewDueTimes(trx: Trx, slaSeconds: number): Promise<Array<{ id: string; review_due_at: Date | null }>> {
+  return trx
+    .updateTable('offers')
+    .set({ review_due_at: sql<Date>`submitted_at + make_interval(secs => ${slaSeconds})` })
+    .where('status', '=', 'pending')
+    .returning(['id', 'review_due_at'])
+    .execute();
 }
 
 /** The offers with these ids (any client's), as stored. */

@@ -8,7 +8,7 @@ import { pageOf } from './paging';
  * console, the admin CLI and /metrics. Offers are written by store/offers.ts only.
  */
 
-/** One page of the offers waiting for review, oldest submission first (the review console's queue). */
+/** One page of the offers waiting for review, the earliest due first (the review console's queue; store/offer-reviews.ts `queuePlace` counts in this order). */
 export function listPendingOffers(db: Db, page: Page, filter: PendingFilter = {}) {
   let q = db.selectFrom('offers').where('status', '=', 'pending');
   if (filter.type) q = q.where('type', '=', filter.type);
@@ -24,7 +24,14 @@ export function listPendingOffers(db: Db, page: Page, filter: PendingFilter = {}
     );
   }
   if (filter.submittedBefore) q = q.where('submitted_at', '<=', filter.submittedBefore);
-  return pageOf(q, page, (rows) => rows.select(['id', 'title', 'type', 'document', 'submitted_at']).orderBy('submitted_at').orderBy('id'));
+  // Overdue first (the earliest due time), each with its due time and first category (its expected time).
+  return pageOf(q, page, (rows) =>
+    rows
+      .select(['id', 'title', 'type', 'document', 'submitted_at', 'review_due_at', 'category_ids'])
+      .orderBy('review_due_at')
+      .orderBy('submitted_at')
+      .orderBy('id'),
+  );
 }
 
 /** The review queue's filters: an offer type, a category, and a latest submission time (for "waiting at least"). */

@@ -15,12 +15,17 @@ export interface OfferReviewInput {
   status: OfferStatus;
   /** Last day the offer runs (YYYY-MM-DD, inclusive); it closes when that day ends (UTC). */
   endDate: string;
-  /** How long a review may wait before operators are reminded. */
-  reviewReminderSeconds: number;
+  /**
+   * How long a review could wait before its reminder, in runs started before decision 0078 (the SLA
+   * then came with the input). Since, the due time comes from Postgres: `reminderDueAtMs` at the start,
+   * the status activity's answer on a resubmission, the `reviewDueMoved` signal when the SLA moves.
+   */
+  reviewReminderSeconds?: number;
   /** First day on sale (YYYY-MM-DD): an offer approved earlier is published when that day begins (UTC). */
   startDate: string;
   /** Carried across continue-as-new. */
   step?: number;
+  /** When the pending review's SLA ends (its `offer.review_overdue` timer); null once it fired or when not pending. */
   reminderDueAtMs?: number | null;
   /** The review history so far, carried across continue-as-new. */
   timeline?: ReviewTimelineEntry[];
@@ -62,6 +67,8 @@ export const rejectSignal = defineSignal<[ReviewDecision]>('reject');
 export const changeStatusUpdate = defineUpdate<OfferStatus, [{ to: ClientStatus }]>('changeStatus');
 export const editOfferUpdate = defineUpdate<void, [OfferEdit]>('editOffer');
 export const statusQuery = defineQuery<OfferStatus>('status');
+/** The review SLA moved (`admin offers review-sla`): the pending review's new due time (epoch ms), as Postgres now holds it. */
+export const reviewDueMovedSignal = defineSignal<[{ dueAtMs: number }]>('reviewDueMoved');
 
 /**
  * One step of an offer's review as the workflow saw it, for operators (the console's timeline).

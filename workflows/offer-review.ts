@@ -4,6 +4,7 @@ import {
   condition,
   continueAsNew,
   log,
+  patched,
   proxyActivities,
   setHandler,
   setWorkflowOptions,
@@ -12,6 +13,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { endOfUtcDayMs } from '../domain/dates';
+import { DEFAULT_REVIEW_SLA_SECONDS } from '../domain/review-estimate';
 import {
   clientMoveError,
   editError,
@@ -26,6 +28,7 @@ import {
   changeStatusUpdate,
   editOfferUpdate,
   rejectSignal,
+  reviewDueMovedSignal,
   reviewTimelineQuery,
   statusQuery,
   type OfferEdit,
@@ -46,6 +49,8 @@ const acts = proxyActivities<Activities>({
 });
 /** After a timer's step failed for good, the timers wait this long before trying again. */
 const TIMER_RETRY_MS = 60 * 60 * 1000;
+/** Decision 0078: the SLA's due time comes from Postgres (the activities' answers), no longer from the input. */
+const REVIEW_SLA_FROM_STORE = 'review-sla-from-store';
 
 type Actor = 'advertiser' | 'review_team' | 'system';
 
@@ -99,6 +104,7 @@ class OfferReview {
     setHandler(changeStatusUpdate, ({ to }) => this.work.run(() => this.changeStatus(to)), {
       validator: ({ to }) => refuseIf(clientMoveError(this.status, to)),
     });
+    setHandler(reviewDueMovedSignal, ({ dueAtMs }) => void this.work.run(async () => this.moveReviewDue(dueAtMs)));
     setHandler(editOfferUpdate, (edit) => this.work.run(() => this.edit(edit)), {
       validator: (_edit) => refuseIf(editError(this.status)),
     });
@@ -207,7 +213,7 @@ class OfferReview {
 
   private async moveTo(to: OfferStatus, actor: Actor, decision: ReviewDecision = {}): Promise<void> {
     const deferredTo = publishDeferredTo(to, this.startDate);
-    await acts.recordOfferStatus({
+    const recorded = await acts.recordOfferStatus({
       key: this.nextKey(),
       offerId: this.offerId,
       to,
@@ -220,7 +226,14 @@ class OfferReview {
     this.status = to;
     this.timeline.note({ kind: 'status', to, actor, reviewer: decision.reviewer, reason: decision.reason });
     upsertSearchAttributes([{ key: OfferStatusKey, value: to }]);
-    this.reminderDueAtMs = to === 'pending' ? this.reminderDue() : null;
+    const storedDue = patched(REVIEW_SLA_FROM_STORE) ? recorded?.reviewDueAtMs : undefined;
+    this.reminderDueAtMs = to === 'pending' ? (storedDue ?? this.reminderDue()) : null;
+  }
+
+  /** The SLA moved: a pending review waits for its new due time; one already reported overdue only if that time is still ahead. */
+  private moveReviewDue(dueAtMs: number): void {
+    if (this.status !== 'pending') return;
+    if (this.reminderDueAtMs !== null || dueAtMs > Date.now()) this.reminderDueAtMs = dueAtMs;
   }
 
   /** No voucher bought from now could be redeemed: the offer stops selling, recorded as selling out is (event, catalogue, callbacks). */
@@ -247,16 +260,24 @@ class OfferReview {
     log.error('offer review step failed for good; the offer stays as it was', { offerId: this.offerId, error: String(err) });
   }
 
-  /** One reminder per review round. */
+  /**
+   * The review passed its due time: `offer.review_overdue`, once per due time. The activity records
+   * nothing when Postgres holds a later due time (the SLA moved, its signal still on the way): wait for it.
+   */
   private async remind(): Promise<void> {
-    const waitingSeconds = this.input.reviewReminderSeconds;
-    await acts.recordReviewOverdue({ key: this.nextKey(), offerId: this.offerId, waitingSeconds });
-    this.timeline.note({ kind: 'reminder', waitingSeconds });
+    const legacySeconds = this.input.reviewReminderSeconds ?? DEFAULT_REVIEW_SLA_SECONDS;
+    const r = await acts.recordReviewOverdue({ key: this.nextKey(), offerId: this.offerId, waitingSeconds: legacySeconds });
+    if (patched(REVIEW_SLA_FROM_STORE) && r && !r.recorded) {
+      this.reminderDueAtMs = r.dueAtMs;
+      return;
+    }
+    this.timeline.note({ kind: 'reminder', waitingSeconds: r?.waitingSeconds ?? legacySeconds });
     this.reminderDueAtMs = null;
   }
 
+  /** A round's due time in runs that carry the SLA in their input (before decision 0078); the default otherwise. */
   private reminderDue(): number {
-    return Date.now() + this.input.reviewReminderSeconds * 1000;
+    return Date.now() + (this.input.reviewReminderSeconds ?? DEFAULT_REVIEW_SLA_SECONDS) * 1000;
   }
 
   /** Each activity's idempotency key: the workflow id and a step carried across continue-as-new. */

@@ -45,6 +45,8 @@ export interface OfferTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   submitted_at: Timestamp;
+  /** When the pending round's review SLA ends (migration 0071); null when not pending. */
+  review_due_at: Timestamp | null;
   reviewed_at: Timestamp | null;
   reviewed_by: string | null;
   rejection_reason: string | null;
@@ -177,3 +179,29 @@ export type AttachmentRow = Selectable<AttachmentTable>;
 export type CommentRow = Selectable<CommentTable>;
 export type AdvertiserRow = Selectable<AdvertiserTable>;
 export type SuppliedVoucherRow = Selectable<SuppliedVoucherTable>;
+
+/** One step of an offer's review (migration 0071): written with the change it records, never updated. */
+export interface OfferReviewStepTable {
+  id: string;
+  offer_id: string;
+  at: Timestamp;
+  /** submitted, resubmitted, edited, review_started, overdue, or the status moved to (approved, rejected, withdrawn, …). */
+  kind: string;
+  actor: string;
+  /** The operator's name as the console shows it (a decision, an opening). */
+  operator: string | null;
+  reason: string | null;
+  changed_fields: string[] | null;
+  /** A decision's: how long its round waited, and the offer's first category then. */
+  waited_seconds: number | null;
+  category_id: number | null;
+}
+
+/** The review SLA an operator set (migration 0072); no row: the default. */
+export interface ReviewSlaTable {
+  one: Generated<boolean>;
+  seconds: number;
+  set_at: Timestamp;
+}
+
+export type OfferReviewStepRow = Selectable<OfferReviewStepTable>;

@@ -11,10 +11,14 @@ import type { ActivityCalls, ActivityDoubles, WorkflowTestEnv } from './workflow
 /** Recording doubles of every activity the offer-review workflow calls; `overrides` replace some. */
 export function offerReviewDoubles(calls: ActivityCalls, overrides: ActivityDoubles = {}): ActivityDoubles {
   return calls.wrap({
-    recordOfferStatus: async () => {},
+    recordOfferStatus: async () => ({ reviewDueAtMs: null }),
     publishOffer: async () => {},
     recordOfferEdit: async () => {},
-    recordReviewOverdue: async () => {},
+    recordReviewOverdue: async (r: { waitingSeconds?: number }) => ({
+      recorded: true,
+      waitingSeconds: r.waitingSeconds ?? 0,
+      dueAtMs: null,
+    }),
     recordVouchersExpired: async () => {},
     ...overrides,
   });

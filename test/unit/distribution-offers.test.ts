@@ -31,6 +31,7 @@ function row(overrides: Partial<OfferRow> = {}, doc: Record<string, unknown> = {
     created_at: at('2026-11-01T00:00:00Z'),
     updated_at: at('2026-11-20T10:00:00Z'),
     submitted_at: at('2026-11-01T00:00:00Z'),
+    review_due_at: null,
     reviewed_at: at('2026-11-02T00:00:00Z'),
     reviewed_by: 'r',
     rejection_reason: null,

@@ -15,6 +15,9 @@ import { workflowBundle } from '../../worker/workflow-bundle';
  *   test/stack/api/offers.test.ts on the real stack (approve, suspend, resume, withdraw, resubmit), and
  *   test/workflows/reservation-window.test.ts (holds, refusals, changes, cancellation, expiry,
  *   a change and a cancellation refused for good).
+ * - offer-review-sla-moved: recorded (test/workflows/offer-review-sla.test.ts) from the code with the
+ *   `review-sla-from-store` patch (decision 0078): the SLA moved by signal, overdue once, a new round.
+ *   The offer-review histories above are from the release before it: they replay its unpatched side.
  * - order-cancellation-*: recorded (test/workflows/order-cancellation.test.ts with
  *   RECORD_HISTORIES set) from the code without version branches (issue 32): a cancellation, a refusal.
  * - order-intake-continued-as-new: recorded (test/workflows/order-intake.test.ts) from the

@@ -234,6 +234,7 @@ describe('offer-review workflow', () => {
       ...calls.wrap({
         recordOfferStatus: async (c: { to: string }) => {
           if (c.to === 'withdrawn') throw ApplicationFailure.retryable(refused.message, 'Refused', refused);
+          return { reviewDueAtMs: null };
         },
         publishOffer: async () => {
           throw ApplicationFailure.create({ message: refused.message, type: 'Refused', nonRetryable: true, details: [refused] });

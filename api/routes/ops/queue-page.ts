@@ -26,8 +26,19 @@ export const fmtWaited = (since: Date, now: Date) => fmtDuration((now.getTime() 
 
 /** One queued offer. On one line, as it always was: operators (and tests) read the page's rows line by line. */
 // prettier-ignore
-const queueRow = (r: QueuedOffer, now: Date) => html`<tr data-offer-id="${r.id}"><td><a href="/ops/offers/${encodeURIComponent(r.id)}">${r.title}</a></td><td>${r.type}</td><td>${r.advertiserName}</td><td>${fmtTime(r.submitted_at)}</td><td class="waited" data-testid="waited">${fmtWaited(r.submitted_at, now)}</td></tr>
+const queueRow = (r: QueuedRow, now: Date) => html`<tr data-offer-id="${r.id}"${overdue(r, now) ? html` class="overdue" data-overdue="true"` : ''}><td><a href="/ops/offers/${encodeURIComponent(r.id)}">${r.title}</a></td><td>${r.type}</td><td>${r.advertiserName}</td><td>${fmtTime(r.submitted_at)}</td><td class="waited" data-testid="waited">${fmtWaited(r.submitted_at, now)}</td><td data-testid="due">${dueText(r, now)}</td><td data-testid="expected">${r.expectedAt ? fmtTime(r.expectedAt) : '—'}</td></tr>
 `;
+
+/** A queued offer with its expected decision time (services/review-times.ts). */
+export type QueuedRow = QueuedOffer & { expectedAt: Date | null };
+
+const overdue = (r: QueuedRow, now: Date) => r.dueAt !== null && r.dueAt <= now;
+const dueText = (r: QueuedRow, now: Date) =>
+  !r.dueAt
+    ? '—'
+    : overdue(r, now)
+      ? `overdue by ${fmtDuration((now.getTime() - r.dueAt.getTime()) / 1000)}`
+      : `in ${fmtDuration((r.dueAt.getTime() - now.getTime()) / 1000)}`;
 
 /** The query string of a queue page with these filters. */
 function queueHref(filters: QueueFilters, pageNo: number): string {
@@ -70,9 +81,9 @@ function filterForm(filters: QueueFilters, choices: FilterChoices): SafeHtml {
   </form>`;
 }
 
-/** The queue: one page of the offers waiting for review (those matching the filters), oldest first, with links to the others. */
+/** The queue: one page of the offers waiting for review (those matching the filters), overdue first, with links to the others. */
 export function queuePage(
-  queue: Paged<QueuedOffer>,
+  queue: Paged<QueuedRow>,
   pageNo: number,
   perPage: number,
   filters: QueueFilters = {},
@@ -94,6 +105,8 @@ export function queuePage(
                 <th>Advertiser</th>
                 <th>Submitted</th>
                 <th>Waiting</th>
+                <th>SLA</th>
+                <th>Expected decision</th>
               </tr>
             </thead>
             <tbody>
@@ -103,7 +116,7 @@ export function queuePage(
     }
     <nav class="pages">
       ${pageNo > 1 ? html`<a href="${queueHref(filters, pageNo - 1)}">← previous page</a>` : ''}
-      <span class="muted">page ${pageNo} of ${pages}, oldest first</span>
+      <span class="muted">page ${pageNo} of ${pages}, overdue first, then the earliest due</span>
       ${pageNo < pages ? html`<a href="${queueHref(filters, pageNo + 1)}">next page →</a>` : ''}
     </nav>`;
 }

@@ -19,6 +19,8 @@ import { runningImportsSection } from './imports-section';
 import { runningVoucherImports } from '../../../services/voucher-imports';
 import { toVoucherImport } from '../../../schemas/voucher-import';
 import { html } from './html';
+import { categoryReviewTimes, expectedFor, reviewOpened, reviewTimes } from '../../../services/review-times';
+import { reviewTimesSection } from './review-times-chart';
 import { asPageError, OpsPageError, sendHtml } from './reply';
 import type { RouteApp } from '../operation';
 
@@ -57,13 +59,18 @@ export function queueRoute(app: OpsScope, { deps, signedIn }: OpsContext): void 
   app.get('/', { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
     const { page: pageNo, type, category, waiting } = request.query;
     const filter = { type, categoryId: category, minWaitSeconds: waiting ? WAIT_CHOICES[waiting] : undefined };
-    const [queue, categories, imports] = await Promise.all([
+    const [queue, categories, imports, times] = await Promise.all([
       reviewQueue(deps, { page: pageNo, per_page: PER_PAGE }, filter),
       queueCategories(deps),
       runningVoucherImports(deps, 20),
+      reviewTimes(deps),
     ]);
-    const queued = queuePage(queue, pageNo, PER_PAGE, { type, category, waiting }, { types: OFFER_TYPES, categories });
-    const body = html`${queued}${runningImportsSection(imports.map((i) => toVoucherImport(i, '')))}`;
+    const now = new Date();
+    const rows = queue.rows.map((r) => ({ ...r, expectedAt: expectedFor(times, r.categoryId, r.submitted_at, now) }));
+    const choices = { types: OFFER_TYPES, categories };
+    const queued = queuePage({ rows, total: queue.total }, pageNo, PER_PAGE, { type, category, waiting }, choices, now);
+    const chart = reviewTimesSection(await categoryReviewTimes(deps, times));
+    const body = html`${queued}${chart}${runningImportsSection(imports.map((i) => toVoucherImport(i, '')))}`;
     return sendHtml(reply, 200, 'Waiting for review', body, signedIn(request));
   });
 }
@@ -74,6 +81,8 @@ export function offerRoute(app: OpsScope, { deps, signedIn }: OpsContext): void 
     const review = await offerUnderReview(deps, request.params.id).catch((err: unknown) => {
       throw asPageError(err);
     });
+    // The first opening of a pending review in its round is its start, for the advertiser too.
+    if (review.offer.status === 'pending') await reviewOpened(deps, review.offer.id, signedIn(request) ?? 'operator');
     return sendHtml(reply, 200, review.offer.title, offerPage(review, request.query.sent), signedIn(request));
   });
 }

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { Failure } from '../../../domain/failures';
 import { pendingReviews, reviewRecord, sendReviewDecision, waitForStatusChange, type ReviewVerdict } from '../../../services/review';
+import { currentReviewSla, setReviewSla } from '../../../services/review-sla';
 import { AdminError, output, type AdminContext } from '../context';
 import { importOffers, type CheckImportFile } from './offer-import';
 
@@ -48,6 +49,20 @@ export function offersCommand(ctx: () => AdminContext, checkImportFile: CheckImp
         }),
       ),
     );
+  offers
+    .command('review-sla')
+    .description("show the review SLA, or set it (every pending review's due time moves with it; decision 0078)")
+    .option('--hours <n>', 'the SLA in hours (decimals allowed)', Number)
+    .action(async (o: { hours?: number }) => {
+      const c = ctx();
+      if (o.hours === undefined) return output({ seconds: await currentReviewSla({ db: c.db }) });
+      const seconds = Math.round(o.hours * 3600);
+      output(
+        await setReviewSla({ db: c.db, temporal: await c.temporal(), log: c.log }, seconds).catch((err: unknown) => {
+          throw asAdminError(err);
+        }),
+      );
+    });
   offers
     .command('import')
     .description('import an NDJSON file of offers (one {"offer": …} per line) for a submission client, showing progress on stderr')

@@ -7,17 +7,24 @@ import { recordHistory } from '../../setup/workflow-env';
 import { SubmissionOfferResponse } from '../../../schemas/offer';
 import { coerceXmlToSchema, parseXml } from '../../../schemas/xml';
 import { SUB } from '../../setup/paths';
+import { DEFAULT_REVIEW_SLA_SECONDS } from '../../../domain/review-estimate';
+import { setReviewSla } from '../../../services/review-sla';
 
 describe('submission offers under the review workflow', () => {
   let h: Harness;
   let key: string;
   let otherKey: string;
   beforeAll(async () => {
-    h = await createHarness({ worker: true, fixed: { REVIEW_REMINDER_SECONDS: 2 } });
+    h = await createHarness({ worker: true });
+    // Reviews are due 2 s after submission (the review SLA, decision 0078).
+    await setReviewSla(h.services, 2);
     key = await h.key('submission');
     otherKey = await h.key('submission');
   });
-  afterAll(() => h.close());
+  afterAll(async () => {
+    await setReviewSla(h.services, DEFAULT_REVIEW_SLA_SECONDS);
+    await h.close();
+  });
 
   const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, k = key) =>
     h.app.inject({

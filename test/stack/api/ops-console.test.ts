@@ -1,3 +1,5 @@
+import { setReviewSla } from '../../../services/review-sla';
+import { DEFAULT_REVIEW_SLA_SECONDS } from '../../../domain/review-estimate';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../api/app';
 import { addOperator, removeOperator } from '../../../services/operators';
@@ -116,7 +118,7 @@ describe('review console (/ops)', () => {
     expect(res.headers['content-type']).toMatch(/^text\/html/);
     expect(res.headers['content-security-policy']).toContain("default-src 'none'");
     expect(res.headers['x-frame-options']).toBe('DENY');
-    expect(res.body).toMatch(/page 1 of \d+, oldest first/);
+    expect(res.body).toMatch(/page 1 of \d+, overdue first/);
     const ids = await queue();
     expect(ids.indexOf(first)).toBeGreaterThan(-1);
     expect(ids.indexOf(first)).toBeLessThan(ids.indexOf(second));
@@ -267,10 +269,14 @@ describe('review console (/ops)', () => {
     beforeAll(async () => {
       await h.operator('alice', 'alice secret pass 1');
       await h.operator('bob', 'bob secret pass 22');
-      // Reviews remind after 2 s.
-      app = await buildApp({ ...h.services, config: { ...h.config, REVIEW_REMINDER_SECONDS: 2 } });
+      app = await buildApp(h.services);
+      // Reviews are due after 2 s (the review SLA, decision 0078).
+      await setReviewSla(h.services, 2);
     });
-    afterAll(() => app.close());
+    afterAll(async () => {
+      await setReviewSla(h.services, DEFAULT_REVIEW_SLA_SECONDS);
+      await app.close();
+    });
 
     const get = (url: string, authorization: string) => app.inject({ method: 'GET', url, headers: { authorization } });
     const decide = (url: string, authorization: string, form: Record<string, string> = {}) =>
@@ -314,7 +320,7 @@ describe('review console (/ops)', () => {
 
     it("shows the offer's review history from its workflow: submitted, reminder, withdrawn, edited, resubmitted, decided by whom", async () => {
       const id = (await offerVia('POST', '/offers', validOffer({ title: 'A reviewed life' }))).id;
-      // The reminder comes 2 s after submission (REVIEW_REMINDER_SECONDS above).
+      // The reminder comes 2 s after submission (the review SLA set above).
       await eventually('the reminder in the timeline', async () => (await timelineOf(id, ALICE)).some((e) => e.startsWith('reminder')), {
         intervalMs: 500,
       });
