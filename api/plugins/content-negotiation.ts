@@ -165,7 +165,9 @@ function shapeBody(request: FastifyRequest): void {
       throw new ApiError(422, 'invalid_field', `${field}: ${err.message}`, { field });
     }
   }
-  const shown = (request.routeOptions.schema?.response as Record<string, z.ZodType> | undefined)?.[200];
+  // The success answer's schema, whatever its status (200, or 201 for a roll that creates a key).
+  const answers = (request.routeOptions.schema?.response ?? {}) as Record<string, z.ZodType>;
+  const shown = Object.entries(answers).find(([status]) => /^2\d\d$/.test(status))?.[1];
   if (!shown) return;
   const { unknown, cleaned } = checkFields(bodySchema, shown, request.body);
   if (unknown.length) throw ApiError.withDetails(422, unknown.map(unknownField));
