@@ -18,18 +18,7 @@ const IN_FLIGHT = 6;
 const SLOWEST_MS = 10_000;
 const HEALTH_WITHIN_MS = 1_000;
 /** An operator of the review console, so that its pages are fuzzed past the sign-in gate too. */
-const OPS = { OPS_USERNAME: 'fuzz-operator', OPS_PASSWORD: 'fuzz operator passphrase' };
-
-/**
- * Failures of findings other branches of issue 43 fix, tolerated only until those branches merge:
- * the lead empties this list at merge, and then the lane fails on them like on anything else.
- */
-const KNOWN_UNTIL_MERGED: Array<{ finding: string; matches: (r: FuzzRequest, status: number) => boolean }> = [
-  {
-    finding: 'issue 43 #6: a bad merchant_session cookie answers 500',
-    matches: (r) => /^\/merchant/.test(r.path) && /merchant_session=[^;]*%/.test(r.headers.cookie ?? ''),
-  },
-];
+const OPERATOR = { name: 'fuzz-operator', password: 'fuzz operator passphrase' };
 
 type Outcome = { request: FuzzRequest; status: number | 'reset' | 'timeout'; ms: number; detail?: string };
 
@@ -39,7 +28,8 @@ describe('fuzz: every documented operation and every page, hostile input', () =>
   beforeAll(async () => {
     h = await createHarness({
       worker: true,
-      env: { ...OPS, RATE_LIMIT_PER_SECOND: '100000', DEVELOPER_SIGNUP: 'on', DEVELOPER_SIGNUPS_PER_HOUR: '1000' },
+      env: { RATE_LIMIT_PER_SECOND: '100000', DEVELOPER_SIGNUP: 'on' },
+      fixed: { DEVELOPER_SIGNUPS_PER_HOUR: 1000 },
     });
     base = await h.app.listen({ port: 0, host: '127.0.0.1' });
   });
@@ -69,7 +59,7 @@ describe('fuzz: every documented operation and every page, hostile input', () =>
       const targets: Array<Operation | Page> = [...ops, ...pages];
       const ids = await makeRealIds(h, ops, send);
       ids.keys.developer = ids.keys.submission;
-      ids.keys.ops = `Basic ${Buffer.from(`${OPS.OPS_USERNAME}:${OPS.OPS_PASSWORD}`).toString('base64')}`;
+      ids.keys.ops = await h.operator(OPERATOR.name, OPERATOR.password);
       warmUp(ops);
 
       const lag = monitorEventLoopDelay({ resolution: 20 });
@@ -135,16 +125,14 @@ describe('fuzz: every documented operation and every page, hostile input', () =>
       lag.disable();
 
       const failures = outcomes.filter((o) => typeof o.status !== 'number' || o.status >= 500 || o.ms >= SLOWEST_MS);
-      const known = failures.filter((f) => KNOWN_UNTIL_MERGED.some((k) => k.matches(f.request, Number(f.status))));
-      const unknown = failures.filter((f) => !known.includes(f));
       const statuses = outcomes.reduce<Record<string, number>>((m, o) => ({ ...m, [o.status]: (m[o.status] ?? 0) + 1 }), {});
       console.log(
         `fuzz: seed ${SEED}, ${outcomes.length} requests in ${seconds.toFixed(0)} s, ${covered.size} of ${targets.length} operations and pages ` +
           `(${ops.length} documented), statuses ${JSON.stringify(statuses)}, slowest ${Math.max(...outcomes.map((o) => o.ms))} ms, ` +
           `/health slowest ${Math.max(...health)} ms, event loop delay max ${(lag.max / 1e6).toFixed(0)} ms, ` +
-          `${known.length} known until merged, ${unknown.length} failures`,
+          `${failures.length} failures`,
       );
-      for (const f of unknown.slice(0, 20)) console.error(replayable(f));
+      for (const f of failures.slice(0, 20)) console.error(replayable(f));
 
       // Whatever was sent, nothing half-done is left: workflows settle (none failed or stuck) and the invariants hold.
       let stuck: string[] = [];
@@ -154,7 +142,7 @@ describe('fuzz: every documented operation and every page, hostile input', () =>
         { timeoutMs: 20_000 },
       ).catch(() => undefined);
       expect({
-        failures: unknown.slice(0, 20).map(replayable),
+        failures: failures.slice(0, 20).map(replayable),
         laneErrors: laneErrors.slice(0, 5),
         healthSlowerThan1s: health.filter((ms) => ms > HEALTH_WITHIN_MS),
         uncovered: REQUESTS >= targets.length ? targets.map((t) => `${t.method} ${t.path}`).filter((t) => !covered.has(t)) : [],
