@@ -63,7 +63,8 @@ export const RETIRED_SETTINGS: Readonly<Record<string, string>> = Object.freeze(
   TEMPORAL_SERVER_BIN: 'no longer a setting: the server is built from its Go module into the cache once',
   VERSITYGW_BIN: ON_PATH,
   MINIO_BIN: ON_PATH,
-  REVIEW_REMINDER_SECONDS: 'no longer a setting: the review SLA is kept in Postgres, set with `npm run --silent admin -- offers review-sla --hours N` (decision 0078)',
+  REVIEW_REMINDER_SECONDS:
+    'no longer a setting: the review SLA is kept in Postgres, set with `npm run --silent admin -- offers review-sla --hours N` (decision 0078)',
   ...Object.fromEntries(Object.keys(FIXED_SETTINGS).map((name) => [name, FIXED])),
 });
 
