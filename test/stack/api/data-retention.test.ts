@@ -292,8 +292,12 @@ describe('pruning feed events and callback deliveries on the schedule', () => {
     // The aged export and the import finished five days ago; the other export just now.
     await sql`update voucher_exports set finished_at = now() - interval '5 days' where id = ${aged.id}`.execute(db);
     await sql`update voucher_imports set finished_at = now() - interval '5 days' where id = ${importId}`.execute(db);
+    // A failed export that wrote nothing: its key is missing in the store, and it is pruned all the same.
+    await sql`insert into voucher_exports (id, client_id, offer_id, interface, status, object_key, signing_key, error, finished_at)
+        values ('vex_failed_old', ${sub.clientId}, ${offerId}, 'submission', 'failed', 'voucher-exports/vex_failed_old.csv', 'k', 'test',
+                now() - interval '5 days')`.execute(db);
 
-    expect(await pruneBySchedule()).toMatchObject({ files: 2 });
+    expect(await pruneBySchedule()).toMatchObject({ files: 3 });
     expect([await stored(keys.aged), await stored(keys.young), await stored(keys.source)]).toEqual([false, true, false]);
     // The pruned export still reads, with no link; a link made before answers 410 gone, never a 500.
     const read = (await h.app.inject({ method: 'GET', url: `${SUB}/voucher_exports/${aged.id}`, headers })).json().voucher_export;
