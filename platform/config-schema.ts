@@ -118,6 +118,11 @@ export const EnvSchema = z.object({
     .describe(
       'How long a finished callback delivery (delivered, failed or cancelled) and its attempts are kept, in days from when it was made; a pending one is never pruned ([data-retention.md](data-retention.md)).',
     ),
+  BULK_FILES_RETENTION_DAYS: days
+    .default(30)
+    .describe(
+      "How long the stored file of a finished voucher import (the uploaded CSV) or voucher export (its CSV) is kept, in days from when it finished; then the hourly pruning deletes it and the export's download answers 410 `gone` ([data-retention.md](data-retention.md)).",
+    ),
   WORKFLOW_ANSWER_TIMEOUT_SECONDS: seconds
     .default(30)
     .describe(

@@ -34,7 +34,8 @@ const signature = (row: Pick<VoucherExportRow, 'id' | 'signing_key'>, expires: n
 
 /** The export as its client sees it, with a newly signed link once completed. */
 export function voucherExportView(deps: Pick<ServiceDeps, 'config'>, row: VoucherExportRow, siteBase: string): VoucherExport {
-  const done = row.status === 'completed';
+  // A file the retention deleted has no link (its download answers 410 gone).
+  const done = row.status === 'completed' && !row.files_pruned_at;
   const expires = Math.floor(Date.now() / 1000) + deps.config.VOUCHER_EXPORT_LINK_SECONDS;
   const query = new URLSearchParams({ expires: String(expires), signature: signature(row, expires) });
   return {
@@ -115,6 +116,8 @@ export async function openVoucherExportFile(
     throw notFound('voucher_export');
   if (link.expires * 1000 < Date.now())
     throw new Failure('gone', 'this download link has expired: read the export again (GET /voucher_exports/:id) for a new one');
+  if (row.files_pruned_at)
+    throw new Failure('gone', "this export's file was deleted after its retention (BULK_FILES_RETENTION_DAYS): make a new export");
   const { size } = await deps.store.client.statObject(deps.store.bucket, row.object_key);
   return { stream: await deps.store.client.getObject(deps.store.bucket, row.object_key), size, filename: `${row.id}.csv` };
 }

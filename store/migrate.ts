@@ -43,6 +43,7 @@ import * as m0055 from './migrations/2026_11_27_0055_voucher_exports_offer_impor
 import * as m0060 from './migrations/2026_11_27_0060_redemption_staff';
 import * as m0063 from './migrations/2026_11_28_0063_idempotency_answers';
 import * as m0064 from './migrations/2026_11_28_0064_api_key_rolling';
+import * as m0065 from './migrations/2026_11_28_0065_bulk_files_pruned';
 import * as m0066 from './migrations/2026_11_28_0066_event_exclusivity';
 import * as m0067 from './migrations/2026_11_28_0067_order_key';
 import * as m0070 from './migrations/2026_11_28_0070_advertiser_time_zone';
@@ -97,6 +98,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_27_0060_redemption_staff': m0060,
   '2026_11_28_0063_idempotency_answers': m0063,
   '2026_11_28_0064_api_key_rolling': m0064,
+  '2026_11_28_0065_bulk_files_pruned': m0065,
   '2026_11_28_0066_event_exclusivity': m0066,
   '2026_11_28_0067_order_key': m0067,
   '2026_11_28_0070_advertiser_time_zone': m0070,

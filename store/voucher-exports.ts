@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from './db';
 import type { VoucherExportRow } from './database';
 
@@ -53,5 +54,29 @@ export async function finishExport(db: Db, id: string, end: { rows: number } | {
     )
     .where('id', '=', id)
     .where('status', 'in', ['queued', 'running'])
+    .execute();
+}
+
+/** Up to `limit` finished exports whose file is older than `keepSeconds` and not yet deleted, oldest first. */
+export async function voucherExportFilesDue(db: Db, a: { keepSeconds: number; limit: number }): Promise<{ id: string; key: string }[]> {
+  const rows = await db
+    .selectFrom('voucher_exports')
+    .select(['id', 'object_key'])
+    .where('files_pruned_at', 'is', null)
+    .where('finished_at', 'is not', null)
+    .where('finished_at', '<', sql<Date>`now() - make_interval(secs => ${a.keepSeconds})`)
+    .orderBy('finished_at')
+    .limit(a.limit)
+    .execute();
+  return rows.map((r) => ({ id: r.id, key: r.object_key }));
+}
+
+/** Records that these exports' files were deleted: their download is gone from now on. */
+export async function markVoucherExportFilesPruned(db: Db, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('voucher_exports')
+    .set({ files_pruned_at: sql<Date>`now()` })
+    .where('id', 'in', ids)
     .execute();
 }

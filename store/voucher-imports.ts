@@ -225,3 +225,28 @@ export function voucherImportRejections(db: Db, importId: string, afterRow: numb
     .limit(limit)
     .execute();
 }
+
+/** Up to `limit` finished file imports whose upload is older than `keepSeconds` and not yet deleted, oldest first. */
+export async function voucherImportFilesDue(db: Db, a: { keepSeconds: number; limit: number }): Promise<{ id: string; key: string }[]> {
+  const rows = await db
+    .selectFrom('voucher_imports')
+    .select(['id', 'source_key'])
+    .where('files_pruned_at', 'is', null)
+    .where('source_key', 'is not', null)
+    .where('finished_at', 'is not', null)
+    .where('finished_at', '<', sql<Date>`now() - make_interval(secs => ${a.keepSeconds})`)
+    .orderBy('finished_at')
+    .limit(a.limit)
+    .execute();
+  return rows.map((r) => ({ id: r.id, key: r.source_key! }));
+}
+
+/** Records that these imports' uploads were deleted (the pruning takes each once). */
+export async function markVoucherImportFilesPruned(db: Db, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('voucher_imports')
+    .set({ files_pruned_at: sql<Date>`now()` })
+    .where('id', 'in', ids)
+    .execute();
+}

@@ -3,6 +3,7 @@ import type { Activities } from '../activities';
 import {
   DELIVERY_PRUNE_BATCH,
   EVENT_PRUNE_BATCH,
+  FILE_PRUNE_BATCH,
   PRUNE_MAX_BATCHES,
   type DataPruningInput,
   type DataPruningResult,
@@ -10,7 +11,10 @@ import {
 import { STEP_RETRY } from './shared/step-policy';
 import { PINNED_RUN } from './shared/versioning';
 
-const { pruneCallbackDeliveries, pruneFeedEvents } = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: STEP_RETRY });
+const { pruneBulkFiles, pruneCallbackDeliveries, pruneFeedEvents } = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: STEP_RETRY,
+});
 // One statement over every event not yet placed: on a database whose feed nobody has read for long, the first run's can be large.
 const { numberFeedEvents } = proxyActivities<Activities>({ startToCloseTimeout: '10 minutes', retry: STEP_RETRY });
 
@@ -33,6 +37,8 @@ export async function dataPruningWorkflow(input: DataPruningInput): Promise<Data
   // Deliveries first: an event is kept as long as a delivery of it is.
   const deliveries = await inBatches(pruneCallbackDeliveries, DELIVERY_PRUNE_BATCH, maxBatches);
   const events = await inBatches(pruneFeedEvents, EVENT_PRUNE_BATCH, maxBatches);
-  return { deliveries, events };
+  // Stored import and export files (a pinned workflow: this step ships with a new worker version, docs/worker-versioning.md).
+  const files = await inBatches(pruneBulkFiles, FILE_PRUNE_BATCH, maxBatches);
+  return { deliveries, events, files };
 }
 setWorkflowOptions(PINNED_RUN, dataPruningWorkflow);

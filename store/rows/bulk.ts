@@ -16,6 +16,8 @@ export interface VoucherExportTable {
   error: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   finished_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** When the hourly pruning deleted its file (BULK_FILES_RETENTION_DAYS after it finished). */
+  files_pruned_at: ColumnType<Date | null, never, Date | string>;
 }
 
 export interface OfferImportTable {

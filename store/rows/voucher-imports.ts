@@ -26,6 +26,8 @@ export interface VoucherImportTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   finished_at: Timestamp | null;
+  /** When the hourly pruning deleted its uploaded file (BULK_FILES_RETENTION_DAYS after it finished). */
+  files_pruned_at: ColumnType<Date | null, never, Date | string>;
 }
 
 export interface ImportColumns {

@@ -15,7 +15,7 @@ import { scratchDatabase } from '../../setup/scratch-database';
 
 /*
  * Data that stops growing (docs/data-retention.md), on a database of its own with a shortened
- * window (FEED_RETENTION_DAYS=2, CALLBACK_DELIVERY_RETENTION_DAYS=2): the hourly schedule's run,
+ * window (FEED_RETENTION_DAYS=2, CALLBACK_DELIVERY_RETENTION_DAYS=2, BULK_FILES_RETENTION_DAYS=2): the hourly schedule's run,
  * started by the schedule itself, deletes what is older and nothing inside the window. Events are
  * placed in the past by rewriting their times (as a feed five days old would have them).
  */
@@ -42,7 +42,12 @@ describe('pruning feed events and callback deliveries on the schedule', () => {
     } finally {
       await db.destroy();
     }
-    const env = { DATABASE_URL: scratch.url(), FEED_RETENTION_DAYS: '2', CALLBACK_DELIVERY_RETENTION_DAYS: '2' };
+    const env = {
+      DATABASE_URL: scratch.url(),
+      FEED_RETENTION_DAYS: '2',
+      CALLBACK_DELIVERY_RETENTION_DAYS: '2',
+      BULK_FILES_RETENTION_DAYS: '2',
+    };
     h = await createHarness({ worker: true, env });
     sub = await h.client('submission');
     for (let i = 0; i < 6; i++) await seedOffer(h, sub.clientId);
@@ -183,7 +188,7 @@ describe('pruning feed events and callback deliveries on the schedule', () => {
     expect(fromInside.ids).toEqual(young.slice(2).map((e) => e.id));
 
     // Run 1: the pending delivery holds its event, and so every event after it in the feed.
-    expect(await pruneBySchedule()).toEqual({ deliveries: 2, events: 2 });
+    expect(await pruneBySchedule()).toEqual({ deliveries: 2, events: 2, files: 0 });
     expect(await kept('callback_deliveries', deliveries)).toEqual(['cbd_old_pending', 'cbd_young_done']);
     const attempts = await db.selectFrom('callback_attempts').select('delivery_id').orderBy('delivery_id').execute();
     expect(attempts.map((a) => a.delivery_id)).toEqual(['cbd_old_pending', 'cbd_young_done']);
@@ -194,7 +199,7 @@ describe('pruning feed events and callback deliveries on the schedule', () => {
 
     // Run 2: once it is finished, the rest of the old events go; nothing inside the window does.
     await db.updateTable('callback_deliveries').set({ status: 'cancelled' }).where('id', '=', 'cbd_old_pending').execute();
-    expect(await pruneBySchedule()).toEqual({ deliveries: 1, events: old.length - 2 });
+    expect(await pruneBySchedule()).toEqual({ deliveries: 1, events: old.length - 2, files: 0 });
     expect((await positions()).map((e) => e.id)).toEqual(young.map((e) => e.id));
     expect(await kept('callback_deliveries', deliveries)).toEqual(['cbd_young_done']);
     // Below the floor: gone (its next event was deleted). At the floor and inside the window: as before.
@@ -208,7 +213,7 @@ describe('pruning feed events and callback deliveries on the schedule', () => {
     expect((await get(`?since=${new Date(Date.now() - 36 * 3600_000).toISOString()}`)).statusCode).toBe(200);
     expect((await get(`?since=${new Date(Date.now() - 3 * 86_400_000).toISOString()}`)).statusCode).toBe(410);
     // Nothing more is due.
-    expect(await pruneBySchedule()).toEqual({ deliveries: 0, events: 0 });
+    expect(await pruneBySchedule()).toEqual({ deliveries: 0, events: 0, files: 0 });
   });
 
   it('keeps an up-to-date cursor good when every event is pruned, and numbers new events above the floor', async () => {
@@ -218,7 +223,7 @@ describe('pruning feed events and callback deliveries on the schedule', () => {
       .updateTable('callback_deliveries')
       .set({ created_at: sql<Date>`now() - interval '5 days'` })
       .execute();
-    expect(await pruneBySchedule()).toEqual({ deliveries: 1, events: young.length });
+    expect(await pruneBySchedule()).toEqual({ deliveries: 1, events: young.length, files: 0 });
     expect(await positions()).toEqual([]);
 
     const quiet = await get(`?after=${cursor}`);
@@ -240,6 +245,72 @@ describe('pruning feed events and callback deliveries on the schedule', () => {
       { rows: 0, oldest: 0 },
       { rows: 0, oldest: 0 },
     ]);
+  });
+
+  it('deletes the stored files of imports and exports finished before BULK_FILES_RETENTION_DAYS, once; the API answers them cleanly', async () => {
+    const db = h.services.db;
+    const { client, bucket } = h.services.store;
+    const headers = { 'x-service-api-key': sub.key };
+    const stored = (key: string) =>
+      client.statObject(bucket, key).then(
+        () => true,
+        (err: { code?: string }) => (err.code === 'NotFound' || err.code === 'NoSuchKey' ? false : Promise.reject(err)),
+      );
+    const exportOf = async (offerId: string) => {
+      const started = await h.app.inject({ method: 'POST', url: `${SUB}/offers/${offerId}/voucher_exports`, headers });
+      expect(started.statusCode).toBe(202);
+      const id = started.json().voucher_export.id as string;
+      return eventually(`export ${id} completed`, async () => {
+        const e = (await h.app.inject({ method: 'GET', url: `${SUB}/voucher_exports/${id}`, headers })).json().voucher_export;
+        return e.status === 'completed' && (e as { id: string; download_url: string });
+      });
+    };
+    const download = (url: string) => h.app.inject({ method: 'GET', url: new URL(url).pathname + new URL(url).search });
+
+    const offerId = await seedOffer(h, sub.clientId, { initial_quantity: undefined, vouchers: [{ redemption_code: 'RET-1' }] });
+    const [aged, young] = [await exportOf(offerId), await exportOf(offerId)];
+    const posted = await h.app.inject({
+      method: 'POST',
+      url: `${SUB}/offers/${offerId}/voucher_imports`,
+      headers: { ...headers, 'content-type': 'text/csv' },
+      payload: 'redemption_code\nRET-2\nRET-1\n',
+    });
+    expect(posted.statusCode).toBe(202);
+    const importId = posted.json().voucher_import.id as string;
+    const getImport = () => h.app.inject({ method: 'GET', url: `${SUB}/voucher_imports/${importId}`, headers });
+    const imported = await eventually('the import to finish', async () => {
+      const imp = (await getImport()).json().voucher_import;
+      return imp.status === 'completed' && (imp as { errors_url: string });
+    });
+    const keys = {
+      aged: (await db.selectFrom('voucher_exports').select('object_key').where('id', '=', aged.id).executeTakeFirstOrThrow()).object_key,
+      young: (await db.selectFrom('voucher_exports').select('object_key').where('id', '=', young.id).executeTakeFirstOrThrow()).object_key,
+      source: (await db.selectFrom('voucher_imports').select('source_key').where('id', '=', importId).executeTakeFirstOrThrow())
+        .source_key!,
+    };
+    expect([await stored(keys.aged), await stored(keys.young), await stored(keys.source)]).toEqual([true, true, true]);
+    // The aged export and the import finished five days ago; the other export just now.
+    await sql`update voucher_exports set finished_at = now() - interval '5 days' where id = ${aged.id}`.execute(db);
+    await sql`update voucher_imports set finished_at = now() - interval '5 days' where id = ${importId}`.execute(db);
+    // A failed export that wrote nothing: its key is missing in the store, and it is pruned all the same.
+    await sql`insert into voucher_exports (id, client_id, offer_id, interface, status, object_key, signing_key, error, finished_at)
+        values ('vex_failed_old', ${sub.clientId}, ${offerId}, 'submission', 'failed', 'voucher-exports/vex_failed_old.csv', 'k', 'test',
+                now() - interval '5 days')`.execute(db);
+
+    expect(await pruneBySchedule()).toMatchObject({ files: 3 });
+    expect([await stored(keys.aged), await stored(keys.young), await stored(keys.source)]).toEqual([false, true, false]);
+    // The pruned export still reads, with no link; a link made before answers 410 gone, never a 500.
+    const read = (await h.app.inject({ method: 'GET', url: `${SUB}/voucher_exports/${aged.id}`, headers })).json().voucher_export;
+    expect(read).toMatchObject({ status: 'completed', download_url: null, expires_at: null });
+    const gone = await download(aged.download_url);
+    expect([gone.statusCode, gone.json().errors[0].code]).toEqual([410, 'gone']);
+    expect((await download(young.download_url)).statusCode).toBe(200);
+    // The import still reads, and its errors CSV comes from Postgres, not from the deleted file.
+    expect((await getImport()).json().voucher_import).toMatchObject({ status: 'completed', rows_imported: 1, rows_rejected: 1 });
+    const errors = await h.app.inject({ method: 'GET', url: new URL(imported.errors_url).pathname, headers });
+    expect([errors.statusCode, errors.body.includes('RET-1')]).toEqual([200, true]);
+    // Each is pruned once.
+    expect(await pruneBySchedule()).toMatchObject({ files: 0 });
   });
 
   it("has the local stack's Temporal namespace keep closed workflows TEMPORAL_NAMESPACE_RETENTION_DAYS", async () => {
