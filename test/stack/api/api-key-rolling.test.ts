@@ -13,7 +13,7 @@ describe('API key rolling', () => {
   let h: Harness;
   beforeAll(async () => {
     // A cache time shorter than the expiry below: the old key, cached as current before the roll, is read again within it.
-    h = await createHarness({ env: { API_KEY_CACHE_SECONDS: '2', RATE_LIMIT_PER_SECOND: '100' } });
+    h = await createHarness({ env: { RATE_LIMIT_PER_SECOND: '100' }, fixed: { API_KEY_CACHE_SECONDS: 2 } });
   });
   afterAll(() => h.close());
 

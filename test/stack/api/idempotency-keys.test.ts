@@ -13,7 +13,7 @@ import { seedOffer, validOffer } from '../../setup/fixtures';
 import { type Harness, harnessWithKeys } from '../../setup/harness';
 
 type Method = 'POST' | 'PUT' | 'DELETE' | 'PATCH';
-type Schema = { $ref?: string; required?: string[]; properties?: Record<string, unknown> };
+type Schema = { $ref?: string; required?: string[]; properties?: Record<string, unknown>; anyOf?: Schema[] };
 type Doc = {
   paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Schema }> } }>>;
   components: { schemas: Record<string, Schema> };
@@ -48,7 +48,9 @@ describe('Idempotency-Key on every request that changes something', () => {
     const op = docs[iface].paths[url.replace(/^\/\w+\/beta/, '').replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase()];
     const inline = op?.requestBody?.content['application/json']?.schema;
     if (!inline) return [{ probe: 'first' }, { probe: 'second' }];
-    const schema = inline.$ref ? docs[iface].components.schemas[inline.$ref.split('/').pop()!] : (inline as Schema);
+    const named = inline.$ref ? docs[iface].components.schemas[inline.$ref.split('/').pop()!] : (inline as Schema);
+    // An optional body (zod's nullish) is documented as anyOf [the object, null]: its fields are the object's.
+    const schema = named.anyOf?.find((s) => s.properties) ?? named;
     const field = schema.required?.[0] ?? Object.keys(schema.properties ?? {})[0];
     return [{ [field]: 'first' }, { [field]: 'second' }];
   }

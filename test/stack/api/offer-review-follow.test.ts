@@ -58,6 +58,7 @@ describe('following an offer review', () => {
     expect(Math.abs(due - 3600_000)).toBeLessThan(2000);
     expect(pending.sla.breached).toBe(false);
     expect(pending.sla.remaining_seconds).toBeGreaterThan(3500);
+    const decidedBefore: number = pending.expected_decision_basis?.decisions ?? 0;
 
     expect((await call('PUT', `/offers/${id}`, { offer: { status: 'withdrawn' } })).statusCode).toBe(200);
     expect((await call('PUT', `/offers/${id}`, { offer: { title: 'Followed, edited' } })).statusCode).toBe(200);
@@ -80,8 +81,8 @@ describe('following an offer review', () => {
     expect(done.steps[2]).toMatchObject({ actor: 'advertiser', changed_fields: ['title'] });
     expect(done.steps[4]).toMatchObject({ actor: 'advertiser', author_name: 'Merchant Mo', content: 'New photos are up' });
     expect(done.steps[5]).toMatchObject({ actor: 'review_team', operator: 'ana' });
-    // The decision counts in the next estimates: one decision so far, overall.
-    expect(done.expected_decision_basis).toMatchObject({ scope: 'overall', decisions: 1 });
+    // The decision counts in the next estimates (other files on this database decided offers too: one more than before).
+    expect(done.expected_decision_basis).toMatchObject({ scope: 'overall', decisions: Math.min(decidedBefore + 1, 200) });
 
     // The same answer in XML, read back by its own schema.
     const asXml = await call('GET', `/offers/${id}/review`, undefined, key, 'application/xml');
