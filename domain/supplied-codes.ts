@@ -31,12 +31,3 @@ export function requireAppendable(status: string, suppliedBefore: boolean): void
       field: 'vouchers',
     });
 }
-
-/** An order takes no more supplied codes than the offer has left. */
-export function requireCodesLeft(offerId: string, left: number, asked: number): void {
-  if (left < asked)
-    refuse('insufficient_stock', `offer ${offerId} has ${left} supplied code(s) left, ${asked} asked`, {
-      offer_id: offerId,
-      available: left,
-    });
-}

@@ -3,7 +3,7 @@ import { emailSignedUpBefore } from '../../domain/developer-signups';
 import { Failure } from '../../domain/failures';
 import { requireAdvertiserKept, requireAdvertiserNameFree, requireMediaHeld } from '../../domain/offer-edits';
 import { requireSellableForHold, requireStockForChange, requireStockToHold, reservationChangeOf } from '../../domain/reservation-rules';
-import { codeSuppliedMeanwhile, requireAppendable, requireCodesFree, requireCodesLeft } from '../../domain/supplied-codes';
+import { codeSuppliedMeanwhile, requireAppendable, requireCodesFree } from '../../domain/supplied-codes';
 import { requireCancellable } from '../../domain/voucher-cancellation';
 
 /*
@@ -89,8 +89,6 @@ describe('rules store/ applies', () => {
     });
     expect(refusalOf(() => requireAppendable('withdrawn', false))).toMatchObject({ code: 'invalid_field' });
     expect(refusalOf(() => requireAppendable('withdrawn', true))).toBeUndefined();
-    expect(refusalOf(() => requireCodesLeft('off_1', 1, 2))).toMatchObject({ code: 'insufficient_stock', extra: { available: 1 } });
-    expect(refusalOf(() => requireCodesLeft('off_1', 2, 2))).toBeUndefined();
   });
 
   it('an attachment in use, a used voucher and a repeated sign-up are refused', () => {

@@ -9,6 +9,7 @@ import { advertiserRoutes } from './advertisers';
 import { attachmentRoutes } from './attachments';
 import { commentRoutes } from './comments';
 import { offerRoutes } from './offers';
+import { offerReviewRoutes } from './offer-review';
 import { offerImportRoutes } from './offer-imports';
 import { redemptionRoutes } from './redemptions';
 import { voucherImportRoutes } from './voucher-imports';
@@ -17,6 +18,7 @@ import { redemptionStaffRoutes } from './redemption-staff';
 /** Routes of the submission interface (advertisers), mounted under /submission/beta. */
 export const submissionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   await app.register(offerRoutes, { deps });
+  await app.register(offerReviewRoutes, { deps });
   await app.register(offerImportRoutes, { deps });
   await app.register(advertiserRoutes, { deps });
   await app.register(attachmentRoutes, { deps });

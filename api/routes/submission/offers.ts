@@ -15,8 +15,6 @@ import { PageQuery } from '../../../schemas/pagination';
 import { OfferCreateBody } from '../../../schemas/offer-create';
 import { cancelOffer, createOffer, getOffer, listOffers, listSuppliedVouchers, updateOffer } from '../../../services/offers';
 import { operations } from '../operation';
-import { OfferReviewResponse } from '../../../schemas/offer-review';
-import { offerReview } from '../../../services/offer-review-view';
 
 const Params = z.object({ id: IdParam });
 
@@ -51,16 +49,6 @@ export const offerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (
     async (request) => ({
       status: 'OK' as const,
       offer: await getOffer(deps, request.client.id, request.params.id),
-    }),
-  );
-
-  // Where the review stands, from Postgres: steps, place in the queue, expected decision, SLA.
-  app.get(
-    '/offers/:id/review',
-    { schema: { ...op('getOfferReview', "Follow an offer's review"), params: Params, response: { 200: OfferReviewResponse } } },
-    async (request) => ({
-      status: 'OK' as const,
-      review: await offerReview(deps, request.client.id, request.params.id),
     }),
   );
 
