@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { EnvSchema } from '../platform/config-schema';
+import { EnvSchema, OWN_SETTINGS_MAX, STANDARD_SETTINGS } from '../platform/config-schema';
 
 /*
  * `npm run docs:config`: writes the settings table of docs/configuration.md from the config schema
@@ -21,14 +21,27 @@ function defaultOf(setting: z.ZodType, meta: Record<string, unknown>): string {
   return typeof meta.unset === 'string' ? meta.unset : '';
 }
 
-/** The markdown table of every setting, in the schema's order: name, default, description. */
-export function renderConfigTable(schema: z.ZodObject = EnvSchema): string {
+/**
+ * The markdown table of every setting, in the schema's order: name, default, description, and why an
+ * operator would change it; above it, how many settings are our own. Refuses a setting without a
+ * description, one of our own without its why, and more than `max` of our own (decision 0076).
+ */
+export function renderConfigTable(schema: z.ZodObject = EnvSchema, standard = STANDARD_SETTINGS, max = OWN_SETTINGS_MAX): string {
   const rows = Object.entries(schema.shape).map(([name, setting]) => {
     const meta = z.globalRegistry.get(setting) ?? {};
-    if (!meta.description) throw new Error(`${name} has no description in platform/config-schema.ts (.describe() or .meta())`);
-    return `| \`${name}\` | ${cell(defaultOf(setting, meta))} | ${cell(meta.description)} |`;
+    if (!meta.description) throw new Error(`${name} has no description in platform/config-schema.ts (.meta(doc(…)) or unset(…))`);
+    const why = typeof meta.why === 'string' ? meta.why : standard.has(name) ? `(a standard variable: ${standard.get(name)})` : undefined;
+    if (!why)
+      throw new Error(`${name} is a setting of our own without why an operator would change it: give it one (doc(description, why))`);
+    return `| \`${name}\` | ${cell(defaultOf(setting, meta))} | ${cell(meta.description)} | ${cell(why)} |`;
   });
-  return ['| variable | default | description |', '|---|---|---|', ...rows].join('\n');
+  const own = Object.keys(schema.shape).filter((name) => !standard.has(name)).length;
+  if (own > max)
+    throw new Error(`${own} settings of our own, more than ${max}: fix a value in platform/config-fixed.ts or derive it (decision 0076)`);
+  const count =
+    `${own} settings of our own (at most ${max}, [decision 0076](decisions/0076-settings-an-operator-sets.md)) ` +
+    `and ${rows.length - own} standard ones whose names Temporal or OpenTelemetry give.`;
+  return [count, '', '| variable | default | description | why an operator changes it |', '|---|---|---|---|', ...rows].join('\n');
 }
 
 /** The document with its table made from the schema (the prose kept as it is). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envBoolean, unset } from './config-values';
+import { doc, envBoolean, unset } from './config-values';
 
 /*
  * The settings of the Temporal worker a process runs: whether it runs one, its version in the
@@ -8,7 +8,12 @@ import { envBoolean, unset } from './config-values';
 export const workerSettings = {
   RUN_WORKER: envBoolean
     .default(true)
-    .describe('Run a Temporal worker in this process; `false` for an API-only process ([deployment.md](deployment.md)).'),
+    .meta(
+      doc(
+        'Run a Temporal worker in this process; `false` for an API-only process ([deployment.md](deployment.md)).',
+        '`false` on API processes when workers run apart, so each kind scales and deploys on its own.',
+      ),
+    ),
   // Worker Versioning (docs/worker-versioning.md): each worker runs one version of the task queue's Worker Deployment.
   WORKER_BUILD_ID: z
     .string()
@@ -20,6 +25,7 @@ export const workerSettings = {
         'The build id of this worker’s version in the Worker Deployment named after `TEMPORAL_TASK_QUEUE` (e.g. a release tag or commit). ' +
           'Workers with the same workflow code must share it ([worker-versioning.md](worker-versioning.md)).',
         '`<package version>-<12 hex of the workflow bundle’s SHA-256>`: changes exactly when the workflow code does',
+        'To name versions after your release tags or commits, so `admin deploy` and the Temporal UI show names you know.',
       ),
     ),
   WORKER_SET_CURRENT: z
@@ -30,6 +36,7 @@ export const workerSettings = {
         'Whether a starting worker makes its version the deployment’s current one (where new runs go): `if-none` only while the deployment has ' +
           'none (a first start), `always`, or `never` (an operator ramps and promotes with `admin deploy`).',
         '`always` with the local dev server, else `if-none`',
+        '`never` to ramp a new version by hand (`admin deploy`) before it takes new runs; `always` where a new release should take them at once.',
       ),
     ),
   ORDER_INTAKE_SHARDS: z.coerce
@@ -38,12 +45,15 @@ export const workerSettings = {
     .min(1)
     .max(256)
     .default(4)
-    .describe(
-      'How many order-intake workflows share the orders (by client and order_number; [order-intake.md](order-intake.md)). ' +
-        'Fewer shards make larger Updates, each carrying the orders an API process held for its shard, which costs less CPU per order ' +
-        '([decision 0043](decisions/0043-coalescing-on-the-api-side.md); figures in [bench/README.md](../bench/README.md)); a shard places its batches one after the ' +
-        'other on one worker, so raise it with the workers. Temporal takes at most 10 Updates in flight per workflow and an API process has one ' +
-        'in flight per shard, so at most 10 API processes. Changing it while orders are placed is safe: an order in flight may be answered by ' +
-        'its new shard, still placed once (the database decides).',
+    .meta(
+      doc(
+        'How many order-intake workflows share the orders (by client and order_number; [order-intake.md](order-intake.md)). ' +
+          'Fewer shards make larger Updates, each carrying the orders an API process held for its shard, which costs less CPU per order ' +
+          '([decision 0043](decisions/0043-coalescing-on-the-api-side.md); figures in [bench/README.md](../bench/README.md)); a shard places its batches one after the ' +
+          'other on one worker, so raise it with the workers. Temporal takes at most 10 Updates in flight per workflow and an API process has one ' +
+          'in flight per shard, so at most 10 API processes. Changing it while orders are placed is safe: an order in flight may be answered by ' +
+          'its new shard, still placed once (the database decides).',
+        'Raise it with the workers when orders wait behind busy intake workflows; lower it to spend less CPU per order at modest volumes.',
+      ),
     ),
 };

@@ -10,10 +10,14 @@ export const port = z.coerce.number().int().min(1).max(65535);
 export const seconds = z.coerce.number().int().min(1);
 
 /**
- * What docs/configuration.md shows for a setting without a default in the schema: what happens
- * when it is unset (`npm run docs:config` renders the table from the schema).
+ * What docs/configuration.md shows for a setting (`npm run docs:config` renders the table from the
+ * schema): what it is, and why an operator would change it: every setting of our own has a `why`
+ * (Temporal's and OpenTelemetry's standard variables may go without).
  */
-export const unset = (description: string, whenUnset: string) => ({ description, unset: whenUnset });
+export const doc = (description: string, why: string) => ({ description, why });
+
+/** As `doc`, for a setting without a default in the schema: also what happens when it is unset. */
+export const unset = (description: string, whenUnset: string, why?: string) => ({ description, unset: whenUnset, ...(why ? { why } : {}) });
 
 /** An IP address or a CIDR block (`10.0.0.0/8`, `fd00::/8`), as Fastify's trustProxy takes them. */
 function isAddressOrBlock(s: string): boolean {
