@@ -8,6 +8,7 @@ import { createHarness, type Harness } from '../../setup/harness';
 import { validOffer } from '../../setup/fixtures';
 import { eventually } from '../../setup/eventually';
 import { SUB } from '../../setup/paths';
+import { decideWithinDeadline } from '../../../services/review';
 
 const OPS_USERNAME = 'reviewer-ana';
 const OPS_PASSWORD = 'correct horse battery staple';
@@ -130,6 +131,39 @@ describe('review console (/ops)', () => {
     expect(row).toContain('coupon');
     expect(row).toContain('Trattoria Roma');
     expect(row).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
+  });
+
+  it('lists overdue reviews first with their due and expected times, and charts review times per category', async () => {
+    const onTime = await create({ title: 'Reviewed on time' });
+    const late = await create({ title: 'Review past its SLA' });
+    // One decision, so that the chart and the estimates have a history to draw from.
+    const decided = await create({ title: 'Decided for the chart' });
+    await decideWithinDeadline(h.services, decided, 'approve', { reviewer: OPS_USERNAME });
+    // The late one's SLA ran out an hour ago (as if the SLA had been shorter when it was submitted).
+    await h.services.db
+      .updateTable('offers')
+      .set({ review_due_at: new Date(Date.now() - 3600_000) })
+      .where('id', '=', late)
+      .execute();
+    const ids = await queue();
+    expect(ids.indexOf(late)).toBeGreaterThan(-1);
+    expect(ids.indexOf(late)).toBeLessThan(ids.indexOf(onTime));
+    const pageOf = (id: string) => Math.floor(ids.indexOf(id) / 25) + 1;
+    const body = (await ops(`/ops?page=${pageOf(late)}`)).body;
+    const lateRow = new RegExp(`<tr data-offer-id="${late}"[^>]*>.*?</tr>`).exec(body)?.[0] ?? '';
+    expect(lateRow).toContain('data-overdue="true"');
+    expect(lateRow).toMatch(/overdue by/);
+    const onTimeRow =
+      new RegExp(`<tr data-offer-id="${onTime}"[^>]*>.*?</tr>`).exec((await ops(`/ops?page=${pageOf(onTime)}`)).body)?.[0] ?? '';
+    expect(onTimeRow).not.toContain('data-overdue');
+    // Each row has its expected decision time (a time, or a dash where the history has no estimate yet).
+    expect(onTimeRow).toMatch(/data-testid="expected">(\d{4}-\d{2}-\d{2} [^<]+|—)</);
+    // The chart: an accessible inline SVG (title and description) and the same figures as a table.
+    const chart = /<section data-testid="review-times">.*?<\/section>/s.exec(body)?.[0] ?? '';
+    expect(chart).toMatch(/<svg role="img" aria-labelledby="rt-title rt-desc"/);
+    expect(chart).toContain('<title id="rt-title">');
+    expect(chart).toMatch(/<desc id="rt-desc">[^<]*median/);
+    expect(chart).toMatch(/<tbody>\s*<tr><td>[^<]+<\/td><td>\d+<\/td>/);
   });
 
   it('escapes everything an advertiser wrote', async () => {
