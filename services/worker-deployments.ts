@@ -1,5 +1,6 @@
 import { isGrpcServiceError } from '@temporalio/client';
 import { Failure } from '../domain/failures';
+import { waitFor } from '../platform/wait-for';
 import {
   deploymentNameFor,
   describeDeployment,
@@ -149,22 +150,28 @@ export async function versionDrainage(deps: Deps, buildId: string): Promise<Vers
 }
 
 /**
- * Asks `versionDrainage` every `everyMs` until the version is drained, telling `onCheck` each
- * answer; refuses with `conflict` when `timeoutMs` passes first (runs still pinned to it).
+ * Asks `versionDrainage` until the version is drained, telling `onCheck` each answer; refuses with
+ * `conflict` when `timeoutMs` passes first (runs still pinned to it). Temporal sends no drained event
+ * and re-counts only every few minutes: asked again through the one wait, at most every 10 s.
  */
 export async function waitUntilDrained(
   deps: Deps,
   buildId: string,
-  opts: { timeoutMs: number; everyMs?: number; onCheck?: (d: VersionDrainage) => void },
+  opts: { timeoutMs: number; onCheck?: (d: VersionDrainage) => void },
 ): Promise<VersionDrainage> {
-  const giveUpAt = Date.now() + opts.timeoutMs;
-  for (;;) {
-    const drainage = await versionDrainage(deps, buildId);
-    opts.onCheck?.(drainage);
-    if (drainage.drained) return drainage;
-    if (Date.now() >= giveUpAt) {
-      throw new Failure('conflict', `version ${buildId} is still ${drainage.drainage ?? drainage.status} after ${opts.timeoutMs / 1000} s`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, Math.min(opts.everyMs ?? 10_000, Math.max(0, giveUpAt - Date.now()))));
-  }
+  let last: VersionDrainage | undefined;
+  return waitFor(
+    `version ${buildId} to drain`,
+    async () => {
+      last = await versionDrainage(deps, buildId);
+      opts.onCheck?.(last);
+      return last.drained && last;
+    },
+    {
+      deadlineMs: opts.timeoutMs,
+      maxMs: 10_000,
+      deadlineError: () =>
+        new Failure('conflict', `version ${buildId} is still ${last?.drainage ?? last?.status} after ${opts.timeoutMs / 1000} s`),
+    },
+  );
 }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { portIsFree } from '../../platform/free-port';
 import { OWNER_ONLY_UMASK } from './data-dir';
-import { waitFor } from './wait';
+import { waitFor } from '../../platform/wait-for';
 
 /** A local server process we started and must stop: its output goes to a log file under DATA_DIR. */
 export interface ManagedProcess {
@@ -23,7 +23,12 @@ export function alive(pid: number): boolean {
   }
 }
 
-const waitForExit = (pid: number, ms: number) => waitFor(() => !alive(pid), { timeoutMs: ms, everyMs: 100 });
+// No exit event reaches us for a process we did not start (a leftover): a poll, through the one wait.
+const waitForExit = (pid: number, ms: number) =>
+  waitFor(`process ${pid} to exit`, () => !alive(pid), { deadlineMs: ms }).then(
+    () => true,
+    () => false,
+  );
 
 /**
  * Stops a server left behind by an earlier run that was killed (kill -9 skips our shutdown),
@@ -173,21 +178,21 @@ export async function waitUntilReady(proc: ManagedProcess, probe: () => Promise<
   }
 }
 
-/** Probes are a local connect and one request: cheap enough to repeat often, so readiness is seen at once. */
-const READY_POLL_MS = 50;
-
 async function pollUntilReady(proc: ManagedProcess, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   let exitCode: number | null = null;
   proc.child.once('exit', (code) => {
     exitCode = code ?? -1;
   });
-  const ready = await waitFor(
+  await waitFor(
+    `${proc.name} to become ready`,
     () => {
       if (exitCode !== null)
         throw new Error(`${proc.name} exited with code ${exitCode} during start-up; ${proc.logFile} ends with:\n${logTail(proc.logFile)}`);
       return probe().catch(() => false);
     },
-    { timeoutMs, everyMs: READY_POLL_MS },
+    {
+      deadlineMs: timeoutMs,
+      deadlineError: () => new Error(`${proc.name} did not become ready within ${timeoutMs / 1000} s; see ${proc.logFile}`),
+    },
   );
-  if (!ready) throw new Error(`${proc.name} did not become ready within ${timeoutMs / 1000} s; see ${proc.logFile}`);
 }
