@@ -128,12 +128,8 @@ export async function describeVersion(client: Client, version: DeploymentVersion
     }
   };
   // No event says the version's workflow is back: asked again through the one wait.
-  return waitFor(`version ${versionLabel(version)}`, describe, { deadlineMs: NOT_FOUND_FOR_MS, deadlineError: () => believed }).catch(
-    (err: unknown) => {
-      if (err === believed) return undefined;
-      throw err;
-    },
-  );
+  const found = waitFor(`version ${versionLabel(version)}`, describe, { deadlineMs: NOT_FOUND_FOR_MS, deadlineError: () => believed });
+  return found.catch((err: unknown) => (err === believed ? undefined : Promise.reject(err)));
 }
 
 /**

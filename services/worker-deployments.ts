@@ -151,8 +151,7 @@ export async function versionDrainage(deps: Deps, buildId: string): Promise<Vers
 
 /**
  * Asks `versionDrainage` until the version is drained, telling `onCheck` each answer; refuses with
- * `conflict` when `timeoutMs` passes first (runs still pinned to it). Temporal sends no drained event
- * and re-counts only every few minutes: asked again through the one wait, at most every 10 s.
+ * `conflict` when `timeoutMs` passes first. No event says drained (Temporal re-counts every few minutes): the one wait.
  */
 export async function waitUntilDrained(
   deps: Deps,
@@ -160,18 +159,12 @@ export async function waitUntilDrained(
   opts: { timeoutMs: number; onCheck?: (d: VersionDrainage) => void },
 ): Promise<VersionDrainage> {
   let last: VersionDrainage | undefined;
-  return waitFor(
-    `version ${buildId} to drain`,
-    async () => {
-      last = await versionDrainage(deps, buildId);
-      opts.onCheck?.(last);
-      return last.drained && last;
-    },
-    {
-      deadlineMs: opts.timeoutMs,
-      maxMs: 10_000,
-      deadlineError: () =>
-        new Failure('conflict', `version ${buildId} is still ${last?.drainage ?? last?.status} after ${opts.timeoutMs / 1000} s`),
-    },
-  );
+  const stillPinned = () =>
+    new Failure('conflict', `version ${buildId} is still ${last?.drainage ?? last?.status} after ${opts.timeoutMs / 1000} s`);
+  const drained = async () => {
+    last = await versionDrainage(deps, buildId);
+    opts.onCheck?.(last);
+    return last.drained && last;
+  };
+  return waitFor(`version ${buildId} to drain`, drained, { deadlineMs: opts.timeoutMs, maxMs: 10_000, deadlineError: stillPinned });
 }

@@ -43,23 +43,6 @@ export type SetCurrentPolicy = Config['WORKER_SET_CURRENT'];
 const WITHIN_MS = 30_000;
 
 /**
- * Waits until Temporal has registered this version on both of the task queue's queues (workflow
- * and activity tasks): it does at each queue's first poll, and refuses to route to a version
- * missing a queue its current version has.
- */
-async function registered(client: Client, version: DeploymentVersion, taskQueue: string): Promise<void> {
-  // Temporal tells no one when it registers a version: asked again, through the one wait.
-  await waitFor(
-    `Temporal to register worker version ${versionLabel(version)} (does the cluster support Worker Deployments?)`,
-    async () => {
-      const queues = (await describeVersion(client, version))?.taskQueues ?? [];
-      return queues.includes(`${taskQueue}/workflow`) && queues.includes(`${taskQueue}/activity`);
-    },
-    { deadlineMs: WITHIN_MS },
-  );
-}
-
-/**
  * Run once the worker polls: waits until Temporal knows its version (so `admin deploy status`
  * lists it once the worker runs), then makes it the deployment's current one when the policy says
  * so. `if-none` does it only while the deployment has no current version (a fresh cluster or test
@@ -74,7 +57,15 @@ export async function applySetCurrentPolicy(
   policy: SetCurrentPolicy,
   log: Logger,
 ): Promise<'current' | 'not-current'> {
-  await registered(client, version, taskQueue);
+  // Temporal registers the version on each of its queues' first poll (workflow, activity) and routes to it
+  // only then; nothing announces it, nor a routing change settling: both asked again through the one wait.
+  const registered = async () => {
+    const queues = (await describeVersion(client, version))?.taskQueues ?? [];
+    return queues.includes(`${taskQueue}/workflow`) && queues.includes(`${taskQueue}/activity`);
+  };
+  await waitFor(`Temporal to register ${versionLabel(version)} (does it support Worker Deployments?)`, registered, {
+    deadlineMs: WITHIN_MS,
+  });
   let lastError: unknown;
   return waitFor(
     `worker version ${versionLabel(version)} to become current`,
@@ -100,7 +91,7 @@ export async function applySetCurrentPolicy(
     {
       deadlineMs: WITHIN_MS,
       deadlineError: () =>
-        new Error(`worker version ${versionLabel(version)} could not be made current: ${String(lastError)}`, { cause: lastError }),
+        new Error(`worker version ${versionLabel(version)} not made current: ${String(lastError)}`, { cause: lastError }),
     },
   );
 }

@@ -23,12 +23,8 @@ export function alive(pid: number): boolean {
   }
 }
 
-// No exit event reaches us for a process we did not start (a leftover): a poll, through the one wait.
-const waitForExit = (pid: number, ms: number) =>
-  waitFor(`process ${pid} to exit`, () => !alive(pid), { deadlineMs: ms }).then(
-    () => true,
-    () => false,
-  );
+// A leftover of an earlier run sends us no exit event: its pid is asked through the one wait.
+const leftoverExited = (pid: number, ms: number) => waitFor(`pid ${pid} to exit`, () => !alive(pid), { deadlineMs: ms }).catch(() => false);
 
 /**
  * Stops a server left behind by an earlier run that was killed (kill -9 skips our shutdown),
@@ -39,7 +35,7 @@ export async function stopLeftover(pidFile: string, signal: NodeJS.Signals = 'SI
   const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
   if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
     process.kill(pid, signal);
-    if (!(await waitForExit(pid, 15_000))) process.kill(pid, 'SIGKILL');
+    if (!(await leftoverExited(pid, 15_000))) process.kill(pid, 'SIGKILL');
   }
   fs.rmSync(pidFile, { force: true });
 }
@@ -109,10 +105,14 @@ export function startProcess(opts: {
   killLiveOnExit();
   live.add(child);
   let exited = false;
-  child.on('exit', () => {
-    exited = true;
-    live.delete(child);
-  });
+  const exit = new Promise<true>((resolve) =>
+    child.on('exit', () => {
+      exited = true;
+      live.delete(child);
+      resolve(true);
+    }),
+  );
+  const exitWithin = (ms: number) => Promise.race([exit, new Promise<false>((r) => setTimeout(() => r(false), ms).unref())]);
   const signalGroup = (signal: NodeJS.Signals) => {
     try {
       process.kill(-child.pid!, signal); // the group: whatever the server itself started goes too
@@ -127,9 +127,9 @@ export function startProcess(opts: {
     async stop() {
       if (!exited && child.pid) {
         signalGroup(opts.stopSignal ?? 'SIGTERM');
-        if (!(await waitForExit(child.pid, opts.stopGraceMs ?? STOP_GRACE_MS))) {
+        if (!(await exitWithin(opts.stopGraceMs ?? STOP_GRACE_MS))) {
           signalGroup('SIGKILL');
-          await waitForExit(child.pid, 1_000);
+          await exitWithin(1_000);
         }
       }
       fs.rmSync(opts.pidFile, { force: true });
@@ -184,15 +184,12 @@ async function pollUntilReady(proc: ManagedProcess, probe: () => Promise<boolean
     exitCode = code ?? -1;
   });
   await waitFor(
-    `${proc.name} to become ready`,
+    `${proc.name} to become ready (see ${proc.logFile})`,
     () => {
       if (exitCode !== null)
         throw new Error(`${proc.name} exited with code ${exitCode} during start-up; ${proc.logFile} ends with:\n${logTail(proc.logFile)}`);
       return probe().catch(() => false);
     },
-    {
-      deadlineMs: timeoutMs,
-      deadlineError: () => new Error(`${proc.name} did not become ready within ${timeoutMs / 1000} s; see ${proc.logFile}`),
-    },
+    { deadlineMs: timeoutMs },
   );
 }

@@ -49,12 +49,12 @@ export async function startStackProcess(opts: { prefix: string; onProgress?: (li
   const stackFile = path.join(dataDir, 'stack.json');
   // The stack file is written after migrations, so the schema is ready too.
   await waitFor(
-    `the stack file ${stackFile}`,
+    `the stack to start (see ${logPath})`,
     () => {
       if (child.exitCode !== null) throw new Error(`stack exited (${child.exitCode}); see ${logPath}`);
       return fs.existsSync(stackFile);
     },
-    { deadlineMs: STACK_TIMEOUT_MS, deadlineError: () => new Error(`stack did not start in time; see ${logPath}`) },
+    { deadlineMs: STACK_TIMEOUT_MS },
   );
   child.unref();
   return { dataDir, endpoints: JSON.parse(fs.readFileSync(stackFile, 'utf8')), pid: child.pid! };
@@ -114,13 +114,13 @@ export async function startClusterStackProcess(opts: {
   });
   const readyFile = path.join(dataDir, 'cluster.json');
   await waitFor(
-    `the cluster file ${readyFile}`,
+    `stack:cluster to start (see ${logPath})`,
     () => {
       if (child.exitCode !== null)
         throw new Error(`stack:cluster exited (${child.exitCode}); see ${logPath}:\n${fs.readFileSync(logPath, 'utf8').slice(-3000)}`);
       return fs.existsSync(readyFile);
     },
-    { deadlineMs: STACK_TIMEOUT_MS, deadlineError: () => new Error(`stack:cluster did not start in time; see ${logPath}`) },
+    { deadlineMs: STACK_TIMEOUT_MS },
   );
   child.unref();
   const { env } = JSON.parse(fs.readFileSync(readyFile, 'utf8')) as { env: Record<string, string> };

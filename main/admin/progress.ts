@@ -13,10 +13,7 @@ export interface ProgressReading {
   finished: boolean;
 }
 
-/**
- * The CLI's one progress loop: polls `read` every `intervalMs` (at drawing pace; nothing announces a
- * committed batch) and draws it until it says finished; answers the last reading.
- */
+/** The CLI's one progress loop (no event marks a committed batch): polls `read` every `intervalMs` and draws it until finished. */
 export async function watchProgress(label: string, read: () => Promise<ProgressReading>, intervalMs = 500): Promise<ProgressReading> {
   const bar = new cliProgress.SingleBar(
     {
