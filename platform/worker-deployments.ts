@@ -1,5 +1,6 @@
 import { isGrpcServiceError, type Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { waitFor } from './wait-for';
 
 /*
  * Temporal's Worker Deployments (Worker Versioning), reached through the WorkflowService: the TS
@@ -42,8 +43,8 @@ export interface VersionDescription extends DeploymentVersion {
 }
 
 const GRPC_NOT_FOUND = 5;
-/** Looks at a version before its "not found" is believed (about 1.5 s in all). */
-const NOT_FOUND_ATTEMPTS = 6;
+/** How long a version's "not found" is asked again before it is believed. */
+const NOT_FOUND_FOR_MS = 1_500;
 const enums = temporal.api.enums.v1;
 
 /**
@@ -107,7 +108,8 @@ export async function describeDeployment(client: Client, deploymentName: string)
  * as new (a routing change): a "not found" is asked again a few times before it is believed.
  */
 export async function describeVersion(client: Client, version: DeploymentVersion): Promise<VersionDescription | undefined> {
-  for (let attempt = 1; ; attempt++) {
+  const believed = new Error('not found');
+  const describe = async () => {
     try {
       const res = await client.workflowService.describeWorkerDeploymentVersion({
         namespace: client.options.namespace,
@@ -123,10 +125,11 @@ export async function describeVersion(client: Client, version: DeploymentVersion
       };
     } catch (err) {
       if (!isGrpcServiceError(err) || err.code !== GRPC_NOT_FOUND) throw err;
-      if (attempt === NOT_FOUND_ATTEMPTS) return undefined;
-      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
     }
-  }
+  };
+  // No event says the version's workflow is back: asked again through the one wait.
+  const found = waitFor(`version ${versionLabel(version)}`, describe, { deadlineMs: NOT_FOUND_FOR_MS, deadlineError: () => believed });
+  return found.catch((err: unknown) => (err === believed ? undefined : Promise.reject(err)));
 }
 
 /**

@@ -1,5 +1,6 @@
 import { isGrpcServiceError } from '@temporalio/client';
 import { Failure } from '../domain/failures';
+import { waitFor } from '../platform/wait-for';
 import {
   deploymentNameFor,
   describeDeployment,
@@ -149,22 +150,21 @@ export async function versionDrainage(deps: Deps, buildId: string): Promise<Vers
 }
 
 /**
- * Asks `versionDrainage` every `everyMs` until the version is drained, telling `onCheck` each
- * answer; refuses with `conflict` when `timeoutMs` passes first (runs still pinned to it).
+ * Asks `versionDrainage` until the version is drained, telling `onCheck` each answer; refuses with
+ * `conflict` when `timeoutMs` passes first. No event says drained (Temporal re-counts every few minutes): the one wait.
  */
 export async function waitUntilDrained(
   deps: Deps,
   buildId: string,
-  opts: { timeoutMs: number; everyMs?: number; onCheck?: (d: VersionDrainage) => void },
+  opts: { timeoutMs: number; onCheck?: (d: VersionDrainage) => void },
 ): Promise<VersionDrainage> {
-  const giveUpAt = Date.now() + opts.timeoutMs;
-  for (;;) {
-    const drainage = await versionDrainage(deps, buildId);
-    opts.onCheck?.(drainage);
-    if (drainage.drained) return drainage;
-    if (Date.now() >= giveUpAt) {
-      throw new Failure('conflict', `version ${buildId} is still ${drainage.drainage ?? drainage.status} after ${opts.timeoutMs / 1000} s`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, Math.min(opts.everyMs ?? 10_000, Math.max(0, giveUpAt - Date.now()))));
-  }
+  let last: VersionDrainage | undefined;
+  const stillPinned = () =>
+    new Failure('conflict', `version ${buildId} is still ${last?.drainage ?? last?.status} after ${opts.timeoutMs / 1000} s`);
+  const drained = async () => {
+    last = await versionDrainage(deps, buildId);
+    opts.onCheck?.(last);
+    return last.drained && last;
+  };
+  return waitFor(`version ${buildId} to drain`, drained, { deadlineMs: opts.timeoutMs, maxMs: 10_000, deadlineError: stillPinned });
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../platform/config';
 import type { Logger } from '../platform/logger';
+import { waitFor } from '../platform/wait-for';
 import {
   describeDeployment,
   describeVersion,
@@ -41,27 +42,6 @@ export type SetCurrentPolicy = Config['WORKER_SET_CURRENT'];
 /** How long a starting worker waits for Temporal to register its version, and then to make it current. */
 const WITHIN_MS = 30_000;
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Waits until Temporal has registered this version on both of the task queue's queues (workflow
- * and activity tasks): it does at each queue's first poll, and refuses to route to a version
- * missing a queue its current version has.
- */
-async function registered(client: Client, version: DeploymentVersion, taskQueue: string): Promise<void> {
-  const deadline = Date.now() + WITHIN_MS;
-  for (let wait = 25; ; wait = Math.min(wait * 2, 200)) {
-    const queues = (await describeVersion(client, version))?.taskQueues ?? [];
-    if (queues.includes(`${taskQueue}/workflow`) && queues.includes(`${taskQueue}/activity`)) return;
-    if (Date.now() > deadline) {
-      throw new Error(
-        `Temporal did not register worker version ${versionLabel(version)} within ${WITHIN_MS / 1000} s (does the cluster support Worker Deployments?)`,
-      );
-    }
-    await pause(wait);
-  }
-}
-
 /**
  * Run once the worker polls: waits until Temporal knows its version (so `admin deploy status`
  * lists it once the worker runs), then makes it the deployment's current one when the policy says
@@ -77,27 +57,41 @@ export async function applySetCurrentPolicy(
   policy: SetCurrentPolicy,
   log: Logger,
 ): Promise<'current' | 'not-current'> {
-  await registered(client, version, taskQueue);
-  const deadline = Date.now() + WITHIN_MS;
-  for (let wait = 25; ; wait = Math.min(wait * 2, 200)) {
-    const routing = await describeDeployment(client, version.deploymentName);
-    if (routing?.current === version.buildId) return 'current';
-    if (policy === 'never' || (policy === 'if-none' && routing?.current)) {
-      log.warn(
-        { version: versionLabel(version), current: routing?.current ?? null, ramping: routing?.ramping ?? null },
-        'this worker version is not the current one: it takes only runs pinned or ramped to it (promote it with `admin deploy promote`)',
-      );
-      return 'not-current';
-    }
-    try {
-      const { previous } = await setCurrentVersion(client, version, { conflictToken: routing?.conflictToken });
-      log.info({ version: versionLabel(version), previous: previous ?? null }, 'worker version made current');
-      return 'current';
-    } catch (err) {
-      // A concurrent change (the conflict token) or the server still settling: look again, a bounded time.
-      if (Date.now() > deadline)
-        throw new Error(`worker version ${versionLabel(version)} could not be made current: ${String(err)}`, { cause: err });
-    }
-    await pause(wait);
-  }
+  // Temporal registers the version on each of its queues' first poll (workflow, activity) and routes to it
+  // only then; nothing announces it, nor a routing change settling: both asked again through the one wait.
+  const registered = async () => {
+    const queues = (await describeVersion(client, version))?.taskQueues ?? [];
+    return queues.includes(`${taskQueue}/workflow`) && queues.includes(`${taskQueue}/activity`);
+  };
+  await waitFor(`Temporal to register ${versionLabel(version)} (does it support Worker Deployments?)`, registered, {
+    deadlineMs: WITHIN_MS,
+  });
+  let lastError: unknown;
+  return waitFor(
+    `worker version ${versionLabel(version)} to become current`,
+    async () => {
+      const routing = await describeDeployment(client, version.deploymentName);
+      if (routing?.current === version.buildId) return 'current';
+      if (policy === 'never' || (policy === 'if-none' && routing?.current)) {
+        log.warn(
+          { version: versionLabel(version), current: routing?.current ?? null, ramping: routing?.ramping ?? null },
+          'this worker version is not the current one: it takes only runs pinned or ramped to it (promote it with `admin deploy promote`)',
+        );
+        return 'not-current';
+      }
+      try {
+        const { previous } = await setCurrentVersion(client, version, { conflictToken: routing?.conflictToken });
+        log.info({ version: versionLabel(version), previous: previous ?? null }, 'worker version made current');
+        return 'current';
+      } catch (err) {
+        // A concurrent change (the conflict token) or the server still settling: look again, a bounded time.
+        lastError = err;
+      }
+    },
+    {
+      deadlineMs: WITHIN_MS,
+      deadlineError: () =>
+        new Error(`worker version ${versionLabel(version)} not made current: ${String(lastError)}`, { cause: lastError }),
+    },
+  );
 }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { portIsFree } from '../../platform/free-port';
 import { OWNER_ONLY_UMASK } from './data-dir';
-import { waitFor } from './wait';
+import { waitFor } from '../../platform/wait-for';
 
 /** A local server process we started and must stop: its output goes to a log file under DATA_DIR. */
 export interface ManagedProcess {
@@ -23,7 +23,8 @@ export function alive(pid: number): boolean {
   }
 }
 
-const waitForExit = (pid: number, ms: number) => waitFor(() => !alive(pid), { timeoutMs: ms, everyMs: 100 });
+// A leftover of an earlier run sends us no exit event: its pid is asked through the one wait.
+const leftoverExited = (pid: number, ms: number) => waitFor(`pid ${pid} to exit`, () => !alive(pid), { deadlineMs: ms }).catch(() => false);
 
 /**
  * Stops a server left behind by an earlier run that was killed (kill -9 skips our shutdown),
@@ -34,7 +35,7 @@ export async function stopLeftover(pidFile: string, signal: NodeJS.Signals = 'SI
   const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
   if (Number.isInteger(pid) && pid > 0 && alive(pid)) {
     process.kill(pid, signal);
-    if (!(await waitForExit(pid, 15_000))) process.kill(pid, 'SIGKILL');
+    if (!(await leftoverExited(pid, 15_000))) process.kill(pid, 'SIGKILL');
   }
   fs.rmSync(pidFile, { force: true });
 }
@@ -104,10 +105,14 @@ export function startProcess(opts: {
   killLiveOnExit();
   live.add(child);
   let exited = false;
-  child.on('exit', () => {
-    exited = true;
-    live.delete(child);
-  });
+  const exit = new Promise<true>((resolve) =>
+    child.on('exit', () => {
+      exited = true;
+      live.delete(child);
+      resolve(true);
+    }),
+  );
+  const exitWithin = (ms: number) => Promise.race([exit, new Promise<false>((r) => setTimeout(() => r(false), ms).unref())]);
   const signalGroup = (signal: NodeJS.Signals) => {
     try {
       process.kill(-child.pid!, signal); // the group: whatever the server itself started goes too
@@ -122,9 +127,9 @@ export function startProcess(opts: {
     async stop() {
       if (!exited && child.pid) {
         signalGroup(opts.stopSignal ?? 'SIGTERM');
-        if (!(await waitForExit(child.pid, opts.stopGraceMs ?? STOP_GRACE_MS))) {
+        if (!(await exitWithin(opts.stopGraceMs ?? STOP_GRACE_MS))) {
           signalGroup('SIGKILL');
-          await waitForExit(child.pid, 1_000);
+          await exitWithin(1_000);
         }
       }
       fs.rmSync(opts.pidFile, { force: true });
@@ -173,21 +178,18 @@ export async function waitUntilReady(proc: ManagedProcess, probe: () => Promise<
   }
 }
 
-/** Probes are a local connect and one request: cheap enough to repeat often, so readiness is seen at once. */
-const READY_POLL_MS = 50;
-
 async function pollUntilReady(proc: ManagedProcess, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   let exitCode: number | null = null;
   proc.child.once('exit', (code) => {
     exitCode = code ?? -1;
   });
-  const ready = await waitFor(
+  await waitFor(
+    `${proc.name} to become ready (see ${proc.logFile})`,
     () => {
       if (exitCode !== null)
         throw new Error(`${proc.name} exited with code ${exitCode} during start-up; ${proc.logFile} ends with:\n${logTail(proc.logFile)}`);
       return probe().catch(() => false);
     },
-    { timeoutMs, everyMs: READY_POLL_MS },
+    { deadlineMs: timeoutMs },
   );
-  if (!ready) throw new Error(`${proc.name} did not become ready within ${timeoutMs / 1000} s; see ${proc.logFile}`);
 }

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { alive } from './child-process';
 import { removeDataDir } from './data-dir';
-import { waitFor } from './wait';
 import { freePort } from '../../platform/free-port';
+import { waitFor } from '../../platform/wait-for';
 import type { Endpoints } from '../../platform/endpoints';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -48,14 +48,14 @@ export async function startStackProcess(opts: { prefix: string; onProgress?: (li
   });
   const stackFile = path.join(dataDir, 'stack.json');
   // The stack file is written after migrations, so the schema is ready too.
-  const started = await waitFor(
+  await waitFor(
+    `the stack to start (see ${logPath})`,
     () => {
       if (child.exitCode !== null) throw new Error(`stack exited (${child.exitCode}); see ${logPath}`);
       return fs.existsSync(stackFile);
     },
-    { timeoutMs: STACK_TIMEOUT_MS, everyMs: 250 },
+    { deadlineMs: STACK_TIMEOUT_MS },
   );
-  if (!started) throw new Error(`stack did not start in time; see ${logPath}`);
   child.unref();
   return { dataDir, endpoints: JSON.parse(fs.readFileSync(stackFile, 'utf8')), pid: child.pid! };
 }
@@ -67,7 +67,7 @@ export async function stopStackProcess(pid: number, dataDir?: string): Promise<v
   } catch {
     // gone already
   }
-  await waitFor(() => !alive(pid), { timeoutMs: 30_000, everyMs: 200 });
+  await waitFor(`stack process ${pid} to exit`, () => !alive(pid), { deadlineMs: 30_000 }).catch(() => undefined);
   if (dataDir) removeDataDir(dataDir);
 }
 
@@ -113,15 +113,15 @@ export async function startClusterStackProcess(opts: {
     for (const line of chunk.toString().split('\n')) if (line.trim()) opts.onProgress?.(line);
   });
   const readyFile = path.join(dataDir, 'cluster.json');
-  const started = await waitFor(
+  await waitFor(
+    `stack:cluster to start (see ${logPath})`,
     () => {
       if (child.exitCode !== null)
         throw new Error(`stack:cluster exited (${child.exitCode}); see ${logPath}:\n${fs.readFileSync(logPath, 'utf8').slice(-3000)}`);
       return fs.existsSync(readyFile);
     },
-    { timeoutMs: STACK_TIMEOUT_MS, everyMs: 250 },
+    { deadlineMs: STACK_TIMEOUT_MS },
   );
-  if (!started) throw new Error(`stack:cluster did not start in time; see ${logPath}`);
   child.unref();
   const { env } = JSON.parse(fs.readFileSync(readyFile, 'utf8')) as { env: Record<string, string> };
   return { dataDir, env, pid: child.pid! };

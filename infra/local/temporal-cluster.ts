@@ -21,7 +21,7 @@ import {
   type TemporalService,
 } from './temporal-cluster-config';
 import { prepareClusterDatabases } from './temporal-cluster-schema';
-import { waitFor } from './wait';
+import { waitFor } from '../../platform/wait-for';
 
 const run = promisify(execFile);
 
@@ -230,7 +230,7 @@ async function prepareNamespace(cli: string, env: Record<string, string>, o: Clu
     ],
   ];
   for (const [name, step] of steps) {
-    if (!(await waitFor(attempt(step), { timeoutMs: 60_000, everyMs: 500 })))
-      throw new Error(`temporal cluster: ${name} did not succeed within 60 s: ${lastError}`);
+    const deadlineError = () => new Error(`temporal cluster: ${name} did not succeed within 60 s: ${lastError}`);
+    await waitFor(`temporal cluster: ${name}`, attempt(step), { deadlineMs: 60_000, deadlineError });
   }
 }

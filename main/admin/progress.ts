@@ -13,7 +13,7 @@ export interface ProgressReading {
   finished: boolean;
 }
 
-/** Polls `read` every `intervalMs` and draws it until it says finished; answers the last reading. */
+/** The CLI's one progress loop (no event marks a committed batch): polls `read` every `intervalMs` and draws it until finished. */
 export async function watchProgress(label: string, read: () => Promise<ProgressReading>, intervalMs = 500): Promise<ProgressReading> {
   const bar = new cliProgress.SingleBar(
     {

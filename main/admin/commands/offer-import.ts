@@ -24,10 +24,11 @@ export async function importOffers(ctx: AdminContext, check: CheckImportFile, fi
     throw new AdminError(`${file}: ${(err as Error).message}`);
   }
   const started = await createOfferImport(deps, o.client, lines);
+  let i = started;
   await watchProgress(`import ${started.id}`, async () => {
-    const i = await getOfferImport(deps, o.client, started.id);
+    i = await getOfferImport(deps, o.client, started.id);
     return { done: i.rows_created + i.rows_rejected, total: i.rows_total, finished: i.status === 'completed' || i.status === 'failed' };
   });
-  const { id, status, rows_total, rows_created, rows_rejected } = await getOfferImport(deps, o.client, started.id);
+  const { id, status, rows_total, rows_created, rows_rejected } = i;
   output({ id, status, rows_total, rows_created, rows_rejected, errors: await offerImportErrors(deps, o.client, id) });
 }

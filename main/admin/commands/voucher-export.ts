@@ -23,11 +23,11 @@ export async function exportVouchers(ctx: AdminContext, offerId: string, o: { ou
   const started = await createVoucherExport(deps, scope, offerId).catch((err: unknown) => {
     throw err instanceof Failure ? new AdminError(err.message) : err;
   });
+  let row = started;
   await watchProgress(`export ${started.id}`, async () => {
-    const e = await getVoucherExport(deps, scope.clientId, started.id);
-    return { done: e.rows, total, finished: e.status === 'completed' || e.status === 'failed' };
+    row = await getVoucherExport(deps, scope.clientId, started.id);
+    return { done: row.rows, total, finished: row.status === 'completed' || row.status === 'failed' };
   });
-  const row = await getVoucherExport(deps, scope.clientId, started.id);
   if (row.status !== 'completed') throw new AdminError(`export ${row.id} failed: ${row.error ?? 'unknown error'}`);
   const file = o.out ?? `${row.id}.csv`;
   await pipeline(await readVoucherExportFile(deps, row), fs.createWriteStream(file));

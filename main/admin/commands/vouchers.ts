@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
-import { SingleBar } from 'cli-progress';
 import { INTERFACE_PREFIX } from '../../../domain/environment';
 import type { CodePattern } from '../../../domain/voucher-imports';
 import { toVoucherImport } from '../../../schemas/voucher-import';
@@ -13,6 +12,7 @@ import {
 } from '../../../services/voucher-imports';
 import type { VoucherImportRow } from '../../../store/database';
 import { AdminError, output, type AdminContext } from '../context';
+import { watchProgress } from '../progress';
 import { exportVouchers } from './voucher-export';
 
 const int = (v: string) => {
@@ -23,30 +23,14 @@ const int = (v: string) => {
 
 const base = (ctx: AdminContext) => `${ctx.config.PUBLIC_BASE_URL ?? ''}${INTERFACE_PREFIX.submission}`;
 
-/**
- * Watches an import to its end with a live bar on stderr (rows, rows per second, time left), then
- * prints the import (stdout). Polls the import's row: the workflow commits progress batch by batch.
- */
+/** Watches an import to its end with the CLI's progress bar (main/admin/progress.ts), then prints it (stdout). */
 async function watch(ctx: AdminContext, started: VoucherImportRow): Promise<void> {
-  const bar = new SingleBar({
-    format: 'codes |{bar}| {percentage}% | {value}/{total} rows | {rate} rows/s | {eta_formatted} left | {status}',
-    stream: process.stderr,
-    etaBuffer: 20,
-    hideCursor: true,
-    // Piped (a log, CI): a line every second instead of nothing.
-    noTTYOutput: true,
-    notTTYSchedule: 1000,
-  });
-  const t0 = Date.now();
-  bar.start(Number(started.rows_total), 0, { rate: 0, status: started.status });
   let row = started;
-  while (row.status === 'queued' || row.status === 'running') {
-    await new Promise((r) => setTimeout(r, 500));
+  await watchProgress(`codes ${started.id}`, async () => {
     row = (await findVoucherImportForOperator(ctx, row.id))!;
-    const seen = Number(row.rows_imported) + Number(row.rows_rejected);
-    bar.update(seen, { rate: Math.round(seen / ((Date.now() - t0) / 1000)), status: row.status });
-  }
-  bar.stop();
+    const finished = row.status !== 'queued' && row.status !== 'running';
+    return { done: Number(row.rows_imported) + Number(row.rows_rejected), total: Number(row.rows_total), finished };
+  });
   output(toVoucherImport(row, base(ctx)));
   if (row.status === 'failed') throw new AdminError(`the import failed: ${row.failure_message}`);
 }
