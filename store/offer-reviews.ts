@@ -117,7 +117,7 @@ export async function recordReviewOverdue(
 /**
  * An operator opened the pending review in the console: one `review_started` step and
  * `offer.review_started` event per round (the round is its submitted_at); false when it was not
- * pending or was opened before in this round.
+ * pending, was opened before in this round, or its row is held by a change in flight.
  */
 export async function recordReviewStarted(db: Db, r: { offerId: string; operator: string }): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
@@ -126,6 +126,8 @@ export async function recordReviewStarted(db: Db, r: { offerId: string; operator
       .select(['status', 'submitted_at'])
       .where('id', '=', r.offerId)
       .forUpdate()
+      // A page view never waits on the offer's row: a change holding it (a decision on its way) makes this moot.
+      .skipLocked()
       .executeTakeFirst();
     if (row?.status !== 'pending') return false;
     const key = `review-started:${r.offerId}:${row.submitted_at.getTime()}`;

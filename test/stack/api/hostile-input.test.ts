@@ -7,7 +7,7 @@ import { DIST, SUB } from '../../setup/paths';
 
 /** Every status the API documents (docs/errors.md); anything else, above all a 5xx, is a bug. */
 // 410: the obsolete User endpoints (test/stack/api/paths-and-gone.test.ts); 202: accepted bulk work (docs/bulk-offers-and-exports.md).
-const DOCUMENTED = new Set([200, 202, 400, 401, 403, 404, 409, 410, 413, 414, 415, 422, 429]);
+const DOCUMENTED = new Set([200, 201, 202, 400, 401, 403, 404, 409, 410, 413, 414, 415, 422, 429]);
 
 const NASTY = [
   "' OR 1=1 --",

@@ -119,6 +119,12 @@ describe('isolation between clients', () => {
   /** How to fill each route's path, and a body a careless implementation would act on. */
   const TABLE: Record<string, { params: Record<string, string>; body?: unknown }> = {
     'GET /submission/beta/offers/:id': { params: { id: 'offer' } },
+    'GET /submission/beta/offers/:id/review': { params: { id: 'offer' } },
+    'GET /submission/beta/advertisers/:advertiser_id': { params: { advertiser_id: 'advertiser' } },
+    'PUT /submission/beta/advertisers/:advertiser_id': {
+      params: { advertiser_id: 'advertiser' },
+      body: { advertiser: { time_zone: 'Europe/Berlin' } },
+    },
     'PUT /submission/beta/offers/:id': { params: { id: 'offer' }, body: { offer: { status: 'suspended' } } },
     'DELETE /submission/beta/offers/:id': { params: { id: 'offer' } },
     'GET /submission/beta/attachments/:id': { params: { id: 'attachment' } },

@@ -81,8 +81,11 @@ describe('following an offer review', () => {
     expect(done.steps[2]).toMatchObject({ actor: 'advertiser', changed_fields: ['title'] });
     expect(done.steps[4]).toMatchObject({ actor: 'advertiser', author_name: 'Merchant Mo', content: 'New photos are up' });
     expect(done.steps[5]).toMatchObject({ actor: 'review_team', operator: 'ana' });
-    // The decision counts in the next estimates (other files on this database decided offers too: one more than before).
-    expect(done.expected_decision_basis).toMatchObject({ scope: 'overall', decisions: Math.min(decidedBefore + 1, 200) });
+    // The decision counts in the next estimates: other files on this database decided offers too, so the basis
+    // is the category's once it has 20 (domain/review-estimate.ts, tested on a seeded history in the unit lane).
+    expect(['overall', 'category']).toContain(done.expected_decision_basis.scope);
+    if (pending.expected_decision_basis?.scope === done.expected_decision_basis.scope)
+      expect(done.expected_decision_basis.decisions).toBe(Math.min(decidedBefore + 1, 200));
 
     // The same answer in XML, read back by its own schema.
     const asXml = await call('GET', `/offers/${id}/review`, undefined, key, 'application/xml');

@@ -218,7 +218,8 @@ describe('admin CLI', () => {
     afterAll(() => h.services.db.deleteFrom('operators').where('name', 'in', [ana, bo]).execute());
 
     it('add (password piped, printed nowhere), list, sign in to /ops at once, remove, refused at once', async () => {
-      expect(await consoleAs(ana, anaPassword)).toBe(401);
+      // Refused before being added: 401, or 503 while the operators table is empty (the console closed).
+      expect([401, 503]).toContain(await consoleAs(ana, anaPassword));
       const added = await admin(['ops', 'users', 'add', ana], process.env, `${anaPassword}\n`);
       expect([added.code, JSON.parse(added.stdout)]).toEqual([0, { added: ana }]);
       expect(added.stdout + added.stderr).not.toContain(anaPassword);
@@ -251,7 +252,7 @@ describe('admin CLI', () => {
       const gone = await admin(['ops', 'users', 'remove', ana]);
       expect([gone.code, gone.stderr.trim()]).toEqual([1, `error: operator ${ana} not found`]);
       expect((await admin(['ops', 'users', 'remove', bo])).code).toBe(0);
-      expect(await consoleAs(bo, boPassword)).toBe(401);
+      expect([401, 503]).toContain(await consoleAs(bo, boPassword));
     }, 180_000);
   });
 });

@@ -13,12 +13,17 @@ const ROOT = path.resolve(__dirname, '..', '..', '..');
 
 /** Pids of processes whose command line names `dir`: the servers a stack in that DATA_DIR started. */
 function processesUsing(dir: string): number[] {
+  // As root, the Postgres cluster lives under /var/lib/offer-marketplace, linked from DATA_DIR/postgres
+  // (the owner-only DATA_DIR is closed to the postgres user): its server names the linked folder.
+  const cluster = path.join(dir, 'postgres');
+  const dirs = [dir, ...(fs.existsSync(cluster) && fs.lstatSync(cluster).isSymbolicLink() ? [fs.realpathSync(cluster)] : [])];
   return fs
     .readdirSync('/proc')
     .filter((p) => /^\d+$/.test(p))
     .filter((p) => {
       try {
-        return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(dir);
+        const cmdline = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8');
+        return dirs.some((d) => cmdline.includes(d));
       } catch {
         return false;
       }

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { hashPassword } from '../../../platform/passwords';
 import { launchChromium } from '../../setup/chromium';
 import { advertiserId, createStaff } from '../../setup/counter';
 import { seedOffer, validOffer } from '../../setup/fixtures';
@@ -78,8 +77,8 @@ describe('every HTML page, in each state, is accessible and keyboard-usable', ()
   };
 
   beforeAll(async () => {
-    const OPS_USERS = `${OPERATOR.username}:${await hashPassword(OPERATOR.password)}`;
-    h = await createHarness({ worker: true, env: { OPS_USERS, RATE_LIMIT_PER_SECOND: '100' } });
+    h = await createHarness({ worker: true, env: { RATE_LIMIT_PER_SECOND: '100' } });
+    await h.operator(OPERATOR.username, OPERATOR.password);
     await h.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
     sub = await h.client('submission');
