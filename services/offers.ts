@@ -2,10 +2,7 @@ import { WorkflowExecutionAlreadyStartedError, type WorkflowUpdateHandle, type W
 import { newId } from '../store/ids';
 import { deleteUnstartedOffer, findClientOffer, insertOffer, listClientOffers } from '../store/offers';
 import { reviewDueAt } from '../store/offer-reviews';
-import { unknownCategoryIds } from '../store/categories';
-import { unknownDistributionClientIds } from '../store/api-clients';
-import { unownedAttachmentIds } from '../store/attachments';
-import { findAdvertiser, findAdvertiserByName } from '../store/advertisers';
+import { findAdvertiserByName } from '../store/advertisers';
 import { appendSuppliedCodes, hasSuppliedCodes, listSuppliedCodes, suppliedCodesOf, type SuppliedCode } from '../store/supplied-vouchers';
 import type { OfferRow } from '../store/database';
 import {
@@ -17,12 +14,13 @@ import {
 import { offerReviewWorkflowId } from '../workflows/shared/ids';
 import { AdvertiserNameKey, OfferStatusKey, OfferTypeKey } from '../workflows/shared/search-attributes';
 import { clientMoveError, editError, type ClientStatus, type OfferStatus } from '../domain/offer-lifecycle';
-import { conflict, Failure, invalidField, notFound, type FailureDetail } from '../domain/failures';
+import { conflict, Failure, invalidField, notFound } from '../domain/failures';
 import type { Page, Paged } from '../domain/paging';
 import { OfferInput, repeatedCodes, type OfferUpdate, type SubmissionOffer, type SuppliedVoucher } from '../schemas/offer';
 import { toSubmissionOffer, toSuppliedVoucher } from '../schemas/offer-view';
 import { createdStock, type OfferCreate } from '../schemas/offer-create';
 import type { ServiceDeps } from './deps';
+import { checkOfferReferences } from './offer-references';
 import { updateWithinDeadline } from './workflow-outcomes';
 
 /*
@@ -31,52 +29,6 @@ import { updateWithinDeadline } from './workflow-outcomes';
  */
 
 type Deps = Pick<ServiceDeps, 'db' | 'temporal' | 'config' | 'log'>;
-
-/**
- * Checks what an offer points at: category ids must exist, and attachments in
- * `creative.original_media` must be this client's own live uploads. Refuses naming each.
- */
-async function checkOfferReferences(deps: Pick<ServiceDeps, 'db'>, clientId: string, offer: OfferInput): Promise<void> {
-  const details: FailureDetail[] = [];
-  const categoryIds = offer.advertiser.categories.map((c) => c.id);
-  const unknown = new Set(await unknownCategoryIds(deps.db, categoryIds));
-  categoryIds.forEach((id, i) => {
-    if (unknown.has(id))
-      details.push({
-        code: 'invalid_field',
-        field: `advertiser.categories[${i}].id`,
-        message: `category ${id} does not exist (see GET /categories)`,
-      });
-  });
-  const mediaIds = offer.creative.original_media.map((m) => m.id);
-  const unowned = new Set(await unownedAttachmentIds(deps.db, clientId, mediaIds));
-  mediaIds.forEach((id, i) => {
-    if (unowned.has(id))
-      details.push({
-        code: 'invalid_field',
-        field: `creative.original_media[${i}].id`,
-        message: `attachment ${id} is not one of your attachments`,
-      });
-  });
-  // Exclusivity is granted to distribution clients by id: a name the service cannot resolve would exclude everyone.
-  const channels = offer.exclusivity?.channels ?? [];
-  const strangers = new Set(await unknownDistributionClientIds(deps.db, channels));
-  channels.forEach((id, i) => {
-    if (strangers.has(id))
-      details.push({
-        code: 'invalid_field',
-        field: `exclusivity.channels[${i}]`,
-        message: `${id} is not a distribution client id: exclusivity names distributors by the client id they give you (docs/distribution-offers.md, "Exclusive offers")`,
-      });
-  });
-  if (offer.advertiser.id && !(await findAdvertiser(deps.db, clientId, offer.advertiser.id)))
-    details.push({
-      code: 'invalid_field',
-      field: 'advertiser.id',
-      message: `advertiser ${offer.advertiser.id} is not one of your advertisers (see GET /advertisers)`,
-    });
-  if (details.length) throw Failure.of(details);
-}
 
 /** How many supplied codes an offer answer lists; the rest are paged at GET /offers/:id/supplied_vouchers. */
 const SUPPLIED_SHOWN = 100;
