@@ -118,10 +118,10 @@ describe('an offer import file: budgets per line, per error record, per import, 
     await checkedLines(file, 1024 * 1024);
     const took = performance.now() - started;
     clearInterval(probe);
-    // Checked in one go the timer would not run at all until the end; sliced, it runs throughout:
-    // about once a slice (20 ms), so at least a third as often as that.
+    // Checked in one go the timer would run once at most, at the end; sliced, it runs throughout
+    // (at each yield, a slice of 20 ms or one line apart). Counts only: a loaded machine stretches times.
     expect(took).toBeGreaterThan(100);
-    expect(ticks).toBeGreaterThanOrEqual(Math.floor(took / 60));
+    expect(ticks).toBeGreaterThanOrEqual(4);
     expect(longestGap).toBeLessThan(Math.max(took / 3, 100));
   });
 });
