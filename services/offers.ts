@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, type WorkflowUpdateHandle, type WorkflowUpdateStage } from '@temporalio/client';
-import { newId } from '../store/ids';
+import { derivedId, newId } from '../store/ids';
 import { deleteUnstartedOffer, findClientOffer, insertOffer, listClientOffers } from '../store/offers';
 import { reviewDueAt } from '../store/offer-reviews';
 import { findAdvertiserByName } from '../store/advertisers';
@@ -47,9 +47,15 @@ async function views(deps: Pick<ServiceDeps, 'db'>, rows: OfferRow[]): Promise<S
  * Creates the offer, pending review, and starts its review workflow; returns the offer as stored.
  * `id`, when given (an offer import's line: derived from the import and the line), makes a retry
  * create nothing twice: an offer already there with that id is not inserted again, and its review
- * is started only if it never was.
+ * is started only if it never was. A POST with an Idempotency-Key names its offer after the keyed
+ * request (`keyedRequest`), so that a retry after a 5xx (never replayed) finds the first try's offer.
  */
-export async function createOffer(deps: Deps, clientId: string, sent: OfferCreate, opts: { id?: string } = {}): Promise<SubmissionOffer> {
+export async function createOffer(
+  deps: Deps,
+  clientId: string,
+  sent: OfferCreate,
+  opts: { id?: string; keyedRequest?: string } = {},
+): Promise<SubmissionOffer> {
   // The spec's quantity_in_stock is the stock when initial_quantity is absent (checked equal when both are given).
   const { quantity_in_stock: _alias, ...offer } = sent;
   const stock = createdStock(sent);
@@ -58,8 +64,9 @@ export async function createOffer(deps: Deps, clientId: string, sent: OfferCreat
   // Supplied codes live in their own table, not in the document: the stock is their number.
   const { vouchers: suppliedCodes, ...rest } = offer;
   const input: OfferInput = suppliedCodes ? { ...rest, initial_quantity: suppliedCodes.length } : rest;
-  const id = opts.id ?? newId('ofr');
-  const existed = opts.id !== undefined && (await findClientOffer(deps.db, clientId, id)) !== undefined;
+  const named = opts.id ?? (opts.keyedRequest === undefined ? undefined : derivedId('ofr', `${clientId}\n${opts.keyedRequest}`));
+  const id = named ?? newId('ofr');
+  const existed = named !== undefined && (await findClientOffer(deps.db, clientId, id)) !== undefined;
   if (!existed) await insertOffer(deps.db, { id, clientId, input, suppliedCodes });
   try {
     await startReview(deps, id, input, existed);

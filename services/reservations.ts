@@ -42,15 +42,16 @@ async function requireActive(deps: Pick<ServiceDeps, 'db'>, r: Ref): Promise<voi
 /**
  * Starts the reservation's workflow with the `held` Update and returns the reservation once its
  * units are held (or throws the refusal). With an Idempotency-Key the reservation's id (and so its
- * workflow's) is derived from the client and the key: a retry after a 503 (not kept for a replay)
- * finds the first hold's workflow and asks it again, never holding twice.
+ * workflow's) is derived from the client and the keyed request (api/plugins/idempotency.ts,
+ * `keyedRequestOf`): a retry after a 503 (not kept for a replay) finds the first hold's workflow
+ * and asks it again, never holding twice.
  */
 export async function holdReservation(
   deps: Pick<ServiceDeps, 'db' | 'temporal' | 'config'>,
   clientId: string,
   offerId: string,
   r: { account_id: string; quantity_reserved: number; start_date: string; end_date: string },
-  idempotencyKey?: string,
+  keyedRequest?: string,
 ): Promise<ReservationView> {
   const { temporal, config } = deps;
   if (r.end_date < utcDay()) throw invalidField('end_date', 'end_date must not be in the past');
@@ -58,9 +59,9 @@ export async function holdReservation(
   // An offer exclusive to other distributors does not exist for this one (the hold checks again, locked).
   if (!offer || !openTo(offer.document, clientId, utcDay())) throw notFound('offer');
   requireActiveAccount(r.account_id, await findAccount(deps.db, clientId, r.account_id));
-  const reservationId = idempotencyKey === undefined ? newId('rsv') : derivedId('rsv', `${clientId}\n${offerId}\n${idempotencyKey}`);
+  const reservationId = keyedRequest === undefined ? newId('rsv') : derivedId('rsv', `${clientId}\n${offerId}\n${keyedRequest}`);
   // A keyed retry whose first hold was made (its workflow may have ended since): that reservation is the answer.
-  if (idempotencyKey !== undefined && (await findReservation(deps.db, clientId, offerId, reservationId)))
+  if (keyedRequest !== undefined && (await findReservation(deps.db, clientId, offerId, reservationId)))
     return getReservation(deps, { clientId, offerId, reservationId });
   const input: ReservationWindowInput = {
     hold: {
@@ -78,7 +79,7 @@ export async function holdReservation(
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     args: [input],
     // A keyed retry joins the first hold's workflow while it runs (its `held` Update answers the same outcome).
-    workflowIdConflictPolicy: idempotencyKey === undefined ? 'FAIL' : 'USE_EXISTING',
+    workflowIdConflictPolicy: keyedRequest === undefined ? 'FAIL' : 'USE_EXISTING',
   });
   const at = `GET /offers/${offerId}/reservations/${reservationId}`;
   // Accepted means the workflow runs and will hold or refuse: a retried POST would make a second

@@ -157,8 +157,16 @@ function answerOf(request: FastifyRequest, reply: FastifyReply, payload: unknown
   return { status: reply.statusCode, headers, body: Buffer.from(payload), kind: 'bytes' };
 }
 
-/** The request's Idempotency-Key once checked and claimed (undefined without one): a route may name what it makes after it. */
-export const idempotencyKeyOf = (request: FastifyRequest): string | undefined => claimed.get(request)?.key;
+/**
+ * Names this keyed request once claimed (undefined without a key): the same for every retry of it (the
+ * key and the request's hash), another once the key, expired, is used again for another request. A
+ * route names what it makes after it, so that a retry after a 5xx (never replayed) finds what the
+ * first try made instead of making it twice.
+ */
+export const keyedRequestOf = (request: FastifyRequest): string | undefined => {
+  const keyed = claimed.get(request);
+  return keyed && `${keyed.key}\n${keyed.requestHash}`;
+};
 
 /** Whether this upload carries an Idempotency-Key: its route then reads the file whole and calls `claimUpload`. */
 export const isKeyedUpload = (request: FastifyRequest) => deferred.has(request);

@@ -4,7 +4,7 @@ import type { ServiceDeps } from '../../../services/deps';
 import { reservationsEnabled } from '../../../services/api-clients';
 import { cancelReservation, changeReservation, getReservation, holdReservation, listReservations } from '../../../services/reservations';
 import { ApiError } from '../../errors';
-import { idempotencyKeyOf } from '../../plugins/idempotency';
+import { keyedRequestOf } from '../../plugins/idempotency';
 import { IdParam } from '../../../schemas/common';
 import { deadlineResponses, listReply, OkOnly } from '../../../schemas/envelope';
 import {
@@ -47,8 +47,8 @@ export const reservationRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
     },
     async (request) => ({
       status: 'OK' as const,
-      // The key names the hold: a retry after a 503 (a 5xx is not replayed) finds the first one.
-      reservation: await holdReservation(deps, request.client.id, request.params.id, request.body.reservation, idempotencyKeyOf(request)),
+      // The keyed request names the hold: a retry after a 503 (a 5xx is not replayed) finds the first one.
+      reservation: await holdReservation(deps, request.client.id, request.params.id, request.body.reservation, keyedRequestOf(request)),
     }),
   );
 

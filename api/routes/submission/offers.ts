@@ -15,6 +15,7 @@ import { PageQuery } from '../../../schemas/pagination';
 import { OfferCreateBody } from '../../../schemas/offer-create';
 import { cancelOffer, createOffer, getOffer, listOffers, listSuppliedVouchers, updateOffer } from '../../../services/offers';
 import { operations } from '../operation';
+import { keyedRequestOf } from '../../plugins/idempotency';
 
 const Params = z.object({ id: IdParam });
 
@@ -27,7 +28,7 @@ export const offerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (
     { schema: { ...op('createOffer', 'Submit an offer for review'), body: OfferCreateBody, response: { 200: SubmissionOfferResponse } } },
     async (request) => ({
       status: 'OK' as const,
-      offer: await createOffer(deps, request.client.id, request.body.offer),
+      offer: await createOffer(deps, request.client.id, request.body.offer, { keyedRequest: keyedRequestOf(request) }),
     }),
   );
 

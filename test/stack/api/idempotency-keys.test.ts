@@ -330,4 +330,25 @@ describe('Idempotency-Key on every request that changes something', () => {
       .executeTakeFirstOrThrow();
     expect(offer).toEqual({ quantity_in_stock: 7, reserved_quantity: 3 });
   });
+
+  it("an offer retried after a 5xx with the same key is the first try's offer; the key reused after it expired makes a new one", async () => {
+    const client = await h.client('submission');
+    const key = newKey();
+    const url = '/submission/beta/offers';
+    const body = { offer: validOffer() };
+    const first = await send('POST', url, client.key, key, body);
+    expect(first.statusCode).toBe(200);
+    // The first answer was a 5xx (say, the read after the insert failed): not kept, the claim released.
+    await h.services.db.deleteFrom('idempotency_keys').where('client_id', '=', client.clientId).execute();
+    const retry = await send('POST', url, client.key, key, body);
+    expect([retry.statusCode, retry.headers['idempotent-replayed']]).toEqual([200, undefined]);
+    expect(retry.json().offer.id).toBe(first.json().offer.id);
+    // A day later the key, expired, names another request: that one is a new offer, not the old one again.
+    await h.services.db.deleteFrom('idempotency_keys').where('client_id', '=', client.clientId).execute();
+    const other = await send('POST', url, client.key, key, { offer: { ...validOffer(), title: 'Another offer' } });
+    expect(other.statusCode).toBe(200);
+    expect(other.json().offer).toMatchObject({ title: 'Another offer' });
+    const offers = await h.services.db.selectFrom('offers').select('id').where('client_id', '=', client.clientId).execute();
+    expect(offers.map((o) => o.id).sort()).toEqual([first.json().offer.id, other.json().offer.id].sort());
+  });
 });
