@@ -41,6 +41,7 @@ export type SetCurrentPolicy = Config['WORKER_SET_CURRENT'];
 
 /** How long a starting worker waits for Temporal to register its version, and then to make it current. */
 const WITHIN_MS = 30_000;
+const LOOK_EVERY_MS = 200;
 
 /**
  * Run once the worker polls: waits until Temporal knows its version (so `admin deploy status`
@@ -65,6 +66,8 @@ export async function applySetCurrentPolicy(
   };
   await waitFor(`Temporal to register ${versionLabel(version)} (does it support Worker Deployments?)`, registered, {
     deadlineMs: WITHIN_MS,
+    // Registration takes a few hundred ms; looks at most this far apart do not double a start's wait.
+    maxMs: LOOK_EVERY_MS,
   });
   let lastError: unknown;
   return waitFor(
@@ -90,6 +93,7 @@ export async function applySetCurrentPolicy(
     },
     {
       deadlineMs: WITHIN_MS,
+      maxMs: LOOK_EVERY_MS,
       deadlineError: () =>
         new Error(`worker version ${versionLabel(version)} not made current: ${String(lastError)}`, { cause: lastError }),
     },

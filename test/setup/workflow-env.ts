@@ -68,6 +68,9 @@ export async function startWorkflowTestEnv(): Promise<WorkflowTestEnv> {
         workflowBundle: { codePath },
         activities,
         workerDeploymentOptions: { version, useWorkerVersioning: true, defaultVersioningBehavior: 'PINNED' },
+        // Workflows on this thread (worker/main.ts, `workflowsOnThisThread`): a worker thread per test
+        // loads the SDK and the bundle anew, about 2 s of CPU each.
+        debugMode: true,
       });
       return worker.runUntil(async () => {
         await applySetCurrentPolicy(env.client, version!, taskQueue, 'if-none', quiet);
@@ -86,6 +89,7 @@ export async function startWorkflowTestEnv(): Promise<WorkflowTestEnv> {
         workflowBundle: { codePath: opts.codePath ?? codePath },
         activities: opts.activities,
         workerDeploymentOptions: { version: opts.version, useWorkerVersioning: true, defaultVersioningBehavior: 'PINNED' },
+        debugMode: true,
       });
       const running = worker.run();
       return {
