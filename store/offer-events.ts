@@ -134,14 +134,3 @@ const OFFER_EVENTS_CHANNEL = 'offer_events';
 export function listenForOfferEvents(db: Db, onEvents: () => void): Promise<Listener> {
   return listen(db, OFFER_EVENTS_CHANNEL, onEvents);
 }
-
-/** How long ago the oldest event kept was written, in seconds (for /metrics; the offer_events_created index); undefined when none. */
-export async function oldestOfferEventAge(db: Db): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('offer_events')
-    .select(sql<string>`extract(epoch from now() - created_at)`.as('age'))
-    .orderBy('created_at')
-    .limit(1)
-    .executeTakeFirst();
-  return row ? Math.max(0, Number(row.age)) : undefined;
-}
