@@ -1,7 +1,7 @@
 import type { ActivityDeps } from './deps';
 import { FEED_PRUNE_GRACE_SECONDS } from '../domain/event-feed';
 import { pruneFinishedDeliveries } from '../store/callback-deliveries';
-import { numberCommittedEvents, pruneFeedEvents as pruneFeedPrefix } from '../store/offer-events';
+import { numberCommittedEvents, pruneFeedEvents as pruneFeedPrefix } from '../store/event-feed';
 import { markVoucherExportFilesPruned, voucherExportFilesDue } from '../store/voucher-exports';
 import { markVoucherImportFilesPruned, voucherImportFilesDue } from '../store/voucher-imports';
 

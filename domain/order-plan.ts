@@ -24,6 +24,7 @@ export interface NewOrderRow {
   id: string;
   client_id: string;
   order_number: string;
+  /** The order's key (orderKey in domain/orders.ts); its id derives from it. Named workflow_id until migration 0067. */
   order_key: string;
   account_id: string | null;
   application_id: string | null;

@@ -26,6 +26,7 @@ export interface NewVoucherRow {
   customer_name: string;
   customer_key: string;
   expiration_date: string | null;
+  /** A gift card's face value, fixed when sold, and what is left of it; null for deals and coupons. */
   value_amount: number | null;
   value_currency: string | null;
   balance_amount: number | null;

@@ -32,12 +32,6 @@ export function rejectedValue(value: string): string {
   return clipped.replace(/\u0000/g, '\uFFFD');
 }
 
-/** One data row of a file, as split from its line. */
-export interface ImportRow {
-  row: number;
-  fields: string[] | null;
-}
-
 /** Checks one row's fields; answers the code to insert or why it is rejected. */
 export function checkImportRow(
   fields: string[] | null,

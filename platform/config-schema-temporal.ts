@@ -27,7 +27,7 @@ export const temporalSettings = {
     .optional()
     .meta(
       unset(
-        'Any Temporal cluster (`host:port`, e.g. `my-ns.a2b3c.tmprl.cloud:7233`) instead of the local dev server; with the variables below for TLS, mTLS or an API key ([deployment.md](deployment.md#temporal)).',
+        'Any Temporal cluster (`host:port`, e.g. `my-ns.a2b3c.tmprl.cloud:7233`) instead of the local dev server; with the variables below for TLS, mTLS or an API key ([temporal.md](temporal.md#connecting)).',
         '(the profile’s, else the local dev server)',
       ),
     ),

@@ -186,15 +186,9 @@ export function callbackPayload(
   /** Shown instead of the offer as it is now (`soldView`): the offer as the voucher's order sold it. */
   sold?: FoundOffer,
 ): CallbackPayload {
+  const head = { id: event.id, type, created_at: new Date(event.created_at).toISOString(), sequence: event.sequence };
   // A client event carries its own data (statement.ready: the statement's id, month and addresses).
-  if (!offer)
-    return {
-      id: event.id,
-      type,
-      created_at: new Date(event.created_at).toISOString(),
-      sequence: event.sequence,
-      data: event.data as Record<string, unknown>,
-    };
+  if (!offer) return { ...head, data: event.data as Record<string, unknown> };
   // As GET /…/offers/:id of the receiver's interface shows it, with this deployment's revenue shares.
   // As plain JSON (no undefined fields), made once per offer when the caller keeps `views`.
   let shown = sold ? JSON.parse(JSON.stringify(toDistributionOffer(sold, shares))) : views?.get(offer.id);
@@ -202,13 +196,7 @@ export function callbackPayload(
     shown = JSON.parse(JSON.stringify(audience === 'submission' ? toSubmissionOffer(offer) : toDistributionOffer(offer, shares)));
     views?.set(offer.id, shown);
   }
-  return {
-    id: event.id,
-    type,
-    created_at: new Date(event.created_at).toISOString(),
-    sequence: event.sequence,
-    data: { offer: shown, ...JSON.parse(JSON.stringify(changeDetails(event, audience))) },
-  };
+  return { ...head, data: { offer: shown, ...JSON.parse(JSON.stringify(changeDetails(event, audience))) } };
 }
 
 /**

@@ -3,10 +3,8 @@ import { LRUCache } from 'lru-cache';
 import type { ApiInterface, ServiceEnvironment } from '../domain/environment';
 import { Failure, invalidField } from '../domain/failures';
 import {
-  findClientSettings,
-  findLiveClientByKeyHash,
+  findLiveClientBy,
   findRolledKeyByHash,
-  findLiveClientByKeyHashOrId,
   insertApiClient,
   listApiClients,
   recordKeyUse,
@@ -83,7 +81,7 @@ interface FoundKey {
 
 /** The key's client as stored: the client's current key, or a key rolled away from it; its use recorded (to the minute). */
 async function findKey(deps: Pick<ServiceDeps, 'db'>, hash: string): Promise<FoundKey | undefined> {
-  const client = await findLiveClientByKeyHash(deps.db, hash);
+  const client = await findLiveClientBy(deps.db, { keyHash: hash });
   const rolled = client ? undefined : await findRolledKeyByHash(deps.db, hash);
   const found = client ? { client } : rolled && { client: rolled.client, expiresAt: rolled.key.expires_at };
   const lastUse = client ? client.key_last_used_at : rolled?.key.last_used_at;
@@ -146,12 +144,12 @@ export function createApiKeyCache(seconds: number): ApiKeyCache | undefined {
 
 /** Whether an operator has turned reservations on for this client, read now (not from the key cache). */
 export async function reservationsEnabled(deps: Pick<ServiceDeps, 'db'>, clientId: string): Promise<boolean> {
-  return (await findClientSettings(deps.db, clientId))?.reservations_enabled ?? false;
+  return (await findLiveClientBy(deps.db, { id: clientId }))?.reservations_enabled ?? false;
 }
 
 /** The live client behind an API key or a client id (operators may give either), if any. */
 export function findLiveClient(deps: Pick<ServiceDeps, 'db'>, keyOrId: string): Promise<ApiClient | undefined> {
-  return findLiveClientByKeyHashOrId(deps.db, hashApiKey(keyOrId), keyOrId);
+  return findLiveClientBy(deps.db, { keyHash: hashApiKey(keyOrId), id: keyOrId });
 }
 
 /** Revokes a client and all its keys at once, named by a key of it (current or rolled away) or its client id. */

@@ -1,6 +1,6 @@
 import { rolledKeyState, ROLL_DEFAULT_SECONDS, ROLL_MAX_SECONDS, type ApiKeyState } from '../domain/api-key-rolling';
 import { Failure, invalidField } from '../domain/failures';
-import { findLiveClientById, listRolledKeys, rollClientKey } from '../store/api-clients';
+import { findLiveClientBy, listRolledKeys, rollClientKey } from '../store/api-clients';
 import type { ApiClient, RolledApiKeyRow } from '../store/database';
 import { findLiveClient, generateApiKey, hashApiKey } from './api-clients';
 import type { ServiceDeps } from './deps';
@@ -59,7 +59,7 @@ export async function rollApiKey(
 ): Promise<{ key: string; api_key: ApiKeyView; rolled_key: ApiKeyView }> {
   const now = new Date();
   const expiresAt = expiryOf(a.expiresInSeconds, now);
-  const client = await findLiveClientById(deps.db, a.clientId);
+  const client = await findLiveClientBy(deps.db, { id: a.clientId });
   if (!client) throw new Failure('not_found', `no live client ${a.clientId}`);
   if (client.demo) throw new Failure('forbidden', 'the shared demonstration key does not roll');
   const key = generateApiKey(client.environment, client.interface);
@@ -85,7 +85,7 @@ export async function rollApiKeyOf(deps: Pick<ServiceDeps, 'db'>, keyOrId: strin
 
 /** A client's keys: the current one first, then those rolled away, newest first (expired ones too). */
 export async function listApiKeys(deps: Pick<ServiceDeps, 'db'>, clientId: string): Promise<ApiKeyView[]> {
-  const client = await findLiveClientById(deps.db, clientId);
+  const client = await findLiveClientBy(deps.db, { id: clientId });
   if (!client) throw new Failure('not_found', `no live client ${clientId}`);
   const now = new Date();
   return [currentView(client), ...(await listRolledKeys(deps.db, client.id)).map((k) => rolledView(k, now))];

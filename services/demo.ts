@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { Failure } from '../domain/failures';
-import { findLiveClientByKeyHash, insertApiClientOnce, upsertDemoClient } from '../store/api-clients';
+import { findLiveClientBy, insertApiClientOnce, upsertDemoClient } from '../store/api-clients';
 import { recordSetting } from '../store/deployment-settings';
 import { hashApiKey } from './api-clients';
 import type { ServiceDeps } from './deps';
@@ -53,7 +53,7 @@ export async function publishedDemoKey(deps: Pick<ServiceDeps, 'db' | 'config'>)
   if (deps.config.SERVICE_ENVIRONMENT !== 'sandbox') return undefined;
   const key = await derivedDemoKey(deps);
   await insertApiClientOnce(deps.db, { ...demoClient(key), demo: true });
-  return (await findLiveClientByKeyHash(deps.db, hashApiKey(key))) ? key : undefined;
+  return (await findLiveClientBy(deps.db, { keyHash: hashApiKey(key) })) ? key : undefined;
 }
 
 /** What the demonstration key may do, in words, for the pages that show it. */

@@ -3,7 +3,7 @@ import { Failure } from '../domain/failures';
 import { revenueShares } from '../domain/money';
 import { callbackPayload, eventTypeFor, offerClosedToViewerNow, soldView, type EventViewer } from '../schemas/callback-event';
 import { cursorOwner, decodeCursor, encodeCursor, type EventFeedPage, type EventFeedQuery, type FeedEvent } from '../schemas/event-feed';
-import { cursorReach, feedHead, numberCommittedEvents, readFeedEvents, type FeedScope } from '../store/offer-events';
+import { cursorReach, feedHead, numberCommittedEvents, readFeedEvents, type FeedScope } from '../store/event-feed';
 import { findOffersByIds } from '../store/offers';
 import { offersAsSold } from '../store/orders';
 import type { ServiceDeps } from './deps';

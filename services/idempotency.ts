@@ -2,15 +2,15 @@ import crypto from 'node:crypto';
 import type { ServiceDeps } from './deps';
 import {
   claimIdempotencyKey,
-  completeIdempotencyKey,
+  endIdempotencyClaim,
   listenForIdempotencyKey,
-  releaseIdempotencyKey,
   type Claim,
+  type ClaimedKey,
   type StoredAnswer,
 } from '../store/idempotency-keys';
 import { IDEMPOTENCY_REPLAY_SECONDS, idempotencyRequestText } from '../domain/idempotency';
 
-export type { Claim, StoredAnswer };
+export type { Claim, ClaimedKey, StoredAnswer };
 
 /**
  * A claim older than this is taken to belong to a process that died mid-request (no answer will
@@ -19,14 +19,7 @@ export type { Claim, StoredAnswer };
  */
 export const IDEMPOTENCY_STALE_SECONDS = 300;
 
-/** One client's key as the API layer holds it while a request runs. */
-export interface KeyedRequest {
-  clientId: string;
-  key: string;
-  requestHash: string;
-}
-
-export const claimKey = (deps: Pick<ServiceDeps, 'db'>, r: KeyedRequest): Promise<Claim> =>
+export const claimKey = (deps: Pick<ServiceDeps, 'db'>, r: ClaimedKey): Promise<Claim> =>
   claimIdempotencyKey(deps.db, { ...r, ttlSeconds: IDEMPOTENCY_REPLAY_SECONDS, staleSeconds: IDEMPOTENCY_STALE_SECONDS });
 
 /**
@@ -35,7 +28,7 @@ export const claimKey = (deps: Pick<ServiceDeps, 'db'>, r: KeyedRequest): Promis
  * still `in_progress` after the wait, or when no notification can come (the listening connection
  * is down).
  */
-export async function claimKeyWaiting(deps: Pick<ServiceDeps, 'db'>, r: KeyedRequest, waitMs: number): Promise<Claim> {
+export async function claimKeyWaiting(deps: Pick<ServiceDeps, 'db'>, r: ClaimedKey, waitMs: number): Promise<Claim> {
   const first = await claimKey(deps, r);
   if (first.kind !== 'in_progress') return first;
   const deadline = Date.now() + waitMs;
@@ -58,11 +51,8 @@ export async function claimKeyWaiting(deps: Pick<ServiceDeps, 'db'>, r: KeyedReq
   }
 }
 
-export const completeKey = (deps: Pick<ServiceDeps, 'db'>, r: KeyedRequest, answer: StoredAnswer) =>
-  completeIdempotencyKey(deps.db, r.clientId, r.key, r.requestHash, answer);
-
-export const releaseKey = (deps: Pick<ServiceDeps, 'db'>, r: KeyedRequest) =>
-  releaseIdempotencyKey(deps.db, r.clientId, r.key, r.requestHash);
+/** Ends the claim: with an answer, kept for replays; without one, the key given up (`endIdempotencyClaim`). */
+export const endClaim = (deps: Pick<ServiceDeps, 'db'>, r: ClaimedKey, answer?: StoredAnswer) => endIdempotencyClaim(deps.db, r, answer);
 
 /** The hash a key's row keeps of the request it names (`idempotencyRequestText`). */
 export const idempotencyRequestHash = (method: string, path: string, body: unknown): string =>

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { ApplicationFailure, WithStartWorkflowOperation, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { ServiceDeps } from './deps';
 import { Failure } from '../domain/failures';
+import { waitFor } from '../platform/wait-for';
 import {
   INTAKE_CLOSING,
   MAX_ORDERS_PER_UPDATE,
@@ -131,9 +132,9 @@ function flush(temporal: Client, shard: Shard, outbox: ShardOutbox, byShard: Map
 }
 
 /**
- * How a sender sends again an order that a closing run refused: soon at first (the next run usually
- * starts within a few milliseconds of the refusal), then backing off so a slow start is not
- * flooded with refusals (each one is a workflow task); 10 s in all.
+ * How a sender sends again an order that a closing run refused (`waitFor`'s pauses): soon at first
+ * (the next run usually starts within a few milliseconds of the refusal), then backing off so a
+ * slow start is not flooded with refusals (each one is a workflow task); 10 s in all.
  */
 const RESEND_FIRST_MS = 5;
 const RESEND_MAX_MS = 100;
@@ -147,9 +148,8 @@ const RESEND_FOR_MS = 10_000;
  * update id, until a run takes it (the database answers an order that an earlier attempt placed by
  * its request id, and places the others); past RESEND_FOR_MS the clients get backend_unavailable.
  */
-export async function sendOrdersToIntake(temporal: Client, shard: Shard, orders: IntakeOrder[], updateId: string): Promise<PlacedAnswer[]> {
-  const giveUpAt = Date.now() + RESEND_FOR_MS;
-  for (let delay = RESEND_FIRST_MS; ; delay = Math.min(RESEND_MAX_MS, delay * 2)) {
+export function sendOrdersToIntake(temporal: Client, shard: Shard, orders: IntakeOrder[], updateId: string): Promise<PlacedAnswer[]> {
+  const send = async (): Promise<PlacedAnswer[] | undefined> => {
     // An operation is used once: each attempt makes its own.
     const startWorkflowOperation = new WithStartWorkflowOperation<OrderIntakeWorkflow>(ORDER_INTAKE_WORKFLOW_TYPE, {
       workflowId: shard.workflowId,
@@ -161,11 +161,15 @@ export async function sendOrdersToIntake(temporal: Client, shard: Shard, orders:
       return await temporal.workflow.executeUpdateWithStart(placeOrdersUpdate, { startWorkflowOperation, args: [orders], updateId });
     } catch (err) {
       if (!toSendAgain(err)) throw err;
-      if (Date.now() >= giveUpAt)
-        throw new Failure('backend_unavailable', 'the order intake did not take the order in time; retry the same order later');
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      return undefined;
     }
-  }
+  };
+  return waitFor('the order intake to take the orders', send, {
+    deadlineMs: RESEND_FOR_MS,
+    firstMs: RESEND_FIRST_MS,
+    maxMs: RESEND_MAX_MS,
+    deadlineError: () => new Failure('backend_unavailable', 'the order intake did not take the order in time; retry the same order later'),
+  });
 }
 
 /** Failure types on which the Update is sent again: the closing run's refusal, and the server's own (see the contract). */

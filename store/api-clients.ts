@@ -8,32 +8,15 @@ import type { Db } from './db';
  * shown once, when issued, and never stored.
  */
 
-/** The live (not revoked) client whose key hashes to `keyHash`. */
-export function findLiveClientByKeyHash(db: Db, keyHash: string): Promise<ApiClient | undefined> {
-  return db.selectFrom('api_clients').selectAll().where('key_hash', '=', keyHash).where('revoked_at', 'is', null).executeTakeFirst();
-}
-
-/** The live client with this id. */
-export function findLiveClientById(db: Db, id: string): Promise<ApiClient | undefined> {
-  return db.selectFrom('api_clients').selectAll().where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
-}
-
-/** A live client's settings by id (read fresh: the API's key cache may hold an older row). */
-export function findClientSettings(db: Db, id: string): Promise<Pick<ApiClient, 'reservations_enabled'> | undefined> {
-  return db
-    .selectFrom('api_clients')
-    .select('reservations_enabled')
-    .where('id', '=', id)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
-}
-
-/** The live client whose key hashes to `keyHash`, or whose id is `id` (operators may name a client either way). */
-export function findLiveClientByKeyHashOrId(db: Db, keyHash: string, id: string): Promise<ApiClient | undefined> {
+/**
+ * The live (not revoked) client whose key hashes to `keyHash`, or whose id is `id` (operators may
+ * name a client either way; the API's key check gives the hash, a client's own requests the id).
+ */
+export function findLiveClientBy(db: Db, by: { keyHash?: string; id?: string }): Promise<ApiClient | undefined> {
   return db
     .selectFrom('api_clients')
     .selectAll()
-    .where((eb) => eb.or([eb('key_hash', '=', keyHash), eb('id', '=', id)]))
+    .where((eb) => eb.or([...(by.keyHash ? [eb('key_hash', '=', by.keyHash)] : []), ...(by.id ? [eb('id', '=', by.id)] : [])]))
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
 }

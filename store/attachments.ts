@@ -15,14 +15,8 @@ export function insertAttachment(db: Db, row: Insertable<AttachmentTable>): Prom
 }
 
 /** One live (not deleted) attachment of this client; another client's is not found. */
-export function findClientAttachment(db: Db, clientId: string, id: string): Promise<AttachmentRow | undefined> {
-  return db
-    .selectFrom('attachments')
-    .selectAll()
-    .where('id', '=', id)
-    .where('client_id', '=', clientId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+export async function findClientAttachment(db: Db, clientId: string, id: string): Promise<AttachmentRow | undefined> {
+  return (await findClientAttachments(db, clientId, [id]))[0];
 }
 
 /** The live attachments of this client among `ids`, in the order of `ids` (unknown ones left out). */

@@ -101,14 +101,3 @@ export async function recordDeliveryAttempt(db: Db, a: DeliveryAttempt): Promise
     return { outcome: a.retryInSeconds === null ? 'failed' : 'retry' };
   });
 }
-
-/** How long ago the oldest attempt kept started, in seconds (for /metrics; the callback_attempts_started index); undefined when none. */
-export async function oldestAttemptAge(db: Db): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('callback_attempts')
-    .select(sql<string>`extract(epoch from now() - started_at)`.as('age'))
-    .orderBy('started_at')
-    .limit(1)
-    .executeTakeFirst();
-  return row ? Math.max(0, Number(row.age)) : undefined;
-}

@@ -233,14 +233,3 @@ export async function pruneFinishedDeliveries(db: Db, a: { keepSeconds: number; 
     )`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
-
-/** How long ago the oldest delivery kept was made, in seconds (for /metrics; the callback_deliveries_created index); undefined when none. */
-export async function oldestDeliveryAge(db: Db): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('callback_deliveries')
-    .select(sql<string>`extract(epoch from now() - created_at)`.as('age'))
-    .orderBy('created_at')
-    .limit(1)
-    .executeTakeFirst();
-  return row ? Math.max(0, Number(row.age)) : undefined;
-}

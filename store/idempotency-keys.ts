@@ -31,10 +31,14 @@ export type Claim =
   /** The same request is still running (or its process died less than `staleSeconds` ago). */
   | { kind: 'in_progress' };
 
-export interface ClaimAsk {
+/** One client's key, as the request that claimed it names it. */
+export interface ClaimedKey {
   clientId: string;
   key: string;
   requestHash: string;
+}
+
+export interface ClaimAsk extends ClaimedKey {
   /** How long the answer is kept and replayed. */
   ttlSeconds: number;
   /** An in_progress claim older than this belongs to a process that died: the same request takes it over. */
@@ -99,44 +103,34 @@ export async function claimIdempotencyKey(db: Db, a: ClaimAsk): Promise<Claim> {
   return { kind: 'in_progress' };
 }
 
-/** Stores the answer of a claimed key: from now on the same request is answered with it. A waiting retry is woken. */
-export async function completeIdempotencyKey(db: Db, clientId: string, key: string, requestHash: string, answer: StoredAnswer) {
+/**
+ * Ends a claim of this request: with an answer, stores it (from now on the same request is
+ * answered with it); without one (a 5xx, a request that ended unanswered), gives the key up, so a
+ * retry runs again. Either way a waiting retry is woken.
+ */
+export async function endIdempotencyClaim(db: Db, c: ClaimedKey, answer?: StoredAnswer) {
+  const ours = { client_id: c.clientId, key: c.key, request_hash: c.requestHash, state: 'in_progress' as const };
   await db
-    .with('done', (qb) =>
-      qb
-        .updateTable('idempotency_keys')
-        .set({
-          state: 'completed',
-          status_code: answer.status,
-          headers: JSON.stringify(answer.headers),
-          body: answer.body,
-          answer: answer.kind,
-        })
-        .where('client_id', '=', clientId)
-        .where('key', '=', key)
-        .where('request_hash', '=', requestHash)
-        .where('state', '=', 'in_progress')
-        .returning(['client_id', 'key']),
+    .with('ended', (qb) =>
+      answer
+        ? qb
+            .updateTable('idempotency_keys')
+            .set({
+              state: 'completed',
+              status_code: answer.status,
+              headers: JSON.stringify(answer.headers),
+              body: answer.body,
+              answer: answer.kind,
+            })
+            .where((eb) => eb.and(ours))
+            .returning(['client_id', 'key'])
+        : qb
+            .deleteFrom('idempotency_keys')
+            .where((eb) => eb.and(ours))
+            .returning(['client_id', 'key']),
     )
-    .selectFrom('done')
-    .select(sql`pg_notify(${IDEMPOTENCY_CHANNEL}, done.client_id || ' ' || done.key)`.as('notified'))
-    .execute();
-}
-
-/** Gives a claimed key up without an answer (a 5xx, a request that ended unanswered): a retry runs again, and a waiting one is woken. */
-export async function releaseIdempotencyKey(db: Db, clientId: string, key: string, requestHash: string) {
-  await db
-    .with('gone', (qb) =>
-      qb
-        .deleteFrom('idempotency_keys')
-        .where('client_id', '=', clientId)
-        .where('key', '=', key)
-        .where('request_hash', '=', requestHash)
-        .where('state', '=', 'in_progress')
-        .returning(['client_id', 'key']),
-    )
-    .selectFrom('gone')
-    .select(sql`pg_notify(${IDEMPOTENCY_CHANNEL}, gone.client_id || ' ' || gone.key)`.as('notified'))
+    .selectFrom('ended')
+    .select(sql`pg_notify(${IDEMPOTENCY_CHANNEL}, ended.client_id || ' ' || ended.key)`.as('notified'))
     .execute();
 }
 

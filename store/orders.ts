@@ -7,7 +7,7 @@ import { giftCardBalance } from '../domain/redemptions';
 import { soldItemKey } from '../domain/event-feed';
 import { refusable } from '../domain/failures';
 import { pageOf } from './paging';
-import { DISTRIBUTION_VIEW_COLUMNS, type FoundOffer } from './distribution-search';
+import type { FoundOffer } from './distribution-search';
 import { returnUnits } from './vouchers';
 import { lockOffers } from './offer-stock';
 import { appendOfferEvent } from './offer-events';
@@ -96,15 +96,6 @@ export type OrderItem = Pick<OrderItemRow, (typeof ORDER_ITEM_COLUMNS)[number]>;
 export type OrderWithDetails = OrderRow & { items: OrderItem[]; vouchers: VoucherWithRedemptions[]; voucher_count: number };
 
 /**
- * The offer row as an order item keeps it when sold (migration 0041): the columns the distribution
- * view reads (DISTRIBUTION_VIEW_COLUMNS), as JSON, read in the placing transaction under the offer's lock.
- */
-export function offerAsSoldSql(offerId: string) {
-  const pairs = DISTRIBUTION_VIEW_COLUMNS.map((c) => sql`${sql.lit(c)}, o.${sql.ref(c)}`);
-  return sql<string>`(select jsonb_build_object(${sql.join(pairs)}) from offers o where o.id = ${offerId})`;
-}
-
-/**
  * The offers as these order items sold them (by `soldItemKey` → the row the distribution
  * view reads): what a distributor the offer is no longer open to sees of it through its vouchers.
  */
@@ -165,11 +156,6 @@ export async function withDetails(db: Db, rows: OrderRow[], vouchersPerOrder?: n
       voucher_count: mine.length ? Number(mine[0].count_in_order) : 0,
     };
   });
-}
-
-/** One order's row, which must exist. */
-export function findOrderRow(db: Db, orderId: string): Promise<OrderRow> {
-  return db.selectFrom('orders').selectAll().where('id', '=', orderId).executeTakeFirstOrThrow();
 }
 
 /** One order of this distribution client; another client's order is not found. */

@@ -38,3 +38,10 @@ async function cappedCount(db: Db, table: keyof Database): Promise<number> {
     select count(*) as n from (select 1 from ${sql.table(table)} limit ${EXACT_COUNT_CAP}) t`.execute(db);
   return Number(rows[0].n);
 }
+
+/** How long ago the oldest row of `table` by `column` was written, in seconds (read through that column's index); undefined when empty. */
+export async function oldestRowAge(db: Db, table: keyof Database, column: string): Promise<number | undefined> {
+  const { rows } = await sql<{ age: string }>`
+    select extract(epoch from now() - ${sql.ref(column)}) as age from ${sql.table(table)} order by ${sql.ref(column)} limit 1`.execute(db);
+  return rows.length ? Math.max(0, Number(rows[0].age)) : undefined;
+}

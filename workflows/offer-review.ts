@@ -12,7 +12,6 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { endOfUtcDayMs } from '../domain/dates';
 import { DEFAULT_REVIEW_SLA_SECONDS } from '../domain/review-estimate';
 import {
   clientMoveError,
@@ -36,7 +35,7 @@ import {
   type OfferReviewResult,
   type ReviewDecision,
 } from './offer-review-messages';
-import { publishDeferredTo, vouchersExpiryDueMs } from './offer-review-clock';
+import { OfferClock, publishDeferredTo } from './offer-review-clock';
 import { ReviewTimeline } from './offer-review-timeline';
 import { OfferStatusKey } from './shared/search-attributes';
 import { WorkQueue } from './shared/work-queue';
@@ -47,8 +46,6 @@ const acts = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: STEP_RETRY,
 });
-/** After a timer's step failed for good, the timers wait this long before trying again. */
-const TIMER_RETRY_MS = 60 * 60 * 1000;
 /** Decision 0078: the SLA's due time comes from Postgres (the activities' answers), no longer from the input. */
 const REVIEW_SLA_FROM_STORE = 'review-sla-from-store';
 
@@ -68,29 +65,17 @@ setWorkflowOptions(LONG_LIVED, offerReviewWorkflow);
 class OfferReview {
   private readonly offerId: string;
   private status: OfferStatus;
-  private endDate: string;
-  private startDate: string;
   private step: number;
-  private reminderDueAtMs: number | null;
-  private publishDueAtMs: number | null;
-  private vouchersExpireOn: string | null;
-  private vouchersExpiryRecorded: string | null;
+  private readonly clock: OfferClock;
   /** Handlers' work, run one piece at a time by the main loop. */
   private readonly work = new WorkQueue();
   private readonly timeline: ReviewTimeline;
-  /** Set when a timer's step failed for good: no timer fires before it. */
-  private timersPausedUntilMs = 0;
 
   constructor(private readonly input: OfferReviewInput) {
     this.offerId = input.offerId;
     this.status = input.status;
-    this.endDate = input.endDate;
-    this.startDate = input.startDate;
     this.step = input.step ?? 0;
-    this.reminderDueAtMs = input.reminderDueAtMs ?? null;
-    this.publishDueAtMs = input.publishDueAtMs ?? null;
-    this.vouchersExpireOn = input.vouchersExpireOn ?? null;
-    this.vouchersExpiryRecorded = input.vouchersExpiryRecorded ?? null;
+    this.clock = new OfferClock(input);
     this.timeline = new ReviewTimeline(input.timeline);
     if (!input.timeline) this.timeline.note({ kind: 'started', status: this.status });
   }
@@ -112,9 +97,10 @@ class OfferReview {
 
   /** Until the offer ends: run the handlers' work, or the timer that came due, or continue as new. */
   async run(): Promise<OfferReviewResult> {
-    if (this.status === 'pending' && this.input.reminderDueAtMs === undefined) this.reminderDueAtMs = this.reminderDue();
+    if (this.status === 'pending' && this.input.reminderDueAtMs === undefined) this.clock.reminderDueAtMs = this.reminderDue();
     while (!TERMINAL.includes(this.status)) {
-      const woken = await this.waitForWorkOrTimer();
+      // Wakes for handlers' work or a suggested continue-as-new (true), or when the next timer is due (false).
+      const woken = await condition(() => this.work.hasWork() || workflowInfo().continueAsNewSuggested, this.clock.msUntilDue());
       if (this.work.hasWork()) {
         await this.work.drain();
       } else if (woken) {
@@ -122,7 +108,7 @@ class OfferReview {
       } else {
         await this.onTimer().catch((err: unknown) => {
           this.stepFailed(err);
-          this.timersPausedUntilMs = Date.now() + TIMER_RETRY_MS;
+          this.clock.pause();
         });
       }
     }
@@ -130,31 +116,13 @@ class OfferReview {
     return this.status;
   }
 
-  /** Wakes for handlers' work or a suggested continue-as-new (true), or when the next timer is due (false). */
-  private async waitForWorkOrTimer(): Promise<boolean> {
-    const now = Date.now();
-    const due = Math.min(
-      endOfUtcDayMs(this.endDate),
-      this.reminderDueAtMs ?? Infinity,
-      this.publishDueAtMs ?? Infinity,
-      vouchersExpiryDueMs(this.vouchersExpireOn, this.vouchersExpiryRecorded),
-    );
-    const wait = Math.max(due - now, this.timersPausedUntilMs - now, 1);
-    return condition(() => this.work.hasWork() || workflowInfo().continueAsNewSuggested, wait);
-  }
-
-  /** A timer is due: close at end_date, else stop selling at the vouchers' expiry, else publish at start_date, else remind the review team. */
+  /** A timer is due (`OfferClock.due`): run its step. */
   private async onTimer(): Promise<void> {
-    const now = Date.now();
-    if (now >= endOfUtcDayMs(this.endDate)) {
-      await this.moveTo('closed', 'system');
-    } else if (now >= vouchersExpiryDueMs(this.vouchersExpireOn, this.vouchersExpiryRecorded)) {
-      await this.recordVouchersExpired();
-    } else if (this.publishDueAtMs !== null && now >= this.publishDueAtMs) {
-      await this.publish();
-    } else if (this.reminderDueAtMs !== null && this.status === 'pending') {
-      await this.remind();
-    }
+    const due = this.clock.due(this.status);
+    if (due === 'close') await this.moveTo('closed', 'system');
+    else if (due === 'vouchers_expired') await this.recordVouchersExpired();
+    else if (due === 'publish') await this.publish();
+    else if (due === 'remind') await this.remind();
   }
 
   /** Once every handler has finished: whether no work came meanwhile, so the run may continue as new. */
@@ -165,20 +133,7 @@ class OfferReview {
 
   /** What the next run starts from. */
   private carriedOver(): OfferReviewInput {
-    const { status, endDate, startDate, step, reminderDueAtMs, publishDueAtMs, vouchersExpireOn, vouchersExpiryRecorded } = this;
-    const timeline = this.timeline.entries;
-    return {
-      ...this.input,
-      status,
-      endDate,
-      startDate,
-      step,
-      reminderDueAtMs,
-      publishDueAtMs,
-      vouchersExpireOn,
-      vouchersExpiryRecorded,
-      timeline,
-    };
+    return { ...this.input, status: this.status, step: this.step, ...this.clock.carried(), timeline: this.timeline.entries };
   }
 
   /** The review team's decision. A signal cannot answer; the CLI checks first, so this only catches races and stray signals. */
@@ -204,15 +159,12 @@ class OfferReview {
     const refused = editError(this.status);
     if (refused) throw ApplicationFailure.nonRetryable(refused, 'NotEditable');
     await acts.recordOfferEdit({ key: this.nextKey(), offerId: this.offerId, input: edit.input, changedFields: edit.changedFields });
-    this.endDate = edit.input.end_date;
+    this.clock.edited(edit.input);
     this.timeline.note({ kind: 'edited', changedFields: edit.changedFields });
-    this.startDate = edit.input.start_date;
-    // A moved vouchers_expire.on moves its timer (and a new date is closed at again).
-    this.vouchersExpireOn = edit.input.vouchers_expire?.on ?? null;
   }
 
   private async moveTo(to: OfferStatus, actor: Actor, decision: ReviewDecision = {}): Promise<void> {
-    const deferredTo = publishDeferredTo(to, this.startDate);
+    const deferredTo = publishDeferredTo(to, this.clock.startDate);
     const recorded = await acts.recordOfferStatus({
       key: this.nextKey(),
       offerId: this.offerId,
@@ -222,32 +174,32 @@ class OfferReview {
       reviewer: decision.reviewer,
       ...(SELLABLE.includes(to) ? { publishDeferred: deferredTo !== null } : {}),
     });
-    this.publishDueAtMs = deferredTo;
+    this.clock.publishDueAtMs = deferredTo;
     this.status = to;
     this.timeline.note({ kind: 'status', to, actor, reviewer: decision.reviewer, reason: decision.reason });
     upsertSearchAttributes([{ key: OfferStatusKey, value: to }]);
     const storedDue = patched(REVIEW_SLA_FROM_STORE) ? recorded?.reviewDueAtMs : undefined;
-    this.reminderDueAtMs = to === 'pending' ? (storedDue ?? this.reminderDue()) : null;
+    this.clock.reminderDueAtMs = to === 'pending' ? (storedDue ?? this.reminderDue()) : null;
   }
 
   /** The SLA moved: a pending review waits for its new due time; one already reported overdue only if that time is still ahead. */
   private moveReviewDue(dueAtMs: number): void {
     if (this.status !== 'pending') return;
-    if (this.reminderDueAtMs !== null || dueAtMs > Date.now()) this.reminderDueAtMs = dueAtMs;
+    if (this.clock.reminderDueAtMs !== null || dueAtMs > Date.now()) this.clock.reminderDueAtMs = dueAtMs;
   }
 
   /** No voucher bought from now could be redeemed: the offer stops selling, recorded as selling out is (event, catalogue, callbacks). */
   private async recordVouchersExpired(): Promise<void> {
-    const on = this.vouchersExpireOn!;
+    const on = this.clock.vouchersExpireOn!;
     await acts.recordVouchersExpired({ key: this.nextKey(), offerId: this.offerId, vouchersExpireOn: on });
-    this.vouchersExpiryRecorded = on;
+    this.clock.vouchersExpiryRecorded = on;
   }
 
   private async publish(): Promise<void> {
-    const due = this.publishDueAtMs;
-    this.publishDueAtMs = null;
+    const due = this.clock.publishDueAtMs;
+    this.clock.publishDueAtMs = null;
     await acts.publishOffer({ key: this.nextKey(), offerId: this.offerId }).catch((err: unknown) => {
-      this.publishDueAtMs = due; // not published: still due
+      this.clock.publishDueAtMs = due; // not published: still due
       throw err;
     });
   }
@@ -268,11 +220,11 @@ class OfferReview {
     const legacySeconds = this.input.reviewReminderSeconds ?? DEFAULT_REVIEW_SLA_SECONDS;
     const r = await acts.recordReviewOverdue({ key: this.nextKey(), offerId: this.offerId, waitingSeconds: legacySeconds });
     if (patched(REVIEW_SLA_FROM_STORE) && r && !r.recorded) {
-      this.reminderDueAtMs = r.dueAtMs;
+      this.clock.reminderDueAtMs = r.dueAtMs;
       return;
     }
     this.timeline.note({ kind: 'reminder', waitingSeconds: r?.waitingSeconds ?? legacySeconds });
-    this.reminderDueAtMs = null;
+    this.clock.reminderDueAtMs = null;
   }
 
   /** A round's due time in runs that carry the SLA in their input (before decision 0078); the default otherwise. */

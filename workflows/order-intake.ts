@@ -23,8 +23,9 @@ import { STEP_RETRY } from './shared/step-policy';
 import { LONG_LIVED } from './shared/versioning';
 
 // Placing runs as a local activity (no task-queue round trip on the path the client waits for):
-// one transaction per order inside, each idempotent by the order's key and request id, so a batch
-// re-run after a worker crash places nothing twice.
+// one transaction for the whole batch inside (load, plan, write: docs/decisions/0075-plan-then-write.md),
+// each order idempotent by its key and request id, so a batch re-run after a worker crash places
+// nothing twice.
 const { placeOrderBatch } = proxyLocalActivities<Activities>({ startToCloseTimeout: '30s', retry: STEP_RETRY });
 
 /**
@@ -83,7 +84,7 @@ export async function orderIntakeWorkflow(input: OrderIntakeInput): Promise<void
     if (queue.length === 0) break;
     const batch = queue.splice(0, MAX_BATCH);
     // Failed for good (retries spent on a fault that persists): each order refused as
-    // backend_unavailable; nothing of theirs was written (one transaction each).
+    // backend_unavailable; nothing of theirs was written (one transaction for the batch).
     const answers = await placeOrderBatch({ orders: batch.map((w) => w.order) }).catch((err: unknown) =>
       batch.map(() => stepRefusal(err, 'the order')),
     );

@@ -95,10 +95,12 @@ function refuseNul(request: FastifyRequest): void {
   refuseNulIn(request.query, false);
 }
 
+/** A body's field named inside the resource, as validation errors name fields: `title`, not `offer.title`. */
+const inResource = (path: string) => path.replace(/^[^.[]+\./, '');
+
 function refuseNulIn(part: unknown, inBody: boolean): void {
-  // Fields are named inside the resource, as validation errors name them: `title`, not `offer.title`.
   const found = findNul(part);
-  const field = inBody && found?.includes('.') ? found.slice(found.indexOf('.') + 1) : found;
+  const field = inBody && found !== undefined ? inResource(found) : found;
   if (field !== undefined)
     throw new ApiError(
       422,
@@ -141,9 +143,9 @@ export function parseJsonBody(text: string): unknown {
   return value;
 }
 
-/** A field the resource does not have, named inside the resource as validation errors name fields: `titel`, not `offer.titel`. */
+/** A field the resource does not have (`titel`, named inside the resource). */
 function unknownField(path: string): ErrorDetail {
-  const field = /^[^.[]+\./.test(path) ? path.slice(path.indexOf('.') + 1) : path;
+  const field = inResource(path);
   return { code: 'unknown_field', message: `${field}: unknown field; the resource has no field of that name`, field };
 }
 
@@ -160,8 +162,7 @@ function shapeBody(request: FastifyRequest): void {
       request.body = coerceXmlToSchema(bodySchema, request.body);
     } catch (err) {
       if (!(err instanceof RepeatedXmlElement)) throw err;
-      // Named inside the resource, as validation errors name fields: `title`, not `offer.title`.
-      const field = err.path.includes('.') ? err.path.slice(err.path.indexOf('.') + 1) : err.path;
+      const field = inResource(err.path);
       throw new ApiError(422, 'invalid_field', `${field}: ${err.message}`, { field });
     }
   }

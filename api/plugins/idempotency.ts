@@ -3,11 +3,10 @@ import { badIdempotencyKey } from '../../domain/idempotency';
 import type { ServiceDeps } from '../../services/deps';
 import {
   claimKeyWaiting,
-  completeKey,
+  endClaim,
   idempotencyRequestHash,
-  releaseKey,
   type Claim,
-  type KeyedRequest,
+  type ClaimedKey,
   type StoredAnswer,
 } from '../../services/idempotency';
 import { ApiError, invalidField } from '../errors';
@@ -54,7 +53,7 @@ export interface IdempotencyOptions {
 }
 
 /** The key and what this request still owes it (an answer, or a release). */
-const claimed = new WeakMap<FastifyRequest, KeyedRequest>();
+const claimed = new WeakMap<FastifyRequest, ClaimedKey>();
 /** An upload's key, claimed once its route has read the file (`claimUpload`). */
 const deferred = new WeakMap<FastifyRequest, { deps: IdempotencyOptions['deps']; clientId: string; key: string }>();
 
@@ -84,7 +83,7 @@ const reused = () =>
   );
 
 /** Claims the key, waiting a little for a racing twin to finish; sends the replay, or throws the refusal. */
-async function claim(deps: IdempotencyOptions['deps'], request: FastifyRequest, reply: FastifyReply, keyed: KeyedRequest) {
+async function claim(deps: IdempotencyOptions['deps'], request: FastifyRequest, reply: FastifyReply, keyed: ClaimedKey) {
   const c = await claimKeyWaiting(deps, keyed, WAIT_MS);
   if (c.kind === 'claimed') return void claimed.set(request, keyed);
   if (c.kind === 'reused') throw reused();
@@ -214,7 +213,7 @@ export async function idempotencyPlugin(app: FastifyInstance, opts: IdempotencyO
     claimed.delete(request);
     const answer = reply.statusCode >= 500 ? undefined : answerOf(request, reply, payload);
     try {
-      await (answer ? completeKey(deps, keyed, answer) : releaseKey(deps, keyed));
+      await endClaim(deps, keyed, answer);
     } catch (err) {
       // The answer still goes out; the claim, unfinished, is taken over by a retry after IDEMPOTENCY_STALE_SECONDS.
       request.log.warn({ err }, 'idempotency key not recorded');
@@ -227,6 +226,6 @@ export async function idempotencyPlugin(app: FastifyInstance, opts: IdempotencyO
     const keyed = claimed.get(request);
     if (!keyed) return;
     claimed.delete(request);
-    await releaseKey(deps, keyed).catch((err: unknown) => request.log.warn({ err }, 'idempotency key not released'));
+    await endClaim(deps, keyed).catch((err: unknown) => request.log.warn({ err }, 'idempotency key not released'));
   });
 }

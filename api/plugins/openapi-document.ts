@@ -9,7 +9,7 @@ import { TAGS } from '../routes/operation';
 
 export type Doc = { paths?: Record<string, Record<string, Operation>>; [k: string]: unknown };
 type Operation = {
-  requestBody?: { content?: Record<string, { schema?: unknown }> };
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: unknown }> };
   responses?: Record<string, unknown>;
   parameters?: Parameter[];
   [k: string]: unknown;
@@ -68,6 +68,15 @@ function withXml<T extends Response>(part: T | undefined): T | undefined {
     : part;
 }
 
+/**
+ * The swagger plugin marks every body required; one whose schema takes null (zod's `.nullish()`,
+ * the key roll's) may be left out, and the route then runs on its defaults.
+ */
+function bodyRequired(body: Operation['requestBody']): Operation['requestBody'] {
+  const schema = body?.content?.['application/json']?.schema as { anyOf?: { type?: unknown }[] } | undefined;
+  return schema?.anyOf?.some((s) => s.type === 'null') ? { ...body, required: false } : body;
+}
+
 /** One interface's document: its paths relative to its base address, with XML and errors documented. */
 export function interfaceDocument(full: Doc, prefix: string, title: string): Doc {
   const paths: NonNullable<Doc['paths']> = {};
@@ -88,7 +97,7 @@ export function interfaceDocument(full: Doc, prefix: string, title: string): Doc
       }
       // Sign-up (keyless) refuses the header: its answer holds keys that are never stored.
       const parameters = CHANGES.has(method) && !keyless ? [...(op.parameters ?? []), IDEMPOTENCY_KEY] : op.parameters;
-      operations[method] = { ...op, ...(parameters && { parameters }), requestBody: withXml(op.requestBody), responses };
+      operations[method] = { ...op, ...(parameters && { parameters }), requestBody: withXml(bodyRequired(op.requestBody)), responses };
       for (const tag of (op.tags as string[] | undefined) ?? []) tags.add(tag);
     }
     paths[p.slice(prefix.length)] = operations;

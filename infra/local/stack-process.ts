@@ -35,29 +35,16 @@ export async function startStackProcess(opts: { prefix: string; onProgress?: (li
     TEMPORAL_DEV_PORT: String(await freePort()),
     EMBEDDED_S3_PORT: String(await freePort()),
   };
-  const logPath = path.join(dataDir, 'stack-process.log');
-  const log = fs.openSync(logPath, 'a');
-  const child = spawn(process.execPath, [path.join(ROOT, 'main', 'launch.cjs')], {
-    cwd: ROOT,
+  const { ready, pid } = await runUntilReady<Endpoints>('the stack', {
+    args: [path.join(ROOT, 'main', 'launch.cjs')],
     env,
-    stdio: ['ignore', log, 'pipe'],
+    dataDir,
+    log: 'stack-process.log',
+    // The stack file is written after migrations, so the schema is ready too.
+    readyFile: 'stack.json',
+    onProgress: opts.onProgress,
   });
-  child.stderr!.on('data', (chunk: Buffer) => {
-    fs.writeSync(log, chunk);
-    for (const line of chunk.toString().split('\n')) if (line.trim()) opts.onProgress?.(line);
-  });
-  const stackFile = path.join(dataDir, 'stack.json');
-  // The stack file is written after migrations, so the schema is ready too.
-  await waitFor(
-    `the stack to start (see ${logPath})`,
-    () => {
-      if (child.exitCode !== null) throw new Error(`stack exited (${child.exitCode}); see ${logPath}`);
-      return fs.existsSync(stackFile);
-    },
-    { deadlineMs: STACK_TIMEOUT_MS },
-  );
-  child.unref();
-  return { dataDir, endpoints: JSON.parse(fs.readFileSync(stackFile, 'utf8')), pid: child.pid! };
+  return { dataDir, endpoints: ready, pid };
 }
 
 /** SIGTERM (the stack stops its servers in order), wait for it, then remove its DATA_DIR. */
@@ -101,28 +88,43 @@ export async function startClusterStackProcess(opts: {
 }): Promise<ClusterStackProcess> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), opts.prefix));
   fs.chmodSync(dataDir, 0o755); // the embedded Postgres runs as the `postgres` user when we are root
-  const logPath = path.join(dataDir, 'stack-cluster.log');
-  const log = fs.openSync(logPath, 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'main', 'stack-cluster.ts'), '--data-dir', dataDir], {
-    cwd: ROOT,
+  const { ready, pid } = await runUntilReady<{ env: Record<string, string> }>('stack:cluster', {
+    args: ['--import', 'tsx', path.join(ROOT, 'main', 'stack-cluster.ts'), '--data-dir', dataDir],
     env: { ...process.env, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', log, 'pipe'],
+    dataDir,
+    log: 'stack-cluster.log',
+    readyFile: 'cluster.json',
+    onProgress: opts.onProgress,
   });
+  return { dataDir, env: ready.env, pid };
+}
+
+/**
+ * Runs Node with `args` from the repository root, its output kept in `dataDir/<log>` (stderr lines
+ * also to `onProgress`), until it writes `dataDir/<readyFile>`: answers that file's JSON and the
+ * child's pid, the child left running. Its exit before then is an error ending with the log's tail.
+ */
+async function runUntilReady<T>(
+  what: string,
+  a: { args: string[]; env: NodeJS.ProcessEnv; dataDir: string; log: string; readyFile: string; onProgress?: (line: string) => void },
+): Promise<{ ready: T; pid: number }> {
+  const logPath = path.join(a.dataDir, a.log);
+  const log = fs.openSync(logPath, 'a');
+  const child = spawn(process.execPath, a.args, { cwd: ROOT, env: a.env, stdio: ['ignore', log, 'pipe'] });
   child.stderr!.on('data', (chunk: Buffer) => {
     fs.writeSync(log, chunk);
-    for (const line of chunk.toString().split('\n')) if (line.trim()) opts.onProgress?.(line);
+    for (const line of chunk.toString().split('\n')) if (line.trim()) a.onProgress?.(line);
   });
-  const readyFile = path.join(dataDir, 'cluster.json');
+  const readyPath = path.join(a.dataDir, a.readyFile);
   await waitFor(
-    `stack:cluster to start (see ${logPath})`,
+    `${what} to start (see ${logPath})`,
     () => {
       if (child.exitCode !== null)
-        throw new Error(`stack:cluster exited (${child.exitCode}); see ${logPath}:\n${fs.readFileSync(logPath, 'utf8').slice(-3000)}`);
-      return fs.existsSync(readyFile);
+        throw new Error(`${what} exited (${child.exitCode}); see ${logPath}:\n${fs.readFileSync(logPath, 'utf8').slice(-3000)}`);
+      return fs.existsSync(readyPath);
     },
     { deadlineMs: STACK_TIMEOUT_MS },
   );
   child.unref();
-  const { env } = JSON.parse(fs.readFileSync(readyFile, 'utf8')) as { env: Record<string, string> };
-  return { dataDir, env, pid: child.pid! };
+  return { ready: JSON.parse(fs.readFileSync(readyPath, 'utf8')) as T, pid: child.pid! };
 }

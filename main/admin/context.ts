@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from 'commander';
 import { Client, Connection } from '@temporalio/client';
 import { checkCallbackUrl, UnsafeCallbackUrlError } from '../../platform/url-safety';
 import type { CallbackUrlCheck } from '../../services/callbacks';
@@ -73,3 +74,12 @@ export class AdminError extends Error {}
 export function output(result: unknown): void {
   process.stdout.write(typeof result === 'string' ? `${result}\n` : `${JSON.stringify(result, null, 2)}\n`);
 }
+
+/** A commander option parser: a whole number of at least `min`, else commander's usage error. */
+export const wholeNumber =
+  (min = 0) =>
+  (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(min ? `a whole number of at least ${min}` : 'a whole number');
+    return n;
+  };

@@ -65,4 +65,3 @@ export interface CallbackAttemptTable {
 }
 
 export type CallbackEndpointRow = Selectable<CallbackEndpointTable>;
-export type CallbackDeliveryRow = Selectable<CallbackDeliveryTable>;

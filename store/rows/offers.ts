@@ -172,13 +172,11 @@ export interface SuppliedVoucherTable {
   import_id: ColumnType<string | null, string | null | undefined, never>;
 }
 
-export type Category = Selectable<CategoryTable>;
 export type OfferRow = Selectable<OfferTable>;
 export type OfferEventRow = Selectable<OfferEventTable>;
 export type AttachmentRow = Selectable<AttachmentTable>;
 export type CommentRow = Selectable<CommentTable>;
 export type AdvertiserRow = Selectable<AdvertiserTable>;
-export type SuppliedVoucherRow = Selectable<SuppliedVoucherTable>;
 
 /** One step of an offer's review (migration 0071): written with the change it records, never updated. */
 export interface OfferReviewStepTable {

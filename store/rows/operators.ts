@@ -1,4 +1,3 @@
-import type { Selectable } from 'kysely';
 import type { Timestamp } from './columns';
 
 /** A review-console operator added with `admin ops users add`: the name they sign in with and its scrypt hash. */
@@ -8,5 +7,3 @@ export interface OperatorTable {
   password_hash: string;
   created_at: Timestamp;
 }
-
-export type OperatorRow = Selectable<OperatorTable>;

@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { Timestamp } from './columns';
+import type { NewOrderRow, NewVoucherRow } from '../../domain/order-plan';
 
 /* Publishers' side: accounts, reservations, orders, their items and the vouchers they issue. */
 
@@ -33,15 +34,8 @@ export interface ReservationTable {
   end_reason: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
-export interface OrderTable {
-  id: string;
-  client_id: string;
-  order_number: string;
-  /** The order's key (orderKey in domain/orders.ts); its id derives from it. Named workflow_id until migration 0067. */
-  order_key: string;
-  account_id: string | null;
-  application_id: string | null;
-  customer_name: string;
+/** An order as placed (domain/order-plan.ts `NewOrderRow`), with what the database keeps beside it. */
+export interface OrderTable extends Omit<NewOrderRow, 'customer_reference' | 'shipping_address' | 'request_id'> {
   /** The publisher's own id for its customer (limit_per_customer counts by it); null when not given. */
   customer_reference: ColumnType<string | null, string | null | undefined, string | null>;
   shipping_address: ColumnType<unknown, string | null, string | null>;
@@ -64,21 +58,14 @@ export interface OrderItemTable {
   offer_as_sold: ColumnType<unknown, string | undefined, never>;
 }
 
-export interface VoucherTable {
-  id: string;
-  offer_id: string;
-  order_id: string;
-  client_id: string;
-  account_id: string | null;
-  reservation_id: string | null;
-  counts_stock: boolean;
-  redemption_code: string;
-  barcode: string;
-  customer_name: string;
+/**
+ * A voucher as an order issues it (domain/order-vouchers.ts `NewVoucherRow`), with its state; the
+ * columns redeclared here are optional or null in rows older than them, or filled by Postgres.
+ */
+export interface VoucherTable extends Omit<NewVoucherRow, 'customer_key' | 'supplied' | `sale_${string}`> {
   /** Who it was sold to, as limit_per_customer counts (domain/customer-identity.ts `customerKey`); null before that existed. */
   customer_key: ColumnType<string | null, string | null | undefined, string | null>;
   status: 'acquired' | 'redeemed' | 'cancelled';
-  expiration_date: string | null;
   acquired_at: Timestamp;
   redeemed_at: Timestamp | null;
   cancelled_at: Timestamp | null;
@@ -87,10 +74,6 @@ export interface VoucherTable {
   supplied: Generated<boolean>;
   /** Secret part of the customer's voucher page address; replaced to revoke it. */
   page_token: Generated<string>;
-  /** A gift card's face value, fixed when sold, and what is left of it; null for deals and coupons. */
-  value_amount: number | null;
-  value_currency: string | null;
-  balance_amount: number | null;
   /**
    * The sale's per-unit figures, fixed when sold (docs/statements.md): the offer's price and
    * advertiser_rebate, and the revenues the distribution view showed (null on vouchers sold before

@@ -1,4 +1,3 @@
-import type { Selectable } from 'kysely';
 import type { PostalCodeRecord } from '../../domain/postal-codes';
 import type { Timestamp } from './columns';
 
@@ -6,5 +5,3 @@ import type { Timestamp } from './columns';
 export interface PostalCodeTable extends PostalCodeRecord {
   imported_at: Timestamp;
 }
-
-export type PostalCodeRow = Selectable<PostalCodeTable>;

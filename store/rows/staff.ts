@@ -26,4 +26,3 @@ export interface StaffSessionTable {
 }
 
 export type RedemptionStaffRow = Selectable<RedemptionStaffTable>;
-export type StaffSessionRow = Selectable<StaffSessionTable>;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { cacheDir } from '../../platform/cache-dir';
 
 /*
@@ -81,4 +81,17 @@ export function chromiumPath(): string {
 /** Chromium, headless, with `extraArgs`. */
 export async function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumPath(), args: [...CHROMIUM_ARGS, ...extraArgs] });
+}
+
+/** axe-core's serious and critical violations on the page (run through evaluate: the pages' CSP allows no injected script tag). */
+export async function axeProblems(page: Page): Promise<string[]> {
+  const source = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+  const violations = (await page.evaluate(`${source}; axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`)) as {
+    id: string;
+    impact: string;
+    nodes: { target: string[] }[];
+  }[];
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }

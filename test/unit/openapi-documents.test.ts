@@ -41,4 +41,17 @@ describe('docs/openapi/*.json', () => {
         `First difference, line ${line}:\n  committed: "operationId": "signUp",\n  built:     "operationId": "createSignup",`,
     );
   });
+
+  it('says a body is required except where the route runs without one (the key roll)', () => {
+    const bodies = (['submission', 'distribution'] as const).flatMap((name) =>
+      Object.entries(JSON.parse(built[name]).paths as Record<string, Record<string, { requestBody?: { required?: boolean } }>>).flatMap(
+        ([p, ops]) => Object.values(ops).flatMap((op) => (op.requestBody ? [[p, op.requestBody.required]] : [])),
+      ),
+    );
+    expect(bodies.filter(([, required]) => required !== true)).toEqual([
+      ['/api_keys/roll', false],
+      ['/api_keys/roll', false],
+    ]);
+    expect(bodies.length).toBeGreaterThan(10);
+  });
 });

@@ -21,6 +21,18 @@ describe('waitFor', () => {
     expect(looks.slice(1).map((t, i) => t - looks[i])).toEqual([50, 100, 200, 400, 800, 1_000, 1_000]);
   });
 
+  test('firstMs and maxMs set the pauses (the order intake resends from 5 ms up to 100 ms)', async () => {
+    const looks: number[] = [];
+    const waiting = waitFor('the intake', () => (looks.push(Date.now()), looks.length === 7 && 'taken'), {
+      deadlineMs: 10_000,
+      firstMs: 5,
+      maxMs: 100,
+    });
+    await jest.runAllTimersAsync();
+    await expect(waiting).resolves.toBe('taken');
+    expect(looks.slice(1).map((t, i) => t - looks[i])).toEqual([5, 10, 20, 40, 80, 100]);
+  });
+
   test('at the deadline it throws an error naming what it waited for, the last pause cut to the deadline', async () => {
     const looks: number[] = [];
     const started = Date.now();

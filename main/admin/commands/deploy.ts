@@ -1,12 +1,6 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { deploymentStatus, promoteVersion, rampVersion, versionDrainage, waitUntilDrained } from '../../../services/worker-deployments';
-import { output, type AdminContext } from '../context';
-
-const whole = (v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('a whole number');
-  return n;
-};
+import { output, wholeNumber, type AdminContext } from '../context';
 
 /**
  * `deploy …`: a release of workflow code rolled out as versions of the task queue's Worker
@@ -24,7 +18,7 @@ export function deployCommand(ctx: () => AdminContext): Command {
     .command('ramp')
     .description("send a share of new runs (and of auto-upgrade runs' next tasks) to a version whose workers run; 0 ends the ramp")
     .argument('<build-id>')
-    .requiredOption('--percent <n>', 'the share, 0 to 100', whole)
+    .requiredOption('--percent <n>', 'the share, 0 to 100', wholeNumber())
     .action(async (buildId: string, o: { percent: number }) => output(await rampVersion(await deps(), { buildId, percent: o.percent })));
   cmd
     .command('promote')
@@ -36,7 +30,7 @@ export function deployCommand(ctx: () => AdminContext): Command {
     .description("whether a version's pinned runs have all ended (then its workers may stop); --wait until they have")
     .argument('<build-id>')
     .option('--wait', 'ask again until drained', false)
-    .option('--timeout <seconds>', 'with --wait: give up after this long (exit 1)', whole, 3600)
+    .option('--timeout <seconds>', 'with --wait: give up after this long (exit 1)', wholeNumber(), 3600)
     .action(async (buildId: string, o: { wait: boolean; timeout: number }) => {
       const d = await deps();
       if (!o.wait) return output(await versionDrainage(d, buildId));

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { INTERFACE_PREFIX } from '../../../domain/environment';
 import type { CodePattern } from '../../../domain/voucher-imports';
 import { toVoucherImport } from '../../../schemas/voucher-import';
@@ -11,15 +11,9 @@ import {
   runningVoucherImports,
 } from '../../../services/voucher-imports';
 import type { VoucherImportRow } from '../../../store/database';
-import { AdminError, output, type AdminContext } from '../context';
+import { AdminError, output, wholeNumber, type AdminContext } from '../context';
 import { watchProgress } from '../progress';
 import { exportVouchers } from './voucher-export';
-
-const int = (v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('a whole number of at least 1');
-  return n;
-};
 
 const base = (ctx: AdminContext) => `${ctx.config.PUBLIC_BASE_URL ?? ''}${INTERFACE_PREFIX.submission}`;
 
@@ -57,9 +51,9 @@ export function vouchersCommand(ctx: () => AdminContext): Command {
     .command('generate')
     .description('generate unique codes for an offer that sells supplied codes; shows progress')
     .argument('<offer>', 'offer id')
-    .requiredOption('--count <n>', 'codes to make', int)
+    .requiredOption('--count <n>', 'codes to make', wholeNumber(1))
     .option('--pattern <mask>', 'a mask such as SALE-####-####: each # a random character')
-    .option('--length <n>', 'random characters per code (without --pattern)', int)
+    .option('--length <n>', 'random characters per code (without --pattern)', wholeNumber(1))
     .option('--charset <chars>', 'characters to draw from (default Crockford base32)')
     .option('--prefix <text>')
     .option('--postfix <text>')

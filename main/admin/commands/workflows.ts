@@ -1,13 +1,7 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import { listStuckWorkflows, STUCK_AFTER_ATTEMPTS, type StuckWorkflow } from '../../../services/stuck-workflows';
 import { listRetiredWorkflowRuns } from '../../../services/retired-workflows';
-import { output, type AdminContext } from '../context';
-
-const whole = (v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('a whole number');
-  return n;
-};
+import { output, wholeNumber, type AdminContext } from '../context';
 
 /** `workflows …`: operators find stuck work (docs/operations.md, "Stuck workflows") and runs an upgrade would strand. */
 export function workflowsCommand(ctx: () => AdminContext): Command {
@@ -15,8 +9,8 @@ export function workflowsCommand(ctx: () => AdminContext): Command {
   cmd
     .command('stuck')
     .description('running workflows older than their process allows, or with an activity retrying past --attempts')
-    .option('--attempts <n>', 'list a workflow whose pending activity is on an attempt above this', whole, STUCK_AFTER_ATTEMPTS)
-    .option('--scan-limit <n>', 'look at no more running workflows than this', whole, 5000)
+    .option('--attempts <n>', 'list a workflow whose pending activity is on an attempt above this', wholeNumber(), STUCK_AFTER_ATTEMPTS)
+    .option('--scan-limit <n>', 'look at no more running workflows than this', wholeNumber(), 5000)
     .option('--json', 'print JSON instead of a table', false)
     .action(async (o: { attempts: number; scanLimit: number; json: boolean }) => {
       const c = ctx();
@@ -29,7 +23,7 @@ export function workflowsCommand(ctx: () => AdminContext): Command {
   cmd
     .command('retired')
     .description('open runs of workflow types this release no longer runs (before an upgrade: docs/deployment.md)')
-    .option('--limit <n>', 'list no more runs than this', whole, 1000)
+    .option('--limit <n>', 'list no more runs than this', wholeNumber(), 1000)
     .action(async (o: { limit: number }) => {
       const runs = await listRetiredWorkflowRuns({ temporal: await ctx().temporal() }, o.limit);
       if (runs.length === 0) process.stderr.write('no open run of a retired workflow type\n');

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import Fastify from 'fastify';
 import { sql } from 'kysely';
 import { idempotencyPlugin } from '../../../api/plugins/idempotency';
-import { claimKey, completeKey, idempotencyRequestHash, releaseKey } from '../../../services/idempotency';
+import { claimKey, endClaim, idempotencyRequestHash } from '../../../services/idempotency';
 import * as idempotencyKeys from '../../../store/idempotency-keys';
 import { claimIdempotencyKey } from '../../../store/idempotency-keys';
 import { IDEMPOTENCY_KEY_PRUNING_WORKFLOW_TYPE } from '../../../workflows/idempotency-key-pruning-messages';
@@ -281,7 +281,7 @@ describe('Idempotency-Key on every request that changes something', () => {
       expect(listeners).toBe(1);
       await new Promise((resolve) => setTimeout(resolve, 1000)); // the twins' requests keep running for a second
       for (const key of keys)
-        await completeKey(
+        await endClaim(
           h.services,
           { clientId: client.clientId, key, requestHash: hash },
           { status: 201, headers: {}, body: Buffer.from('{"done":true}'), kind: 'bytes' },
@@ -316,7 +316,7 @@ describe('Idempotency-Key on every request that changes something', () => {
     const first = await send('POST', url, dist.key, key, body);
     expect(first.statusCode).toBe(200);
     // The first answer was a 503 the client never saw kept: its claim released, the retry runs again.
-    await releaseKey(h.services, { clientId: dist.clientId, key, requestHash: idempotencyRequestHash('POST', url, body) });
+    await endClaim(h.services, { clientId: dist.clientId, key, requestHash: idempotencyRequestHash('POST', url, body) });
     await h.services.db.deleteFrom('idempotency_keys').where('client_id', '=', dist.clientId).execute();
     const retry = await send('POST', url, dist.key, key, body);
     expect([retry.statusCode, retry.headers['idempotent-replayed']]).toEqual([200, undefined]);

@@ -2,12 +2,11 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from '../../setup/chromium';
+import { axeProblems, launchChromium } from '../../setup/chromium';
 import { advertiserId, createStaff, type StaffCreated } from '../../setup/counter';
 import { writeFakeCamera } from '../../setup/fake-camera';
-import { seedOffer, validOffer } from '../../setup/fixtures';
+import { advertiserNamed, buyOne, GIFT_CARD_50, seedOffer, type BoughtVoucher } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
-import { DIST } from '../../setup/paths';
 
 /*
  * The merchant's counter as a shop assistant uses it, in headless Chromium on a listening server:
@@ -20,7 +19,6 @@ import { DIST } from '../../setup/paths';
  */
 
 const ARTIFACTS = path.join(__dirname, '..', '..', '..', 'test-artifacts', 'merchant-counter');
-const USD = (amount: number) => ({ currency_code: 'USD', amount });
 const PHONE = { width: 360, height: 740 };
 const DESKTOP = { width: 1280, height: 900 };
 
@@ -32,27 +30,12 @@ describe('the merchant counter in headless Chromium', () => {
   let sub: { key: string; clientId: string };
   let dist: string;
   let staff: StaffCreated;
-  let deal: { id: string; redemption_code: string; print_url: string };
+  let deal: BoughtVoucher;
   const cspViolations: string[] = [];
   /** Every address the counter's pages asked for: all of them this server's. */
   const requested: string[] = [];
 
-  const buy = async (offerId: string) => {
-    const res = await h.app.inject({
-      method: 'POST',
-      url: `${DIST}/orders`,
-      headers: { 'x-service-api-key': dist },
-      payload: {
-        order: {
-          order_number: `b-${Math.random().toString(36).slice(2)}`,
-          customer_name: 'Grace Hopper',
-          items: [{ offer_id: offerId, quantity: 1 }],
-        },
-      },
-    });
-    expect(res.statusCode).toBe(200);
-    return res.json().order.vouchers[0] as { id: string; redemption_code: string; print_url: string };
-  };
+  const buy = (offerId: string) => buyOne(h, dist, offerId, 'Grace Hopper');
 
   /** The customer page's QR code as a PNG, as the customer's phone shows it. */
   async function customerQr(printUrl: string): Promise<Buffer> {
@@ -72,7 +55,7 @@ describe('the merchant counter in headless Chromium', () => {
     base = `http://127.0.0.1:${(h.app.server.address() as AddressInfo).port}`;
     sub = await h.client('submission');
     dist = await h.key('distribution');
-    const advertiser = { ...(validOffer().advertiser as Record<string, unknown>), name: 'Bistro Counter' };
+    const advertiser = advertiserNamed('Bistro Counter');
     const dealId = await seedOffer(h, sub.clientId, {
       advertiser,
       title: 'Two-course lunch',
@@ -80,15 +63,7 @@ describe('the merchant counter in headless Chromium', () => {
       restrictions: { valid_days: undefined },
     });
     deal = await buy(dealId);
-    giftId = await seedOffer(h, sub.clientId, {
-      advertiser,
-      title: 'Gift card $50',
-      type: 'gift_card',
-      price: USD(5000),
-      value: USD(5000),
-      discount: undefined,
-      initial_quantity: 5,
-    });
+    giftId = await seedOffer(h, sub.clientId, { advertiser, title: 'Gift card $50', ...GIFT_CARD_50, initial_quantity: 5 });
     staff = await createStaff(h, sub.key, { name: 'Ana', advertiser_id: await advertiserId(h, sub.key, 'Bistro Counter') });
     plain = await launchChromium(['--disable-features=LocalNetworkAccessChecks']);
     const camera = path.join(ARTIFACTS, 'camera.y4m');
@@ -115,19 +90,6 @@ describe('the merchant counter in headless Chromium', () => {
       if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
     });
     return { context, page };
-  }
-
-  /** axe-core's serious and critical violations on the page (axe run through the debugger: the page's CSP allows no injected script). */
-  async function axeProblems(page: Page): Promise<string[]> {
-    const source = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-    const violations = (await page.evaluate(`${source}; axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`)) as {
-      id: string;
-      impact: string;
-      nodes: { target: string[] }[];
-    }[];
-    return violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   }
 
   const shot = async (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
@@ -220,7 +182,7 @@ describe('the merchant counter in headless Chromium', () => {
 
   it("another advertiser's staff member finds nothing", async () => {
     const other = await h.client('submission');
-    await seedOffer(h, other.clientId, { advertiser: { ...(validOffer().advertiser as Record<string, unknown>), name: 'Elsewhere Inc' } });
+    await seedOffer(h, other.clientId, { advertiser: advertiserNamed('Elsewhere Inc') });
     const stranger = await createStaff(h, other.key, { name: 'Bo', advertiser_id: await advertiserId(h, other.key, 'Elsewhere Inc') });
     const { context, page } = await newPage(plain);
     try {

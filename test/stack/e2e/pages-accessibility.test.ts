@@ -1,9 +1,8 @@
-import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from '../../setup/chromium';
+import { axeProblems, launchChromium } from '../../setup/chromium';
 import { advertiserId, createStaff } from '../../setup/counter';
-import { seedOffer, validOffer } from '../../setup/fixtures';
+import { advertiserNamed, buyOne, GIFT_CARD_50, seedOffer } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
 import { DIST, SUB } from '../../setup/paths';
 
@@ -18,19 +17,6 @@ import { DIST, SUB } from '../../setup/paths';
 
 const PHONE = { width: 390, height: 844 };
 const OPERATOR = { username: 'reviewer-axe', password: 'axe operator password 42' };
-const AXE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-/** axe-core's serious and critical violations (run through evaluate: the pages' CSP allows no injected script tag). */
-async function axeProblems(page: Page): Promise<string[]> {
-  const violations = (await page.evaluate(`${AXE}; axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`)) as {
-    id: string;
-    impact: string;
-    nodes: { target: string[] }[];
-  }[];
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
 
 /** The form controls (and scrollable boxes) that Tab never reaches, walking the page from its top. */
 async function unreachedByKeyboard(page: Page): Promise<string[]> {
@@ -59,22 +45,7 @@ describe('every HTML page, in each state, is accessible and keyboard-usable', ()
   let dist: string;
   const seen: string[] = [];
 
-  const buy = async (offerId: string) => {
-    const res = await h.app.inject({
-      method: 'POST',
-      url: `${DIST}/orders`,
-      headers: { 'x-service-api-key': dist },
-      payload: {
-        order: {
-          order_number: `axe-${Math.random().toString(36).slice(2)}`,
-          customer_name: 'Ada',
-          items: [{ offer_id: offerId, quantity: 1 }],
-        },
-      },
-    });
-    expect(res.statusCode).toBe(200);
-    return res.json().order.vouchers[0] as { id: string; redemption_code: string; print_url: string };
-  };
+  const buy = (offerId: string) => buyOne(h, dist, offerId);
 
   beforeAll(async () => {
     h = await createHarness({ worker: true, env: { RATE_LIMIT_PER_SECOND: '100' } });
@@ -105,19 +76,9 @@ describe('every HTML page, in each state, is accessible and keyboard-usable', ()
   }
 
   it('the customer voucher page (deal, gift card, redeemed) and its print copy', async () => {
-    const advertiser = { ...(validOffer().advertiser as Record<string, unknown>), name: 'Axe Bistro' };
+    const advertiser = advertiserNamed('Axe Bistro');
     const deal = await buy(await seedOffer(h, sub.clientId, { advertiser, title: 'Lunch for two', initial_quantity: 5 }));
-    const USD = (amount: number) => ({ currency_code: 'USD', amount });
-    const gift = await buy(
-      await seedOffer(h, sub.clientId, {
-        advertiser,
-        title: 'Gift $50',
-        type: 'gift_card',
-        price: USD(5000),
-        value: USD(5000),
-        discount: undefined,
-      }),
-    );
+    const gift = await buy(await seedOffer(h, sub.clientId, { advertiser, title: 'Gift $50', ...GIFT_CARD_50 }));
     const used = await buy(await seedOffer(h, sub.clientId, { advertiser, title: 'Used lunch', initial_quantity: 5 }));
     const adv = await advertiserId(h, sub.key, 'Axe Bistro');
     const redeemed = await h.app.inject({
@@ -180,7 +141,7 @@ describe('every HTML page, in each state, is accessible and keyboard-usable', ()
   });
 
   it('the merchant counter: sign-in, session ended, start page, a voucher, not found, signed out', async () => {
-    const advertiser = { ...(validOffer().advertiser as Record<string, unknown>), name: 'Axe Counter' };
+    const advertiser = advertiserNamed('Axe Counter');
     const v = await buy(await seedOffer(h, sub.clientId, { advertiser, title: 'Counter lunch', initial_quantity: 5 }));
     const staff = await createStaff(h, sub.key, { name: 'Kay', advertiser_id: await advertiserId(h, sub.key, 'Axe Counter') });
     const ended = await browser.newContext({ viewport: PHONE });
