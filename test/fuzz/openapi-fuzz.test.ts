@@ -20,7 +20,24 @@ const HEALTH_WITHIN_MS = 1_000;
 /** An operator of the review console, so that its pages are fuzzed past the sign-in gate too. */
 const OPERATOR = { name: 'fuzz-operator', password: 'fuzz operator passphrase' };
 
-type Outcome = { request: FuzzRequest; status: number | 'reset' | 'timeout'; ms: number; detail?: string };
+type Outcome = { request: FuzzRequest; status: number | 'reset' | 'timeout'; ms: number; detail?: string; wrong?: string };
+
+/**
+ * What is wrong with an answer besides its status: a stack trace anywhere, or (an operation of the
+ * documents, not a page) a refusal outside the error envelope of docs/errors.md, in JSON or XML.
+ */
+function wrongAnswer(operation: boolean, res: { status: number; text: string }): string | undefined {
+  if (/\n\s+at .+:\d+:\d+/.test(res.text)) return 'a stack trace in the answer';
+  if (!operation || res.status < 400 || res.status >= 500 || res.text === '') return undefined;
+  if (/<status>ERROR<\/status>/.test(res.text) && /<code>[^<]+<\/code>/.test(res.text)) return undefined;
+  try {
+    const body = JSON.parse(res.text) as { status?: string; errors?: Array<{ code?: unknown }> };
+    if (body.status === 'ERROR' && typeof body.errors?.[0]?.code === 'string') return undefined;
+  } catch {
+    // neither JSON nor the XML envelope
+  }
+  return 'a refusal outside the error envelope';
+}
 
 describe('fuzz: every documented operation and every page, hostile input', () => {
   let h: Harness;
@@ -101,11 +118,13 @@ describe('fuzz: every documented operation and every page, hostile input', () =>
             const t = Date.now();
             try {
               const res = await send(request);
+              const wrong = wrongAnswer('bodies' in target, res);
               outcomes.push({
                 request,
                 status: res.status,
                 ms: Date.now() - t,
-                detail: res.status >= 500 ? res.text.slice(0, 300) : undefined,
+                detail: res.status >= 500 || wrong ? res.text.slice(0, 300) : undefined,
+                wrong,
               });
             } catch (err) {
               const timeout = (err as Error).name === 'TimeoutError';
@@ -124,7 +143,7 @@ describe('fuzz: every documented operation and every page, hostile input', () =>
       await probe;
       lag.disable();
 
-      const failures = outcomes.filter((o) => typeof o.status !== 'number' || o.status >= 500 || o.ms >= SLOWEST_MS);
+      const failures = outcomes.filter((o) => typeof o.status !== 'number' || o.status >= 500 || o.ms >= SLOWEST_MS || o.wrong);
       const statuses = outcomes.reduce<Record<string, number>>((m, o) => ({ ...m, [o.status]: (m[o.status] ?? 0) + 1 }), {});
       console.log(
         `fuzz: seed ${SEED}, ${outcomes.length} requests in ${seconds.toFixed(0)} s, ${covered.size} of ${targets.length} operations and pages ` +
@@ -158,5 +177,5 @@ describe('fuzz: every documented operation and every page, hostile input', () =>
 function replayable(o: Outcome): string {
   const r = o.request;
   const body = r.body === undefined ? '' : `\n  body (${r.body.length} chars): ${r.body.slice(0, 2000)}`;
-  return `${o.status} after ${o.ms} ms [${r.how}] ${r.method} ${r.path}\n  headers: ${JSON.stringify(r.headers)}${body}\n  answer: ${o.detail ?? ''}`;
+  return `${o.status}${o.wrong ? ` (${o.wrong})` : ''} after ${o.ms} ms [${r.how}] ${r.method} ${r.path}\n  headers: ${JSON.stringify(r.headers)}${body}\n  answer: ${o.detail ?? ''}`;
 }

@@ -1,105 +1,13 @@
-import fc from 'fast-check';
 import { createHarness, type Harness } from '../../setup/harness';
 import { validOffer } from '../../setup/fixtures';
 import { multipart } from '../../setup/files';
 import { MAX_MONEY_AMOUNT } from '../../../schemas/common';
 import { DIST, SUB } from '../../setup/paths';
 
-/** Every status the API documents (docs/errors.md); anything else, above all a 5xx, is a bug. */
-// 410: the obsolete User endpoints (test/stack/api/paths-and-gone.test.ts); 202: accepted bulk work (docs/bulk-offers-and-exports.md).
-const DOCUMENTED = new Set([200, 201, 202, 400, 401, 403, 404, 409, 410, 413, 414, 415, 422, 429]);
-
-const NASTY = [
-  "' OR 1=1 --",
-  '1; DROP TABLE offers',
-  'price asc; DELETE FROM offers',
-  '../../etc/passwd',
-  '..%2F..%2Fetc%2Fpasswd',
-  '\u0000',
-  '%00',
-  '😀🎉',
-  '\u202egnp.exe',
-  'a\u200bb',
-  'Ω≈ç√∫',
-  '<script>alert(1)</script>',
-  '-1',
-  '0',
-  '9999999999999999999999',
-  '1e309',
-  'NaN',
-  'null',
-  '[]',
-  '{}',
-  'x'.repeat(5000),
-];
-const nastyString = fc.oneof(fc.constantFrom(...NASTY), fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 20 }));
-const FIELDS = [
-  'title',
-  'type',
-  'price',
-  'status',
-  'start_date',
-  'end_date',
-  'quantity',
-  'items',
-  'order_number',
-  'customer_name',
-  'name',
-  'content',
-  'author_name',
-  'account_id',
-  'quantity_reserved',
-  'offer_id',
-  'website_url',
-  'advertiser',
-  'creative',
-];
-const PARAMS = [
-  'page',
-  'per_page',
-  'status',
-  'type',
-  'types',
-  'sort_by',
-  'postal_code',
-  'radius',
-  'lat',
-  'lng',
-  'latitude',
-  'longitude',
-  'city',
-  'state_code',
-  'country_code',
-  'categories',
-  'category_ids',
-  'recently_changed',
-  'recently_updated',
-  'recently_published',
-  'recently_closed',
-  'order_number',
-];
-const ROOTS = ['offer', 'order', 'account', 'comment', 'reservation', 'voucher', 'attachment'];
-
-const jsonBody = fc.oneof(
-  fc.jsonValue({ maxDepth: 4 }),
-  fc
-    .record({
-      root: fc.constantFrom(...ROOTS),
-      fields: fc.dictionary(fc.constantFrom(...FIELDS), fc.oneof(fc.jsonValue({ maxDepth: 3 }), nastyString), { maxKeys: 6 }),
-    })
-    .map(({ root, fields }) => ({ [root]: fields })),
-);
-const xmlEscape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-const xmlBody = fc.oneof(
-  fc.string({ maxLength: 200 }),
-  fc.record({ root: fc.constantFrom(...ROOTS), fields: fc.dictionary(fc.constantFrom(...FIELDS), nastyString, { maxKeys: 6 }) }).map(
-    ({ root, fields }) =>
-      `<${root}>${Object.entries(fields)
-        .map(([k, v]) => `<${k}>${xmlEscape(v)}</${k}>`)
-        .join('')}</${root}>`,
-  ),
-);
-
+/*
+ * Known hostile inputs, each with the answer it must get. Random requests to every operation
+ * (ids, queries, headers, JSON and XML bodies) are the fuzz lane's (test/fuzz, decision 0070).
+ */
 describe('hostile input: every answer is a documented 4xx or a 2xx, and the server stays healthy', () => {
   let h: Harness;
   const keys: Record<string, string> = {};
@@ -122,79 +30,7 @@ describe('hostile input: every answer is a documented 4xx or a 2xx, and the serv
     h.app.registeredRoutes.filter(
       (r) => /^\/(submission|distribution)\/beta\//.test(r.url) && r.method !== 'HEAD' && !r.url.endsWith('/openapi'),
     );
-  const fill = (url: string, value: string) =>
-    url.replace(/:(\w+)/g, (_m, name) => (name === 'id' || name === 'offer_id' ? value || ownOfferId : value));
   const keyFor = (url: string) => keys[url.split('/')[1]];
-  const check = (res: { statusCode: number; body: string }, what: string) => {
-    if (!DOCUMENTED.has(res.statusCode)) throw new Error(`${what.slice(0, 300)} → ${res.statusCode}: ${res.body.slice(0, 300)}`);
-    if (res.statusCode >= 400)
-      expect(JSON.parse(res.body)).toMatchObject({
-        status: 'ERROR',
-        errors: expect.arrayContaining([expect.objectContaining({ code: expect.any(String) })]),
-      });
-    expect(res.body).not.toMatch(/\n\s+at .+:\d+:\d+/); // no stack trace
-  };
-
-  it('fuzzes path ids and query strings of every route', async () => {
-    expect(routes().length).toBeGreaterThan(10);
-    for (const route of routes()) {
-      await fc.assert(
-        fc.asyncProperty(
-          nastyString,
-          fc.dictionary(fc.oneof(fc.constantFrom(...PARAMS), fc.string({ maxLength: 10 })), nastyString, { maxKeys: 4 }),
-          async (id, query) => {
-            const url = `${fill(route.url, encodeURIComponent(id))}?${new URLSearchParams(query).toString()}`;
-            const res = await h.app.inject({ method: route.method as 'GET', url, headers: { 'x-service-api-key': keyFor(route.url) } });
-            check(res, `${route.method} ${url}`);
-          },
-        ),
-        { numRuns: 12 },
-      );
-    }
-  });
-
-  it('fuzzes JSON and XML bodies of every route that takes one', async () => {
-    for (const route of routes().filter((r) => r.method === 'POST' || r.method === 'PUT')) {
-      await fc.assert(
-        fc.asyncProperty(
-          fc.oneof(
-            jsonBody.map((b) => ({ type: 'application/json', payload: JSON.stringify(b) })),
-            xmlBody.map((b) => ({ type: 'application/xml', payload: b })),
-          ),
-          async (body) => {
-            const res = await h.app.inject({
-              method: route.method as 'POST',
-              url: fill(route.url, ''),
-              headers: { 'x-service-api-key': keyFor(route.url), 'content-type': body.type },
-              payload: body.payload,
-            });
-            check(res, `${route.method} ${route.url} ${body.type} ${body.payload.slice(0, 200)}`);
-          },
-        ),
-        { numRuns: 15 },
-      );
-    }
-  });
-
-  it('fuzzes headers: Accept, Content-Type and the key itself', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.string({ maxLength: 60 }),
-        fc.string({ maxLength: 60 }),
-        fc.oneof(nastyString, fc.constant(keys.submission)),
-        async (accept, contentType, key) => {
-          const res = await h.app.inject({
-            method: 'POST',
-            url: `${SUB}/offers`,
-            headers: { accept, 'content-type': contentType, 'x-service-api-key': key },
-            payload: '{"offer":{}}',
-          });
-          check(res, `accept=${accept} content-type=${contentType}`);
-        },
-      ),
-      { numRuns: 60 },
-    );
-  });
 
   describe('known-bad inputs', () => {
     const post = (url: string, payload: string | Buffer, type: string, key = keys.submission) =>

@@ -18,7 +18,10 @@ describe('admin CLI', () => {
   afterAll(() => h.close());
 
   it('keys create prints only the new key, which opens its interface', async () => {
-    const res = await admin(['keys', 'create', '--interface', 'distribution', '--name', 'Acme Deals']);
+    // Through npm, exactly as documented; the other calls start the same command without npm.
+    const res = await admin(['keys', 'create', '--interface', 'distribution', '--name', 'Acme Deals'], process.env, undefined, {
+      viaNpm: true,
+    });
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/^om_test_dist_[A-Za-z0-9_-]{43}\n$/);
     const key = res.stdout.trim();
