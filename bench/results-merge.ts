@@ -13,6 +13,7 @@ const SECTION_KEYS = [
   'orders',
   'orders_cluster',
   'search',
+  'keywordSearch',
   'intake',
   'callbacks',
   'callbacksFanout',

@@ -15,6 +15,7 @@ import { benchOrders } from './orders';
 import { benchRateLimit } from './ratelimit';
 import { writeResults } from './report';
 import { benchSearch } from './search';
+import { benchKeywordSearch } from './search-keywords';
 import { benchFeed, benchStatements } from './statements';
 import { mergeResults } from './results-merge';
 
@@ -40,6 +41,8 @@ const SECTIONS: Array<{ names: string[]; run: (b: BenchStack, stops: Stops, want
   },
   // The distribution search at 100,000 and 1,000,000 offers against its query called directly (bench/search.ts).
   { names: ['search'], run: async (b) => ({ search: await benchSearch(b) }) },
+  // Keyword search (q) at 1,000,000 offers, after the search section on its catalogue, or alone (bench/search-keywords.ts).
+  { names: ['search', 'keywords'], run: async (b) => ({ keywordSearch: await benchKeywordSearch(b) }) },
   // Offer intake: offers created per second, each with its review workflow started.
   { names: ['intake'], run: async (b) => ({ intake: await benchOfferIntake(b) }) },
   // Callbacks: deliveries per second to a local receiver that answers 200 at once (bench/callbacks.ts).

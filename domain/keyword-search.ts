@@ -15,7 +15,7 @@ export const MAX_CORRECTED_WORD = 40;
 /** A word's last word is also searched as a prefix (as a person types) from this many letters. */
 export const MIN_PREFIX_LETTERS = 3;
 /** Vocabulary words looked at per typed word (nearest by trigrams), and corrections kept of them. */
-export const CORRECTION_CANDIDATES = 20;
+export const CORRECTION_CANDIDATES = 50;
 export const MAX_CORRECTIONS = 5;
 
 /**
