@@ -117,8 +117,8 @@ export async function seedCatalogue(db: Db, clientId: string, count: number): Pr
           s.published, s.published, s.published, s.published,
           case s.place when 'none' then '{*}' when 'country' then '{US}' else '{}' end::text[]
         from seed s join seed_text t on t.id = s.id join bench_zips z on z.n = s.zip`.execute(trx);
-      await sql`insert into offer_search_documents (offer_id, words, ${COPIED})
-        select o.id, offer_search_vector(o.document), ${offerValues} from seed s join offers o on o.id = s.id`.execute(trx);
+      await sql`insert into offer_search_documents (offer_id, words, head, ${COPIED})
+        select o.id, offer_search_vector(o.document), offer_search_head(o.document), ${offerValues} from seed s join offers o on o.id = s.id`.execute(trx);
       await sql`insert into search_words (word) select distinct w from seed s join offers o on o.id = s.id, offer_search_vocabulary(o.document) w
         on conflict do nothing`.execute(trx);
       await sql`insert into offer_locations (offer_id, position, city, state_code, postal_code, country_code, latitude, longitude, ${COPIED})

@@ -14,6 +14,13 @@ export const MAX_QUERY_WORDS = 8;
 export const MAX_CORRECTED_WORD = 40;
 /** A word's last word is also searched as a prefix (as a person types) from this many letters. */
 export const MIN_PREFIX_LETTERS = 3;
+/**
+ * Matches a keyword search sorted by relevance ranks, C: up to C in the titles and headlines and C
+ * elsewhere, or with a centre the C nearest (store/distribution-keywords.ts). More matches than
+ * that: `total_relation: gte`, and paging ends after the ranked ones (sort by another field to read
+ * every match). Ranking every match of a broad word (100,000 at a million offers) reads each one.
+ */
+export const KEYWORD_CANDIDATES = 1000;
 /** Vocabulary words looked at per typed word (nearest by trigrams), and corrections kept of them. */
 export const CORRECTION_CANDIDATES = 50;
 export const MAX_CORRECTIONS = 5;

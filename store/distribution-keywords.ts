@@ -5,6 +5,7 @@ import {
   CORRECTION_CANDIDATES,
   DISTANCE_HALF_MILES,
   FIELD_WEIGHTS,
+  KEYWORD_CANDIDATES,
   MARK_END,
   MARK_START,
   prefixTerm,
@@ -13,7 +14,8 @@ import {
 } from '../domain/keyword-search';
 import type { SearchPlan } from '../domain/search-plan';
 import { filters, inPlaceOrNationwide, rowMatches, type VisibilityFilters } from './distribution-visibility';
-import { haversine, inCircle } from './distribution-locations';
+import { earthCentre, earthPoint, haversine, inCircle, nearestOfItsOffer } from './distribution-locations';
+import type { Total } from './distribution-counts';
 
 /*
  * Keyword search on the search documents (offer_search_documents, migration 0073; decision 0079):
@@ -53,34 +55,75 @@ function relevance(q: KeywordQuery): RawBuilder<number> {
   return sql<number>`ts_rank(array[${w.description}, ${w.advertiser}, ${w.headlines}, ${w.title}]::float4[], d.words, ${q.all}::tsquery)::float8`;
 }
 
-/** The offers matching the words and every filter, each with its relevance (`sort_key`), and with a centre its distance. */
-export type RelevanceRows = SelectQueryBuilder<any, any, { id: string; distance: number | null; sort_key: number }>;
+/** A keyword search's candidates: id, distance (with a centre), relevance (`sort_key`), and tier (1: the words in the title and headlines). */
+export type RelevanceRows = SelectQueryBuilder<any, any, { id: string; distance: number | null; sort_key: number; tier: number }>;
 
 /**
- * The matches of a keyword search sorted by relevance, read from the search documents: on their
- * copies of the offer's filters, a place by a probe of the offer's locations; with recently_* (the
- * catalogue sync, which must see offers that left) on the offer rows. With a centre, each match
- * at its nearest location in the circle, its relevance × H / (H + miles) (DISTANCE_HALF_MILES).
+ * The candidates of a keyword search sorted by relevance (domain/keyword-search.ts
+ * KEYWORD_CANDIDATES), each filtered on the search document's copies of its offer's filters (a
+ * place by a probe of its locations; with recently_*, the catalogue sync, on the offer rows) and
+ * ranked. Without a centre, up to C matches of the title and headlines (their own GIN index) and up
+ * to C others; with a centre, the C nearest matches in the circle (the locations nearest first, each
+ * offer at its nearest), each ranked relevance × H / (H + miles) (DISTANCE_HALF_MILES).
  */
-export function relevanceRows(db: Db, s: VisibilityFilters, keywords: KeywordQuery, plan: SearchPlan): RelevanceRows {
+export function keywordCandidates(db: Db, s: VisibilityFilters, keywords: KeywordQuery, plan: SearchPlan): RelevanceRows {
   const others: VisibilityFilters = { ...s, keywords: undefined };
-  const matches = db.selectFrom('offer_search_documents as d').where(sql<SqlBool>`d.words @@ ${keywords.all}::tsquery`);
-  const filtered = plan.fromSearchRows
-    ? matches.where((eb) => eb.and([...rowMatches('d', others), ...(s.centre ? [] : inPlaceOrNationwide(db, 'd', plan.place))]))
-    : matches.innerJoin('offers as o', 'o.id', 'd.offer_id').where((eb) => filters(eb, others, plan.place));
-  if (!s.centre) return filtered.select(['d.offer_id as id', sql<null>`null::float8`.as('distance'), relevance(keywords).as('sort_key')]);
-  const nearest = db
+  if (s.centre) return nearestCandidates(db, others, keywords, plan);
+  const docs = (condition: Expression<SqlBool>) => {
+    const rows = db.selectFrom('offer_search_documents as d').where(condition);
+    return plan.fromSearchRows
+      ? rows.where((eb) => eb.and([...rowMatches('d', others), ...inPlaceOrNationwide(db, 'd', plan.place)]))
+      : (rows.innerJoin('offers as o', 'o.id', 'd.offer_id').where((eb) => filters(eb, others, plan.place)) as unknown as typeof rows);
+  };
+  const tier = (n: number, condition: Expression<SqlBool>) =>
+    db
+      .selectFrom(
+        docs(condition)
+          .select(['d.offer_id as id', sql<null>`null::float8`.as('distance'), relevance(keywords).as('sort_key'), sql<number>`${sql.lit(n)}`.as('tier')])
+          .limit(KEYWORD_CANDIDATES)
+          .as(`t${n}`),
+      )
+      .selectAll();
+  const inHead = sql<SqlBool>`d.head @@ ${keywords.all}::tsquery`;
+  const elsewhere = sql<SqlBool>`d.words @@ ${keywords.all}::tsquery and not d.head @@ ${keywords.all}::tsquery`;
+  return tier(1, inHead).unionAll(tier(2, elsewhere)) as unknown as RelevanceRows;
+}
+
+/** With a centre: the matching offers in the circle, nearest first (the KNN index), each at its nearest location, up to C. */
+function nearestCandidates(db: Db, s: VisibilityFilters, keywords: KeywordQuery, plan: SearchPlan): RelevanceRows {
+  const centre = s.centre!;
+  const located = db
     .selectFrom('offer_locations as l')
-    .select(['l.offer_id', sql<number>`min(${haversine(s.centre)})`.as('miles')])
-    .where((eb) => eb.and(inCircle('l', s.centre!, s.radius, plan.place)))
-    .groupBy('l.offer_id');
-  return (filtered as SelectQueryBuilder<any, any, object>)
-    .innerJoin(nearest.as('c'), 'c.offer_id', 'd.offer_id')
+    .innerJoin('offer_search_documents as d', 'd.offer_id', 'l.offer_id')
+    .where(sql<SqlBool>`d.words @@ ${keywords.all}::tsquery`)
+    .where((eb) => eb.and([...inCircle('l', centre, s.radius, plan.place, true), nearestOfItsOffer(db, centre, plan.place)]));
+  const filtered = plan.fromSearchRows
+    ? located.where((eb) => eb.and(rowMatches('l', s)))
+    : located.innerJoin('offers as o', 'o.id', 'l.offer_id').where((eb) => filters(eb, s, plan.place));
+  const rows = (filtered as SelectQueryBuilder<any, any, object>)
     .select([
-      'd.offer_id as id',
-      'c.miles as distance',
-      sql<number>`${relevance(keywords)} * ${DISTANCE_HALF_MILES}::float8 / (${DISTANCE_HALF_MILES}::float8 + c.miles)`.as('sort_key'),
-    ]);
+      'l.offer_id as id',
+      haversine(centre).as('distance'),
+      sql<number>`${relevance(keywords)} * ${DISTANCE_HALF_MILES}::float8 / (${DISTANCE_HALF_MILES}::float8 + ${haversine(centre)})`.as(
+        'sort_key',
+      ),
+      sql<number>`1`.as('tier'),
+    ])
+    .orderBy(sql`${earthPoint('l')} <-> ${earthCentre(centre)}`)
+    .limit(KEYWORD_CANDIDATES);
+  return db.selectFrom(rows.as('n')).selectAll() as unknown as RelevanceRows;
+}
+
+/**
+ * A keyword search's total: its candidates, `gte` when a tier was full (more matches than were
+ * ranked; the pages show the candidates), and never past the search's bound.
+ */
+export async function countCandidates(db: Db, candidates: RelevanceRows, bound: number): Promise<Total> {
+  const { rows } = await sql<{ n: string; full: boolean }>`select count(*) as n,
+      count(*) filter (where c.tier = 1) >= ${KEYWORD_CANDIDATES} or count(*) filter (where c.tier = 2) >= ${KEYWORD_CANDIDATES} as full
+    from (${candidates}) c`.execute(db);
+  const n = Number(rows[0].n);
+  return n > bound || rows[0].full ? { total: Math.min(n, bound), total_relation: 'gte' } : { total: n, total_relation: 'eq' };
 }
 
 /** ts_headline's options: the private-use marks around matched words (domain/keyword-search.ts highlightFragment). */

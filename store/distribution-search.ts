@@ -7,7 +7,7 @@ import { gathersCircle, keysetParts, planSearch, type LocationSortField } from '
 import { filters, rowMatches, type VisibilityFilters } from './distribution-visibility';
 import { earthCentre, earthPoint, haversine, inCircle, nearestOfItsOffer, withinRadius } from './distribution-locations';
 import { countMatches, type LocationRows, type SearchQueries, type Total } from './distribution-counts';
-import { matchedFragments, relevanceRows } from './distribution-keywords';
+import { keywordCandidates, matchedFragments } from './distribution-keywords';
 
 /*
  * The offer search of the distribution read model (docs/distribution-search.md): one page of the
@@ -147,7 +147,7 @@ function searchQueries(db: Db, s: OfferSearch): SearchQueries {
 async function pageOrdering(q: SearchQueries, counted: Promise<Total>): Promise<Ordering> {
   const { db, s, plan } = q;
   if (plan.page === 'relevance') {
-    const rows = db.selectFrom(relevanceRows(db, s, s.keywords!, plan).as('r')).select(['r.id', 'r.distance', 'r.sort_key']);
+    const rows = db.selectFrom(keywordCandidates(db, s, s.keywords!, plan).as('r')).select(['r.id', 'r.distance', 'r.sort_key']);
     return ordered(rows, s.sort, sql.ref('r.sort_key'), sql.ref('r.id'));
   }
   if (plan.page === 'offers') {

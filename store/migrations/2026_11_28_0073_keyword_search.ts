@@ -9,7 +9,8 @@ import { sql, type Kysely } from 'kysely';
  * - `offer_search` and `offer_search_simple`: text search configurations that drop accents
  *   (`unaccent`) before English stemming, or before plain lower-casing (the vocabulary below).
  * - `offer_search_documents`: one row per offer, its words weighted by field (A title, B headlines,
- *   C advertiser name and category names, D description and fine print) under a GIN index, and
+ *   C advertiser name and category names, D description and fine print), and apart the title's and
+ *   headlines' (`head`: a match there is read first), each under a GIN index, and
  *   copies of what the search filters on (migration 0037's), so a keyword search filters and ranks
  *   on this narrow row and reads no offer row before its page.
  * - `search_words`: every word (4 to 40 letters, accents dropped) any offer has used, under a
@@ -56,10 +57,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     select coalesce(string_agg(c.name, ' '), '') from categories c
     where c.id in (select (x->>'id')::int from jsonb_array_elements(coalesce(doc->'advertiser'->'categories', '[]')) x)
   $$`.execute(db);
-  await sql`create function offer_search_vector(doc jsonb) returns tsvector language sql stable as $$
+  await sql`create function offer_search_head(doc jsonb) returns tsvector language sql stable as $$
     select setweight(to_tsvector('offer_search', coalesce(doc->>'title', '')), 'A')
       || setweight(to_tsvector('offer_search', coalesce((select string_agg(h, ' ')
            from jsonb_array_elements_text(coalesce(doc->'creative'->'headlines', '[]')) h), '')), 'B')
+  $$`.execute(db);
+  await sql`create function offer_search_vector(doc jsonb) returns tsvector language sql stable as $$
+    select offer_search_head(doc)
       || setweight(to_tsvector('offer_search', coalesce(doc->'advertiser'->>'name', '') || ' ' || offer_search_categories(doc)), 'C')
       || setweight(to_tsvector('offer_search', coalesce(doc->'creative'->>'description', '') || ' ' || coalesce(doc->>'fine_print', '')), 'D')
   $$`.execute(db);
@@ -73,6 +77,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create table offer_search_documents (
     offer_id text primary key references offers (id) on delete cascade,
     words tsvector not null,
+    head tsvector not null,
     on_sale boolean not null,
     start_date date, end_date date, type text, vouchers_expire_on text, exclusive_until text,
     exclusive_channels jsonb, category_ids int[], price_amount bigint, published_at timestamptz
@@ -82,9 +87,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // A new offer or a changed document: its search document (with the copies) and its words.
   await sql`create function offer_search_document_write() returns trigger language plpgsql as $$
     begin
-      insert into offer_search_documents (offer_id, words, ${sql.raw(COPIED.join(', '))})
-        select new.id, offer_search_vector(new.document), ${sql.raw(offerValues('new'))}
-      on conflict (offer_id) do update set words = excluded.words,
+      insert into offer_search_documents (offer_id, words, head, ${sql.raw(COPIED.join(', '))})
+        select new.id, offer_search_vector(new.document), offer_search_head(new.document), ${sql.raw(offerValues('new'))}
+      on conflict (offer_id) do update set words = excluded.words, head = excluded.head,
         ${sql.raw(COPIED.map((c) => `${c} = excluded.${c}`).join(', '))};
       insert into search_words (word) select w from offer_search_vocabulary(new.document) w order by w on conflict do nothing;
       return null;
@@ -104,10 +109,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     execute function offer_copy_to_search_document()`.execute(db);
 
   // Backfill, then the indexes (built once rather than kept row by row).
-  await sql`insert into offer_search_documents (offer_id, words, ${sql.raw(COPIED.join(', '))})
-    select o.id, offer_search_vector(o.document), ${sql.raw(offerValues('o'))} from offers o`.execute(db);
+  await sql`insert into offer_search_documents (offer_id, words, head, ${sql.raw(COPIED.join(', '))})
+    select o.id, offer_search_vector(o.document), offer_search_head(o.document), ${sql.raw(offerValues('o'))} from offers o`.execute(db);
   await sql`insert into search_words (word) select distinct w from offers o, offer_search_vocabulary(o.document) w`.execute(db);
   await sql`create index offer_search_documents_words on offer_search_documents using gin (words)`.execute(db);
+  await sql`create index offer_search_documents_head on offer_search_documents using gin (head)`.execute(db);
   await sql`create index search_words_trigrams on search_words using gist (word gist_trgm_ops)`.execute(db);
   await sql`analyze offer_search_documents`.execute(db);
   await sql`analyze search_words`.execute(db);
@@ -123,6 +129,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop table offer_search_documents`.execute(db);
   await sql`drop function offer_search_vocabulary(jsonb)`.execute(db);
   await sql`drop function offer_search_vector(jsonb)`.execute(db);
+  await sql`drop function offer_search_head(jsonb)`.execute(db);
   await sql`drop function offer_search_categories(jsonb)`.execute(db);
   await sql`drop text search configuration offer_search_simple`.execute(db);
   await sql`drop text search configuration offer_search`.execute(db);

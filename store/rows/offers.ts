@@ -108,6 +108,8 @@ export interface OfferCategoryTable extends SearchRowCopies {
 export interface OfferSearchDocumentTable extends SearchRowCopies {
   offer_id: ColumnType<string, never, never>;
   words: ColumnType<string, never, never>;
+  /** The title's and headlines' words alone (weights A, B): a keyword search reads matches there first. */
+  head: ColumnType<string, never, never>;
 }
 
 /** Every word an offer has used (accents dropped, lower case), for typo corrections (migration 0073); kept by triggers. */
