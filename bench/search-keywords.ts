@@ -38,12 +38,23 @@ export const KEYWORD_CLASSES: Record<string, { terms: string[]; more?: string }>
   common: { terms: every(oneWord(nouns), 20) },
   rare: { terms: oneWord(rare) },
   'two words': { terms: every(oneWord(nouns), 20).map((n, i) => `${MODIFIERS[i % MODIFIERS.length]} ${n}`) },
-  typo: { terms: every(oneWord(nouns).filter((n) => n.length >= 5), 20).map(typo) },
+  typo: {
+    terms: every(
+      oneWord(nouns).filter((n) => n.length >= 5),
+      20,
+    ).map(typo),
+  },
   prefix: { terms: every(oneWord(nouns), 20).map((n) => n.slice(0, 4)) },
   'broad near': { terms: oneWord(BROAD_WORDS), more: NEAR },
   'common near': { terms: every(oneWord(nouns), 20), more: NEAR },
   'two words near': { terms: every(oneWord(nouns), 20).map((n, i) => `${MODIFIERS[i % MODIFIERS.length]} ${n}`), more: NEAR },
-  'typo near': { terms: every(oneWord(nouns).filter((n) => n.length >= 5), 20).map(typo), more: NEAR },
+  'typo near': {
+    terms: every(
+      oneWord(nouns).filter((n) => n.length >= 5),
+      20,
+    ).map(typo),
+    more: NEAR,
+  },
 };
 
 /** The judged queries: per category its first common noun, a modifier with it, and it with a typo; judged by the words meant. */
@@ -74,7 +85,13 @@ interface Shown {
 /** An offer's grade for the words meant: 3 each in the title, 2 in a headline, 1 elsewhere, 0 when one is missing (the lowest counts). */
 export function grade(o: Shown, meant: string[]): number {
   const of = (w: string) =>
-    has(o.title, w) ? 3 : o.creative.headlines.some((h) => has(h, w)) ? 2 : has(`${o.creative.description} ${o.advertiser.name}`, w) ? 1 : 0;
+    has(o.title, w)
+      ? 3
+      : o.creative.headlines.some((h) => has(h, w))
+        ? 2
+        : has(`${o.creative.description} ${o.advertiser.name}`, w)
+          ? 1
+          : 0;
   return Math.min(...meant.map(of));
 }
 
@@ -168,12 +185,27 @@ export async function benchKeywordSearch(bench: BenchStack): Promise<KeywordSear
       for (let i = 0; i < ILIKE_RUNS; i++) scans.push(await ilike(db, terms[i % terms.length], more !== ''));
       pooled.push(...latencies);
       pooledIlike.push(...scans);
-      const p50 = round1(percentile([...latencies].sort((a, b) => a - b), 50));
-      const ilikeP50 = round1(percentile(scans.sort((a, b) => a - b), 50));
+      const p50 = round1(
+        percentile(
+          [...latencies].sort((a, b) => a - b),
+          50,
+        ),
+      );
+      const ilikeP50 = round1(
+        percentile(
+          scans.sort((a, b) => a - b),
+          50,
+        ),
+      );
       classes[name] = {
         terms: terms.length,
         p50,
-        p99: round1(percentile([...latencies].sort((a, b) => a - b), 99)),
+        p99: round1(
+          percentile(
+            [...latencies].sort((a, b) => a - b),
+            99,
+          ),
+        ),
         errors,
         ilike_p50: ilikeP50,
         ilike_ratio: round3(ilikeP50 / p50),
@@ -182,7 +214,11 @@ export async function benchKeywordSearch(bench: BenchStack): Promise<KeywordSear
     load.end = os.loadavg().map(round1);
     pooled.sort((a, b) => a - b);
     pooledIlike.sort((a, b) => a - b);
-    const all = { p50: round1(percentile(pooled, 50)), p99: round1(percentile(pooled, 99)), ilike_p50: round1(percentile(pooledIlike, 50)) };
+    const all = {
+      p50: round1(percentile(pooled, 50)),
+      p99: round1(percentile(pooled, 99)),
+      ilike_p50: round1(percentile(pooledIlike, 50)),
+    };
     return {
       offers: SIZE,
       seed_seconds: seedSeconds,

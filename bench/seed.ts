@@ -1,9 +1,20 @@
 import { sql } from 'kysely';
 import zipcodes from 'zipcodes';
 import { ensureAdvertiser } from '../store/advertisers';
-import type { Db } from '../store/db';
+import type { Db, Trx } from '../store/db';
 import { dealInput } from './offer-fixture';
-import { BROAD_WORDS, CATEGORY_NOUNS, COMMON_NOUNS, DESCRIPTION_SENTENCES, FINE_PRINTS, MODIFIERS, PEOPLE, PLACES, RARE_EVERY, SUFFIXES } from './search-words';
+import {
+  BROAD_WORDS,
+  CATEGORY_NOUNS,
+  COMMON_NOUNS,
+  DESCRIPTION_SENTENCES,
+  FINE_PRINTS,
+  MODIFIERS,
+  PEOPLE,
+  PLACES,
+  RARE_EVERY,
+  SUFFIXES,
+} from './search-words';
 
 const US_ZIPS = Object.values(zipcodes.codes).filter((z) => z.country === 'US');
 
@@ -84,19 +95,7 @@ export async function seedCatalogue(db: Db, clientId: string, count: number): Pr
           (v / 1600) % ${PEOPLE.length} as person, (v / 25600) % ${PLACES.length} as place_word, (v / 307200) % ${FINE_PRINTS.length} as fine
         from (select n, abs(hashint4(n)::int8) as h, abs(hashint4(n # 1431655765)::int8) as w, abs(hashint4(n # 858993459)::int8) as v
           from generate_series(${from}::int, ${to}::int) n) g`.execute(trx);
-      // A headline's and the description's nouns differ from the title's (the next ones round the category's ten).
-      await sql`create temp table seed_text on commit drop as select s.id,
-          initcap(m.modifiers[1 + s.modifier]) || ' ' || initcap(m.nouns[1 + s.cat * ${NOUNS_PER_CATEGORY} + s.noun]) || ' ' || m.suffixes[1 + s.suffix] as title,
-          initcap(m.nouns[1 + s.cat * ${NOUNS_PER_CATEGORY} + (s.noun + 1 + s.head) % ${COMMON_NOUNS}]) || ' included' as headline,
-          m.people[1 + s.person] || '''s ' || m.places[1 + s.place_word] as advertiser,
-          m.broad[1 + s.broad] as broad, m.fine[1 + s.fine] as fine,
-          m.sentences[1 + s.n % 8] || ' ' || m.sentences[1 + (s.n % 8 + 1 + (s.n / 8) % 7) % 8] as more,
-          m.nouns[1 + s.cat * ${NOUNS_PER_CATEGORY} + (s.noun + 1 + s.other) % ${COMMON_NOUNS}] as other
-        from seed s, (select ${WORDS.nouns}::text[] as nouns, ${WORDS.modifiers}::text[] as modifiers, ${WORDS.suffixes}::text[] as suffixes,
-          ${WORDS.broad}::text[] as broad, ${WORDS.people}::text[] as people, ${WORDS.places}::text[] as places, ${WORDS.fine}::text[] as fine,
-          ${WORDS.sentences}::text[] as sentences) m`.execute(
-        trx,
-      );
+      await writeSeedText(trx);
       await sql`insert into offers (id, client_id, advertiser_id, status, type, title, start_date, end_date, price_amount, currency_code,
           initial_quantity, quantity_in_stock, document, published_at, updated_at, created_at, submitted_at, nationwide_countries)
         select s.id, ${clientId}, ${advertiserId}, 'approved', s.type, t.title, ${template.start_date}, ${template.end_date},
@@ -118,7 +117,9 @@ export async function seedCatalogue(db: Db, clientId: string, count: number): Pr
           case s.place when 'none' then '{*}' when 'country' then '{US}' else '{}' end::text[]
         from seed s join seed_text t on t.id = s.id join bench_zips z on z.n = s.zip`.execute(trx);
       await sql`insert into offer_search_documents (offer_id, words, head, ${COPIED})
-        select o.id, offer_search_vector(o.document), offer_search_head(o.document), ${offerValues} from seed s join offers o on o.id = s.id`.execute(trx);
+        select o.id, offer_search_vector(o.document), offer_search_head(o.document), ${offerValues} from seed s join offers o on o.id = s.id`.execute(
+        trx,
+      );
       await sql`insert into search_words (word) select distinct w from seed s join offers o on o.id = s.id, offer_search_vocabulary(o.document) w
         on conflict do nothing`.execute(trx);
       await sql`insert into offer_locations (offer_id, position, city, state_code, postal_code, country_code, latitude, longitude, ${COPIED})
@@ -131,4 +132,22 @@ export async function seedCatalogue(db: Db, clientId: string, count: number): Pr
     });
   }
   await sql`VACUUM ANALYZE offers, offer_locations, offer_categories, offer_search_documents, search_words`.execute(db);
+}
+
+/**
+ * The text of the offers in the temp table `seed` (seed_text: title, headline, advertiser, broad word, fine print, the
+ * description's other noun and sentences), from the words of bench/search-words.ts. A headline's and the description's
+ * nouns differ from the title's (the next ones round the category's ten).
+ */
+async function writeSeedText(trx: Trx): Promise<void> {
+  await sql`create temp table seed_text on commit drop as select s.id,
+        initcap(m.modifiers[1 + s.modifier]) || ' ' || initcap(m.nouns[1 + s.cat * ${NOUNS_PER_CATEGORY} + s.noun]) || ' ' || m.suffixes[1 + s.suffix] as title,
+        initcap(m.nouns[1 + s.cat * ${NOUNS_PER_CATEGORY} + (s.noun + 1 + s.head) % ${COMMON_NOUNS}]) || ' included' as headline,
+        m.people[1 + s.person] || '''s ' || m.places[1 + s.place_word] as advertiser,
+        m.broad[1 + s.broad] as broad, m.fine[1 + s.fine] as fine,
+        m.sentences[1 + s.n % 8] || ' ' || m.sentences[1 + (s.n % 8 + 1 + (s.n / 8) % 7) % 8] as more,
+        m.nouns[1 + s.cat * ${NOUNS_PER_CATEGORY} + (s.noun + 1 + s.other) % ${COMMON_NOUNS}] as other
+      from seed s, (select ${WORDS.nouns}::text[] as nouns, ${WORDS.modifiers}::text[] as modifiers, ${WORDS.suffixes}::text[] as suffixes,
+        ${WORDS.broad}::text[] as broad, ${WORDS.people}::text[] as people, ${WORDS.places}::text[] as places, ${WORDS.fine}::text[] as fine,
+        ${WORDS.sentences}::text[] as sentences) m`.execute(trx);
 }

@@ -66,8 +66,14 @@ export function typoBudget(letters: number): number {
  * last is also a prefix unless `q` ends with a space (the person has finished typing it).
  */
 export function queryWords(q: string): QueryWord[] {
-  const plain = q.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
-  const words = plain.split(/[^\p{L}\p{N}]+/u).filter(Boolean).slice(0, MAX_QUERY_WORDS);
+  const plain = q
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
+  const words = plain
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .slice(0, MAX_QUERY_WORDS);
   const typing = !/\s$/u.test(q);
   return words.map((word, i) => ({
     word,

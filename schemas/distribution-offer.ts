@@ -71,7 +71,7 @@ export const DistributionOffer = z.object({
     .array(
       z.object({
         field: z.enum(MATCHED_FIELDS),
-        fragment: z.string().describe('HTML: the field\'s text (escaped) around the match, each matched word in <em>…</em>'),
+        fragment: z.string().describe("HTML: the field's text (escaped) around the match, each matched word in <em>…</em>"),
       }),
     )
     .optional()

@@ -45,7 +45,8 @@ export async function resolveKeywords(db: Db, words: readonly QueryWord[]): Prom
     if (w.prefix) alts.push(sql`to_tsquery(${CONFIG}, ${prefixTerm(w.word)})`);
     return sql`(${sql.join(alts, sql` || `)})`;
   });
-  const { rows: built } = await sql<KeywordQuery>`select (${sql.join(terms, sql` && `)})::text as all, (${sql.join(terms, sql` || `)})::text as any`.execute(db);
+  const { rows: built } =
+    await sql<KeywordQuery>`select (${sql.join(terms, sql` && `)})::text as all, (${sql.join(terms, sql` || `)})::text as any`.execute(db);
   return built[0];
 }
 
@@ -79,7 +80,12 @@ export function keywordCandidates(db: Db, s: VisibilityFilters, keywords: Keywor
     db
       .selectFrom(
         docs(condition)
-          .select(['d.offer_id as id', sql<null>`null::float8`.as('distance'), relevance(keywords).as('sort_key'), sql<number>`${sql.lit(n)}`.as('tier')])
+          .select([
+            'd.offer_id as id',
+            sql<null>`null::float8`.as('distance'),
+            relevance(keywords).as('sort_key'),
+            sql<number>`${sql.lit(n)}`.as('tier'),
+          ])
           .limit(KEYWORD_CANDIDATES)
           .as(`t${n}`),
       )

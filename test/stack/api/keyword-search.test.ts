@@ -70,7 +70,12 @@ describe('distribution search: keyword search (q)', () => {
     ids[name] = await seedOffer(h, clientId, {
       title: o.title,
       fine_print: `Ask for ${MARK}.`,
-      creative: { requires_editorial_support: false, headlines: o.headlines ?? [], description: o.description ?? 'A fine offer.', original_media: [] },
+      creative: {
+        requires_editorial_support: false,
+        headlines: o.headlines ?? [],
+        description: o.description ?? 'A fine offer.',
+        original_media: [],
+      },
       advertiser: {
         name: o.advertiser ?? 'Kw Merchant',
         categories: (o.categories ?? [22]).map((id) => ({ id })),
@@ -167,14 +172,23 @@ describe('distribution search: keyword search (q)', () => {
     expect((await search('sushi+&sort_by=title+asc')).offers.map((o) => o.title)).toEqual(
       ['Bento box', 'Dinner set', 'Ramen night', 'Sushi <b>bar</b> & grill', 'Sushi boat', 'Sushi platter for two'].sort(),
     );
-    expect(await names('sushi ', `&${near}&sort_by=distance`)).toEqual(['headline', 'title', 'advertiser', 'description', 'html', 'farTitle']);
+    expect(await names('sushi ', `&${near}&sort_by=distance`)).toEqual([
+      'headline',
+      'title',
+      'advertiser',
+      'description',
+      'html',
+      'farTitle',
+    ]);
     expect(new Set(await names('sushi ', `&${near}&sort_by=price+asc`))).toEqual(visibleSushi);
   });
 
   it('keeps the index current: an edit, a suspension', async () => {
     await offer('edited', { title: 'Plain lunch', at: 1 });
     expect(await names('kombucha ')).toEqual([]);
-    await sql`update offers set document = jsonb_set(document, '{title}', '"Kombucha lunch"') where id = ${ids.edited}`.execute(h.services.db);
+    await sql`update offers set document = jsonb_set(document, '{title}', '"Kombucha lunch"') where id = ${ids.edited}`.execute(
+      h.services.db,
+    );
     expect(await names('kombucha ')).toEqual(['edited']);
     expect(await names('kombuhca ')).toEqual(['edited']); // the new word is in the vocabulary for typos
     await changeOfferStatus(h.services.db, { key: `kw:${ids.edited}:suspend`, offerId: ids.edited, to: 'suspended', actor: 'advertiser' });
@@ -201,7 +215,9 @@ describe('distribution search: keyword search (q)', () => {
   it('answers XML with matched as a list of match elements', async () => {
     const res = await get(`/offers.xml?q=${MARK}+platter`);
     expect(res.statusCode).toBe(200);
-    expect(res.body).toContain('<matched><match><field>title</field><fragment>Sushi &lt;em&gt;platter&lt;/em&gt; for two</fragment></match>');
+    expect(res.body).toContain(
+      '<matched><match><field>title</field><fragment>Sushi &lt;em&gt;platter&lt;/em&gt; for two</fragment></match>',
+    );
   });
 
   it('refuses relevance without q, relevance ascending and a q over 200 characters (422); anything else is never an error', async () => {
