@@ -1,7 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { createApiKey } from '../services/api-clients';
 import type { BenchResults } from './bench-results';
 import { say, startBenchStack, type BenchStack } from './bench-stack';
@@ -17,7 +14,7 @@ import { writeResults } from './report';
 import { benchSearch } from './search';
 import { benchKeywordSearch } from './search-keywords';
 import { benchFeed, benchStatements } from './statements';
-import { mergeResults } from './results-merge';
+import { commitMeasured, mergeResults, readPrevious } from './results-merge';
 
 /*
  * `npm run bench`: the service's costs measured side by side with a baseline doing the same work
@@ -79,18 +76,6 @@ async function main() {
   }
   // Each section that ran replaces its own keys in the committed summary, with the date and commit.
   writeResults(mergeResults(readPrevious(), results, commitMeasured()), true);
-}
-
-/** The committed results, which this run's sections update. */
-function readPrevious(): BenchResults | undefined {
-  const file = path.join(__dirname, 'results', 'latest.json');
-  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as BenchResults) : undefined;
-}
-
-/** The commit measured, `-dirty` when the work tree had changes not committed. */
-function commitMeasured(): string {
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: __dirname, encoding: 'utf8' }).trim();
-  return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain') ? '-dirty' : ''}`;
 }
 
 /** A request count a short run may lower through the environment (`BENCH_RATELIMIT_REQUESTS=600`). */

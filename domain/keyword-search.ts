@@ -16,14 +16,21 @@ export const MAX_CORRECTED_WORD = 40;
 export const MIN_PREFIX_LETTERS = 3;
 /**
  * Matches a keyword search sorted by relevance ranks, C: up to C in the titles and headlines and C
- * elsewhere, or with a centre the C nearest (store/distribution-keywords.ts). More matches than
+ * elsewhere (1,000 at most in all, as Algolia's `paginationLimitedTo`), or with a centre the C nearest (store/distribution-keywords.ts). More matches than
  * that: `total_relation: gte`, and paging ends after the ranked ones (sort by another field to read
  * every match). Ranking every match of a broad word (100,000 at a million offers) reads each one.
  */
-export const KEYWORD_CANDIDATES = 1000;
+export const KEYWORD_CANDIDATES = 500;
+/**
+ * A keyword search with a centre whose words match at most this many offers in all joins them to
+ * their locations; more, and the circle is read nearest first until C of them match.
+ */
+export const FEW_MATCHES = 500;
 /** Vocabulary words looked at per typed word (nearest by trigrams), and corrections kept of them. */
 export const CORRECTION_CANDIDATES = 50;
 export const MAX_CORRECTIONS = 5;
+/** Vocabulary words the last word is completed to as a prefix (as a person types), shortest first. */
+export const PREFIX_COMPLETIONS = 20;
 
 /**
  * Field weights of the relevance (Postgres `ts_rank` with weights D, C, B, A): title 1, headlines
@@ -125,12 +132,6 @@ export function alternatives(w: QueryWord, known: boolean, candidates: readonly 
     .slice(0, MAX_CORRECTIONS)
     .map(({ c }) => c);
   return [w.word, ...near];
-}
-
-/** A prefix term of the tsquery syntax, `'word':*`, for a word of letters and digits only (queryWords'). */
-export function prefixTerm(word: string): string {
-  if (!/^[\p{L}\p{N}]+$/u.test(word)) throw new Error(`not a query word: ${JSON.stringify(word)}`);
-  return `'${word}':*`;
 }
 
 /** The two marks Postgres' ts_headline puts around a matched word (private-use characters, removed from the text first). */

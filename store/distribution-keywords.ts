@@ -5,10 +5,11 @@ import {
   CORRECTION_CANDIDATES,
   DISTANCE_HALF_MILES,
   FIELD_WEIGHTS,
+  FEW_MATCHES,
   KEYWORD_CANDIDATES,
+  PREFIX_COMPLETIONS,
   MARK_END,
   MARK_START,
-  prefixTerm,
   type KeywordQuery,
   type QueryWord,
 } from '../domain/keyword-search';
@@ -30,20 +31,29 @@ const CONFIG = sql.lit('offer_search');
 /**
  * The tsquery of these words (domain/keyword-search.ts queryWords): each word, its corrections when
  * the vocabulary does not hold it (the nearest words by trigrams, kept within its typo budget), and
- * for the last its prefix; every word must match (`all`), and `any` marks each field one of them
- * matched in. Empty (`all: ''`) when no word has a lexeme: only stop words.
+ * for the last the vocabulary's words it begins (its completions, shortest first: a prefix as plain
+ * words, whose GIN lookups and estimates are exact, unlike a `:*` prefix term's); every word must
+ * match (`all`), and `any` marks each field one of them matched in. Empty (`all: ''`) when no word
+ * has a lexeme: only stop words. Each alternative goes through plainto_tsquery: no text of `q` is
+ * read as tsquery syntax.
  */
 export async function resolveKeywords(db: Db, words: readonly QueryWord[]): Promise<KeywordQuery> {
   if (!words.length) return { all: '', any: '' };
-  const { rows } = await sql<{ known: boolean; near: string[] | null }>`
+  // Words are letters and digits only (queryWords), so none holds LIKE's % or _.
+  const { rows } = await sql<{ known: boolean; near: string[] | null; completions: string[] | null }>`
     select exists (select 1 from search_words v where v.word = t.word) as known,
-      case when t.typos > 0 then array(select v.word from search_words v order by v.word <-> t.word limit ${CORRECTION_CANDIDATES}) end as near
-    from unnest(${words.map((w) => w.word)}::text[], ${words.map((w) => w.typos)}::int[]) with ordinality t(word, typos, i)
+      case when t.typos > 0 then array(select v.word from search_words v order by v.word <-> t.word limit ${CORRECTION_CANDIDATES}) end as near,
+      case when t.prefix then array(select v.word from search_words v where v.word like t.word || '%' and v.word <> t.word
+        order by length(v.word), v.word limit ${PREFIX_COMPLETIONS}) end as completions
+    from unnest(${words.map((w) => w.word)}::text[], ${words.map((w) => w.typos)}::int[], ${words.map((w) => w.prefix)}::boolean[])
+      with ordinality t(word, typos, prefix, i)
     order by t.i`.execute(db);
   const terms = words.map((w, i) => {
-    const alts = alternatives(w, rows[i].known, rows[i].near ?? []).map((a) => sql`plainto_tsquery(${CONFIG}, ${a})`);
-    if (w.prefix) alts.push(sql`to_tsquery(${CONFIG}, ${prefixTerm(w.word)})`);
-    return sql`(${sql.join(alts, sql` || `)})`;
+    const alts = [...alternatives(w, rows[i].known, rows[i].near ?? []), ...(rows[i].completions ?? [])];
+    return sql`(${sql.join(
+      alts.map((a) => sql`plainto_tsquery(${CONFIG}, ${a})`),
+      sql` || `,
+    )})`;
   });
   const { rows: built } =
     await sql<KeywordQuery>`select (${sql.join(terms, sql` && `)})::text as all, (${sql.join(terms, sql` || `)})::text as any`.execute(db);
@@ -95,41 +105,69 @@ export function keywordCandidates(db: Db, s: VisibilityFilters, keywords: Keywor
   return tier(1, inHead).unionAll(tier(2, elsewhere)) as unknown as RelevanceRows;
 }
 
-/** With a centre: the matching offers in the circle, nearest first (the KNN index), each at its nearest location, up to C. */
+/**
+ * With a centre: the matching offers in the circle, each at its nearest location there, up to C
+ * nearest first. A word with few matches in the whole catalogue (at most FEW_MATCHES, counted on its
+ * GIN index) has them joined to their locations; more, and the circle's locations are read nearest
+ * first (the KNN index), each probing its offer's search document, until C match. Only one of the
+ * two runs (a one-time gate on the count).
+ */
 function nearestCandidates(db: Db, s: VisibilityFilters, keywords: KeywordQuery, plan: SearchPlan): RelevanceRows {
   const centre = s.centre!;
-  const located = db
-    .selectFrom('offer_locations as l')
-    .innerJoin('offer_search_documents as d', 'd.offer_id', 'l.offer_id')
-    .where(sql<SqlBool>`d.words @@ ${keywords.all}::tsquery`)
-    .where((eb) => eb.and([...inCircle('l', centre, s.radius, plan.place, true), nearestOfItsOffer(db, centre, plan.place)]));
-  const filtered = plan.fromSearchRows
-    ? located.where((eb) => eb.and(rowMatches('l', s)))
-    : located.innerJoin('offers as o', 'o.id', 'l.offer_id').where((eb) => filters(eb, s, plan.place));
-  const rows = (filtered as SelectQueryBuilder<any, any, object>)
-    .select([
-      'l.offer_id as id',
-      haversine(centre).as('distance'),
-      sql<number>`${relevance(keywords)} * ${DISTANCE_HALF_MILES}::float8 / (${DISTANCE_HALF_MILES}::float8 + ${haversine(centre)})`.as(
-        'sort_key',
-      ),
-      sql<number>`1`.as('tier'),
-    ])
-    .orderBy(sql`${earthPoint('l')} <-> ${earthCentre(centre)}`)
-    .limit(KEYWORD_CANDIDATES);
-  return db.selectFrom(rows.as('n')).selectAll() as unknown as RelevanceRows;
+  const matching = sql<SqlBool>`d.words @@ ${keywords.all}::tsquery`;
+  const few = sql<SqlBool>`(select count(*) from (select 1 from offer_search_documents d where ${matching} limit ${FEW_MATCHES + 1}) m) <= ${FEW_MATCHES}`;
+  const branch = (documents: 'all' | 'few', knn: boolean) => {
+    const docs =
+      documents === 'all'
+        ? db.selectFrom('offer_search_documents as d').select(['d.offer_id', 'd.words'])
+        : db.selectFrom('offer_search_documents as d').select(['d.offer_id', 'd.words']).where(matching).limit(FEW_MATCHES);
+    const located = db
+      .selectFrom('offer_locations as l')
+      .innerJoin(docs.as('d'), 'd.offer_id', 'l.offer_id')
+      .where(matching)
+      .where(knn ? sql<SqlBool>`not ${few}` : few)
+      .where((eb) => eb.and([...inCircle('l', centre, s.radius, plan.place, knn), nearestOfItsOffer(db, centre, plan.place)]));
+    const filtered = plan.fromSearchRows
+      ? located.where((eb) => eb.and(rowMatches('l', s)))
+      : located.innerJoin('offers as o', 'o.id', 'l.offer_id').where((eb) => filters(eb, s, plan.place));
+    const rows = (filtered as SelectQueryBuilder<any, any, object>)
+      .select([
+        'l.offer_id as id',
+        haversine(centre).as('distance'),
+        sql<number>`${relevance(keywords)} * ${DISTANCE_HALF_MILES}::float8 / (${DISTANCE_HALF_MILES}::float8 + ${haversine(centre)})`.as(
+          'sort_key',
+        ),
+        sql<number>`1`.as('tier'),
+      ])
+      .orderBy(sql`${earthPoint('l')} <-> ${earthCentre(centre)}`)
+      .limit(KEYWORD_CANDIDATES);
+    return db.selectFrom(rows.as(`n_${documents}`)).selectAll();
+  };
+  return branch('few', false).unionAll(branch('all', true)) as unknown as RelevanceRows;
 }
 
+/** The name a search statement gives its candidates (a WITH), read for its page and its total. */
+export const CANDIDATES = 'keyword_candidates';
+
+/** How many candidates, and whether a tier was full: `{n, full}` (JSON) from the statement's candidates. */
+const tally = (from: RawBuilder<unknown>) =>
+  sql`(select json_build_object('n', count(*), 'full', count(*) filter (where c.tier = 1) >= ${KEYWORD_CANDIDATES}
+    or count(*) filter (where c.tier = 2) >= ${KEYWORD_CANDIDATES}) from ${from} c)`;
+export const candidatesTotal = () => tally(sql.table(CANDIDATES));
+
 /**
- * A keyword search's total: its candidates, `gte` when a tier was full (more matches than were
- * ranked; the pages show the candidates), and never past the search's bound.
+ * A keyword search's total from its tally: its candidates, `gte` when a tier was full (more
+ * matches than were ranked; the pages show the candidates), and never past the search's bound.
  */
+export function totalOfCandidates(tallied: unknown, bound: number): Total {
+  const { n, full } = tallied as { n: number; full: boolean };
+  return n > bound || full ? { total: Math.min(n, bound), total_relation: 'gte' } : { total: n, total_relation: 'eq' };
+}
+
+/** The same counted on its own (a page past the candidates, which has no row to carry it). */
 export async function countCandidates(db: Db, candidates: RelevanceRows, bound: number): Promise<Total> {
-  const { rows } = await sql<{ n: string; full: boolean }>`select count(*) as n,
-      count(*) filter (where c.tier = 1) >= ${KEYWORD_CANDIDATES} or count(*) filter (where c.tier = 2) >= ${KEYWORD_CANDIDATES} as full
-    from (${candidates}) c`.execute(db);
-  const n = Number(rows[0].n);
-  return n > bound || rows[0].full ? { total: Math.min(n, bound), total_relation: 'gte' } : { total: n, total_relation: 'eq' };
+  const { rows } = await sql<{ t: unknown }>`select ${tally(sql`(${candidates})`)} as t`.execute(db);
+  return totalOfCandidates(rows[0].t, bound);
 }
 
 /** ts_headline's options: the private-use marks around matched words (domain/keyword-search.ts highlightFragment). */

@@ -15,7 +15,8 @@ import { sql, type Kysely } from 'kysely';
  *   on this narrow row and reads no offer row before its page.
  * - `search_words`: every word (4 to 40 letters, accents dropped) any offer has used, under a
  *   trigram GiST index: a word typed with a typo is looked up among its nearest words here
- *   (pg_trgm's `<->`), and the edit distance decides (domain/keyword-search.ts). Never pruned: a
+ *   (pg_trgm's `<->`), and the edit distance decides (domain/keyword-search.ts); a prefix is
+ *   completed to its words (`like`, on the primary key in byte order). Never pruned: a
  *   word of an offer that left only widens what a typo is corrected to.
  *
  * Kept by triggers inside the offer's own write (as the search rows are, migration 0037): a new
@@ -82,7 +83,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     start_date date, end_date date, type text, vouchers_expire_on text, exclusive_until text,
     exclusive_channels jsonb, category_ids int[], price_amount bigint, published_at timestamptz
   )`.execute(db);
-  await sql`create table search_words (word text primary key)`.execute(db);
+  // Byte order, so `like 'abc%'` (a prefix's completions) is a range of its primary key.
+  await sql`create table search_words (word text collate "C" primary key)`.execute(db);
 
   // A new offer or a changed document: its search document (with the copies) and its words.
   await sql`create function offer_search_document_write() returns trigger language plpgsql as $$

@@ -6,7 +6,6 @@ import {
   MARK_START,
   MAX_CORRECTIONS,
   MAX_QUERY_WORDS,
-  prefixTerm,
   queryWords,
   typoBudget,
 } from '../../domain/keyword-search';
@@ -53,11 +52,6 @@ describe('keyword search: the query', () => {
     expect(alternatives(queryWords('spa ')[0], false, ['spam', 'spas'])).toEqual(['spa']);
     const many = Array.from({ length: 10 }, (_, i) => `sush${String.fromCharCode(97 + i)}`);
     expect(alternatives(sushl, false, many)).toHaveLength(1 + MAX_CORRECTIONS);
-  });
-
-  it('writes a prefix term only of a word of letters and digits', () => {
-    expect(prefixTerm('sush')).toBe(`'sush':*`);
-    expect(() => prefixTerm(`x' | 'y`)).toThrow();
   });
 
   it('escapes a fragment as HTML and puts the matched words in <em>', () => {
