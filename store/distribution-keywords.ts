@@ -16,7 +16,6 @@ import {
 import type { SearchPlan } from '../domain/search-plan';
 import { filters, inPlaceOrNationwide, rowMatches, type VisibilityFilters } from './distribution-visibility';
 import { earthCentre, earthPoint, haversine, inCircle, nearestOfItsOffer } from './distribution-locations';
-import type { Total } from './distribution-counts';
 
 /*
  * Keyword search on the search documents (offer_search_documents, migration 0073; decision 0079):
@@ -144,6 +143,12 @@ function nearestCandidates(db: Db, s: VisibilityFilters, keywords: KeywordQuery,
     return db.selectFrom(rows.as(`n_${documents}`)).selectAll();
   };
   return branch('few', false).unionAll(branch('all', true)) as unknown as RelevanceRows;
+}
+
+/** A search's total (store/distribution-counts.ts Total, which imports this module). */
+interface Total {
+  total: number;
+  total_relation: 'eq' | 'gte';
 }
 
 /** The name a search statement gives its candidates (a WITH), read for its page and its total. */
