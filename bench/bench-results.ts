@@ -6,6 +6,7 @@ import type { LoadResult } from './load';
 import type { OrdersResult } from './orders';
 import type { RateLimitBenchResult } from './ratelimit';
 import type { SearchResult } from './search';
+import type { KeywordSearchResult } from './search-keywords';
 import type { StatementsBenchResult } from './statements';
 
 /**
@@ -21,6 +22,8 @@ export interface BenchResults {
   /** The same on a real Temporal cluster over mTLS, the worker in its own process (`npm run bench -- orders cluster`). */
   orders_cluster?: OrdersResult;
   search?: SearchResult;
+  /** Keyword search (q) at 1,000,000 offers (bench/search-keywords.ts). */
+  keywordSearch?: KeywordSearchResult;
   /** Offers created through the API, each with its review workflow started. */
   intake?: LoadResult;
   callbacks?: CallbacksResult;

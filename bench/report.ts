@@ -5,6 +5,7 @@ import type { LoadResult } from './load';
 import type { OrdersResult } from './orders';
 import { rateLimitLines } from './ratelimit';
 import type { SearchResult } from './search';
+import type { KeywordSearchResult } from './search-keywords';
 import { SUMMARY_TARGETS } from './summary';
 
 /*
@@ -29,6 +30,7 @@ function printResults(results: BenchResults, mdPath: string | undefined): void {
       ? ['# The same on a real Temporal cluster (mTLS, four server processes)', '', ...ordersLines(results.orders_cluster)]
       : []),
     ...(results.search ? searchLines(results.search) : []),
+    ...(results.keywordSearch ? keywordLines(results.keywordSearch) : []),
     ...otherLines(results),
     ...(results.ratelimit ? rateLimitLines(results.ratelimit) : []),
     '',
@@ -153,6 +155,22 @@ function searchLines(search: SearchResult): string[] {
         `errors ${deep.page.errors + deep.after.errors}.`,
     );
   return lines;
+}
+
+function keywordLines(k: KeywordSearchResult): string[] {
+  return [
+    '',
+    `## Keyword search (q) at ${k.offers} offers, 50 a page, over HTTP at concurrency 2 (load ${k.load.start.join(' ')} → ${k.load.end.join(' ')})`,
+    '',
+    '| class | terms | p50 | p99 | errors | ILIKE scan p50 | ILIKE ÷ keyword |',
+    '|---|---|---|---|---|---|---|',
+    ...Object.entries(k.classes).map(
+      ([name, c]) => `| ${name} | ${c.terms} | ${c.p50} | ${c.p99} | ${c.errors} | ${c.ilike_p50} | ${c.ilike_ratio} |`,
+    ),
+    `| all | | ${k.all.p50} | ${k.all.p99} | | ${k.all.ilike_p50} | ${k.all.ilike_ratio} |`,
+    '',
+    `NDCG@10 over ${k.ndcg10.queries} judged queries: mean ${k.ndcg10.mean}, lowest ${k.ndcg10.min} (\`${k.ndcg10.worst}\`). Seeded in ${k.seed_seconds} s.`,
+  ];
 }
 
 function otherLines({ intake, callbacks: cb, callbacksFanout: fan }: BenchResults): string[] {

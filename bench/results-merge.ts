@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { BenchResults } from './bench-results';
 import { summarize } from './summary';
 
@@ -13,6 +16,7 @@ const SECTION_KEYS = [
   'orders',
   'orders_cluster',
   'search',
+  'keywordSearch',
   'intake',
   'callbacks',
   'callbacksFanout',
@@ -34,4 +38,16 @@ export function mergeResults(previous: BenchResults | undefined, run: BenchResul
   }
   merged.summary = summarize(merged);
   return merged;
+}
+
+/** The committed results, which a run's sections update. */
+export function readPrevious(): BenchResults | undefined {
+  const file = path.join(__dirname, 'results', 'latest.json');
+  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as BenchResults) : undefined;
+}
+
+/** The commit measured, `-dirty` when the work tree had changes not committed. */
+export function commitMeasured(): string {
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: __dirname, encoding: 'utf8' }).trim();
+  return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain') ? '-dirty' : ''}`;
 }

@@ -1,7 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { createApiKey } from '../services/api-clients';
 import type { BenchResults } from './bench-results';
 import { say, startBenchStack, type BenchStack } from './bench-stack';
@@ -15,8 +12,9 @@ import { benchOrders } from './orders';
 import { benchRateLimit } from './ratelimit';
 import { writeResults } from './report';
 import { benchSearch } from './search';
+import { benchKeywordSearch } from './search-keywords';
 import { benchFeed, benchStatements } from './statements';
-import { mergeResults } from './results-merge';
+import { commitMeasured, mergeResults, readPrevious } from './results-merge';
 
 /*
  * `npm run bench`: the service's costs measured side by side with a baseline doing the same work
@@ -40,6 +38,8 @@ const SECTIONS: Array<{ names: string[]; run: (b: BenchStack, stops: Stops, want
   },
   // The distribution search at 100,000 and 1,000,000 offers against its query called directly (bench/search.ts).
   { names: ['search'], run: async (b) => ({ search: await benchSearch(b) }) },
+  // Keyword search (q) at 1,000,000 offers, after the search section on its catalogue, or alone (bench/search-keywords.ts).
+  { names: ['search', 'keywords'], run: async (b) => ({ keywordSearch: await benchKeywordSearch(b) }) },
   // Offer intake: offers created per second, each with its review workflow started.
   { names: ['intake'], run: async (b) => ({ intake: await benchOfferIntake(b) }) },
   // Callbacks: deliveries per second to a local receiver that answers 200 at once (bench/callbacks.ts).
@@ -76,18 +76,6 @@ async function main() {
   }
   // Each section that ran replaces its own keys in the committed summary, with the date and commit.
   writeResults(mergeResults(readPrevious(), results, commitMeasured()), true);
-}
-
-/** The committed results, which this run's sections update. */
-function readPrevious(): BenchResults | undefined {
-  const file = path.join(__dirname, 'results', 'latest.json');
-  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as BenchResults) : undefined;
-}
-
-/** The commit measured, `-dirty` when the work tree had changes not committed. */
-function commitMeasured(): string {
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: __dirname, encoding: 'utf8' }).trim();
-  return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain') ? '-dirty' : ''}`;
 }
 
 /** A request count a short run may lower through the environment (`BENCH_RATELIMIT_REQUESTS=600`). */

@@ -15,7 +15,7 @@ export const MAX_RADIUS_MILES = 500;
 /** Largest N of recently_published / recently_updated / recently_closed, in days. */
 export const MAX_RECENT_DAYS = 366;
 
-/** Fields `sort_by` accepts; `distance` needs a centre (postal_code or coordinates). */
+/** Fields `sort_by` accepts; `distance` needs a centre (postal_code or coordinates), `relevance` a keyword query (`q`), best first. */
 export const SORT_FIELDS = [
   'price',
   'value',
@@ -26,6 +26,7 @@ export const SORT_FIELDS = [
   'published_at',
   'updated_at',
   'distance',
+  'relevance',
 ] as const;
 export type SortField = (typeof SORT_FIELDS)[number];
 export interface SortBy {
@@ -50,6 +51,8 @@ export const SORT_KEY_KINDS: Record<SortField, SortKeyKind> = {
   updated_at: 'timestamptz',
   // The chord to the centre that orders a radius search (store/distribution-search.ts), not the miles shown.
   distance: 'float8',
+  // A keyword search's relevance (with a centre, combined with the distance): store/distribution-keywords.ts.
+  relevance: 'float8',
 };
 
 /**
@@ -77,8 +80,9 @@ export interface SearchCursor {
  */
 export const SEARCH_TOTAL_BOUND = 10_000;
 
-/** The sort when none is asked: nearest first in a radius search, else newest published first. */
-export function defaultSort(radiusSearch: boolean): SortBy {
+/** The sort when none is asked: most relevant first in a keyword search, nearest first in a radius search, else newest published first. */
+export function defaultSort(radiusSearch: boolean, keywords = false): SortBy {
+  if (keywords) return { field: 'relevance', direction: 'desc' };
   return radiusSearch ? { field: 'distance', direction: 'asc' } : { field: 'published_at', direction: 'desc' };
 }
 

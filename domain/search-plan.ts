@@ -1,4 +1,5 @@
 import { DAY_MS } from './dates';
+import type { KeywordQuery } from './keyword-search';
 import { NULLABLE_SORT_FIELDS, SEARCH_TOTAL_BOUND, type Coordinates, type SearchCursor, type SortBy, type SortField } from './offer-search';
 
 /*
@@ -24,6 +25,8 @@ export interface SearchFilters {
   recently_published?: number;
   recently_updated?: number;
   recently_closed?: number;
+  /** The words of `q`, resolved (a keyword search; store/distribution-keywords.ts). */
+  keywords?: KeywordQuery;
   sort: SortBy;
   /** Count matches up to this many (default SEARCH_TOTAL_BOUND; tests set a small one). */
   totalBound?: number;
@@ -40,16 +43,17 @@ export interface Place {
  * What the total is counted from, each offer once: the offers (`offers`); the locations in the
  * state or city, each offer at its first one there (`place-locations`); the rows of the asked
  * categories, at the first asked one (`categories`); the locations in the circle, at the nearest
- * (`circle`).
+ * (`circle`); the search documents matching a keyword search's words (`keywords`).
  */
-export type CountFrom = 'offers' | 'place-locations' | 'categories' | 'circle';
+export type CountFrom = 'offers' | 'place-locations' | 'categories' | 'circle' | 'keywords';
 
 /**
  * The order a page is read in: the offers in the sort's index order (`offers`); the locations
  * nearest first (`nearest`, the KNN index); the locations in the circle in their own copy of the
- * sort key (`location-key`); the offers in the circle in the sort's order (`offer-key`).
+ * sort key (`location-key`); the offers in the circle in the sort's order (`offer-key`); the
+ * matches of a keyword search, ranked (`relevance`: no index order, every match is ranked).
  */
-export type PageFrom = 'offers' | 'nearest' | 'location-key' | 'offer-key';
+export type PageFrom = 'offers' | 'nearest' | 'location-key' | 'offer-key' | 'relevance';
 
 export interface SearchPlan {
   place: Place;
@@ -76,6 +80,8 @@ export function planSearch(s: SearchFilters): SearchPlan {
   const place: Place = { country: s.country_code, state: s.state_code?.toUpperCase(), city: s.city?.toLowerCase() };
   const bound = s.totalBound ?? SEARCH_TOTAL_BOUND;
   const fromSearchRows = !s.recently_published && !s.recently_updated && !s.recently_closed;
+  // Keywords by relevance: the search documents, whatever else the search names (with a centre, joined to the circle).
+  if (s.keywords && s.sort.field === 'relevance') return { place, bound, fromSearchRows, count: 'keywords', page: 'relevance' };
   if (s.centre) {
     const page: PageFrom =
       s.sort.field === 'distance' ? 'nearest' : fromSearchRows && sortsByLocations(s.sort.field) ? 'location-key' : 'offer-key';

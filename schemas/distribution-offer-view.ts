@@ -7,6 +7,7 @@ import { DEFAULT_REVENUE_SHARES, distributionRevenues, type RevenueShares } from
 import type { DistributionMedium, DistributionOffer } from './distribution-offer';
 import type { OfferInput } from './offer';
 import { iso, isoOrNull } from './common';
+import { highlightFragment, MATCHED_FIELDS } from '../domain/keyword-search';
 
 /*
  * The distribution read model's view: what a publisher sees of an offer. The revenues are derived
@@ -36,6 +37,11 @@ function distributionMedia(row: FoundOffer, doc: OfferInput, links?: MediaLinks)
     if (!links || !att || att.client_id !== row.client_id) return { id };
     return { id, url: mediumUrl(links.base, row.id, id), content_type: att.content_type, width: att.width, height: att.height };
   });
+}
+
+/** A keyword search's fragments by field (store/distribution-keywords.ts) as the offer shows them: in MATCHED_FIELDS order, highlighted. */
+function matchedFields(byField: Record<string, string>): NonNullable<DistributionOffer['matched']> {
+  return MATCHED_FIELDS.filter((f) => byField[f] !== undefined).map((field) => ({ field, fragment: highlightFragment(byField[field]) }));
 }
 
 /** The offer as the distribution interface shows it: common fields and distribution attributes only. */
@@ -81,6 +87,7 @@ export function toDistributionOffer(
     distributor_revenue: revenues.distributor,
     account_revenue: revenues.account,
     ...(row.distance !== undefined && row.distance !== null ? { distance: Math.round(row.distance * 100) / 100 } : {}),
+    ...(row.matched ? { matched: matchedFields(row.matched) } : {}),
     published_at: isoOrNull(row.published_at),
     updated_at: iso(row.updated_at),
     closed_at: closedAt ? closedAt.toISOString() : null,

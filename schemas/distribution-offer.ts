@@ -13,6 +13,7 @@ import {
   type SortBy,
   type SortField,
 } from '../domain/offer-search';
+import { MATCHED_FIELDS, MAX_QUERY_LENGTH } from '../domain/keyword-search';
 
 /*
  * The offer as publishers see it on the distribution interface (spec §2.1: the common fields plus
@@ -65,6 +66,16 @@ export const DistributionOffer = z.object({
   account_revenue: Currency.nullable(),
   /** Miles from the search centre to the nearest redemption location; only in radius searches. */
   distance: z.number().optional(),
+  /** Keyword searches only: each field where a word of `q` is, with a fragment of it. */
+  matched: z
+    .array(
+      z.object({
+        field: z.enum(MATCHED_FIELDS),
+        fragment: z.string().describe("HTML: the field's text (escaped) around the match, each matched word in <em>…</em>"),
+      }),
+    )
+    .optional()
+    .describe('Keyword searches (q) only: the fields a word of q matched in, best field first'),
   published_at: Time.nullable(),
   updated_at: Time,
   /** When the offer left the catalogue for good or for now; null while it is on sale. */
@@ -113,13 +124,17 @@ const categoryIds = csv(
     .transform(Number),
 );
 
-/** `price asc`, `price+asc` or `price` (ascending): field from the allow-list, then direction. */
+/** `price asc`, `price+asc` or `price` (ascending; `relevance`: best first, descending only): field from the allow-list, then direction. */
 const SortByParam = z
   .string()
   .max(50)
   .transform((s, ctx): SortBy => {
-    const [field, direction = 'asc', ...rest] = s.trim().split(/[\s+]+/);
+    const [field, direction = field === 'relevance' ? 'desc' : 'asc', ...rest] = s.trim().split(/[\s+]+/);
     const dir = direction.toLowerCase();
+    if (field === 'relevance' && dir === 'asc') {
+      ctx.addIssue({ code: 'custom', message: 'relevance sorts the best match first only: "relevance" or "relevance desc"' });
+      return z.NEVER;
+    }
     if (!(SORT_FIELDS as readonly string[]).includes(field) || (dir !== 'asc' && dir !== 'desc') || rest.length) {
       ctx.addIssue({
         code: 'custom',
@@ -152,6 +167,17 @@ const text = (max: number) => once(z.string().trim().min(1).max(max));
 
 /** GET /offers on the distribution interface: every filter is optional; see docs/distribution-search.md. */
 export const DistributionOfferQuery = PageQuery.extend({
+  q: once(
+    z
+      .string()
+      .max(MAX_QUERY_LENGTH, `must be at most ${MAX_QUERY_LENGTH} characters`)
+      // Blank is no keyword search (a search box left empty), not a search for nothing.
+      .transform((s) => (s.trim() ? s : undefined)),
+  )
+    .describe(
+      `Keywords (at most ${MAX_QUERY_LENGTH} characters): offers whose title, headlines, description, fine print, advertiser name or category names hold every word (stemmed, accents ignored, typos tolerated, the last word also as a prefix); sorted by relevance unless sort_by says otherwise. See docs/distribution-search.md`,
+    )
+    .optional(),
   postal_code: text(20)
     .describe(
       'Centre of a radius search: a US ZIP or Canadian postal code, or one imported from GeoNames; unknown → 422 listing the countries known',
@@ -209,6 +235,7 @@ export const DistributionOfferQuery = PageQuery.extend({
   if (coordinates && q.postal_code !== undefined) issue('postal_code', 'give one centre: postal_code or coordinates, not both');
   const centre = coordinates || q.postal_code !== undefined || q.city !== undefined;
   if (q.radius !== undefined && !centre) issue('radius', 'radius needs a centre: postal_code, lat/lng, latitude/longitude or city');
+  if (q.sort_by?.field === 'relevance' && q.q === undefined) issue('sort_by', 'sorting by relevance needs keywords: q');
   if (q.sort_by?.field === 'distance' && !centre)
     issue('sort_by', 'sorting by distance needs a centre: postal_code, lat/lng, latitude/longitude or city');
   if (q.after !== undefined && q.page > 1)

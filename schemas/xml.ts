@@ -24,6 +24,7 @@ const IRREGULAR: Record<string, string> = {
   addresses: 'address',
   statuses: 'status',
   items: 'item',
+  matched: 'match',
 };
 
 /** The element name of one item in a list field: `headlines` → `headline`, `categories` → `category`. */

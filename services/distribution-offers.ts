@@ -3,6 +3,8 @@ import { findLiveAttachments } from '../store/attachments';
 import { categoryTree } from '../store/categories';
 import type { AttachmentRow, OfferRow } from '../store/database';
 import { searchDistributionOffers, type OfferSearch } from '../store/distribution-search';
+import { resolveKeywords } from '../store/distribution-keywords';
+import { queryWords, type KeywordQuery } from '../domain/keyword-search';
 import { findReadableOffer } from '../store/distribution-visibility';
 import { findCityCentre, geocodePostalCode, PACKAGED_POSTAL_COUNTRIES } from '../platform/geodata';
 import { importedPostalCountries, locateImportedPostalCode } from '../store/postal-codes';
@@ -113,8 +115,9 @@ export function offerSearch(
   clientId: string,
   centre?: Coordinates,
   byCity = false,
+  keywords?: KeywordQuery,
 ): OfferSearch {
-  const sort = q.sort_by ?? defaultSort(centre !== undefined);
+  const sort = q.sort_by ?? defaultSort(centre !== undefined, keywords !== undefined);
   return {
     page: q.page,
     per_page: q.per_page,
@@ -128,6 +131,7 @@ export function offerSearch(
     recently_published: q.recently_published,
     recently_updated: q.recently_updated,
     recently_closed: q.recently_closed,
+    keywords,
     sort,
     after: q.after === undefined ? undefined : searchCursor(q.after, sort),
     today: utcDay(now),
@@ -165,7 +169,8 @@ export async function searchOffers(
   const now = new Date();
   const tree = q.categories || q.category_ids ? await categoryTree(deps.db) : [];
   const { centre, byCity } = await searchCentre(deps, q);
-  const search = offerSearch(q, tree, now, clientId, centre, byCity);
+  const keywords = q.q === undefined ? undefined : await resolveKeywords(deps.db, queryWords(q.q));
+  const search = offerSearch(q, tree, now, clientId, centre, byCity, keywords);
   const { rows, next, ...total } = await searchDistributionOffers(deps.db, search);
   const shares = revenueShares(deps.config);
   const media = await mediaLinks(deps, rows, base);

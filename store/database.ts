@@ -6,6 +6,8 @@ import type {
   CategoryTable,
   CommentTable,
   OfferCategoryTable,
+  OfferSearchDocumentTable,
+  SearchWordTable,
   FeedFloorTable,
   OfferEventTable,
   OfferLocationTable,
@@ -38,6 +40,8 @@ export interface Database {
   offers: OfferTable;
   offer_locations: OfferLocationTable;
   offer_categories: OfferCategoryTable;
+  offer_search_documents: OfferSearchDocumentTable;
+  search_words: SearchWordTable;
   offer_events: OfferEventTable;
   feed_floor: FeedFloorTable;
   comments: CommentTable;

@@ -4,6 +4,7 @@ import type { Db } from './db';
 import type { SearchPlan } from '../domain/search-plan';
 import { rowMatches, type VisibilityFilters } from './distribution-visibility';
 import { firstOfItsOffer, inPlace } from './distribution-locations';
+import { countCandidates, keywordCandidates } from './distribution-keywords';
 
 /*
  * The offer search's total, counted up to a bound (docs/distribution-search-design.md "Bounded count"):
@@ -39,7 +40,8 @@ export interface SearchQueries {
  * The search's total, from the rows its plan names: a state or city from its locations (each offer
  * at its first one there), not by probing every offer in the sort's order for a location in the
  * place; categories from their category rows (each offer at the first asked category it is filed
- * under); a circle from its locations (at the nearest); anything else from the offers.
+ * under); a circle from its locations (at the nearest); keywords by relevance, their candidates
+ * (store/distribution-keywords.ts); anything else from the offers.
  */
 export function countMatches(q: SearchQueries): Promise<Total> {
   const { db, s, plan } = q;
@@ -61,6 +63,8 @@ export function countMatches(q: SearchQueries): Promise<Total> {
       return countOffersOfRows(db, q.inTheCircle(false).select('l.offer_id'), q.located(false).select('l.offer_id'), plan.bound);
     case 'offers':
       return countUpTo(db, q.offers.select(sql`1`.as('one')), plan.bound);
+    case 'keywords':
+      return countCandidates(db, keywordCandidates(db, s, s.keywords!, plan), plan.bound);
   }
 }
 

@@ -7,6 +7,14 @@ import { gathersCircle, keysetParts, planSearch, type LocationSortField } from '
 import { filters, rowMatches, type VisibilityFilters } from './distribution-visibility';
 import { earthCentre, earthPoint, haversine, inCircle, nearestOfItsOffer, withinRadius } from './distribution-locations';
 import { countMatches, type LocationRows, type SearchQueries, type Total } from './distribution-counts';
+import {
+  CANDIDATES,
+  candidatesTotal,
+  countCandidates,
+  keywordCandidates,
+  matchedFragments,
+  totalOfCandidates,
+} from './distribution-keywords';
 
 /*
  * The offer search of the distribution read model (docs/distribution-search.md): one page of the
@@ -31,7 +39,11 @@ export const DISTRIBUTION_VIEW_COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof OfferRow>;
 
 /** A search hit: the offer's columns the view reads, with its distance in miles from the centre of a radius search. */
-export type FoundOffer = Pick<OfferRow, (typeof DISTRIBUTION_VIEW_COLUMNS)[number]> & { distance?: number | null };
+export type FoundOffer = Pick<OfferRow, (typeof DISTRIBUTION_VIEW_COLUMNS)[number]> & {
+  distance?: number | null;
+  /** A keyword search's fragments of the fields that matched, by field (store/distribution-keywords.ts matchedFragments). */
+  matched?: Record<string, string>;
+};
 
 /** A search as the data layer runs it: the service has resolved the centre, the categories and the sort. */
 export interface OfferSearch extends Page, VisibilityFilters {
@@ -39,7 +51,7 @@ export interface OfferSearch extends Page, VisibilityFilters {
   after?: SearchCursor;
 }
 
-const SORT_COLUMNS: Record<Exclude<SortBy['field'], 'distance'>, string> = {
+const SORT_COLUMNS: Record<Exclude<SortBy['field'], 'distance' | 'relevance'>, string> = {
   price: 'o.price_amount',
   value: 'o.value_amount',
   discount: 'o.discount_percent',
@@ -141,6 +153,11 @@ function searchQueries(db: Db, s: OfferSearch): SearchQueries {
  */
 async function pageOrdering(q: SearchQueries, counted: Promise<Total>): Promise<Ordering> {
   const { db, s, plan } = q;
+  if (plan.page === 'relevance') {
+    // The candidates of the statement's WITH (searchDistributionOffers), ranked once for the page and its total.
+    const rows = (db as unknown as Db).selectFrom(sql.table(CANDIDATES).as('r')).selectAll() as SelectQueryBuilder<any, any, any>;
+    return ordered(rows, s.sort, sql.ref('r.sort_key'), sql.ref('r.id'));
+  }
   if (plan.page === 'offers') {
     const key = sql.ref(SORT_COLUMNS[s.sort.field as keyof typeof SORT_COLUMNS]);
     return ordered(
@@ -209,18 +226,31 @@ function chosenHits(db: Db, s: OfferSearch, o: Ordering): Hits {
  * than the page is read, and `next` is where the page ended when there is one.
  */
 export async function searchDistributionOffers(db: Db, s: OfferSearch): Promise<BoundedPaged<FoundOffer> & { next: SearchCursor | null }> {
+  // Keywords with no lexeme (only stop words) match nothing.
+  if (s.keywords && !s.keywords.all) return { rows: [], total: 0, total_relation: 'eq', next: null };
   const q = searchQueries(db, s);
-  const counted = countMatches(q);
-  const chosen = chosenHits(db, s, await pageOrdering(q, counted));
-  const page = db
+  // Keywords by relevance: one statement ranks the candidates (a WITH) for the page and counts them.
+  const ranked = q.plan.page === 'relevance' ? () => keywordCandidates(db, s, s.keywords!, q.plan) : undefined;
+  const counted = ranked ? Promise.resolve(undefined) : countMatches(q);
+  const chosen = chosenHits(db, s, await pageOrdering(q, counted as Promise<Total>));
+  const page = ((ranked ? db.with(CANDIDATES, ranked) : db) as Db)
     .selectFrom(chosen.as('p'))
     .innerJoin('offers as o', 'o.id', 'p.id')
     .select(DISTRIBUTION_VIEW_COLUMNS.map((c) => `o.${c}` as const))
     .select(['p.distance', cursorKey(s.sort.field, sql.ref('p.sort_key')).as('cursor_key')])
+    .$if(s.keywords !== undefined, (page) => page.select(matchedFragments(s.keywords!).as('matched')))
+    .$if(ranked !== undefined, (page) => page.select(candidatesTotal().as('candidates')))
     .orderBy(sortOrder(s.sort, sql.ref('p.sort_key')))
     .orderBy('p.id')
     .limit(s.per_page + 1);
-  const [found, total] = await Promise.all([page.execute(), counted]);
+  const [answer, counts] = await Promise.all([page.execute(), counted]);
+  // An empty page past the candidates has no row to carry their count: counted apart then.
+  const total = ranked
+    ? answer.length
+      ? totalOfCandidates((answer[0] as { candidates?: unknown }).candidates, q.plan.bound)
+      : await countCandidates(db, ranked(), q.plan.bound)
+    : counts!;
+  const found = answer.map(({ candidates: _, ...row }: { candidates?: unknown } & (typeof answer)[number]) => row);
   const last = found.length > s.per_page ? found[s.per_page - 1] : undefined;
   const rows = found.slice(0, s.per_page).map(({ cursor_key: _, ...row }) => row);
   return { rows, ...total, next: last ? { sort: s.sort, key: last.cursor_key, id: last.id } : null };

@@ -4,6 +4,8 @@ import type { Db } from './db';
 import { SELLABLE } from '../domain/offer-lifecycle';
 import { addDays, utcDay } from '../domain/dates';
 import { recentSince, type Place, type SearchFilters } from '../domain/search-plan';
+import type { KeywordQuery } from '../domain/keyword-search';
+import { inPlace } from './distribution-locations';
 
 /*
  * Which offers a publisher sees (docs/distribution-offers.md): visibility, exclusivity, the
@@ -79,7 +81,38 @@ export function rowMatches(alias: string, s: VisibilityFilters): Expression<SqlB
   ];
   if (s.types) conditions.push(sql<SqlBool>`${a('type')} = any(${sql.val([...s.types])}::text[])`);
   if (s.categoryIds) conditions.push(sql<SqlBool>`${a('category_ids')} && ${sql.val([...s.categoryIds])}::int[]`);
+  if (s.keywords) conditions.push(matchesKeywords(a('offer_id'), s.keywords));
   return conditions;
+}
+
+/**
+ * The offer has a search document (migration 0073) matching every word of a keyword search: the
+ * keyword filter of a search sorted by other than relevance (store/distribution-keywords.ts).
+ */
+function matchesKeywords(offerId: Expression<unknown>, q: KeywordQuery): Expression<SqlBool> {
+  return sql<SqlBool>`exists (select 1 from offer_search_documents d where d.offer_id = ${offerId} and d.words @@ ${q.all}::tsquery)`;
+}
+
+/**
+ * The place filters without a centre on a search row `alias` (its offer_id), for a search read from
+ * search documents: a location in the city or state (a probe of the offer's locations), or with the
+ * country alone the nationwide rule (its offer's flag); none without a place.
+ */
+export function inPlaceOrNationwide(db: Db, alias: string, place: Place): Expression<SqlBool>[] {
+  const offerId = sql.ref(`${alias}.offer_id`);
+  if (place.state || place.city) {
+    const located = db
+      .selectFrom('offer_locations as l')
+      .select(sql`1`.as('one'))
+      .where(sql<SqlBool>`l.offer_id = ${offerId}`)
+      .where((eb) => eb.and(inPlace('l', place)));
+    return [sql<SqlBool>`exists (${located})`];
+  }
+  if (!place.country) return [];
+  return [
+    sql<SqlBool>`exists (select 1 from offers o where o.id = ${offerId}
+      and o.nationwide_countries && array['*', ${place.country}]::text[] and cardinality(o.nationwide_countries) > 0)`,
+  ];
 }
 
 /** offerClosedAt (domain/offer-closing.ts) in SQL, for recently_closed. */
@@ -174,6 +207,7 @@ export function filters(eb: Eb, s: VisibilityFilters, place: Place, withPlace = 
   if (where) conditions.push(where);
   if (s.types) conditions.push(eb('o.type', 'in', s.types));
   if (s.categoryIds) conditions.push(inCategories(s.categoryIds));
+  if (s.keywords) conditions.push(matchesKeywords(sql.ref('o.id'), s.keywords));
   conditions.push(openToSql(s.clientId, s.today));
   conditions.push(visibleOrRecent(eb, s));
   return eb.and(conditions);

@@ -49,6 +49,7 @@ import * as m0067 from './migrations/2026_11_28_0067_order_key';
 import * as m0070 from './migrations/2026_11_28_0070_advertiser_time_zone';
 import * as m0071 from './migrations/2026_11_28_0071_review_steps';
 import * as m0072 from './migrations/2026_11_28_0072_review_sla';
+import * as m0073 from './migrations/2026_11_28_0073_keyword_search';
 
 /**
  * Migrations by name, in order. A static map rather than a folder scan, so the same list works
@@ -104,6 +105,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_28_0070_advertiser_time_zone': m0070,
   '2026_11_28_0071_review_steps': m0071,
   '2026_11_28_0072_review_sla': m0072,
+  '2026_11_28_0073_keyword_search': m0073,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -104,6 +104,19 @@ export interface OfferCategoryTable extends SearchRowCopies {
   category_id: number;
 }
 
+/** An offer's words for keyword search, weighted by field, with the search rows' copies (migration 0073); kept by triggers, never written. */
+export interface OfferSearchDocumentTable extends SearchRowCopies {
+  offer_id: ColumnType<string, never, never>;
+  words: ColumnType<string, never, never>;
+  /** The title's and headlines' words alone (weights A, B): a keyword search reads matches there first. */
+  head: ColumnType<string, never, never>;
+}
+
+/** Every word an offer has used (accents dropped, lower case), for typo corrections (migration 0073); kept by triggers. */
+export interface SearchWordTable {
+  word: ColumnType<string, never, never>;
+}
+
 export interface OfferEventTable {
   id: string;
   /** The offer the event is about; null for an event addressed to one client (client_id), e.g. `statement.ready`. */
