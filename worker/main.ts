@@ -92,13 +92,6 @@ export async function startWorker(opts: {
   endpoints: Endpoints;
   taskQueue: string;
   workflowBundlePath?: string;
-  /**
-   * Run workflow code on this thread instead of the SDK's worker thread (its `debugMode`). For the
-   * test suites only, which start a worker per test file: a worker thread loads the SDK and the
-   * bundle anew, about 2 s of CPU each time. Workflows are as sandboxed (a V8 context) but lose the
-   * SDK's deadlock detection, which `npm start` keeps.
-   */
-  workflowsOnThisThread?: boolean;
   /** Start the callback dispatcher and create (or update) this task queue's schedules: statements, key and data pruning (default true). */
   callbackDispatcher?: boolean;
   /** OpenTelemetry (platform/tracing.ts), when configured: traces workflows and activities. */
@@ -131,7 +124,6 @@ export async function startWorker(opts: {
     // are idempotent and retried); `npm start` must stop within 10 s in all (docs/decisions/0002-servers-in-their-own-process-groups.md).
     shutdownGraceTime: '3s',
     ...WORKER_TUNING,
-    debugMode: opts.workflowsOnThisThread ?? false,
   });
   const done = worker.run().finally(() => connection.close());
   try {

@@ -73,8 +73,6 @@ export async function createHarness(
         endpoints: resolveEndpoints(config),
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH,
-        // A worker thread per harness costs ~2 s of CPU; the suite starts ~170 of them.
-        workflowsOnThisThread: true,
         tracing: services.tracing,
       })),
     async operator(name, password) {

@@ -68,7 +68,7 @@ export async function startWorkflowTestEnv(): Promise<WorkflowTestEnv> {
         workflowBundle: { codePath },
         activities,
         workerDeploymentOptions: { version, useWorkerVersioning: true, defaultVersioningBehavior: 'PINNED' },
-        // Workflows on this thread (worker/main.ts, `workflowsOnThisThread`): a worker thread per test
+        // Workflows on this thread (the SDK's debugMode; decision 0059): a worker thread per test
         // loads the SDK and the bundle anew, about 2 s of CPU each.
         debugMode: true,
       });
