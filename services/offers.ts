@@ -69,7 +69,7 @@ export async function createOffer(
   const existed = named !== undefined && (await findClientOffer(deps.db, clientId, id)) !== undefined;
   if (!existed) await insertOffer(deps.db, { id, clientId, input, suppliedCodes });
   try {
-    await startReview(deps, id, input, existed);
+    await startReview(deps, id, input, { again: existed, named: named !== undefined });
   } catch (err) {
     // No offer without its review: undo the insert and let the client retry.
     if (!existed) await deleteUnstartedOffer(deps.db, id);
@@ -79,8 +79,13 @@ export async function createOffer(
   return getOffer(deps, clientId, id);
 }
 
-/** Starts a new offer's review; for an offer created before (`again`), only if no review of it was ever started. */
-async function startReview(deps: Deps, id: string, input: OfferInput, again: boolean): Promise<void> {
+/**
+ * Starts a new offer's review; for an offer created before (`again`), only if no review of it was
+ * ever started. A `named` offer's review already running is its own: a first try whose start
+ * reached Temporal but not its answer (the offer then undone) was the same request, so the retry
+ * takes that review instead of failing on it for ever.
+ */
+async function startReview(deps: Deps, id: string, input: OfferInput, { again, named }: { again: boolean; named: boolean }): Promise<void> {
   try {
     await deps.temporal.workflow.start<OfferReviewWorkflow>(OFFER_REVIEW_WORKFLOW_TYPE, {
       workflowId: offerReviewWorkflowId(id),
@@ -103,7 +108,7 @@ async function startReview(deps: Deps, id: string, input: OfferInput, again: boo
       ...(again ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),
     });
   } catch (err) {
-    if (!(again && err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    if (!(named && err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
 }
 

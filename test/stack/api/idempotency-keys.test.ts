@@ -351,4 +351,18 @@ describe('Idempotency-Key on every request that changes something', () => {
     const offers = await h.services.db.selectFrom('offers').select('id').where('client_id', '=', client.clientId).execute();
     expect(offers.map((o) => o.id).sort()).toEqual([first.json().offer.id, other.json().offer.id].sort());
   });
+
+  it('an offer retried after its review started but the offer was undone takes that review, not a 503 for ever', async () => {
+    const client = await h.client('submission');
+    const key = newKey();
+    const body = { offer: validOffer() };
+    const first = await send('POST', '/submission/beta/offers', client.key, key, body);
+    expect(first.statusCode).toBe(200);
+    const offerId = first.json().offer.id as string;
+    // As when the workflow's start reached Temporal but its answer did not: the offer undone, the claim released.
+    await h.services.db.deleteFrom('idempotency_keys').where('client_id', '=', client.clientId).execute();
+    await h.services.db.deleteFrom('offers').where('id', '=', offerId).execute();
+    const retry = await send('POST', '/submission/beta/offers', client.key, key, body);
+    expect([retry.statusCode, retry.json().offer?.id]).toEqual([200, offerId]);
+  });
 });
