@@ -7,3 +7,5 @@ export { connectServices, type Services } from './wiring';
 export { runWorker } from './worker-only';
 export { buildOpenApiDocuments, OPENAPI_DOCUMENTS, openApiFile, type OpenApiDocument } from './openapi';
 export { CONFIG_DOCS, renderConfigTable, withConfigTable } from './config-docs';
+
+export { runAdmin } from './admin/run';

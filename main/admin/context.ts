@@ -3,18 +3,20 @@ import { Client, Connection } from '@temporalio/client';
 import { checkCallbackUrl, UnsafeCallbackUrlError } from '../../platform/url-safety';
 import type { CallbackUrlCheck } from '../../services/callbacks';
 import { createDb, type Db } from '../../store/db';
-import { loadConfigOrExit, type Config } from '../../platform/config';
+import { loadConfig, type Config } from '../../platform/config';
 import { createLogger, type Logger } from '../../platform/logger';
 import { createObjectStore, type ObjectStore } from '../../platform/object-store';
 import { resolveEndpoints, type Endpoints } from '../../platform/endpoints';
 import { temporalConnectionOptions } from '../../platform/temporal-connection';
+import { adminIo } from './io';
 
 /**
  * What admin commands reach, connected lazily: a command that only touches Postgres never dials
  * Temporal. Endpoints come from configuration or from the running `npm start`'s stack file.
  */
 export class AdminContext {
-  readonly config: Readonly<Config> = loadConfigOrExit();
+  // A bad setting throws ConfigError, which main/admin/run.ts reports by variable name.
+  readonly config: Readonly<Config> = loadConfig(adminIo().env);
   private endpointsCache?: Endpoints;
   private dbCache?: Db;
   private storeCache?: ObjectStore;
@@ -36,7 +38,7 @@ export class AdminContext {
 
   /** Warnings and errors of the services a command calls, on stderr (stdout holds only the result). */
   get log(): Logger {
-    return (this.logCache ??= createLogger(this.config.LOG_LEVEL, { name: 'admin', fd: 2 }));
+    return (this.logCache ??= createLogger(this.config.LOG_LEVEL, { name: 'admin', stream: adminIo().stderr }));
   }
 
   /** The callback URL check the worker's delivery activities apply too. */
@@ -72,7 +74,7 @@ export class AdminError extends Error {}
 
 /** Prints a command's result: plain text as is, anything else as JSON. */
 export function output(result: unknown): void {
-  process.stdout.write(typeof result === 'string' ? `${result}\n` : `${JSON.stringify(result, null, 2)}\n`);
+  adminIo().stdout.write(typeof result === 'string' ? `${result}\n` : `${JSON.stringify(result, null, 2)}\n`);
 }
 
 /** A commander option parser: a whole number of at least `min`, else commander's usage error. */

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import cliProgress from 'cli-progress';
+import { adminIo } from './io';
 
 /*
  * A live progress bar for bulk work (cli-progress) on stderr, so stdout keeps only the result:
@@ -18,7 +19,7 @@ export async function watchProgress(label: string, read: () => Promise<ProgressR
   const bar = new cliProgress.SingleBar(
     {
       format: `${label} [{bar}] {percentage}% | {value}/{total} rows | {rate} rows/s | {eta_formatted} left`,
-      stream: process.stderr,
+      stream: adminIo().stderr as NodeJS.WriteStream,
       etaBuffer: 20,
       hideCursor: true,
       // Drawn when stderr is not a terminal too (a log, a CI run), a line per update.

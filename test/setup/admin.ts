@@ -1,37 +1,65 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { runAdmin } from '../../main';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
-/** What `npm run admin` runs (package.json's script): the suite starts it without npm, ~0.6 s of CPU less a call. */
+/** What `npm run admin` runs (package.json's script), for the calls that start it as a process of its own. */
 const [node, ...nodeArgs] = (
   JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { admin: string } }
 ).scripts.admin.split(' ');
 const ADMIN_COMMAND = [node, nodeArgs] as const;
 
+type AdminResult = { code: number; stdout: string; stderr: string };
+
 /**
- * Runs the operators' CLI as `npm run --silent admin -- …` does (`viaNpm`: through npm itself, as
- * documented). Asynchronously: the worker that carries out its signals runs in this very process.
- * `env` is its whole environment; `input`, when given, is written to its stdin (a pipe, as
- * `echo … | npm run admin …` would).
+ * Runs the operators' CLI with `args`. By default in this process (`runAdmin`, main/admin/run.ts,
+ * with its own streams: a Node process per call cost ~2.5 s of CPU, 65 times a run); `as: 'process'`
+ * starts it as package.json's script does, and `as: 'npm'` through `npm run --silent admin --`, as
+ * documented. `env` is its whole environment; `input`, when given, is its stdin (a pipe, as
+ * `echo … | npm run admin …` would). The worker that carries out its signals may run in this process.
  */
 export function admin(
   args: string[],
   env: NodeJS.ProcessEnv = process.env,
   input?: string,
-  { viaNpm = false } = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const [command, commandArgs] = viaNpm ? ['npm', ['run', '--silent', 'admin', '--']] : ADMIN_COMMAND;
+  { as = 'in-process' }: { as?: 'in-process' | 'process' | 'npm' } = {},
+): Promise<AdminResult> {
+  env = { ...env, LOG_LEVEL: 'silent' };
+  if (as === 'in-process') return adminInProcess(args, env, input);
+  const [command, commandArgs] = as === 'npm' ? ['npm', ['run', '--silent', 'admin', '--']] : ADMIN_COMMAND;
   return new Promise((resolve) => {
     const child = execFile(
       command,
       [...commandArgs, ...args],
-      { cwd: ROOT, env: { ...env, LOG_LEVEL: 'silent' }, encoding: 'utf8', timeout: 60_000 },
+      { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 },
       (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
     if (input !== undefined) child.stdin?.end(input);
   });
+}
+
+async function adminInProcess(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<AdminResult> {
+  const collect = () => {
+    const chunks: Buffer[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer | string, _encoding, done) {
+        chunks.push(Buffer.from(chunk));
+        done();
+      },
+    });
+    return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+  };
+  const [stdout, stderr] = [collect(), collect()];
+  const code = await runAdmin(args, {
+    env,
+    stdin: Readable.from(input === undefined ? [] : [Buffer.from(input)]),
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+  });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
 
 /** The JSON an admin command printed (its `--json` answer); a failed command throws with its stderr. */

@@ -11,6 +11,7 @@ import {
   wakeCallbackLanes,
 } from '../../../services/callbacks';
 import { output, type AdminContext } from '../context';
+import { adminIo } from '../io';
 
 const keyOption = () => new Option('--key <api-key>', "the client's API key (or its client id)").makeOptionMandatory();
 
@@ -57,7 +58,7 @@ function endpointCommands(cmd: Command, ctx: Ctx) {
         },
       );
       if (!secret)
-        process.stderr.write('endpoint updated and enabled; its signing secret is unchanged (callbacks rotate-secret makes a new one)\n');
+        adminIo().stderr.write('endpoint updated and enabled; its signing secret is unchanged (callbacks rotate-secret makes a new one)\n');
       if (o.json)
         output({
           client_id: client.id,
@@ -119,7 +120,7 @@ function secretCommands(cmd: Command, ctx: Ctx) {
     .option('--json', 'print a JSON object instead of the secret alone', false)
     .action(async (o: { key: string; json: boolean }) => {
       const { secret, previousValidUntil } = await rotateCallbackSecret(ctx(), o.key);
-      process.stderr.write(`the previous secret stays valid until ${previousValidUntil.toISOString()}\n`);
+      adminIo().stderr.write(`the previous secret stays valid until ${previousValidUntil.toISOString()}\n`);
       output(o.json ? { secret, previous_secret_valid_until: previousValidUntil } : secret);
     });
   cmd

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { deploymentStatus, promoteVersion, rampVersion, versionDrainage, waitUntilDrained } from '../../../services/worker-deployments';
 import { output, wholeNumber, type AdminContext } from '../context';
+import { adminIo } from '../io';
 
 /**
  * `deploy …`: a release of workflow code rolled out as versions of the task queue's Worker
@@ -37,7 +38,7 @@ export function deployCommand(ctx: () => AdminContext): Command {
       const drained = await waitUntilDrained(d, buildId, {
         timeoutMs: o.timeout * 1000,
         onCheck: (s) =>
-          !s.drained && process.stderr.write(`${buildId}: ${s.drainage ?? s.status} (checked ${s.checked_at ?? 'not yet'})\n`),
+          !s.drained && adminIo().stderr.write(`${buildId}: ${s.drainage ?? s.status} (checked ${s.checked_at ?? 'not yet'})\n`),
       });
       output(drained);
     });

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { addOperator, allOperators, removeOperator } from '../../../services/operators';
 import { AdminError, output, type AdminContext } from '../context';
+import { adminIo } from '../io';
 
 /** `ops …`: the review console's operators. */
 export function opsCommand(ctx: () => AdminContext): Command {
@@ -41,7 +42,7 @@ function usersCommand(ctx: () => AdminContext): Command {
  * when piped or with --password-stdin). Never from an argument: arguments show in `ps` and shell history.
  */
 async function readPassword(fromStdin: boolean, confirm = false): Promise<string> {
-  if (fromStdin || !process.stdin.isTTY) return (await readAll()).split(/\r?\n/)[0];
+  if (fromStdin || !adminIo().stdin.isTTY) return (await readAll()).split(/\r?\n/)[0];
   const password = await readHidden('Password: ');
   if (confirm && (await readHidden('Again: ')) !== password) throw new AdminError('the two passwords differ');
   return password;
@@ -49,13 +50,14 @@ async function readPassword(fromStdin: boolean, confirm = false): Promise<string
 
 async function readAll(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of adminIo().stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
 }
 
 /** A line typed on the terminal without echoing it (the password never shows nor lands in shell history). */
 function readHidden(prompt: string): Promise<string> {
-  process.stderr.write(prompt);
+  // Only a terminal is read this way, and a terminal is this process's own stdin.
+  adminIo().stderr.write(prompt);
   const stdin = process.stdin;
   stdin.setRawMode(true);
   stdin.resume();
@@ -80,7 +82,7 @@ function readHidden(prompt: string): Promise<string> {
       stdin.off('data', onData);
       stdin.setRawMode(false);
       stdin.pause();
-      process.stderr.write('\n');
+      adminIo().stderr.write('\n');
     };
     stdin.on('data', onData);
   });

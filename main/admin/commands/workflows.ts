@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { listStuckWorkflows, STUCK_AFTER_ATTEMPTS, type StuckWorkflow } from '../../../services/stuck-workflows';
 import { listRetiredWorkflowRuns } from '../../../services/retired-workflows';
 import { output, wholeNumber, type AdminContext } from '../context';
+import { adminIo } from '../io';
 
 /** `workflows …`: operators find stuck work (docs/operations.md, "Stuck workflows") and runs an upgrade would strand. */
 export function workflowsCommand(ctx: () => AdminContext): Command {
@@ -15,9 +16,9 @@ export function workflowsCommand(ctx: () => AdminContext): Command {
     .action(async (o: { attempts: number; scanLimit: number; json: boolean }) => {
       const c = ctx();
       const listing = await listStuckWorkflows({ db: c.db, temporal: await c.temporal() }, o);
-      if (listing.truncated) process.stderr.write(`only the first ${listing.scanned} running workflows were looked at (--scan-limit)\n`);
+      if (listing.truncated) adminIo().stderr.write(`only the first ${listing.scanned} running workflows were looked at (--scan-limit)\n`);
       if (o.json) return output(listing);
-      if (listing.workflows.length === 0) process.stderr.write(`nothing stuck among ${listing.scanned} running workflows\n`);
+      if (listing.workflows.length === 0) adminIo().stderr.write(`nothing stuck among ${listing.scanned} running workflows\n`);
       else output(table(listing.workflows));
     });
   cmd
@@ -26,7 +27,7 @@ export function workflowsCommand(ctx: () => AdminContext): Command {
     .option('--limit <n>', 'list no more runs than this', wholeNumber(), 1000)
     .action(async (o: { limit: number }) => {
       const runs = await listRetiredWorkflowRuns({ temporal: await ctx().temporal() }, o.limit);
-      if (runs.length === 0) process.stderr.write('no open run of a retired workflow type\n');
+      if (runs.length === 0) adminIo().stderr.write('no open run of a retired workflow type\n');
       output({ runs });
     });
   return cmd;
