@@ -4,6 +4,7 @@ import { conflict, notFound } from '../domain/failures';
 import { requireAccountMove, type AccountStatus } from '../domain/account-lifecycle';
 import type { AccountRow } from '../store/database';
 import { findAccount, insertAccount, listAccounts as listAccountRows, updateAccount } from '../store/accounts';
+import { derivedId } from '../store/ids';
 import { toAccount } from '../schemas/account';
 
 /*
@@ -28,8 +29,16 @@ async function change(deps: Deps, row: AccountRow, u: AccountChange): Promise<Ac
 }
 
 /** A new pending account of this client. */
-export async function createAccount(deps: Deps, clientId: string, a: { name: string; website_url?: string }): Promise<AccountView> {
-  return toAccount(await insertAccount(deps.db, { clientId, name: a.name, websiteUrl: a.website_url ?? null }));
+export async function createAccount(
+  deps: Deps,
+  clientId: string,
+  a: { name: string; website_url?: string },
+  keyedRequest?: string,
+): Promise<AccountView> {
+  // Named after a keyed request (decision 0080): its retry after a 5xx answers the first try's account.
+  const id = keyedRequest === undefined ? undefined : derivedId('acc', `${clientId}\n${keyedRequest}`);
+  const row = await insertAccount(deps.db, { id, clientId, name: a.name, websiteUrl: a.website_url ?? null });
+  return toAccount(row ?? (await requireAccount(deps, clientId, id!)));
 }
 
 /** One account of this client (not_found otherwise). */

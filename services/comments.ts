@@ -11,6 +11,7 @@ import {
   updateAdvertiserComment,
 } from '../store/comments';
 import type { CommentRow } from '../store/database';
+import { derivedId } from '../store/ids';
 import type { ServiceDeps } from './deps';
 import { requireOffer } from './offers';
 
@@ -81,10 +82,16 @@ export async function createComment(
   offerId: string,
   input: CommentInput,
   downloadBase: string,
+  keyedRequest?: string,
 ): Promise<Comment> {
   await requireOffer(deps, clientId, offerId);
   const attachmentIds = (await requireOwnAttachments(deps, clientId, input.attachments)) ?? [];
-  const row = await insertAdvertiserComment(deps.db, { offerId, authorName: input.author_name, content: input.content, attachmentIds });
+  // Named after a keyed request (decision 0080): its retry after a 5xx answers the first try's comment.
+  const id = keyedRequest === undefined ? undefined : derivedId('cmt', `${clientId}\n${keyedRequest}`);
+  const row =
+    (await insertAdvertiserComment(deps.db, { id, offerId, authorName: input.author_name, content: input.content, attachmentIds })) ??
+    (await findOfferComment(deps.db, offerId, id!));
+  if (!row) throw notFound('comment');
   return (await commentViews(deps, clientId, [row], downloadBase))[0];
 }
 

@@ -23,13 +23,20 @@ export function listAccounts(db: Db, clientId: string, q: Page & { status?: Acco
   return pageOf(query, q, (f) => f.selectAll().orderBy('created_at', 'desc').orderBy('id'));
 }
 
-/** A new account, pending until its client activates it. */
-export function insertAccount(db: Db, a: { clientId: string; name: string; websiteUrl: string | null }): Promise<AccountRow> {
+/**
+ * A new account, pending until its client activates it; `id` names it (a keyed request's), and an
+ * account of that id already there is left as it is (undefined then: the caller reads it).
+ */
+export function insertAccount(
+  db: Db,
+  a: { id?: string; clientId: string; name: string; websiteUrl: string | null },
+): Promise<AccountRow | undefined> {
   return db
     .insertInto('accounts')
-    .values({ id: newId('acc'), client_id: a.clientId, name: a.name, website_url: a.websiteUrl, status: 'pending' })
+    .values({ id: a.id ?? newId('acc'), client_id: a.clientId, name: a.name, website_url: a.websiteUrl, status: 'pending' })
+    .onConflict((oc) => oc.column('id').doNothing())
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
 }
 
 /**

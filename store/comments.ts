@@ -17,20 +17,24 @@ export interface NewComment {
   attachmentIds: string[];
 }
 
-/** Writes an advertiser's comment; returns its row. */
-export function insertAdvertiserComment(db: Db, c: NewComment): Promise<CommentRow> {
+/**
+ * Writes an advertiser's comment; returns its row. `id` names it (a keyed request's), and a comment
+ * of that id already there is left as it is (undefined then: the caller reads it).
+ */
+export function insertAdvertiserComment(db: Db, c: NewComment & { id?: string }): Promise<CommentRow | undefined> {
   return db
     .insertInto('comments')
     .values({
-      id: newId('cmt'),
+      id: c.id ?? newId('cmt'),
       offer_id: c.offerId,
       author_role: 'advertiser',
       author_name: c.authorName,
       content: c.content,
       attachment_ids: JSON.stringify(c.attachmentIds),
     })
+    .onConflict((oc) => oc.column('id').doNothing())
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
 }
 
 /**

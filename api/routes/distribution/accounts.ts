@@ -5,6 +5,7 @@ import { cancelAccount, changeAccount, createAccount, getAccount, listAccounts }
 import { AccountCreateBody, AccountList, AccountListQuery, AccountResponse, AccountUpdateBody } from '../../../schemas/account';
 import { IdParam } from '../../../schemas/common';
 import { listReply, OkOnly } from '../../../schemas/envelope';
+import { keyedRequestOf } from '../../plugins/idempotency';
 import { operations } from '../operation';
 
 const Params = z.object({ id: IdParam });
@@ -18,7 +19,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
     { schema: { ...op('createAccount', 'Create a publisher account'), body: AccountCreateBody, response: { 200: AccountResponse } } },
     async (request) => ({
       status: 'OK' as const,
-      account: await createAccount(deps, request.client.id, request.body.account),
+      account: await createAccount(deps, request.client.id, request.body.account, keyedRequestOf(request)),
     }),
   );
 

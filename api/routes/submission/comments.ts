@@ -13,6 +13,7 @@ import {
 } from '../../../schemas/comment';
 import { listReply, OkOnly } from '../../../schemas/envelope';
 import { interfaceBaseUrl } from '../../urls';
+import { keyedRequestOf } from '../../plugins/idempotency';
 import { operations } from '../operation';
 
 const op = operations('Comments');
@@ -51,7 +52,14 @@ export const commentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
       },
     },
     async (request) => {
-      const comment = await createComment(deps, request.client.id, request.params.id, request.body.comment, base(request));
+      const comment = await createComment(
+        deps,
+        request.client.id,
+        request.params.id,
+        request.body.comment,
+        base(request),
+        keyedRequestOf(request),
+      );
       return { status: 'OK' as const, comment };
     },
   );

@@ -365,4 +365,33 @@ describe('Idempotency-Key on every request that changes something', () => {
     const retry = await send('POST', '/submission/beta/offers', client.key, key, body);
     expect([retry.statusCode, retry.json().offer?.id]).toEqual([200, offerId]);
   });
+
+  it.each([
+    ['an account', 'distribution', () => '/distribution/beta/accounts', { account: { name: 'Retried blog' } }, 'account', 'accounts'],
+    [
+      'a comment',
+      'submission',
+      (offerId: string) => `/submission/beta/offers/${offerId}/comments`,
+      { comment: { author_name: 'Ana', content: 'Once' } },
+      'comment',
+      'comments',
+    ],
+  ] as const)("%s retried after a 5xx with the same key is the first try's, made once", async (_what, iface, urlOf, body, field, table) => {
+    const client = await h.client(iface);
+    const url = urlOf(await seedOffer(h, sub.clientId));
+    const key = newKey();
+    const apiKey = iface === 'submission' ? sub.key : client.key;
+    const clientId = iface === 'submission' ? sub.clientId : client.clientId;
+    const first = await send('POST', url, apiKey, key, body);
+    expect(first.statusCode).toBe(200);
+    const id = first.json()[field].id as string;
+    // The first answer was a 5xx (say, the read after the insert failed): not kept, the claim released.
+    await h.services.db.deleteFrom('idempotency_keys').where('client_id', '=', clientId).where('key', '=', key).execute();
+    const retry = await send('POST', url, apiKey, key, body);
+    expect([retry.statusCode, retry.headers['idempotent-replayed'], retry.json()[field].id]).toEqual([200, undefined, id]);
+    expect(await h.services.db.selectFrom(table).select('id').where('id', '=', id).execute()).toHaveLength(1);
+    // Without a key each POST makes its own.
+    const plain = await send('POST', url, apiKey, undefined, body);
+    expect(plain.json()[field].id).not.toBe(id);
+  });
 });
