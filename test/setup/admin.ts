@@ -1,39 +1,25 @@
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { runAdmin } from '../../main';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
-/** What `npm run admin` runs (package.json's script), for the calls that start it as a process of its own. */
-const [node, ...nodeArgs] = (
-  JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { admin: string } }
-).scripts.admin.split(' ');
-const ADMIN_COMMAND = [node, nodeArgs] as const;
-
 type AdminResult = { code: number; stdout: string; stderr: string };
 
 /**
  * Runs the operators' CLI with `args`. By default in this process (`runAdmin`, main/admin/run.ts,
- * with its own streams: a Node process per call cost ~2.5 s of CPU, 65 times a run); `as: 'process'`
- * starts it as package.json's script does, and `as: 'npm'` through `npm run --silent admin --`, as
- * documented. `env` is its whole environment; `input`, when given, is its stdin (a pipe, as
+ * with its own streams: a Node process per call cost ~2.5 s of CPU, 65 times a run), or with
+ * `viaNpm` as a process of its own through `npm run --silent admin --`, as documented. `env` is its whole environment; `input`, when given, is its stdin (a pipe, as
  * `echo … | npm run admin …` would). The worker that carries out its signals may run in this process.
  */
-export function admin(
-  args: string[],
-  env: NodeJS.ProcessEnv = process.env,
-  input?: string,
-  { as = 'in-process' }: { as?: 'in-process' | 'process' | 'npm' } = {},
-): Promise<AdminResult> {
+export function admin(args: string[], env: NodeJS.ProcessEnv = process.env, input?: string, { viaNpm = false } = {}): Promise<AdminResult> {
   env = { ...env, LOG_LEVEL: 'silent' };
-  if (as === 'in-process') return adminInProcess(args, env, input);
-  const [command, commandArgs] = as === 'npm' ? ['npm', ['run', '--silent', 'admin', '--']] : ADMIN_COMMAND;
+  if (!viaNpm) return adminInProcess(args, env, input);
   return new Promise((resolve) => {
     const child = execFile(
-      command,
-      [...commandArgs, ...args],
+      'npm',
+      ['run', '--silent', 'admin', '--', ...args],
       { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 },
       (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );

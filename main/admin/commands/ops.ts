@@ -56,8 +56,8 @@ async function readAll(): Promise<string> {
 
 /** A line typed on the terminal without echoing it (the password never shows nor lands in shell history). */
 function readHidden(prompt: string): Promise<string> {
-  // Only a terminal is read this way, and a terminal is this process's own stdin.
   adminIo().stderr.write(prompt);
+  // Only a terminal is read this way, and a terminal is this process's own stdin.
   const stdin = process.stdin;
   stdin.setRawMode(true);
   stdin.resume();

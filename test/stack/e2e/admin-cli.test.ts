@@ -20,7 +20,7 @@ describe('admin CLI', () => {
   it('keys create prints only the new key, which opens its interface', async () => {
     // Through npm, exactly as documented; the other calls run the same CLI in this process (runAdmin).
     const res = await admin(['keys', 'create', '--interface', 'distribution', '--name', 'Acme Deals'], process.env, undefined, {
-      as: 'npm',
+      viaNpm: true,
     });
     expect(res.code).toBe(0);
     expect(res.stdout).toMatch(/^om_test_dist_[A-Za-z0-9_-]{43}\n$/);
