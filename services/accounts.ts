@@ -4,7 +4,7 @@ import { conflict, notFound } from '../domain/failures';
 import { requireAccountMove, type AccountStatus } from '../domain/account-lifecycle';
 import type { AccountRow } from '../store/database';
 import { findAccount, insertAccount, listAccounts as listAccountRows, updateAccount } from '../store/accounts';
-import { derivedId } from '../store/ids';
+import { keyedRequestId } from '../store/ids';
 import { toAccount } from '../schemas/account';
 
 /*
@@ -36,7 +36,7 @@ export async function createAccount(
   keyedRequest?: string,
 ): Promise<AccountView> {
   // Named after a keyed request (decision 0080): its retry after a 5xx answers the first try's account.
-  const id = keyedRequest === undefined ? undefined : derivedId('acc', `${clientId}\n${keyedRequest}`);
+  const id = keyedRequestId('acc', clientId, keyedRequest);
   const row = await insertAccount(deps.db, { id, clientId, name: a.name, websiteUrl: a.website_url ?? null });
   return toAccount(row ?? (await requireAccount(deps, clientId, id!)));
 }

@@ -11,7 +11,7 @@ import {
   updateAdvertiserComment,
 } from '../store/comments';
 import type { CommentRow } from '../store/database';
-import { derivedId } from '../store/ids';
+import { keyedRequestId } from '../store/ids';
 import type { ServiceDeps } from './deps';
 import { requireOffer } from './offers';
 
@@ -87,7 +87,7 @@ export async function createComment(
   await requireOffer(deps, clientId, offerId);
   const attachmentIds = (await requireOwnAttachments(deps, clientId, input.attachments)) ?? [];
   // Named after a keyed request (decision 0080): its retry after a 5xx answers the first try's comment.
-  const id = keyedRequest === undefined ? undefined : derivedId('cmt', `${clientId}\n${keyedRequest}`);
+  const id = keyedRequestId('cmt', clientId, keyedRequest);
   const row =
     (await insertAdvertiserComment(deps.db, { id, offerId, authorName: input.author_name, content: input.content, attachmentIds })) ??
     (await findOfferComment(deps.db, offerId, id!));

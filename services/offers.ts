@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, type WorkflowUpdateHandle, type WorkflowUpdateStage } from '@temporalio/client';
-import { derivedId, newId } from '../store/ids';
+import { keyedRequestId, newId } from '../store/ids';
 import { deleteUnstartedOffer, findClientOffer, insertOffer, listClientOffers } from '../store/offers';
 import { reviewDueAt } from '../store/offer-reviews';
 import { findAdvertiserByName } from '../store/advertisers';
@@ -64,7 +64,7 @@ export async function createOffer(
   // Supplied codes live in their own table, not in the document: the stock is their number.
   const { vouchers: suppliedCodes, ...rest } = offer;
   const input: OfferInput = suppliedCodes ? { ...rest, initial_quantity: suppliedCodes.length } : rest;
-  const named = opts.id ?? (opts.keyedRequest === undefined ? undefined : derivedId('ofr', `${clientId}\n${opts.keyedRequest}`));
+  const named = opts.id ?? keyedRequestId('ofr', clientId, opts.keyedRequest);
   const id = named ?? newId('ofr');
   const existed = named !== undefined && (await findClientOffer(deps.db, clientId, id)) !== undefined;
   if (!existed) await insertOffer(deps.db, { id, clientId, input, suppliedCodes });

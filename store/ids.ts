@@ -12,3 +12,11 @@ export function newId(prefix: string): string {
 export function derivedId(prefix: string, key: string): string {
   return `${prefix}_${crypto.createHash('sha256').update(key).digest('base64url').slice(0, 22)}`;
 }
+
+/**
+ * The id of what a keyed POST makes, named after the client and the keyed request (decision 0080),
+ * so a retry after a 5xx finds the first try's row; undefined for a request without a key.
+ */
+export function keyedRequestId(prefix: string, clientId: string, keyedRequest: string | undefined): string | undefined {
+  return keyedRequest === undefined ? undefined : derivedId(prefix, `${clientId}\n${keyedRequest}`);
+}
