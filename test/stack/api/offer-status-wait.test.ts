@@ -19,10 +19,13 @@ describe('waiting for an offer status change', () => {
   });
   afterAll(() => h.close());
 
+  // This file's database only: the other jest worker's stack LISTENs on the same Postgres server.
   const listening = async () =>
     Number(
-      (await sql<{ n: number }>`select count(*) as n from pg_stat_activity where query = 'LISTEN "offer_status"'`.execute(h.services.db))
-        .rows[0].n,
+      (
+        await sql<{ n: number }>`select count(*) as n from pg_stat_activity
+          where query = 'LISTEN "offer_status"' and datname = current_database()`.execute(h.services.db)
+      ).rows[0].n,
     );
   const setStatus = (offerId: string, status: 'approved' | 'rejected') =>
     h.services.db.updateTable('offers').set({ status }).where('id', '=', offerId).execute();
