@@ -56,8 +56,8 @@ const NOUNS_PER_CATEGORY = COMMON_NOUNS + 1;
  * US ZIP code (uniform over ZIP codes, so dense where people live), except one in 100 with no
  * location and one in 100 redeemable anywhere in the US (nationwide). Its text is composed of the
  * words of bench/search-words.ts (title, headline, description, advertiser name, fine print). The search rows
- * (offer_locations, offer_categories, with their copies of the offer's filters), the search document and the
- * vocabulary (migration 0073) are written in the same statements, and `nationwide_countries`
+ * (offer_locations, offer_categories, with their copies of the offer's filters), the search document, its grid
+ * cells and the vocabulary (migrations 0073, 0074) are written in the same statements, and `nationwide_countries`
  * is set as the trigger of migration 0011 would set it (no location: `{*}`; only the country: `{US}`).
  */
 export async function seedCatalogue(db: Db, clientId: string, count: number): Promise<void> {
@@ -116,10 +116,6 @@ export async function seedCatalogue(db: Db, clientId: string, count: number): Pr
           s.published, s.published, s.published, s.published,
           case s.place when 'none' then '{*}' when 'country' then '{US}' else '{}' end::text[]
         from seed s join seed_text t on t.id = s.id join bench_zips z on z.n = s.zip`.execute(trx);
-      await sql`insert into offer_search_documents (offer_id, words, head, ${COPIED})
-        select o.id, offer_search_vector(o.document), offer_search_head(o.document), ${offerValues} from seed s join offers o on o.id = s.id`.execute(
-        trx,
-      );
       await sql`insert into search_words (word) select distinct w from seed s join offers o on o.id = s.id, offer_search_vocabulary(o.document) w
         on conflict do nothing`.execute(trx);
       await sql`insert into offer_locations (offer_id, position, city, state_code, postal_code, country_code, latitude, longitude, ${COPIED})
@@ -127,6 +123,10 @@ export async function seedCatalogue(db: Db, clientId: string, count: number): Pr
           case when s.place = 'zip' then z.zip end, 'US',
           case when s.place = 'zip' then z.lat end, case when s.place = 'zip' then z.lng end, ${offerValues}
         from seed s join bench_zips z on z.n = s.zip join offers o on o.id = s.id where s.place <> 'none'`.execute(trx);
+      // After the locations: the document's grid cells are theirs (migration 0074), as its trigger would write them.
+      await sql`insert into offer_search_documents (offer_id, words, head, cells, ${COPIED})
+        select o.id, offer_search_vector(o.document), offer_search_head(o.document), offer_search_cells(o.id), ${offerValues}
+        from seed s join offers o on o.id = s.id`.execute(trx);
       await sql`insert into offer_categories (offer_id, category_id, ${COPIED})
         select s.id, s.cats[1 + s.cat], ${offerValues} from seed s join offers o on o.id = s.id`.execute(trx);
     });

@@ -22,10 +22,12 @@ export const MIN_PREFIX_LETTERS = 3;
  */
 export const KEYWORD_CANDIDATES = 500;
 /**
- * A keyword search with a centre whose words match at most this many offers in all joins them to
- * their locations; more, and the circle is read nearest first until C of them match.
+ * A keyword search with a centre whose words match at most about this many offers in the circle's
+ * grid cells (KeywordQuery.nearby, the planner's estimate) joins those matches to their locations;
+ * more, and the circle's locations are read nearest first until C of them match. Either way is
+ * exact: the estimate only chooses the faster.
  */
-export const FEW_MATCHES = 500;
+export const FEW_MATCHES = 1_000;
 /** Vocabulary words looked at per typed word (nearest by trigrams), and corrections kept of them. */
 export const CORRECTION_CANDIDATES = 50;
 export const MAX_CORRECTIONS = 5;
@@ -52,6 +54,11 @@ export type MatchedField = (typeof MATCHED_FIELDS)[number];
 export interface KeywordQuery {
   all: string;
   any: string;
+  /**
+   * With a centre: the planner's estimate of the offers matching `all` in the circle's grid cells
+   * (domain/search-geometry.ts circleCells); undefined without a centre, or when no cells cover it.
+   */
+  nearby?: number;
 }
 
 /** One word of the query: as typed (accents dropped, lower case), how many edits it tolerates, whether it is also a prefix. */

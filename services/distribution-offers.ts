@@ -169,7 +169,8 @@ export async function searchOffers(
   const now = new Date();
   const tree = q.categories || q.category_ids ? await categoryTree(deps.db) : [];
   const { centre, byCity } = await searchCentre(deps, q);
-  const keywords = q.q === undefined ? undefined : await resolveKeywords(deps.db, queryWords(q.q));
+  const near = centre && { centre, radius: q.radius ?? DEFAULT_RADIUS_MILES };
+  const keywords = q.q === undefined ? undefined : await resolveKeywords(deps.db, queryWords(q.q), near);
   const search = offerSearch(q, tree, now, clientId, centre, byCity, keywords);
   const { rows, next, ...total } = await searchDistributionOffers(deps.db, search);
   const shares = revenueShares(deps.config);

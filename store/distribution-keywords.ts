@@ -13,9 +13,11 @@ import {
   type KeywordQuery,
   type QueryWord,
 } from '../domain/keyword-search';
+import type { Coordinates } from '../domain/offer-search';
 import type { SearchPlan } from '../domain/search-plan';
 import { filters, inPlaceOrNationwide, rowMatches, type VisibilityFilters } from './distribution-visibility';
 import { earthCentre, earthPoint, haversine, inCircle, nearestOfItsOffer } from './distribution-locations';
+import { circleCells } from '../domain/search-geometry';
 
 /*
  * Keyword search on the search documents (offer_search_documents, migration 0073; decision 0079):
@@ -36,7 +38,11 @@ const CONFIG = sql.lit('offer_search');
  * has a lexeme: only stop words. Each alternative goes through plainto_tsquery: no text of `q` is
  * read as tsquery syntax.
  */
-export async function resolveKeywords(db: Db, words: readonly QueryWord[]): Promise<KeywordQuery> {
+export async function resolveKeywords(
+  db: Db,
+  words: readonly QueryWord[],
+  near?: { centre: Coordinates; radius: number },
+): Promise<KeywordQuery> {
   if (!words.length) return { all: '', any: '' };
   // Words are letters and digits only (queryWords), so none holds LIKE's % or _.
   const { rows } = await sql<{ known: boolean; near: string[] | null; completions: string[] | null }>`
@@ -56,7 +62,18 @@ export async function resolveKeywords(db: Db, words: readonly QueryWord[]): Prom
   });
   const { rows: built } =
     await sql<KeywordQuery>`select (${sql.join(terms, sql` && `)})::text as all, (${sql.join(terms, sql` || `)})::text as any`.execute(db);
-  return built[0];
+  const cells = near && circleCells(near.centre, near.radius);
+  return cells && built[0].all ? { ...built[0], nearby: await estimateNearby(db, built[0].all, cells) } : built[0];
+}
+
+/**
+ * How many search documents match `all` in these grid cells, as the planner estimates it from the
+ * column statistics (its row estimate, the "count estimate" of EXPLAIN): a planning, no read.
+ */
+async function estimateNearby(db: Db, all: string, cells: number[]): Promise<number> {
+  const { rows } = await sql<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>`explain (format json)
+    select 1 from offer_search_documents d where d.words @@ ${all}::tsquery and d.cells && ${sql.val(cells)}::int[]`.execute(db);
+  return rows[0]['QUERY PLAN'][0].Plan['Plan Rows'];
 }
 
 /** The relevance of a search document `d` (ts_rank with the field weights, D C B A). */
@@ -106,43 +123,54 @@ export function keywordCandidates(db: Db, s: VisibilityFilters, keywords: Keywor
 
 /**
  * With a centre: the matching offers in the circle, each at its nearest location there, up to C
- * nearest first. A word with few matches in the whole catalogue (at most FEW_MATCHES, counted on its
- * GIN index) has them joined to their locations; more, and the circle's locations are read nearest
- * first (the KNN index), each probing its offer's search document, until C match. Only one of the
- * two runs (a one-time gate on the count).
+ * nearest first. When the planner expects at most FEW_MATCHES matches in the circle's grid cells
+ * (KeywordQuery.nearby), every match there is read (the words' and the cells' GIN indexes
+ * intersected) and joined to its locations; more, and the circle's locations are read nearest
+ * first (the KNN index), each probing its offer's search document, until C match. Both are exact.
  */
 function nearestCandidates(db: Db, s: VisibilityFilters, keywords: KeywordQuery, plan: SearchPlan): RelevanceRows {
   const centre = s.centre!;
   const matching = sql<SqlBool>`d.words @@ ${keywords.all}::tsquery`;
-  const few = sql<SqlBool>`(select count(*) from (select 1 from offer_search_documents d where ${matching} limit ${FEW_MATCHES + 1}) m) <= ${FEW_MATCHES}`;
-  const branch = (documents: 'all' | 'few', knn: boolean) => {
-    const docs =
-      documents === 'all'
-        ? db.selectFrom('offer_search_documents as d').select(['d.offer_id', 'd.words'])
-        : db.selectFrom('offer_search_documents as d').select(['d.offer_id', 'd.words']).where(matching).limit(FEW_MATCHES);
-    const located = db
-      .selectFrom('offer_locations as l')
-      .innerJoin(docs.as('d'), 'd.offer_id', 'l.offer_id')
-      .where(matching)
-      .where(knn ? sql<SqlBool>`not ${few}` : few)
-      .where((eb) => eb.and([...inCircle('l', centre, s.radius, plan.place, knn), nearestOfItsOffer(db, centre, plan.place)]));
-    const filtered = plan.fromSearchRows
-      ? located.where((eb) => eb.and(rowMatches('l', s)))
-      : located.innerJoin('offers as o', 'o.id', 'l.offer_id').where((eb) => filters(eb, s, plan.place));
-    const rows = (filtered as SelectQueryBuilder<any, any, object>)
-      .select([
-        'l.offer_id as id',
-        haversine(centre).as('distance'),
-        sql<number>`${relevance(keywords)} * ${DISTANCE_HALF_MILES}::float8 / (${DISTANCE_HALF_MILES}::float8 + ${haversine(centre)})`.as(
-          'sort_key',
-        ),
-        sql<number>`1`.as('tier'),
-      ])
-      .orderBy(sql`${earthPoint('l')} <-> ${earthCentre(centre)}`)
-      .limit(KEYWORD_CANDIDATES);
-    return db.selectFrom(rows.as(`n_${documents}`)).selectAll();
-  };
-  return branch('few', false).unionAll(branch('all', true)) as unknown as RelevanceRows;
+  const cells = keywords.nearby !== undefined && keywords.nearby <= FEW_MATCHES ? circleCells(centre, s.radius) : undefined;
+  // With cells, the matches drive: each one's nearest location in the circle (a probe of its
+  // locations; the planner cannot see how many locations a box holds, so it is not asked to choose).
+  const located = cells
+    ? db
+        .selectFrom('offer_search_documents as d')
+        .where(sql<SqlBool>`${matching} and d.cells && ${sql.val(cells)}::int[]`)
+        .innerJoinLateral(
+          (eb) =>
+            eb
+              .selectFrom('offer_locations as l')
+              .selectAll('l')
+              .whereRef('l.offer_id', '=', 'd.offer_id')
+              .where((w) => w.and(inCircle('l', centre, s.radius, plan.place, false)))
+              .orderBy(haversine(centre))
+              .orderBy('l.position')
+              .limit(1)
+              .as('l'),
+          (join) => join.onTrue(),
+        )
+    : db
+        .selectFrom('offer_locations as l')
+        .innerJoin('offer_search_documents as d', 'd.offer_id', 'l.offer_id')
+        .where(matching)
+        .where((eb) => eb.and([...inCircle('l', centre, s.radius, plan.place, true), nearestOfItsOffer(db, centre, plan.place)]));
+  const filtered = plan.fromSearchRows
+    ? located.where((eb) => eb.and(rowMatches('l', s)))
+    : located.innerJoin('offers as o', 'o.id', 'l.offer_id').where((eb) => filters(eb, s, plan.place));
+  const rows = (filtered as SelectQueryBuilder<any, any, object>)
+    .select([
+      'l.offer_id as id',
+      haversine(centre).as('distance'),
+      sql<number>`${relevance(keywords)} * ${DISTANCE_HALF_MILES}::float8 / (${DISTANCE_HALF_MILES}::float8 + ${haversine(centre)})`.as(
+        'sort_key',
+      ),
+      sql<number>`1`.as('tier'),
+    ])
+    .orderBy(sql`${earthPoint('l')} <-> ${earthCentre(centre)}`)
+    .limit(KEYWORD_CANDIDATES);
+  return db.selectFrom(rows.as('nearest')).selectAll() as unknown as RelevanceRows;
 }
 
 /** A search's total (store/distribution-counts.ts Total, which imports this module). */

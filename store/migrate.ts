@@ -50,6 +50,7 @@ import * as m0070 from './migrations/2026_11_28_0070_advertiser_time_zone';
 import * as m0071 from './migrations/2026_11_28_0071_review_steps';
 import * as m0072 from './migrations/2026_11_28_0072_review_sla';
 import * as m0073 from './migrations/2026_11_28_0073_keyword_search';
+import * as m0074 from './migrations/2026_11_29_0074_search_cells';
 
 /**
  * Migrations by name, in order. A static map rather than a folder scan, so the same list works
@@ -106,6 +107,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026_11_28_0071_review_steps': m0071,
   '2026_11_28_0072_review_sla': m0072,
   '2026_11_28_0073_keyword_search': m0073,
+  '2026_11_29_0074_search_cells': m0074,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -110,6 +110,8 @@ export interface OfferSearchDocumentTable extends SearchRowCopies {
   words: ColumnType<string, never, never>;
   /** The title's and headlines' words alone (weights A, B): a keyword search reads matches there first. */
   head: ColumnType<string, never, never>;
+  /** The grid cells of its placed locations (migration 0074, domain/search-geometry.ts): a search with a centre intersects them first. */
+  cells: ColumnType<number[], never, never>;
 }
 
 /** Every word an offer has used (accents dropped, lower case), for typo corrections (migration 0073); kept by triggers. */

@@ -1,5 +1,12 @@
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
+import { FEW_MATCHES, queryWords } from '../../../domain/keyword-search';
+import type { OfferDocument } from '../../../domain/offer';
+import { DistributionOfferQuery } from '../../../schemas/distribution-offer';
+import { offerSearch } from '../../../services/distribution-offers';
+import { resolveKeywords } from '../../../store/distribution-keywords';
+import { searchDistributionOffers } from '../../../store/distribution-search';
+import { writeSearchRows } from '../../../store/offer-search-rows';
 import { changeOfferStatus } from '../../../store/offers';
 import { seedOffer } from '../../setup/fixtures';
 import { createHarness, type Harness } from '../../setup/harness';
@@ -207,6 +214,47 @@ describe('distribution search: keyword search (q)', () => {
     expect(await names('kombuhca ')).toEqual(['edited']); // the new word is in the vocabulary for typos
     await changeOfferStatus(h.services.db, { key: `kw:${ids.edited}:suspend`, offerId: ids.edited, to: 'suspended', actor: 'advertiser' });
     expect(await names('kombucha ')).toEqual([]);
+  });
+
+  it('finds an offer near where its locations are now: moved, moved back, removed', async () => {
+    await offer('moving', { title: 'Wandering teahouse', at: 1 });
+    const around = (centreOf: { latitude: number; longitude: number }) =>
+      names('teahouse ', `&lat=${centreOf.latitude.toFixed(6)}&lng=${centreOf.longitude.toFixed(6)}&radius=20`);
+    const away = { latitude: centre.latitude, longitude: centre.longitude + 4 };
+    expect(await around(centre)).toEqual(['moving']);
+    // Its write replaces its locations (store/offer-search-rows.ts): deleted, then inserted elsewhere.
+    const doc = (await h.services.db.selectFrom('offers').select('document').where('id', '=', ids.moving).executeTakeFirstOrThrow())
+      .document as OfferDocument;
+    const moved = { ...doc, advertiser: { ...doc.advertiser, redemption_locations: [{ ...at(1), ...away }] } };
+    await h.services.db.transaction().execute((trx) => writeSearchRows(trx, ids.moving, moved));
+    expect(await around(centre)).toEqual([]);
+    expect(await around(away)).toEqual(['moving']);
+    await sql`update offer_locations set latitude = ${centre.latitude}, longitude = ${centre.longitude} where offer_id = ${ids.moving}`.execute(
+      h.services.db,
+    );
+    expect(await around(centre)).toEqual(['moving']);
+    await h.services.db.deleteFrom('offer_locations').where('offer_id', '=', ids.moving).execute();
+    expect(await around(centre)).toEqual([]);
+  });
+
+  it('ranks the same nearest matches whichever way the planner estimate sends it: the cells or the circle nearest first', async () => {
+    const dist = await h.client('distribution');
+    const query = DistributionOfferQuery.parse({
+      q: `${MARK} sushi`,
+      lat: centre.latitude,
+      lng: centre.longitude,
+      radius: 50,
+      per_page: 100,
+    });
+    const keywords = await resolveKeywords(h.services.db, queryWords(query.q!), { centre, radius: 50 });
+    expect(keywords.nearby).toBeGreaterThan(0); // the planner's estimate, from the cells
+    const found = async (nearby: number) => {
+      const search = offerSearch(query, [], new Date(), dist.clientId, centre, false, { ...keywords, nearby });
+      return (await searchDistributionOffers(h.services.db, search)).rows.map((r) => [r.id, r.distance]);
+    };
+    const byCells = await found(0);
+    expect(byCells.map(([id]) => id)).toEqual(expect.arrayContaining([ids.title, ids.headline, ids.farTitle]));
+    expect(await found(FEW_MATCHES + 1)).toEqual(byCells);
   });
 
   it('pages by cursor through ties and distances exactly as one whole page', async () => {
