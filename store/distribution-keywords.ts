@@ -13,7 +13,6 @@ import {
   type KeywordQuery,
   type QueryWord,
 } from '../domain/keyword-search';
-import type { Coordinates } from '../domain/offer-search';
 import type { SearchPlan } from '../domain/search-plan';
 import { filters, inPlaceOrNationwide, rowMatches, type VisibilityFilters } from './distribution-visibility';
 import { earthCentre, earthPoint, haversine, inCircle, nearestOfItsOffer } from './distribution-locations';
@@ -38,11 +37,7 @@ const CONFIG = sql.lit('offer_search');
  * has a lexeme: only stop words. Each alternative goes through plainto_tsquery: no text of `q` is
  * read as tsquery syntax.
  */
-export async function resolveKeywords(
-  db: Db,
-  words: readonly QueryWord[],
-  near?: { centre: Coordinates; radius: number },
-): Promise<KeywordQuery> {
+export async function resolveKeywords(db: Db, words: readonly QueryWord[]): Promise<KeywordQuery> {
   if (!words.length) return { all: '', any: '' };
   // Words are letters and digits only (queryWords), so none holds LIKE's % or _.
   const { rows } = await sql<{ known: boolean; near: string[] | null; completions: string[] | null }>`
@@ -62,18 +57,22 @@ export async function resolveKeywords(
   });
   const { rows: built } =
     await sql<KeywordQuery>`select (${sql.join(terms, sql` && `)})::text as all, (${sql.join(terms, sql` || `)})::text as any`.execute(db);
-  const cells = near && circleCells(near.centre, near.radius);
-  return cells && built[0].all ? { ...built[0], nearby: await estimateNearby(db, built[0].all, cells) } : built[0];
+  return built[0];
 }
 
 /**
- * How many search documents match `all` in these grid cells, as the planner estimates it from the
- * column statistics (its row estimate, the "count estimate" of EXPLAIN): a planning, no read.
+ * A keyword search with a centre, its keywords given `nearby`: how many search documents match
+ * them in the circle's grid cells, as the planner estimates it from the column statistics (its row
+ * estimate, the "count estimate" of EXPLAIN: a planning, no read). Any other search as it is.
  */
-async function estimateNearby(db: Db, all: string, cells: number[]): Promise<number> {
+export async function withNearbyEstimate<S extends VisibilityFilters>(db: Db, s: S): Promise<S> {
+  const cells = s.keywords?.all && s.centre ? circleCells(s.centre, s.radius) : undefined;
+  if (!cells) return s;
   const { rows } = await sql<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>`explain (format json)
-    select 1 from offer_search_documents d where d.words @@ ${all}::tsquery and d.cells && ${sql.val(cells)}::int[]`.execute(db);
-  return rows[0]['QUERY PLAN'][0].Plan['Plan Rows'];
+    select 1 from offer_search_documents d where d.words @@ ${s.keywords!.all}::tsquery and d.cells && ${sql.val(cells)}::int[]`.execute(
+    db,
+  );
+  return { ...s, keywords: { ...s.keywords!, nearby: rows[0]['QUERY PLAN'][0].Plan['Plan Rows'] } };
 }
 
 /** The relevance of a search document `d` (ts_rank with the field weights, D C B A). */

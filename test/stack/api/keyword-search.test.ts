@@ -4,7 +4,7 @@ import { FEW_MATCHES, queryWords } from '../../../domain/keyword-search';
 import type { OfferDocument } from '../../../domain/offer';
 import { DistributionOfferQuery } from '../../../schemas/distribution-offer';
 import { offerSearch } from '../../../services/distribution-offers';
-import { resolveKeywords } from '../../../store/distribution-keywords';
+import { resolveKeywords, withNearbyEstimate } from '../../../store/distribution-keywords';
 import { searchDistributionOffers } from '../../../store/distribution-search';
 import { writeSearchRows } from '../../../store/offer-search-rows';
 import { changeOfferStatus } from '../../../store/offers';
@@ -246,8 +246,9 @@ describe('distribution search: keyword search (q)', () => {
       radius: 50,
       per_page: 100,
     });
-    const keywords = await resolveKeywords(h.services.db, queryWords(query.q!), { centre, radius: 50 });
-    expect(keywords.nearby).toBeGreaterThan(0); // the planner's estimate, from the cells
+    const keywords = await resolveKeywords(h.services.db, queryWords(query.q!));
+    const estimated = await withNearbyEstimate(h.services.db, offerSearch(query, [], new Date(), dist.clientId, centre, false, keywords));
+    expect(estimated.keywords!.nearby).toBeGreaterThan(0); // the planner's estimate, from the cells
     const found = async (nearby: number) => {
       const search = offerSearch(query, [], new Date(), dist.clientId, centre, false, { ...keywords, nearby });
       return (await searchDistributionOffers(h.services.db, search)).rows.map((r) => [r.id, r.distance]);
