@@ -10,8 +10,9 @@ type AdminResult = { code: number; stdout: string; stderr: string };
 /**
  * Runs the operators' CLI with `args`. By default in this process (`runAdmin`, main/admin/run.ts,
  * with its own streams: a Node process per call cost ~2.5 s of CPU, 65 times a run), or with
- * `viaNpm` as a process of its own through `npm run --silent admin --`, as documented. `env` is its whole environment; `input`, when given, is its stdin (a pipe, as
- * `echo … | npm run admin …` would). The worker that carries out its signals may run in this process.
+ * `viaNpm` as a process of its own through `npm run --silent admin --`, as documented. `env` is
+ * its whole environment; `input`, when given, is its stdin (a pipe, as `echo … | npm run admin …`
+ * would). The worker that carries out its signals may run in this process.
  */
 export function admin(args: string[], env: NodeJS.ProcessEnv = process.env, input?: string, { viaNpm = false } = {}): Promise<AdminResult> {
   env = { ...env, LOG_LEVEL: 'silent' };
