@@ -61,7 +61,7 @@ const address = (l: Location) =>
     .join(' · ');
 
 /** A code with each dash-separated group kept on one line (a very long advertiser's code may still wrap anywhere). */
-const codeGroups = (code: string): SafeHtml[] =>
+export const codeGroups = (code: string): SafeHtml[] =>
   code.split(/(?<=-)/).map((part) => (part.length <= 12 ? html`<span class="group">${part}</span>` : html`${part}`));
 
 /** What the voucher is now, as the customer reads it: usable, or redeemed, cancelled, expired. */

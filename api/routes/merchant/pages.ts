@@ -3,7 +3,7 @@ import type { CounterRedemption, CounterVoucher, Staff } from '../../../services
 import { MERCHANT_PATH } from '../../../services/redemption-staff';
 import { formatMoney as money, majorUnits } from '../../../domain/money';
 import { localTime } from '../../../domain/time-zones';
-import { standing, voucherCard } from '../customer/voucher-page';
+import { codeGroups, standing, voucherCard } from '../customer/voucher-page';
 import { html, type SafeHtml } from '../ops/html';
 import { counterPage } from './frame';
 
@@ -76,7 +76,7 @@ function todaySection(s: Signed, rows: CounterRedemption[]): SafeHtml {
                 (r) => html`<tr class="${r.rolled_back_at ? 'undone' : ''}">
                   <td>${time(r.redeemed_at, s)}</td>
                   <td><a href="${MERCHANT_PATH}/vouchers?code=${encodeURIComponent(r.redemption_code)}">${r.title}</a></td>
-                  <td class="code-cell">${r.redemption_code}</td>
+                  <td class="code-cell">${codeGroups(r.redemption_code)}</td>
                   <td>${amountOf(r)}${r.rolled_back_at ? html` <span>(undone)</span>` : ''}</td>
                 </tr>`,
               )}

@@ -173,6 +173,12 @@ describe('the merchant counter in headless Chromium', () => {
       const today = page.getByTestId('today');
       expect(await today.locator('tbody tr').count()).toBe(3);
       expect(await today.textContent()).toContain('$20.00');
+      // On a phone the table's codes wrap between their groups, never inside one.
+      await page.setViewportSize(PHONE);
+      const lines = await today.locator('.code-cell .group').evaluateAll((els) => els.map((e) => e.getClientRects().length));
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.every((n) => n === 1)).toBe(true);
+      await page.setViewportSize(DESKTOP);
       expect(await axeProblems(page)).toEqual([]);
       await shot(page, 'home-desktop');
     } finally {
