@@ -26,9 +26,9 @@ const RUNS = 30;
 /**
  * Per run: a step that hangs (a workflow retrying a value forever) fails within 20 s rather than at
  * the test's own timeout; the first counterexample is reported as found (no shrinking, which would
- * wait out that timeout again and again).
+ * wait out that timeout again and again), with its error in the message.
  */
-const RUN_OPTIONS = { numRuns: RUNS, timeout: 20_000, endOnFailure: true };
+const RUN_OPTIONS = { numRuns: RUNS, timeout: 20_000, endOnFailure: true, includeErrorInReport: true };
 jest.setTimeout(240_000);
 
 const day = (s: string) => new Date(`${s}T00:00:00Z`);
