@@ -52,7 +52,7 @@ export default {
       ...common,
       displayName: 'stack',
       roots: ['<rootDir>/test/stack'],
-      // Each jest worker a Node process that keeps its modules from file to file (decision 0059).
+      // Each jest worker a Node process that keeps its modules from file to file (decision 0082).
       runner: ['jest-light-runner', { runtime: 'child_process' }],
       setupFiles: ['<rootDir>/test/setup/typescript-in-node.cjs', ...common.setupFiles],
       setupFilesAfterEnv: ['<rootDir>/test/setup/test-timeouts.ts'],
