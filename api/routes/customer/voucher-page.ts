@@ -24,7 +24,7 @@ import { html, htmlDocument, SafeHtml } from '../ops/html';
 export const VOUCHER_CARD_STYLE = `
   .voucher h1, .voucher h2.title { font-size: 1.4rem; margin: 0 0 .2rem; } .muted { color: #5b6475; }
   .code { font: 600 1.6rem/1.2 ui-monospace, monospace; letter-spacing: .08em; margin: 1rem 0 .4rem; overflow-wrap: anywhere; }
-  .code .group { white-space: nowrap; } /* a code wraps between its groups, never inside one */
+  .group { white-space: nowrap; } /* a code (codeGroups) wraps between its groups, never inside one */
   .barcode svg { width: 100%; max-width: 24rem; height: auto; } .qr svg { width: 9rem; height: 9rem; }
   .codes { display: flex; gap: 1.5rem; align-items: center; flex-wrap: wrap; }
   .status { padding: .6rem 1rem; border-radius: 6px; font-weight: 700; font-size: 1.2rem; }

@@ -32,7 +32,7 @@ const STYLE = `
   .muted { color: #4f5869; } .hint { font-size: .9rem; color: #4f5869; margin: .3rem 0 0; }
   video { width: 100%; max-height: 50vh; background: #000; border-radius: 6px; margin-top: .6rem; }
   table { border-collapse: collapse; width: 100%; font-size: .95rem; } th, td { text-align: left; padding: .35rem .3rem; border-bottom: 1px solid #e3e6eb; vertical-align: top; }
-  td.code-cell { font-family: ui-monospace, monospace; overflow-wrap: anywhere; } td.code-cell .group { white-space: nowrap; }
+  td.code-cell { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
   .undone { text-decoration: line-through; color: #4f5869; }
   ${VOUCHER_CARD_STYLE}
 `;
