@@ -22,12 +22,17 @@ type App = Awaited<ReturnType<typeof buildApp>>;
 const localUrl = (cfg: Readonly<Config>) => `http://${cfg.HOST === '0.0.0.0' ? '127.0.0.1' : cfg.HOST}:${cfg.PORT}`;
 
 /**
- * Bounds on the shutdown steps. Each normally takes well under a second; bounded, a stuck one
- * cannot hold the stop past about 10 s. The worker's is its activities' grace time plus a margin.
+ * Bounds on the shutdown steps. Each of ours normally takes well under a second; bounded, a stuck
+ * one cannot hold the stop past STOP_MS. The worker's is its activities' grace time plus a margin.
+ * The servers stop last, Postgres with what is left of STOP_MS (at least its 2 s), less a second
+ * for the SIGKILL that follows a grace run out.
  */
+const STOP_MS = 10_000;
 const DRAIN_MS = 2_000;
 const WORKER_MS = 4_000;
 const CLOSE_MS = 1_000;
+const MIN_POSTGRES_GRACE_MS = 2_000;
+const KILL_MS = 1_000;
 /** When the postal-code data loads after the start (see below). */
 const GEODATA_DELAY_MS = 10_000;
 
@@ -63,12 +68,13 @@ async function main() {
   const stack = await startStack(config, { keywordSearchAttributes: KEYWORD_SEARCH_ATTRIBUTES });
   const running: Running = {};
   // Ctrl-C stops in order, within 10 s: stop accepting and drain requests, shut the worker down,
-  // close the pools, then Temporal, MinIO and Postgres (each bounded; see infra/local/child-process.ts).
+  // close the pools, then Temporal, the S3 server and Postgres (each bounded; see infra/local/stack.ts).
   const stopAll = async () => {
+    const until = Date.now() + STOP_MS;
     await within(DRAIN_MS, running.app?.close());
     await within(WORKER_MS, running.worker?.shutdown());
     await within(CLOSE_MS, running.services?.close());
-    await stack.stop();
+    await stack.stop({ postgresGraceMs: Math.max(MIN_POSTGRES_GRACE_MS, until - Date.now() - KILL_MS) });
   };
   stopOnSignals(log, stopAll);
   try {

@@ -10,7 +10,8 @@ export interface ManagedProcess {
   name: string;
   child: ChildProcess;
   logFile: string;
-  stop(): Promise<void>;
+  /** The polite signal, then SIGKILL after `graceMs` (the process's own grace unless told). */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /** Whether a process with this pid still runs. */
@@ -124,10 +125,10 @@ export function startProcess(opts: {
     name: opts.name,
     child,
     logFile,
-    async stop() {
+    async stop(graceMs = opts.stopGraceMs ?? STOP_GRACE_MS) {
       if (!exited && child.pid) {
         signalGroup(opts.stopSignal ?? 'SIGTERM');
-        if (!(await exitWithin(opts.stopGraceMs ?? STOP_GRACE_MS))) {
+        if (!(await exitWithin(graceMs))) {
           signalGroup('SIGKILL');
           await exitWithin(1_000);
         }

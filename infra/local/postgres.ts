@@ -11,7 +11,8 @@ import { persistedSecret } from './secrets';
 
 export interface RunningPostgres {
   url: string;
-  stop(): Promise<void>;
+  /** Fast shutdown; SIGKILL after `graceMs` (the start's stopGraceMs unless told). */
+  stop(graceMs?: number): Promise<void>;
 }
 
 const DATABASE = 'offer_marketplace';
@@ -89,9 +90,10 @@ export async function startEmbeddedPostgres(opts: {
   dataDir: string;
   port: number;
   /**
-   * How long its fast shutdown may take before SIGKILL: 2 s for `npm start` (its stop within 10 s),
-   * longer where the stop must be clean for a restart (a killed postmaster's backends hold its
-   * shared memory a while, and the next start refuses to run beside them).
+   * How long its fast shutdown may take before SIGKILL, unless its stop says: 2 s by default, longer
+   * where the stop must be clean for a restart (a killed postmaster's backends hold its shared
+   * memory a while, and the next start refuses to run beside them). `npm start` gives it what is
+   * left of its 10 s (main/start.ts).
    */
   stopGraceMs?: number;
 }): Promise<RunningPostgres> {
@@ -150,6 +152,6 @@ export async function startEmbeddedPostgres(opts: {
   }
   return {
     url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${opts.port}/${DATABASE}`,
-    stop: () => proc.stop(),
+    stop: (graceMs?: number) => proc.stop(graceMs),
   };
 }

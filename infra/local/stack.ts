@@ -10,7 +10,8 @@ import { startTemporalDevServer } from './temporal';
 
 export interface Stack {
   endpoints: Endpoints;
-  stop(): Promise<void>;
+  /** Stops the servers it started; Postgres' fast shutdown gets `postgresGraceMs` before SIGKILL. */
+  stop(opts?: { postgresGraceMs?: number }): Promise<void>;
 }
 
 /** Starts the chosen local S3 server, keeping its files under dataDir. */
@@ -25,7 +26,7 @@ export function startEmbeddedObjectStore(server: EmbeddedS3Server, opts: { dataD
 export async function startStack(config: Config, opts: { keywordSearchAttributes: readonly string[] }): Promise<Stack> {
   // Owner-only, before any server starts: they inherit the umask (issue 43 item 8).
   secureDataDir(config.DATA_DIR);
-  const stopping: Partial<Record<'temporal' | 'objectStore' | 'postgres', () => Promise<void>>> = {};
+  const stopping: Partial<Record<'temporal' | 'objectStore' | 'postgres', (graceMs?: number) => Promise<void>>> = {};
 
   const postgres = async (): Promise<string> => {
     if (config.DATABASE_URL) return config.DATABASE_URL;
@@ -72,13 +73,14 @@ export async function startStack(config: Config, opts: { keywordSearchAttributes
     return { endpoint: m.endpoint, accessKey: m.accessKey, secretKey: m.secretKey, ...common };
   };
 
-  // In order: Temporal and the object store first, Postgres (whose clients may still be closing) last.
-  const stop = async () => {
+  // Side by side: none of the three uses another, and our own clients have closed before this.
+  // Postgres' shutdown checkpoint is the slow one (seconds on a busy disk); killed, it leaves its
+  // postmaster.pid and must recover at the next start, hence its own grace.
+  const stop = async (opts: { postgresGraceMs?: number } = {}) => {
     removeStackFile(config.DATA_DIR);
     const { temporal: t, objectStore: m, postgres: p } = stopping;
     for (const s of Object.keys(stopping)) delete stopping[s as keyof typeof stopping];
-    await Promise.allSettled([t?.(), m?.()]);
-    await p?.();
+    await Promise.allSettled([t?.(), m?.(), p?.(opts.postgresGraceMs)]);
   };
   // Each server starts to its end even when another fails, so that all of them are stopped after.
   const [databaseUrl, t, s3] = await Promise.allSettled([postgres(), temporal(), objectStore()]);

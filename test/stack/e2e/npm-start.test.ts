@@ -103,8 +103,9 @@ describe('npm start', () => {
     expect(await stop(first.child)).toBeLessThan(10_000);
     expect(first.output()).toContain('stopped');
     expect(first.output()).not.toMatch(/second error|killed by timeout/);
-    for (const pidFile of ['temporal.pid', 'versitygw.pid', 'postgres.pid', 'postgres/postmaster.pid'])
-      expect(fs.existsSync(path.join(dataDir, pidFile))).toBe(false);
+    // postmaster.pid stays only when Postgres was killed before its shutdown checkpoint ended.
+    const pidFiles = ['temporal.pid', 'versitygw.pid', 'postgres.pid', 'postgres/postmaster.pid'];
+    expect(pidFiles.filter((f) => fs.existsSync(path.join(dataDir, f)))).toEqual([]);
     expect(processesUsing(dataDir)).toEqual([]);
 
     const second = await start(env);
