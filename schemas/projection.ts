@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defOf } from './zod-def';
 
 /*
  * A response's shape without its checks: a function compiled once from the resource's zod schema
@@ -30,7 +31,7 @@ const AS_IS = new Set([
 ]);
 
 function isAsIs(schema: z.core.$ZodType): boolean {
-  const def = schema._zod.def as z.core.$ZodTypeDef & { innerType?: z.core.$ZodType; options?: z.core.$ZodType[] };
+  const def = defOf(schema);
   if (AS_IS.has(def.type)) return true;
   if (def.type === 'optional' || def.type === 'nullable' || def.type === 'default' || def.type === 'readonly')
     return isAsIs(def.innerType!);
@@ -41,12 +42,7 @@ function isAsIs(schema: z.core.$ZodType): boolean {
 /** The projection of one schema; kinds it does not know (pipes, transforms, records…) are left to zod's own encoder. */
 function compile(schema: z.core.$ZodType): Project {
   if (isAsIs(schema)) return identity;
-  const def = schema._zod.def as z.core.$ZodTypeDef & {
-    innerType?: z.core.$ZodType;
-    element?: z.core.$ZodType;
-    shape?: Record<string, z.core.$ZodType>;
-    catchall?: z.core.$ZodType;
-  };
+  const def = defOf(schema);
   switch (def.type) {
     case 'optional':
     case 'default':

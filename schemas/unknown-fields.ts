@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { defOf } from './zod-def';
 
 /*
  * Unknown fields in a request body are refused (as Stripe does), so a misspelt `titel` is an error
@@ -10,17 +11,6 @@ import type { z } from 'zod';
  */
 
 type AnySchema = z.ZodType;
-interface Def {
-  type: string;
-  innerType?: AnySchema;
-  in?: AnySchema;
-  getter?: () => AnySchema;
-  shape?: Record<string, AnySchema>;
-  catchall?: AnySchema;
-  element?: AnySchema;
-  options?: AnySchema[];
-}
-const defOf = (s: AnySchema): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
 
 /** The schema under wrappers that do not change which keys an object has. */
 function unwrap(schema: AnySchema | undefined): AnySchema | undefined {

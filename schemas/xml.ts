@@ -1,5 +1,6 @@
 import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { z } from 'zod';
+import { defOf } from './zod-def';
 
 /** Deepest element nesting accepted in a request body; real resources need under ten. */
 export const MAX_XML_DEPTH = 32;
@@ -154,23 +155,12 @@ export function parseXml(text: string): Record<string, unknown> {
   return parsed;
 }
 
-type AnySchema = z.ZodType;
-interface Def {
-  type: string;
-  innerType?: AnySchema;
-  in?: AnySchema;
-  shape?: Record<string, AnySchema>;
-  element?: AnySchema;
-  getter?: () => AnySchema;
-}
-const defOf = (s: AnySchema): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
-
 /**
  * Shapes a parsed XML body the way its zod schema expects, so one schema validates XML and JSON:
  * a list wrapper's children become array items, and digits or true/false become numbers and booleans.
  * Anything that does not fit is left as it is, for the schema to report.
  */
-export function coerceXmlToSchema(schema: AnySchema, value: unknown, path = ''): unknown {
+export function coerceXmlToSchema(schema: z.ZodType, value: unknown, path = ''): unknown {
   const def = defOf(schema);
   switch (def.type) {
     case 'optional':
