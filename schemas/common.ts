@@ -144,3 +144,6 @@ export type RedemptionLocation = z.infer<typeof RedemptionLocation>;
  * 404 (the error handler maps path-parameter failures so), never a database error.
  */
 export const IdParam = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'is not a valid id');
+
+/** The path parameters of a route under one resource: `/…/:id`. */
+export const IdParams = z.object({ id: IdParam });

@@ -44,6 +44,11 @@ export function boundedListEnvelope<K extends string, S extends z.ZodType>(plura
   });
 }
 
+/** The reply of a single-resource route, in the `okEnvelope` shape: `{status:"OK", <root>: resource}`. */
+export function okReply<K extends string, T>(rootKey: K, resource: T) {
+  return { status: 'OK', [rootKey]: resource } as { status: 'OK' } & Record<K, T>;
+}
+
 /** The reply of a list route, in the `listEnvelope` shape: the page's items under their plural key. */
 export function listReply<K extends string, T>(pluralKey: K, list: Paged<T>, page: Page) {
   return { status: 'OK' as const, [pluralKey]: list.rows, page: page.page, per_page: page.per_page, total: list.total } as {

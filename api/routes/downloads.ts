@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { ServiceDeps } from '../../services/deps';
 import { openVoucherExportFile, VOUCHER_EXPORT_DOWNLOAD_PATH } from '../../services/voucher-exports';
-import { IdParam } from '../../schemas/common';
+import { IdParams } from '../../schemas/common';
 import { VoucherExportDownloadQuery } from '../../schemas/voucher-export';
 
 /**
@@ -13,7 +12,7 @@ import { VoucherExportDownloadQuery } from '../../schemas/voucher-export';
 export const downloadRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   app.get(
     `${VOUCHER_EXPORT_DOWNLOAD_PATH}/:id`,
-    { schema: { hide: true, params: z.object({ id: IdParam }), querystring: VoucherExportDownloadQuery } },
+    { schema: { hide: true, params: IdParams, querystring: VoucherExportDownloadQuery } },
     async (request, reply) => {
       const file = await openVoucherExportFile(deps, request.params.id, request.query);
       return reply

@@ -155,7 +155,6 @@ export function sendVoucherPage(reply: FastifyReply, page: string): FastifyReply
     .header('cache-control', 'private, no-store')
     .header('referrer-policy', 'no-referrer')
     .header('x-robots-tag', 'noindex')
-    .header('x-content-type-options', 'nosniff')
     .header('x-frame-options', 'DENY')
     .header('content-security-policy', PAGE_CSP)
     .send(page);

@@ -3,6 +3,7 @@ import { requireSignupOpen } from '../../../services/developer-signups';
 import type { ServiceDeps } from '../../../services/deps';
 import { idempotencyPlugin } from '../../plugins/idempotency';
 import { rateLimitPlugin } from '../../plugins/rate-limit';
+import { sendHtmlPage } from '../ops/html';
 import { signupNotOfferedPage } from './signup-html';
 import { SIGNUP_PAGE_PATH, signupPageRoutes } from './signup-page';
 import { signupApiRoutes } from './signups';
@@ -49,6 +50,6 @@ export const developerSignupOff: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = 
   );
   app.all(`${DEVELOPER_PREFIX}/*`, { schema: { hide: true } }, async () => refuse());
   app.all(SIGNUP_PAGE_PATH, { schema: { hide: true } }, async (_request, reply) =>
-    reply.status(404).type('text/html; charset=utf-8').send(signupNotOfferedPage(deps.config.SERVICE_ENVIRONMENT)),
+    sendHtmlPage(reply, 404, signupNotOfferedPage(deps.config.SERVICE_ENVIRONMENT)),
   );
 };

@@ -9,6 +9,7 @@ import type { ServiceDeps } from '../../../services/deps';
 import { ApiError, fromFailure } from '../../errors';
 import { acceptHtmlForms, withSecurityHeaders } from '../../plugins/html-forms';
 import { crossSiteRefusal } from '../ops/auth';
+import { sendHtmlPage } from '../ops/html';
 import type { SignupLimit } from './signup-limit';
 import { type DemoKeyShown, signupDonePage, signupFormPage, signupRefusedPage } from './signup-html';
 import { signupBaseUrls } from './signups';
@@ -22,7 +23,6 @@ const HEADERS = {
   // No script at all; inline styles only; the form posts only to this site; never framed.
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
   // The answer holds the keys: never cached.
   'cache-control': 'no-store',
   // Nothing is sent to other sites as a referrer, but this site's own form post carries its real
@@ -35,8 +35,6 @@ const HEADERS = {
 /** What the form sends: strings (an untouched field arrives empty), checked with the API's own schema after. */
 const FormBody = z.object({ email: z.string().max(1000).optional(), name: z.string().max(1000).optional() });
 
-const send = (reply: FastifyReply, status: number, page: string) => reply.status(status).type('text/html; charset=utf-8').send(page);
-
 /** Refusals as pages: the rate limits (429, Retry-After already set), a bad body, anything else. */
 function refusalAsPage(err: Error & { statusCode?: number }, request: FastifyRequest, reply: FastifyReply) {
   const refusal = err instanceof Failure ? fromFailure(err) : err instanceof ApiError ? err : undefined;
@@ -48,7 +46,7 @@ function refusalAsPage(err: Error & { statusCode?: number }, request: FastifyReq
       : status >= 500
         ? ['Something went wrong', `Please try again later (request ${request.id}).`]
         : ['Not signed up', err.message];
-  return send(reply, status, signupRefusedPage(title, text, SIGNUP_PAGE_PATH));
+  return sendHtmlPage(reply, status, signupRefusedPage(title, text, SIGNUP_PAGE_PATH));
 }
 
 /** A page on another site must not sign its visitors up (and spend their address's budget). */
@@ -80,7 +78,7 @@ export const signupPageRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; limit:
 
   app.get(SIGNUP_PAGE_PATH, { schema: { hide: true } }, async (request, reply) =>
     // The demonstration key with the fresh form only: a refused post shows the form and why.
-    send(reply, 200, form({ demo: await demoKeyShown(deps, request) })),
+    sendHtmlPage(reply, 200, form({ demo: await demoKeyShown(deps, request) })),
   );
 
   app.post(
@@ -92,14 +90,14 @@ export const signupPageRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; limit:
     async (request, reply) => {
       const typed = { email: request.body.email ?? '', name: request.body.name?.trim() || undefined };
       const parsed = SignupCreate.safeParse(typed);
-      if (!parsed.success) return send(reply, 422, form({ ...typed, errors: fieldErrors(parsed.error) }));
+      if (!parsed.success) return sendHtmlPage(reply, 422, form({ ...typed, errors: fieldErrors(parsed.error) }));
       try {
         const { signup, keys } = await signUpDeveloper(deps, parsed.data, request.ip);
         request.log.info({ signup_id: signup.id }, 'developer signed up (page)');
-        return send(reply, 200, signupDonePage(toSignup(signup, keys, signupBaseUrls(request))));
+        return sendHtmlPage(reply, 200, signupDonePage(toSignup(signup, keys, signupBaseUrls(request))));
       } catch (err) {
         if (!(err instanceof Failure && err.code === 'duplicate')) throw err;
-        return send(reply, 409, form({ ...typed, errors: [`${typed.email.trim()}: ${err.message}.`] }));
+        return sendHtmlPage(reply, 409, form({ ...typed, errors: [`${typed.email.trim()}: ${err.message}.`] }));
       }
     },
   );

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { okReply } from '../../../schemas/envelope';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { SignupCreateBody, SignupResponse, toSignup } from '../../../schemas/developer-signup';
 import { signUpDeveloper } from '../../../services/developer-signups';
@@ -40,7 +41,7 @@ export const signupApiRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; limit: 
       request.log.info({ signup_id: signup.id }, 'developer signed up');
       // The keys are in this answer only: no cache may keep it.
       reply.header('cache-control', 'no-store');
-      return { status: 'OK' as const, signup: toSignup(signup, keys, signupBaseUrls(request)) };
+      return okReply('signup', toSignup(signup, keys, signupBaseUrls(request)));
     },
   );
 };

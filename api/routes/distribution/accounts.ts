@@ -1,14 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { ServiceDeps } from '../../../services/deps';
 import { cancelAccount, changeAccount, createAccount, getAccount, listAccounts } from '../../../services/accounts';
 import { AccountCreateBody, AccountList, AccountListQuery, AccountResponse, AccountUpdateBody } from '../../../schemas/account';
-import { IdParam } from '../../../schemas/common';
-import { listReply, OkOnly } from '../../../schemas/envelope';
+import { IdParams } from '../../../schemas/common';
+import { listReply, OkOnly, okReply } from '../../../schemas/envelope';
 import { keyedRequestOf } from '../../plugins/idempotency';
 import { operations } from '../operation';
-
-const Params = z.object({ id: IdParam });
 
 const op = operations('Accounts');
 
@@ -17,10 +14,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
   app.post(
     '/accounts',
     { schema: { ...op('createAccount', 'Create a publisher account'), body: AccountCreateBody, response: { 200: AccountResponse } } },
-    async (request) => ({
-      status: 'OK' as const,
-      account: await createAccount(deps, request.client.id, request.body.account, keyedRequestOf(request)),
-    }),
+    async (request) => okReply('account', await createAccount(deps, request.client.id, request.body.account, keyedRequestOf(request))),
   );
 
   app.get(
@@ -31,28 +25,27 @@ export const accountRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
 
   app.get(
     '/accounts/:id',
-    { schema: { ...op('getAccount', 'Get one account'), params: Params, response: { 200: AccountResponse } } },
-    async (request) => ({
-      status: 'OK' as const,
-      account: await getAccount(deps, request.client.id, request.params.id),
-    }),
+    { schema: { ...op('getAccount', 'Get one account'), params: IdParams, response: { 200: AccountResponse } } },
+    async (request) => okReply('account', await getAccount(deps, request.client.id, request.params.id)),
   );
 
   app.put(
     '/accounts/:id',
     {
-      schema: { ...op('updateAccount', 'Change an account'), params: Params, body: AccountUpdateBody, response: { 200: AccountResponse } },
+      schema: {
+        ...op('updateAccount', 'Change an account'),
+        params: IdParams,
+        body: AccountUpdateBody,
+        response: { 200: AccountResponse },
+      },
     },
-    async (request) => ({
-      status: 'OK' as const,
-      account: await changeAccount(deps, request.client.id, request.params.id, request.body.account),
-    }),
+    async (request) => okReply('account', await changeAccount(deps, request.client.id, request.params.id, request.body.account)),
   );
 
   // DELETE cancels: orders and vouchers keep naming the account, so the row stays (status cancelled).
   app.delete(
     '/accounts/:id',
-    { schema: { ...op('cancelAccount', 'Cancel an account'), params: Params, response: { 200: OkOnly } } },
+    { schema: { ...op('cancelAccount', 'Cancel an account'), params: IdParams, response: { 200: OkOnly } } },
     async (request) => {
       await cancelAccount(deps, request.client.id, request.params.id);
       return { status: 'OK' as const };

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { IdParam } from '../../../schemas/common';
-import { boundedListReply } from '../../../schemas/envelope';
+import { IdParam, IdParams } from '../../../schemas/common';
+import { boundedListReply, okReply } from '../../../schemas/envelope';
 import { DistributionOfferList, DistributionOfferQuery, DistributionOfferResponse } from '../../../schemas/distribution-offer';
 import type { ServiceDeps } from '../../../services/deps';
 import { getReadableOffer, readOfferMedium, searchOffers } from '../../../services/distribution-offers';
@@ -45,15 +45,12 @@ export const distributionOfferRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps 
     {
       schema: {
         ...op('getOffer', 'Get one offer (on sale, or one this client has bought or reserved)'),
-        params: z.object({ id: IdParam }),
+        params: IdParams,
         response: { 200: DistributionOfferResponse },
       },
       serializerCompiler: projectingSerializer,
     },
-    async (request) => ({
-      status: 'OK' as const,
-      offer: await getReadableOffer(deps, request.client.id, request.params.id, base(request)),
-    }),
+    async (request) => okReply('offer', await getReadableOffer(deps, request.client.id, request.params.id, base(request))),
   );
 
   app.get(
@@ -71,7 +68,7 @@ export const distributionOfferRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps 
     async (request, reply) => {
       const { row, body } = await readOfferMedium(deps, request.client.id, request.params.id, request.params.media_id);
       const etag = `"${row.id}"`;
-      reply.header('etag', etag).header('cache-control', MEDIUM_CACHE_CONTROL).header('x-content-type-options', 'nosniff');
+      reply.header('etag', etag).header('cache-control', MEDIUM_CACHE_CONTROL);
       const asked = request.headers['if-none-match'];
       if (asked && asked.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) return reply.code(304).send();
       return reply

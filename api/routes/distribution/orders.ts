@@ -1,14 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { ServiceDeps } from '../../../services/deps';
 import { cancelOrder, getOrder, listOrders, placeOrder } from '../../../services/orders';
-import { IdParam } from '../../../schemas/common';
-import { deadlineResponses, listReply } from '../../../schemas/envelope';
+import { IdParams } from '../../../schemas/common';
+import { deadlineResponses, listReply, okReply } from '../../../schemas/envelope';
 import { siteBaseUrl } from '../../urls';
 import { OrderCreateBody, OrderList, OrderListQuery, OrderResponse, OrderUpdateBody } from '../../../schemas/order';
 import { operations } from '../operation';
-
-const Params = z.object({ id: IdParam });
 
 const op = operations('Orders');
 
@@ -26,10 +23,7 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (
         response: { 200: OrderResponse, ...deadlineResponses(false) },
       },
     },
-    async (request) => ({
-      status: 'OK' as const,
-      order: await placeOrder(deps, request.client.id, request.body.order, siteBaseUrl(request)),
-    }),
+    async (request) => okReply('order', await placeOrder(deps, request.client.id, request.body.order, siteBaseUrl(request))),
   );
 
   app.get(
@@ -40,11 +34,8 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (
 
   app.get(
     '/orders/:id',
-    { schema: { ...op('getOrder', 'Get one order'), params: Params, response: { 200: OrderResponse } } },
-    async (request) => ({
-      status: 'OK' as const,
-      order: await getOrder(deps, request.client.id, request.params.id, siteBaseUrl(request)),
-    }),
+    { schema: { ...op('getOrder', 'Get one order'), params: IdParams, response: { 200: OrderResponse } } },
+    async (request) => okReply('order', await getOrder(deps, request.client.id, request.params.id, siteBaseUrl(request))),
   );
 
   // The only change an order takes is its cancellation, through its cancellation workflow.
@@ -53,14 +44,11 @@ export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (
     {
       schema: {
         ...op('updateOrder', 'Cancel an order'),
-        params: Params,
+        params: IdParams,
         body: OrderUpdateBody,
         response: { 200: OrderResponse, ...deadlineResponses() },
       },
     },
-    async (request) => ({
-      status: 'OK' as const,
-      order: await cancelOrder(deps, request.client.id, request.params.id, siteBaseUrl(request)),
-    }),
+    async (request) => okReply('order', await cancelOrder(deps, request.client.id, request.params.id, siteBaseUrl(request))),
   );
 };

@@ -5,8 +5,8 @@ import { reservationsEnabled } from '../../../services/api-clients';
 import { cancelReservation, changeReservation, getReservation, holdReservation, listReservations } from '../../../services/reservations';
 import { ApiError } from '../../errors';
 import { keyedRequestOf } from '../../plugins/idempotency';
-import { IdParam } from '../../../schemas/common';
-import { deadlineResponses, listReply, OkOnly } from '../../../schemas/envelope';
+import { IdParam, IdParams } from '../../../schemas/common';
+import { deadlineResponses, listReply, OkOnly, okReply } from '../../../schemas/envelope';
 import {
   ReservationCreateBody,
   ReservationList,
@@ -16,7 +16,6 @@ import {
 } from '../../../schemas/reservation';
 import { operations } from '../operation';
 
-const OfferParams = z.object({ id: IdParam });
 const Params = z.object({ id: IdParam, reservation_id: IdParam });
 const ref = (clientId: string, p: z.infer<typeof Params>) => ({ clientId, offerId: p.id, reservationId: p.reservation_id });
 
@@ -40,16 +39,17 @@ export const reservationRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
     {
       schema: {
         ...op('createReservation', 'Reserve units of an offer for an account'),
-        params: OfferParams,
+        params: IdParams,
         body: ReservationCreateBody,
         response: { 200: ReservationResponse, ...deadlineResponses() },
       },
     },
-    async (request) => ({
-      status: 'OK' as const,
-      // The keyed request names the hold: a retry after a 503 (a 5xx is not replayed) finds the first one.
-      reservation: await holdReservation(deps, request.client.id, request.params.id, request.body.reservation, keyedRequestOf(request)),
-    }),
+    // The keyed request names the hold: a retry after a 503 (a 5xx is not replayed) finds the first one.
+    async (request) =>
+      okReply(
+        'reservation',
+        await holdReservation(deps, request.client.id, request.params.id, request.body.reservation, keyedRequestOf(request)),
+      ),
   );
 
   app.get(
@@ -57,7 +57,7 @@ export const reservationRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
     {
       schema: {
         ...op('listReservations', "List an offer's reservations"),
-        params: OfferParams,
+        params: IdParams,
         querystring: ReservationListQuery,
         response: { 200: ReservationList },
       },
@@ -69,10 +69,7 @@ export const reservationRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
   app.get(
     '/offers/:id/reservations/:reservation_id',
     { schema: { ...op('getReservation', 'Get one reservation'), params: Params, response: { 200: ReservationResponse } } },
-    async (request) => ({
-      status: 'OK' as const,
-      reservation: await getReservation(deps, ref(request.client.id, request.params)),
-    }),
+    async (request) => okReply('reservation', await getReservation(deps, ref(request.client.id, request.params))),
   );
 
   app.put(
@@ -85,10 +82,8 @@ export const reservationRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
         response: { 200: ReservationResponse, ...deadlineResponses() },
       },
     },
-    async (request) => ({
-      status: 'OK' as const,
-      reservation: await changeReservation(deps, ref(request.client.id, request.params), request.body.reservation),
-    }),
+    async (request) =>
+      okReply('reservation', await changeReservation(deps, ref(request.client.id, request.params), request.body.reservation)),
   );
 
   // DELETE cancels: what is left of the hold returns to general stock; the record stays readable.

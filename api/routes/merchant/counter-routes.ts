@@ -2,12 +2,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { invalidField } from '../../../domain/failures';
 import { currencyDigits, type Money } from '../../../domain/money';
-import { IdParam } from '../../../schemas/common';
+import { IdParams } from '../../../schemas/common';
 import type { ServiceDeps } from '../../../services/deps';
 import { lookUp, redeemAtCounter, todaysRedemptions, undoAtCounter, type CounterVoucher } from '../../../services/merchant-counter';
 import { MERCHANT_PATH } from '../../../services/redemption-staff';
 import type { RouteApp } from '../operation';
-import { messagePage, sendCounterPage } from './frame';
+import { sendHtmlPage } from '../ops/html';
+import { messagePage } from './frame';
 import { isFailure, redeemedOutcome, refusalOutcome, standingOutcome, undoneOutcome } from './outcomes';
 import { homePage, lookupPage, signInPage, voucherPage, type Outcome, type Signed } from './pages';
 import { csrfMatches, csrfTokenOf, sessionToken, signedInStaff } from './session';
@@ -19,7 +20,6 @@ import { csrfMatches, csrfTokenOf, sessionToken, signedInStaff } from './session
  */
 
 const Lookup = z.object({ code: z.string().trim().max(100).default('') });
-const Params = z.object({ id: IdParam });
 const Form = z.record(z.string(), z.string());
 
 /** Where signing in again leads back to: the voucher the clerk had open (or was redeeming), else the start page. */
@@ -50,15 +50,11 @@ function sessionHook(deps: ServiceDeps) {
     if (!found) {
       const ended = sessionToken(request) !== undefined;
       const page = signInPage({ notice: ended ? endedNotice(request) : undefined, next: returnTo(request) });
-      return sendCounterPage(reply, request.url === MERCHANT_PATH ? 200 : 401, page);
+      return sendHtmlPage(reply, request.url === MERCHANT_PATH ? 200 : 401, page);
     }
     const s = { staff: found.staff, csrf: csrfTokenOf(found.token) };
     if (request.method === 'POST' && !csrfMatches(found.token, (request.body as Record<string, unknown> | undefined)?.csrf))
-      return sendCounterPage(
-        reply,
-        403,
-        messagePage('Form expired', 'This form is out of date: look the voucher up again.', s.staff, s.csrf),
-      );
+      return sendHtmlPage(reply, 403, messagePage('Form expired', 'This form is out of date: look the voucher up again.', s.staff, s.csrf));
     signedOf.set(request, s);
   };
 }
@@ -88,12 +84,12 @@ async function change(
   try {
     v = await lookUp(deps, s.staff, voucherId);
     const done = await act(v);
-    return sendCounterPage(reply, 200, voucherPage(s, done.v, done.outcome));
+    return sendHtmlPage(reply, 200, voucherPage(s, done.v, done.outcome));
   } catch (err) {
     if (!isFailure(err)) throw err;
     const now = v && (await lookUp(deps, s.staff, v.id));
     const { status, outcome } = refusalOutcome(err, s.staff, now);
-    return sendCounterPage(reply, status, now ? voucherPage(s, now, outcome) : lookupPage(s, outcome, ''));
+    return sendHtmlPage(reply, status, now ? voucherPage(s, now, outcome) : lookupPage(s, outcome, ''));
   }
 }
 
@@ -102,7 +98,7 @@ export function counterRoutes(app: RouteApp, deps: ServiceDeps): void {
   app.addHook('preHandler', sessionHook(deps));
   app.get(MERCHANT_PATH, { schema: { hide: true } }, async (request, reply) => {
     const s = signed(request);
-    return sendCounterPage(reply, 200, homePage(s, await todaysRedemptions(deps, s.staff)));
+    return sendHtmlPage(reply, 200, homePage(s, await todaysRedemptions(deps, s.staff)));
   });
 
   app.get(`${MERCHANT_PATH}/vouchers`, { schema: { querystring: Lookup, hide: true } }, async (request, reply) => {
@@ -110,15 +106,15 @@ export function counterRoutes(app: RouteApp, deps: ServiceDeps): void {
     const { code } = request.query;
     try {
       const v = await lookUp(deps, s.staff, code);
-      return sendCounterPage(reply, 200, voucherPage(s, v, standingOutcome(v, s.staff)));
+      return sendHtmlPage(reply, 200, voucherPage(s, v, standingOutcome(v, s.staff)));
     } catch (err) {
       if (!isFailure(err)) throw err;
       const { status, outcome } = refusalOutcome(err, s.staff);
-      return sendCounterPage(reply, status, lookupPage(s, outcome, code));
+      return sendHtmlPage(reply, status, lookupPage(s, outcome, code));
     }
   });
 
-  app.post(`${MERCHANT_PATH}/vouchers/:id/redeem`, { schema: { params: Params, body: Form, hide: true } }, async (request, reply) => {
+  app.post(`${MERCHANT_PATH}/vouchers/:id/redeem`, { schema: { params: IdParams, body: Form, hide: true } }, async (request, reply) => {
     const s = signed(request);
     const attempt = request.body.attempt ?? '';
     return change(deps, s, reply, request.params.id, async (v) => {
@@ -128,7 +124,7 @@ export function counterRoutes(app: RouteApp, deps: ServiceDeps): void {
     });
   });
 
-  app.post(`${MERCHANT_PATH}/vouchers/:id/undo`, { schema: { params: Params, body: Form, hide: true } }, async (request, reply) => {
+  app.post(`${MERCHANT_PATH}/vouchers/:id/undo`, { schema: { params: IdParams, body: Form, hide: true } }, async (request, reply) => {
     const s = signed(request);
     return change(deps, s, reply, request.params.id, async (v) => {
       const after = await undoAtCounter(deps, s.staff, v.id, request.body.redemption_id ?? '');

@@ -1,4 +1,3 @@
-import type { FastifyReply } from 'fastify';
 import type { Staff } from '../../../services/merchant-counter';
 import { MERCHANT_PATH } from '../../../services/redemption-staff';
 import { VOUCHER_CARD_STYLE } from '../customer/voucher-page';
@@ -57,10 +56,6 @@ export function counterPage(p: { title: string; body: SafeHtml; staff?: Staff; c
       <main>${p.body}</main>
       ${p.script ? html`<script type="module" src="${MERCHANT_PATH}/assets/scan.js"></script>` : ''}`,
   });
-}
-
-export function sendCounterPage(reply: FastifyReply, status: number, page: string): FastifyReply {
-  return reply.status(status).type('text/html; charset=utf-8').send(page);
 }
 
 /** A short answer on its own page: signed out, refused, not found. */

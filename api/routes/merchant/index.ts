@@ -6,7 +6,8 @@ import { acceptHtmlForms, withSecurityHeaders } from '../../plugins/html-forms';
 import { crossSiteRefusal } from '../ops/auth';
 import { assetRoutes } from './assets';
 import { counterRoutes } from './counter-routes';
-import { messagePage, sendCounterPage } from './frame';
+import { sendHtmlPage } from '../ops/html';
+import { messagePage } from './frame';
 import { signInRoutes } from './sign-in';
 
 /*
@@ -24,7 +25,6 @@ const SECURITY_HEADERS = {
     "style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'permissions-policy': 'camera=(self), microphone=(), geolocation=()',
   'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
   // same-origin, not no-referrer: with no-referrer Chromium sends `Origin: null` with the page's own forms.
   'referrer-policy': 'same-origin',
   'cache-control': 'no-store',
@@ -39,7 +39,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = asyn
     const refused = crossSiteRefusal(request);
     if (!refused) return;
     request.log.warn({ refused }, 'merchant counter: cross-site request refused');
-    return sendCounterPage(reply, 403, messagePage('Refused', 'Forms of the counter are accepted from its own pages only.'));
+    return sendHtmlPage(reply, 403, messagePage('Refused', 'Forms of the counter are accepted from its own pages only.'));
   });
   app.setErrorHandler((err: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
     const status =
@@ -52,7 +52,7 @@ export const merchantRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = asyn
             : 500;
     if (status >= 500) request.log.error({ err }, 'merchant counter: request failed');
     const text = status >= 500 ? `Something went wrong (request ${request.id}).` : err.message;
-    return sendCounterPage(reply, status, messagePage(status >= 500 ? 'Something went wrong' : 'Not understood', text));
+    return sendHtmlPage(reply, status, messagePage(status >= 500 ? 'Something went wrong' : 'Not understood', text));
   });
   signInRoutes(app, deps);
   await app.register(async (scope) => counterRoutes(scope, deps));

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { ServiceDeps } from '../../../services/deps';
 import { signIn, signOut } from '../../../services/merchant-counter';
 import { MERCHANT_PATH } from '../../../services/redemption-staff';
-import { sendCounterPage } from './frame';
+import { sendHtmlPage } from '../ops/html';
 import { signInPage } from './pages';
 import { clearSessionCookie, csrfMatches, sessionToken, setSessionCookie } from './session';
 
@@ -47,13 +47,13 @@ function landing(next: string | undefined): string {
 export function signInRoutes(app: RouteApp, deps: ServiceDeps): void {
   // A sign-in link only fills the form: a link preview or prefetch must not use the one-time code up.
   app.get(`${MERCHANT_PATH}/sign-in/:code`, { schema: { params: CodeParams, hide: true } }, (request, reply) =>
-    sendCounterPage(reply, 200, signInPage({ code: request.params.code })),
+    sendHtmlPage(reply, 200, signInPage({ code: request.params.code })),
   );
 
   app.post(`${MERCHANT_PATH}/sign-in`, { schema: { hide: true } }, async (request, reply) => {
     const wait = await blockedFor(deps, request);
     if (wait > 0)
-      return sendCounterPage(
+      return sendHtmlPage(
         reply.header('retry-after', String(wait)),
         429,
         signInPage({ error: `Too many wrong codes from this network: try again in ${Math.ceil(wait / 60)} minutes.` }),
@@ -66,7 +66,7 @@ export function signInRoutes(app: RouteApp, deps: ServiceDeps): void {
       await deps.rateLimits.hit(keyOf(request), WINDOW_MS).catch(() => undefined);
       request.log.warn('merchant counter: wrong sign-in code');
       const error = 'This code does not work (used, expired or revoked): ask for a new one.';
-      return sendCounterPage(reply, 401, signInPage({ error, next: next && landing(next) }));
+      return sendHtmlPage(reply, 401, signInPage({ error, next: next && landing(next) }));
     }
     setSessionCookie(reply, request, session.token, session.expiresAt);
     return reply.redirect(landing(next), 303);
@@ -76,6 +76,6 @@ export function signInRoutes(app: RouteApp, deps: ServiceDeps): void {
     const token = sessionToken(request);
     if (token && csrfMatches(token, (request.body as Record<string, unknown> | undefined)?.csrf)) await signOut(deps, token);
     clearSessionCookie(reply, request);
-    return sendCounterPage(reply, 200, signInPage({ notice: 'You are signed out. Ask for a new sign-in code to sign in again.' }));
+    return sendHtmlPage(reply, 200, signInPage({ notice: 'You are signed out. Ask for a new sign-in code to sign in again.' }));
   });
 }

@@ -1,3 +1,5 @@
+import type { FastifyReply } from 'fastify';
+
 /*
  * A tiny HTML builder for the review console: `html` is a tagged template that escapes every
  * interpolated value unless it is already `SafeHtml` (built by `html` itself). Offers are written
@@ -104,3 +106,7 @@ export function page(title: string, body: SafeHtml, operator?: string): string {
       <main>${body}</main>`,
   });
 }
+
+/** Sends a whole page (any of ours: the console's, the counter's, the sign-up page) with its status. */
+export const sendHtmlPage = (reply: FastifyReply, status: number, page: string) =>
+  reply.status(status).type('text/html; charset=utf-8').send(page);

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Failure } from '../../../domain/failures';
-import { page, type SafeHtml } from './html';
+import { page, sendHtmlPage, type SafeHtml } from './html';
 import { errorPage, notFoundPage, refusalPage, type MessagePage } from './message-pages';
 
 /*
@@ -8,10 +8,7 @@ import { errorPage, notFoundPage, refusalPage, type MessagePage } from './messag
  */
 
 export const sendHtml = (reply: FastifyReply, status: number, title: string, body: SafeHtml, operator?: string) =>
-  reply
-    .status(status)
-    .type('text/html; charset=utf-8')
-    .send(page(title, body, operator));
+  sendHtmlPage(reply, status, page(title, body, operator));
 
 export const sendPage = (reply: FastifyReply, status: number, p: MessagePage) => sendHtml(reply, status, p.title, p.body);
 

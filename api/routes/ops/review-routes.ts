@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { IdParam, PG_INTEGER_MAX, queryInt } from '../../../schemas/common';
+import { PG_INTEGER_MAX, queryInt, IdParams } from '../../../schemas/common';
 import { MAX_PAGE } from '../../../schemas/pagination';
 import { OFFER_TYPES } from '../../../schemas/offer';
 import type { ServiceDeps } from '../../../services/deps';
@@ -42,7 +42,6 @@ export interface OpsContext {
 
 const PER_PAGE = 25;
 
-const IdParams = z.object({ id: IdParam });
 /** A filter left at "any" arrives as an empty field. */
 const blankAsUnset = (v: unknown) => (v === '' ? undefined : v);
 const ListQuery = z.object({

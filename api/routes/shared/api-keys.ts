@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { okReply } from '../../../schemas/envelope';
 import { ApiKeyList, ApiKeyRollBody, ApiKeyRollResponse } from '../../../schemas/api-key';
 import { listApiKeys, rollApiKey } from '../../../services/api-key-rolling';
 import type { ServiceDeps } from '../../../services/deps';
@@ -16,7 +17,7 @@ export const apiKeyRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async 
   app.get(
     '/api_keys',
     { schema: { ...op('listApiKeys', "List this client's API keys"), response: { 200: ApiKeyList } } },
-    async (request) => ({ status: 'OK' as const, api_keys: await listApiKeys(deps, request.client.id) }),
+    async (request) => okReply('api_keys', await listApiKeys(deps, request.client.id)),
   );
 
   app.post(

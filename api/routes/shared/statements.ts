@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { ApiInterface } from '../../../domain/environment';
 import type { ServiceDeps } from '../../../services/deps';
 import { distributionStatement, distributionStatementCsv, submissionStatement, submissionStatementCsv } from '../../../services/statements';
@@ -7,11 +6,9 @@ import { DistributionStatement, StatementQuery, SubmissionStatement } from '../.
 import { operations, type RouteApp } from '../operation';
 import { getMonthlyStatement, listMonthlyStatements, readMonthlyStatementFile } from '../../../services/monthly-statements';
 import { MonthlyStatementList, MonthlyStatementListQuery } from '../../../schemas/monthly-statement';
-import { IdParam } from '../../../schemas/common';
+import { IdParams } from '../../../schemas/common';
 import { listReply } from '../../../schemas/envelope';
 import { textResponse } from './file-responses';
-
-const Params = z.object({ id: IdParam });
 
 const op = operations('Statements');
 
@@ -80,7 +77,7 @@ function storedRoutes(app: RouteApp, deps: ServiceDeps, iface: ApiInterface, wha
     {
       schema: {
         ...op('getStoredStatement', 'Get one stored monthly statement, as GET /statement answers its month'),
-        params: Params,
+        params: IdParams,
         response: { 200: iface === 'submission' ? SubmissionStatement : DistributionStatement },
       },
     },
@@ -100,7 +97,7 @@ function storedRoutes(app: RouteApp, deps: ServiceDeps, iface: ApiInterface, wha
     {
       schema: {
         ...op('getStoredStatementCsv', 'Get one stored monthly statement as CSV, the file stored when it was made'),
-        params: Params,
+        params: IdParams,
         response: { 200: csvResponse },
       },
     },

@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
+import { okReply } from '../../../schemas/envelope';
 import type { ServiceDeps } from '../../../services/deps';
 import { createVoucherExport, getVoucherExport, voucherExportView } from '../../../services/voucher-exports';
-import { IdParam } from '../../../schemas/common';
+import { IdParams } from '../../../schemas/common';
 import { VoucherExportResponse } from '../../../schemas/voucher-export';
 import { siteBaseUrl } from '../../urls';
 import { operations } from '../operation';
 
-const Params = z.object({ id: IdParam });
 const op = operations('Vouchers');
 
 /**
@@ -24,22 +23,22 @@ export const voucherExportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; ifa
     {
       schema: {
         ...op('createVoucherExport', "Export an offer's vouchers as CSV"),
-        params: Params,
+        params: IdParams,
         response: { 202: VoucherExportResponse },
       },
     },
     async (request, reply) => {
       const row = await createVoucherExport(deps, { iface, clientId: request.client.id }, request.params.id);
-      return reply.code(202).send({ status: 'OK' as const, voucher_export: voucherExportView(deps, row, siteBaseUrl(request)) });
+      return reply.code(202).send(okReply('voucher_export', voucherExportView(deps, row, siteBaseUrl(request))));
     },
   );
 
   app.get(
     '/voucher_exports/:id',
-    { schema: { ...op('getVoucherExport', 'Get a voucher export'), params: Params, response: { 200: VoucherExportResponse } } },
+    { schema: { ...op('getVoucherExport', 'Get a voucher export'), params: IdParams, response: { 200: VoucherExportResponse } } },
     async (request) => {
       const row = await getVoucherExport(deps, request.client.id, request.params.id);
-      return { status: 'OK' as const, voucher_export: voucherExportView(deps, row, siteBaseUrl(request)) };
+      return okReply('voucher_export', voucherExportView(deps, row, siteBaseUrl(request)));
     },
   );
 };

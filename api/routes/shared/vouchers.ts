@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ServiceDeps } from '../../../services/deps';
@@ -8,19 +9,19 @@ import {
   listVouchers,
   printableVoucher,
   rotatePrintUrl,
+  type VoucherRef,
   type VoucherScope,
 } from '../../../services/vouchers';
 import { invalidField } from '../../errors';
 import { redeemRequestOf } from '../../../domain/redemptions';
-import { IdParam } from '../../../schemas/common';
-import { listReply } from '../../../schemas/envelope';
+import { IdParam, IdParams } from '../../../schemas/common';
+import { listReply, okReply } from '../../../schemas/envelope';
 import { VoucherList, VoucherListQuery, VoucherResponse, VoucherUpdateBody } from '../../../schemas/voucher';
 import { siteBaseUrl } from '../../urls';
 import { customerVoucherPage, sendVoucherPage } from '../customer/voucher-page';
 import { operations, type RouteApp } from '../operation';
 import { textResponse } from './file-responses';
 
-const OfferParams = z.object({ id: IdParam });
 const OfferVoucherParams = z.object({ id: IdParam, voucher_id: IdParam });
 const AdvertiserParams = z.object({ advertiser_id: IdParam, ref: IdParam });
 
@@ -28,17 +29,6 @@ const byOffer = (p: z.infer<typeof OfferVoucherParams>) => ({ offerId: p.id, vou
 const byAdvertiser = (p: z.infer<typeof AdvertiserParams>) => ({ advertiserId: p.advertiser_id, ref: p.ref });
 
 const op = operations('Vouchers');
-
-/**
- * What a redeem asks beyond its status: part of a gift card's balance, the retry key, and the whole
- * body a retry must repeat. The key (checked by api/plugins/idempotency.ts, which answers a retry
- * within a day) also names the redemption itself, so that a retry after that still redeems once.
- */
-const redeemAsk = (request: { body: z.infer<typeof VoucherUpdateBody>; headers: Record<string, string | string[] | undefined> }) => ({
-  amount: request.body.voucher.amount,
-  request: redeemRequestOf(request.body),
-  idempotencyKey: request.headers['idempotency-key'] as string | undefined,
-});
 
 type Scope = (clientId: string) => VoucherScope;
 
@@ -56,7 +46,7 @@ function readRoutes(app: RouteApp, deps: ServiceDeps, scope: Scope) {
     {
       schema: {
         ...op('listOfferVouchers', "List an offer's vouchers"),
-        params: OfferParams,
+        params: IdParams,
         querystring: VoucherListQuery,
         response: { 200: VoucherList },
       },
@@ -72,10 +62,7 @@ function readRoutes(app: RouteApp, deps: ServiceDeps, scope: Scope) {
   app.get(
     '/offers/:id/vouchers/:voucher_id',
     { schema: { ...op('getVoucher', 'Get one voucher'), params: OfferVoucherParams, response: { 200: VoucherResponse } } },
-    async (request) => ({
-      status: 'OK' as const,
-      voucher: await getVoucher(deps, scope(request.client.id), byOffer(request.params), siteBaseUrl(request)),
-    }),
+    async (request) => okReply('voucher', await getVoucher(deps, scope(request.client.id), byOffer(request.params), siteBaseUrl(request))),
   );
 
   app.get(
@@ -87,15 +74,28 @@ function readRoutes(app: RouteApp, deps: ServiceDeps, scope: Scope) {
         response: { 200: VoucherResponse },
       },
     },
-    async (request) => ({
-      status: 'OK' as const,
-      voucher: await getVoucher(deps, scope(request.client.id), byAdvertiser(request.params), siteBaseUrl(request)),
-    }),
+    async (request) =>
+      okReply('voucher', await getVoucher(deps, scope(request.client.id), byAdvertiser(request.params), siteBaseUrl(request))),
   );
 }
 
 /** Redeeming (both paths) and cancelling (offer path only). */
 function changeRoutes(app: RouteApp, deps: ServiceDeps, scope: Scope) {
+  /**
+   * The body's status for the voucher, with what a redeem asks beyond it: part of a gift card's balance,
+   * the retry key, and the whole body a retry must repeat. The key (checked by api/plugins/idempotency.ts,
+   * which answers a retry within a day) also names the redemption itself, so that a retry after that still redeems once.
+   */
+  const change = async (request: FastifyRequest & { body: z.infer<typeof VoucherUpdateBody> }, ref: VoucherRef) =>
+    okReply(
+      'voucher',
+      await changeVoucherStatus(deps, scope(request.client.id), ref, request.body.voucher.status, siteBaseUrl(request), {
+        amount: request.body.voucher.amount,
+        request: redeemRequestOf(request.body),
+        idempotencyKey: request.headers['idempotency-key'] as string | undefined,
+      }),
+    );
+
   app.put(
     '/offers/:id/vouchers/:voucher_id',
     {
@@ -106,17 +106,7 @@ function changeRoutes(app: RouteApp, deps: ServiceDeps, scope: Scope) {
         response: { 200: VoucherResponse },
       },
     },
-    async (request) => ({
-      status: 'OK' as const,
-      voucher: await changeVoucherStatus(
-        deps,
-        scope(request.client.id),
-        byOffer(request.params),
-        request.body.voucher.status,
-        siteBaseUrl(request),
-        redeemAsk(request),
-      ),
-    }),
+    (request) => change(request, byOffer(request.params)),
   );
 
   app.put(
@@ -132,17 +122,7 @@ function changeRoutes(app: RouteApp, deps: ServiceDeps, scope: Scope) {
     async (request) => {
       if (request.body.voucher.status !== 'redeemed')
         throw invalidField('status', 'vouchers are cancelled through PUT /offers/:offer_id/vouchers/:id; this path only redeems');
-      return {
-        status: 'OK' as const,
-        voucher: await changeVoucherStatus(
-          deps,
-          scope(request.client.id),
-          byAdvertiser(request.params),
-          'redeemed',
-          siteBaseUrl(request),
-          redeemAsk(request),
-        ),
-      };
+      return change(request, byAdvertiser(request.params));
     },
   );
 }
@@ -155,7 +135,7 @@ function printRoutes(app: RouteApp, deps: ServiceDeps, scope: Scope) {
     {
       schema: {
         ...op('printVoucher', "The customer's voucher page (HTML), as print_url shows it"),
-        params: OfferParams,
+        params: IdParams,
         response: { 200: textResponse('The voucher page: one self-contained HTML document', 'text/html') },
       },
     },
@@ -171,14 +151,11 @@ function printRoutes(app: RouteApp, deps: ServiceDeps, scope: Scope) {
     {
       schema: {
         ...op('rotateVoucherPrintUrl', "Replace a voucher's print_url"),
-        params: OfferParams,
+        params: IdParams,
         response: { 200: VoucherResponse },
       },
     },
-    async (request) => ({
-      status: 'OK' as const,
-      voucher: await rotatePrintUrl(deps, scope(request.client.id), request.params.id, siteBaseUrl(request)),
-    }),
+    async (request) => okReply('voucher', await rotatePrintUrl(deps, scope(request.client.id), request.params.id, siteBaseUrl(request))),
   );
 }
 

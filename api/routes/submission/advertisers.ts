@@ -4,7 +4,7 @@ import type { ServiceDeps } from '../../../services/deps';
 import { changeAdvertiser, getAdvertiser, listAdvertisers } from '../../../services/advertisers';
 import { AdvertiserList, AdvertiserResponse, AdvertiserUpdateBody } from '../../../schemas/advertiser';
 import { IdParam } from '../../../schemas/common';
-import { listReply } from '../../../schemas/envelope';
+import { listReply, okReply } from '../../../schemas/envelope';
 import { PageQuery } from '../../../schemas/pagination';
 import { operations } from '../operation';
 
@@ -22,7 +22,7 @@ export const advertiserRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
   app.get(
     '/advertisers/:advertiser_id',
     { schema: { ...op('getAdvertiser', 'Get an advertiser'), params: Params, response: { 200: AdvertiserResponse } } },
-    async (request) => ({ status: 'OK' as const, advertiser: await getAdvertiser(deps, request.client.id, request.params.advertiser_id) }),
+    async (request) => okReply('advertiser', await getAdvertiser(deps, request.client.id, request.params.advertiser_id)),
   );
 
   app.put(
@@ -35,9 +35,7 @@ export const advertiserRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
         response: { 200: AdvertiserResponse },
       },
     },
-    async (request) => ({
-      status: 'OK' as const,
-      advertiser: await changeAdvertiser(deps, request.client.id, request.params.advertiser_id, request.body.advertiser),
-    }),
+    async (request) =>
+      okReply('advertiser', await changeAdvertiser(deps, request.client.id, request.params.advertiser_id, request.body.advertiser)),
   );
 };

@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -9,7 +11,7 @@ import { attachmentTooLarge, deleteAttachment, getAttachment, readAttachment, st
 import { claimUpload, isKeyedUpload } from '../../plugins/idempotency';
 import { interfaceBaseUrl } from '../../urls';
 import { ATTACHMENT_FIELD, AttachmentParams, AttachmentResponse, toAttachment } from '../../../schemas/attachment';
-import { OkOnly } from '../../../schemas/envelope';
+import { OkOnly, okReply } from '../../../schemas/envelope';
 import { operations } from '../operation';
 import { receiveFilePart, untruncated } from './file-part';
 import { attachmentBytes } from '../shared/file-responses';
@@ -52,12 +54,6 @@ function drainBody(raw: IncomingMessage, maxBytes: number, timeoutMs: number): P
   });
 }
 
-async function readWhole(chunks: AsyncIterable<Buffer>): Promise<Buffer> {
-  const all: Buffer[] = [];
-  for await (const c of chunks) all.push(c);
-  return Buffer.concat(all);
-}
-
 /**
  * POST /attachments (multipart, one file part `attachment[media]`), GET /attachments/:id,
  * GET /attachments/:id/download (the bytes), DELETE /attachments/:id. The multipart parser is
@@ -86,15 +82,13 @@ export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
       let bytes: AsyncIterable<Buffer> = untruncated(part, () => attachmentTooLarge(maxBytes));
       if (isKeyedUpload(request)) {
         // With an Idempotency-Key the file is read whole (at most ATTACHMENT_MAX_BYTES) so that a retry is known by its content.
-        const file = await readWhole(bytes);
+        const file = await buffer(bytes);
         const sha256 = crypto.createHash('sha256').update(file).digest('hex');
         if (await claimUpload(request, reply, { file_name: part.filename, sha256 })) return reply;
-        bytes = (async function* () {
-          yield file;
-        })();
+        bytes = Readable.from([file]);
       }
       const row = await storeAttachment(deps, request.client.id, { fileName: part.filename, bytes });
-      return { status: 'OK' as const, attachment: toAttachment(row, base(request)) };
+      return okReply('attachment', toAttachment(row, base(request)));
     },
   );
 
@@ -103,7 +97,7 @@ export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
     { schema: { ...op('getAttachment', "Get an attachment's metadata"), params: AttachmentParams, response: { 200: AttachmentResponse } } },
     async (request) => {
       const row = await getAttachment(deps, request.client.id, request.params.id);
-      return { status: 'OK' as const, attachment: toAttachment(row, base(request)) };
+      return okReply('attachment', toAttachment(row, base(request)));
     },
   );
 
@@ -124,7 +118,6 @@ export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
         .type(row.content_type)
         .header('content-length', String(row.size_bytes))
         .header('content-disposition', `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`)
-        .header('x-content-type-options', 'nosniff')
         .header('cache-control', 'private, no-store')
         .send(body);
     },

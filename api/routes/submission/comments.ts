@@ -11,7 +11,7 @@ import {
   CommentUpdateBody,
   OfferCommentsParams,
 } from '../../../schemas/comment';
-import { listReply, OkOnly } from '../../../schemas/envelope';
+import { listReply, OkOnly, okReply } from '../../../schemas/envelope';
 import { interfaceBaseUrl } from '../../urls';
 import { keyedRequestOf } from '../../plugins/idempotency';
 import { operations } from '../operation';
@@ -60,7 +60,7 @@ export const commentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
         base(request),
         keyedRequestOf(request),
       );
-      return { status: 'OK' as const, comment };
+      return okReply('comment', comment);
     },
   );
 
@@ -69,7 +69,7 @@ export const commentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
     { schema: { ...op('getComment', 'Get one comment'), params: CommentParams, response: { 200: CommentResponse } } },
     async (request) => {
       const { id, comment_id } = request.params;
-      return { status: 'OK' as const, comment: await getComment(deps, request.client.id, id, comment_id, base(request)) };
+      return okReply('comment', await getComment(deps, request.client.id, id, comment_id, base(request)));
     },
   );
 
@@ -86,7 +86,7 @@ export const commentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
     async (request) => {
       const { id, comment_id } = request.params;
       const comment = await updateComment(deps, request.client.id, id, comment_id, request.body.comment, base(request));
-      return { status: 'OK' as const, comment };
+      return okReply('comment', comment);
     },
   );
 

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { okReply } from '../../../schemas/envelope';
 import { z } from 'zod';
 import type { ServiceDeps } from '../../../services/deps';
 import { createOfferImport, getOfferImport, offerImportErrors, offerImportView } from '../../../services/offer-imports';
-import { IdParam } from '../../../schemas/common';
+import { IdParams } from '../../../schemas/common';
 import { OfferImportResponse } from '../../../schemas/offer-import';
 import { interfaceBaseUrl } from '../../urls';
 import { INTERFACE_PREFIX } from '../../../domain/environment';
@@ -10,7 +11,6 @@ import { operations } from '../operation';
 import { textResponse } from '../shared/file-responses';
 import { checkedLines } from './offer-import-lines';
 
-const Params = z.object({ id: IdParam });
 const op = operations('Offers');
 
 /** The NDJSON media types an import takes. */
@@ -43,17 +43,14 @@ export const offerImportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
     },
     async (request, reply) => {
       const row = await createOfferImport(deps, request.client.id, await checkedLines(request.body, deps.config.BODY_MAX_BYTES));
-      return reply.code(202).send({ status: 'OK' as const, offer_import: view(request, row) });
+      return reply.code(202).send(okReply('offer_import', view(request, row)));
     },
   );
 
   app.get(
     '/offer_imports/:id',
-    { schema: { ...op('getOfferImport', 'Get an offer import'), params: Params, response: { 200: OfferImportResponse } } },
-    async (request) => ({
-      status: 'OK' as const,
-      offer_import: view(request, await getOfferImport(deps, request.client.id, request.params.id)),
-    }),
+    { schema: { ...op('getOfferImport', 'Get an offer import'), params: IdParams, response: { 200: OfferImportResponse } } },
+    async (request) => okReply('offer_import', view(request, await getOfferImport(deps, request.client.id, request.params.id))),
   );
 
   // NDJSON whatever the Accept: each line the error body POST /offers answers, with its line number.
@@ -62,7 +59,7 @@ export const offerImportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
     {
       schema: {
         ...op('listOfferImportErrors', "An import's refused lines (NDJSON)"),
-        params: Params,
+        params: IdParams,
         response: {
           200: textResponse(
             'NDJSON: one JSON object per refused line, the error body POST /offers answers with its line number',

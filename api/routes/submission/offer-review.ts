@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { IdParam } from '../../../schemas/common';
+import { okReply } from '../../../schemas/envelope';
+import { IdParams } from '../../../schemas/common';
 import { OfferReviewResponse } from '../../../schemas/offer-review';
 import type { ServiceDeps } from '../../../services/deps';
 import { offerReview } from '../../../services/offer-review-view';
@@ -15,13 +15,10 @@ export const offerReviewRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
     {
       schema: {
         ...op('getOfferReview', "Follow an offer's review"),
-        params: z.object({ id: IdParam }),
+        params: IdParams,
         response: { 200: OfferReviewResponse },
       },
     },
-    async (request) => ({
-      status: 'OK' as const,
-      review: await offerReview(deps, request.client.id, request.params.id),
-    }),
+    async (request) => okReply('review', await offerReview(deps, request.client.id, request.params.id)),
   );
 };

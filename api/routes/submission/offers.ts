@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { ServiceDeps } from '../../../services/deps';
-import { IdParam } from '../../../schemas/common';
-import { deadlineResponses, listReply, OkOnly } from '../../../schemas/envelope';
+import { IdParams } from '../../../schemas/common';
+import { deadlineResponses, listReply, OkOnly, okReply } from '../../../schemas/envelope';
 import {
   OfferUpdateBody,
   SubmissionOfferList,
@@ -17,8 +16,6 @@ import { cancelOffer, createOffer, getOffer, listOffers, listSuppliedVouchers, u
 import { operations } from '../operation';
 import { keyedRequestOf } from '../../plugins/idempotency';
 
-const Params = z.object({ id: IdParam });
-
 const op = operations('Offers');
 
 /** The advertiser's offers: create, read, edit (when withdrawn), move status, cancel. */
@@ -26,10 +23,8 @@ export const offerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (
   app.post(
     '/offers',
     { schema: { ...op('createOffer', 'Submit an offer for review'), body: OfferCreateBody, response: { 200: SubmissionOfferResponse } } },
-    async (request) => ({
-      status: 'OK' as const,
-      offer: await createOffer(deps, request.client.id, request.body.offer, { keyedRequest: keyedRequestOf(request) }),
-    }),
+    async (request) =>
+      okReply('offer', await createOffer(deps, request.client.id, request.body.offer, { keyedRequest: keyedRequestOf(request) })),
   );
 
   app.get(
@@ -46,11 +41,8 @@ export const offerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (
 
   app.get(
     '/offers/:id',
-    { schema: { ...op('getOffer', 'Get one offer'), params: Params, response: { 200: SubmissionOfferResponse } } },
-    async (request) => ({
-      status: 'OK' as const,
-      offer: await getOffer(deps, request.client.id, request.params.id),
-    }),
+    { schema: { ...op('getOffer', 'Get one offer'), params: IdParams, response: { 200: SubmissionOfferResponse } } },
+    async (request) => okReply('offer', await getOffer(deps, request.client.id, request.params.id)),
   );
 
   app.put(
@@ -58,15 +50,12 @@ export const offerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (
     {
       schema: {
         ...op('updateOffer', 'Edit an offer or move its status'),
-        params: Params,
+        params: IdParams,
         body: OfferUpdateBody,
         response: { 200: SubmissionOfferResponse, ...deadlineResponses() },
       },
     },
-    async (request) => ({
-      status: 'OK' as const,
-      offer: await updateOffer(deps, request.client.id, request.params.id, request.body.offer as OfferUpdate),
-    }),
+    async (request) => okReply('offer', await updateOffer(deps, request.client.id, request.params.id, request.body.offer as OfferUpdate)),
   );
 
   // Every code the advertiser supplied for the offer (the offer answer shows the first ones only).
@@ -75,7 +64,7 @@ export const offerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (
     {
       schema: {
         ...op('listSuppliedVouchers', "List an offer's supplied voucher codes"),
-        params: Params,
+        params: IdParams,
         querystring: PageQuery,
         response: { 200: SuppliedVoucherList },
       },
@@ -87,7 +76,7 @@ export const offerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (
   // DELETE cancels: the offer stays readable (its vouchers refer to it) with status `cancelled`.
   app.delete(
     '/offers/:id',
-    { schema: { ...op('cancelOffer', 'Cancel an offer'), params: Params, response: { 200: OkOnly, ...deadlineResponses() } } },
+    { schema: { ...op('cancelOffer', 'Cancel an offer'), params: IdParams, response: { 200: OkOnly, ...deadlineResponses() } } },
     async (request) => {
       await cancelOffer(deps, request.client.id, request.params.id);
       return { status: 'OK' as const };

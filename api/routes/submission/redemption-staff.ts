@@ -1,16 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { ServiceDeps } from '../../../services/deps';
 import { createStaff, listStaff, newSignIn, revokeStaff } from '../../../services/redemption-staff';
-import { IdParam } from '../../../schemas/common';
-import { listReply } from '../../../schemas/envelope';
+import { IdParam, IdParams } from '../../../schemas/common';
+import { listReply, okReply } from '../../../schemas/envelope';
 import { PageQuery } from '../../../schemas/pagination';
 import { RedemptionStaffCreateBody, RedemptionStaffList, RedemptionStaffResponse } from '../../../schemas/redemption-staff';
 import { siteBaseUrl } from '../../urls';
 import { operations } from '../operation';
 
 const op = operations('RedemptionStaff');
-const Params = z.object({ id: IdParam });
 const ListQuery = PageQuery.extend({ advertiser_id: IdParam.optional() });
 
 /**
@@ -31,7 +29,7 @@ export const redemptionStaffRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }>
     },
     async (request) => {
       const { staff, signIn } = await createStaff(deps, request.client.id, request.body.redemption_staff, siteBaseUrl(request));
-      return { status: 'OK' as const, redemption_staff: { ...staff, sign_in: signIn } };
+      return okReply('redemption_staff', { ...staff, sign_in: signIn });
     },
   );
 
@@ -48,13 +46,13 @@ export const redemptionStaffRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }>
       config: { answersSecret: true },
       schema: {
         ...op('newRedemptionStaffSignIn', 'Issue a new one-time sign-in'),
-        params: Params,
+        params: IdParams,
         response: { 200: RedemptionStaffResponse },
       },
     },
     async (request) => {
       const { staff, signIn } = await newSignIn(deps, request.client.id, request.params.id, siteBaseUrl(request));
-      return { status: 'OK' as const, redemption_staff: { ...staff, sign_in: signIn } };
+      return okReply('redemption_staff', { ...staff, sign_in: signIn });
     },
   );
 
@@ -63,10 +61,10 @@ export const redemptionStaffRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }>
     {
       schema: {
         ...op('revokeRedemptionStaff', 'Revoke a counter staff member'),
-        params: Params,
+        params: IdParams,
         response: { 200: RedemptionStaffResponse },
       },
     },
-    async (request) => ({ status: 'OK' as const, redemption_staff: await revokeStaff(deps, request.client.id, request.params.id) }),
+    async (request) => okReply('redemption_staff', await revokeStaff(deps, request.client.id, request.params.id)),
   );
 };

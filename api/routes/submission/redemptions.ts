@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { okReply } from '../../../schemas/envelope';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ServiceDeps } from '../../../services/deps';
@@ -21,10 +22,11 @@ const op = operations('Vouchers');
  */
 export const redemptionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   /** Both paths answer alike once the voucher is named. */
-  const rollback = async (request: FastifyRequest, ref: VoucherRef, redemptionId: string) => ({
-    status: 'OK' as const,
-    voucher: await rollbackRedemption(deps, { iface: 'submission', clientId: request.client.id }, ref, redemptionId, siteBaseUrl(request)),
-  });
+  const rollback = async (request: FastifyRequest, ref: VoucherRef, redemptionId: string) =>
+    okReply(
+      'voucher',
+      await rollbackRedemption(deps, { iface: 'submission', clientId: request.client.id }, ref, redemptionId, siteBaseUrl(request)),
+    );
 
   app.post(
     '/offers/:id/vouchers/:voucher_id/redemptions/:redemption_id/rollback',

@@ -12,7 +12,7 @@ import {
   MAX_IMPORT_FILE_BYTES,
   voucherImportErrorsCsv,
 } from '../../../services/voucher-imports';
-import { listReply } from '../../../schemas/envelope';
+import { listReply, okReply } from '../../../schemas/envelope';
 import {
   toVoucherImport,
   VOUCHER_IMPORT_FILE_FIELD,
@@ -93,7 +93,7 @@ export const voucherImportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> =
           );
         row = await generateVouchers(deps, clientId, offerId, request.body.voucher_import);
       }
-      return reply.code(202).send({ status: 'OK' as const, voucher_import: toVoucherImport(row, base(request)) });
+      return reply.code(202).send(okReply('voucher_import', toVoucherImport(row, base(request))));
     },
   );
   readRoutes(app, deps, base);
@@ -126,10 +126,8 @@ function readRoutes(app: Parameters<FastifyPluginAsyncZod>[0], deps: ServiceDeps
         response: { 200: VoucherImportResponse },
       },
     },
-    async (request) => ({
-      status: 'OK' as const,
-      voucher_import: toVoucherImport(await getVoucherImport(deps, request.client.id, request.params.id), base(request)),
-    }),
+    async (request) =>
+      okReply('voucher_import', toVoucherImport(await getVoucherImport(deps, request.client.id, request.params.id), base(request))),
   );
 
   app.get(
