@@ -1,3 +1,4 @@
+import type { FastifySchema } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 
 /** Each tag of the OpenAPI documents with its description; a route's tag must be one of these. */
@@ -19,16 +20,15 @@ export const TAGS = {
 } as const;
 
 /**
- * The OpenAPI face of one route, kept on the route itself so the documents cannot drift from the
- * code: `operationId` is what client generators name the method after (`client.createOrder`), so
- * it is stable API; `summary` titles the operation; the tag groups it in references and clients.
+ * A route's options with its schema and the OpenAPI face of the route, kept on the route itself so
+ * the documents cannot drift from the code: `operationId` is what client generators name the method
+ * after (`client.createOrder`), so it is stable API; `summary` titles the operation; the tag groups
+ * it in references and clients.
  */
 export const operations =
   (tag: keyof typeof TAGS) =>
-  (operationId: string, summary: string): { operationId: string; summary: string; tags: string[] } => ({
-    operationId,
-    summary,
-    tags: [tag],
+  <S extends FastifySchema>(operationId: string, summary: string, schema: S) => ({
+    schema: { operationId, summary, tags: [tag], ...schema },
   });
 
 /** The Fastify instance a route plugin gets (zod type provider): for plugins split into route groups. */

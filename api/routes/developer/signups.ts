@@ -25,8 +25,7 @@ export const signupApiRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; limit: 
     '/signups',
     {
       onRequest: limit,
-      schema: {
-        ...op('createSignup', 'Sign up for a sandbox key pair'),
+      ...op('createSignup', 'Sign up for a sandbox key pair', {
         description:
           'Sandbox only, no API key. Answers one submission and one distribution key, shown this once. ' +
           'One sign-up per email address (409 `duplicate` after); the address is recorded, not verified. ' +
@@ -34,7 +33,7 @@ export const signupApiRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; limit: 
         security: [],
         body: SignupCreateBody,
         response: { 200: SignupResponse },
-      },
+      }),
     },
     async (request, reply) => {
       const { signup, keys } = await signUpDeveloper(deps, request.body.signup, request.ip);

@@ -13,39 +13,30 @@ const op = operations('Accounts');
 export const accountRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   app.post(
     '/accounts',
-    { schema: { ...op('createAccount', 'Create a publisher account'), body: AccountCreateBody, response: { 200: AccountResponse } } },
+    op('createAccount', 'Create a publisher account', { body: AccountCreateBody, response: { 200: AccountResponse } }),
     async (request) => okReply('account', await createAccount(deps, request.client.id, request.body.account, keyedRequestOf(request))),
   );
 
   app.get(
     '/accounts',
-    { schema: { ...op('listAccounts', 'List accounts'), querystring: AccountListQuery, response: { 200: AccountList } } },
+    op('listAccounts', 'List accounts', { querystring: AccountListQuery, response: { 200: AccountList } }),
     async (request) => listReply('accounts', await listAccounts(deps, request.client.id, request.query), request.query),
   );
 
-  app.get(
-    '/accounts/:id',
-    { schema: { ...op('getAccount', 'Get one account'), params: IdParams, response: { 200: AccountResponse } } },
-    async (request) => okReply('account', await getAccount(deps, request.client.id, request.params.id)),
+  app.get('/accounts/:id', op('getAccount', 'Get one account', { params: IdParams, response: { 200: AccountResponse } }), async (request) =>
+    okReply('account', await getAccount(deps, request.client.id, request.params.id)),
   );
 
   app.put(
     '/accounts/:id',
-    {
-      schema: {
-        ...op('updateAccount', 'Change an account'),
-        params: IdParams,
-        body: AccountUpdateBody,
-        response: { 200: AccountResponse },
-      },
-    },
+    op('updateAccount', 'Change an account', { params: IdParams, body: AccountUpdateBody, response: { 200: AccountResponse } }),
     async (request) => okReply('account', await changeAccount(deps, request.client.id, request.params.id, request.body.account)),
   );
 
   // DELETE cancels: orders and vouchers keep naming the account, so the row stays (status cancelled).
   app.delete(
     '/accounts/:id',
-    { schema: { ...op('cancelAccount', 'Cancel an account'), params: IdParams, response: { 200: OkOnly } } },
+    op('cancelAccount', 'Cancel an account', { params: IdParams, response: { 200: OkOnly } }),
     async (request) => {
       await cancelAccount(deps, request.client.id, request.params.id);
       return { status: 'OK' as const };

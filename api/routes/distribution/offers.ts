@@ -29,11 +29,7 @@ export const distributionOfferRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps 
   app.get(
     '/offers',
     {
-      schema: {
-        ...op('listOffers', 'Search the offers on sale'),
-        querystring: DistributionOfferQuery,
-        response: { 200: DistributionOfferList },
-      },
+      ...op('listOffers', 'Search the offers on sale', { querystring: DistributionOfferQuery, response: { 200: DistributionOfferList } }),
       // The hot path: the offers are shaped by their schema without re-checking each field (api/serializers.ts).
       serializerCompiler: projectingSerializer,
     },
@@ -43,11 +39,10 @@ export const distributionOfferRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps 
   app.get(
     '/offers/:id',
     {
-      schema: {
-        ...op('getOffer', 'Get one offer (on sale, or one this client has bought or reserved)'),
+      ...op('getOffer', 'Get one offer (on sale, or one this client has bought or reserved)', {
         params: IdParams,
         response: { 200: DistributionOfferResponse },
-      },
+      }),
       serializerCompiler: projectingSerializer,
     },
     async (request) => okReply('offer', await getReadableOffer(deps, request.client.id, request.params.id, base(request))),
@@ -55,16 +50,13 @@ export const distributionOfferRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps 
 
   app.get(
     '/offers/:id/media/:media_id',
-    {
-      schema: {
-        ...op('getOfferMedium', "Get an offer medium's bytes (an image)"),
-        params: z.object({ id: IdParam, media_id: IdParam }),
-        response: {
-          200: attachmentBytes("The medium's bytes, in its stored type"),
-          304: z.any().meta({ type: 'null' }).describe('Not modified: the ETag sent in If-None-Match is current'),
-        },
+    op('getOfferMedium', "Get an offer medium's bytes (an image)", {
+      params: z.object({ id: IdParam, media_id: IdParam }),
+      response: {
+        200: attachmentBytes("The medium's bytes, in its stored type"),
+        304: z.any().meta({ type: 'null' }).describe('Not modified: the ETag sent in If-None-Match is current'),
       },
-    },
+    }),
     async (request, reply) => {
       const { row, body } = await readOfferMedium(deps, request.client.id, request.params.id, request.params.media_id);
       const etag = `"${row.id}"`;

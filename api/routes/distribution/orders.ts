@@ -16,39 +16,29 @@ const op = operations('Orders');
 export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   app.post(
     '/orders',
-    {
-      schema: {
-        ...op('createOrder', 'Place an order (issues its vouchers)'),
-        body: OrderCreateBody,
-        response: { 200: OrderResponse, ...deadlineResponses(false) },
-      },
-    },
+    op('createOrder', 'Place an order (issues its vouchers)', {
+      body: OrderCreateBody,
+      response: { 200: OrderResponse, ...deadlineResponses(false) },
+    }),
     async (request) => okReply('order', await placeOrder(deps, request.client.id, request.body.order, siteBaseUrl(request))),
   );
 
-  app.get(
-    '/orders',
-    { schema: { ...op('listOrders', 'List orders'), querystring: OrderListQuery, response: { 200: OrderList } } },
-    async (request) => listReply('orders', await listOrders(deps, request.client.id, request.query, siteBaseUrl(request)), request.query),
+  app.get('/orders', op('listOrders', 'List orders', { querystring: OrderListQuery, response: { 200: OrderList } }), async (request) =>
+    listReply('orders', await listOrders(deps, request.client.id, request.query, siteBaseUrl(request)), request.query),
   );
 
-  app.get(
-    '/orders/:id',
-    { schema: { ...op('getOrder', 'Get one order'), params: IdParams, response: { 200: OrderResponse } } },
-    async (request) => okReply('order', await getOrder(deps, request.client.id, request.params.id, siteBaseUrl(request))),
+  app.get('/orders/:id', op('getOrder', 'Get one order', { params: IdParams, response: { 200: OrderResponse } }), async (request) =>
+    okReply('order', await getOrder(deps, request.client.id, request.params.id, siteBaseUrl(request))),
   );
 
   // The only change an order takes is its cancellation, through its cancellation workflow.
   app.put(
     '/orders/:id',
-    {
-      schema: {
-        ...op('updateOrder', 'Cancel an order'),
-        params: IdParams,
-        body: OrderUpdateBody,
-        response: { 200: OrderResponse, ...deadlineResponses() },
-      },
-    },
+    op('updateOrder', 'Cancel an order', {
+      params: IdParams,
+      body: OrderUpdateBody,
+      response: { 200: OrderResponse, ...deadlineResponses() },
+    }),
     async (request) => okReply('order', await cancelOrder(deps, request.client.id, request.params.id, siteBaseUrl(request))),
   );
 };

@@ -36,14 +36,11 @@ export const reservationRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
 
   app.post(
     '/offers/:id/reservations',
-    {
-      schema: {
-        ...op('createReservation', 'Reserve units of an offer for an account'),
-        params: IdParams,
-        body: ReservationCreateBody,
-        response: { 200: ReservationResponse, ...deadlineResponses() },
-      },
-    },
+    op('createReservation', 'Reserve units of an offer for an account', {
+      params: IdParams,
+      body: ReservationCreateBody,
+      response: { 200: ReservationResponse, ...deadlineResponses() },
+    }),
     // The keyed request names the hold: a retry after a 503 (a 5xx is not replayed) finds the first one.
     async (request) =>
       okReply(
@@ -54,34 +51,28 @@ export const reservationRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
 
   app.get(
     '/offers/:id/reservations',
-    {
-      schema: {
-        ...op('listReservations', "List an offer's reservations"),
-        params: IdParams,
-        querystring: ReservationListQuery,
-        response: { 200: ReservationList },
-      },
-    },
+    op('listReservations', "List an offer's reservations", {
+      params: IdParams,
+      querystring: ReservationListQuery,
+      response: { 200: ReservationList },
+    }),
     async (request) =>
       listReply('reservations', await listReservations(deps, request.client.id, request.params.id, request.query), request.query),
   );
 
   app.get(
     '/offers/:id/reservations/:reservation_id',
-    { schema: { ...op('getReservation', 'Get one reservation'), params: Params, response: { 200: ReservationResponse } } },
+    op('getReservation', 'Get one reservation', { params: Params, response: { 200: ReservationResponse } }),
     async (request) => okReply('reservation', await getReservation(deps, ref(request.client.id, request.params))),
   );
 
   app.put(
     '/offers/:id/reservations/:reservation_id',
-    {
-      schema: {
-        ...op('updateReservation', 'Change or extend a reservation'),
-        params: Params,
-        body: ReservationUpdateBody,
-        response: { 200: ReservationResponse, ...deadlineResponses() },
-      },
-    },
+    op('updateReservation', 'Change or extend a reservation', {
+      params: Params,
+      body: ReservationUpdateBody,
+      response: { 200: ReservationResponse, ...deadlineResponses() },
+    }),
     async (request) =>
       okReply('reservation', await changeReservation(deps, ref(request.client.id, request.params), request.body.reservation)),
   );
@@ -89,9 +80,7 @@ export const reservationRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
   // DELETE cancels: what is left of the hold returns to general stock; the record stays readable.
   app.delete(
     '/offers/:id/reservations/:reservation_id',
-    {
-      schema: { ...op('cancelReservation', 'Cancel a reservation'), params: Params, response: { 200: OkOnly, ...deadlineResponses() } },
-    },
+    op('cancelReservation', 'Cancel a reservation', { params: Params, response: { 200: OkOnly, ...deadlineResponses() } }),
     async (request) => {
       await cancelReservation(deps, ref(request.client.id, request.params));
       return { status: 'OK' as const };

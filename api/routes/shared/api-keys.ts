@@ -14,20 +14,17 @@ const op = operations('ApiKeys');
  * with working on until the expiry it chooses.
  */
 export const apiKeyRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
-  app.get(
-    '/api_keys',
-    { schema: { ...op('listApiKeys', "List this client's API keys"), response: { 200: ApiKeyList } } },
-    async (request) => okReply('api_keys', await listApiKeys(deps, request.client.id)),
+  app.get('/api_keys', op('listApiKeys', "List this client's API keys", { response: { 200: ApiKeyList } }), async (request) =>
+    okReply('api_keys', await listApiKeys(deps, request.client.id)),
   );
 
   app.post(
     '/api_keys/roll',
     {
-      schema: {
-        ...op('rollApiKey', 'Roll this API key: a new key, the old one working until its expiry'),
+      ...op('rollApiKey', 'Roll this API key: a new key, the old one working until its expiry', {
         body: ApiKeyRollBody,
         response: { 201: ApiKeyRollResponse },
-      },
+      }),
       // The answer holds a new key, shown once: an Idempotency-Key is honoured (one roll) but the answer is never
       // stored, so a retry is 409 idempotency_key_secret_shown (decision 0072), never the key again.
       config: { answersSecret: true },

@@ -11,7 +11,7 @@ const op = operations('Categories');
 export const categoryRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   app.get(
     '/categories',
-    { schema: { ...op('listCategories', 'List the category tree'), querystring: CategoryListQuery, response: { 200: CategoryList } } },
+    op('listCategories', 'List the category tree', { querystring: CategoryListQuery, response: { 200: CategoryList } }),
     async (request) => listReply('categories', await listCategories(deps, request.query), request.query),
   );
 };

@@ -14,13 +14,7 @@ const op = operations('Events');
 export const eventFeedRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: ApiInterface }> = async (app, { deps, iface }) => {
   app.get(
     '/events',
-    {
-      schema: {
-        ...op('listEvents', 'Read the change feed'),
-        querystring: EventFeedQuery,
-        response: { 200: EventFeedPage },
-      },
-    },
+    op('listEvents', 'Read the change feed', { querystring: EventFeedQuery, response: { 200: EventFeedPage } }),
     (request) => readEventFeed(deps, { interface: iface, client_id: request.client.id }, request.query),
   );
 };

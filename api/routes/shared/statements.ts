@@ -25,26 +25,20 @@ function periodRoutes(app: RouteApp, deps: ServiceDeps, iface: ApiInterface, wha
 
   app.get(
     '/statement',
-    {
-      schema: {
-        ...op('getStatement', `A statement of ${what} in a period (UTC days, inclusive)`),
-        querystring: StatementQuery,
-        response: { 200: iface === 'submission' ? SubmissionStatement : DistributionStatement },
-      },
-    },
+    op('getStatement', `A statement of ${what} in a period (UTC days, inclusive)`, {
+      querystring: StatementQuery,
+      response: { 200: iface === 'submission' ? SubmissionStatement : DistributionStatement },
+    }),
     (request) => read(request.client.id, request.query),
   );
 
   // The `.csv` suffix is its own route: content negotiation (api/plugins) knows JSON and XML only.
   app.get(
     '/statement.csv',
-    {
-      schema: {
-        ...op('getStatementCsv', `The same statement as CSV: a header row, one row per line`),
-        querystring: StatementQuery,
-        response: { 200: csvResponse },
-      },
-    },
+    op('getStatementCsv', `The same statement as CSV: a header row, one row per line`, {
+      querystring: StatementQuery,
+      response: { 200: csvResponse },
+    }),
     async (request, reply) => {
       const statement = await read(request.client.id, request.query);
       const csv =
@@ -62,25 +56,19 @@ function storedRoutes(app: RouteApp, deps: ServiceDeps, iface: ApiInterface, wha
   // The stored monthly statements (docs/statements.md "Monthly statements"): each client's own.
   app.get(
     '/statements',
-    {
-      schema: {
-        ...op('listStatements', `List the stored monthly statements of ${what}, newest month first`),
-        querystring: MonthlyStatementListQuery,
-        response: { 200: MonthlyStatementList },
-      },
-    },
+    op('listStatements', `List the stored monthly statements of ${what}, newest month first`, {
+      querystring: MonthlyStatementListQuery,
+      response: { 200: MonthlyStatementList },
+    }),
     async (request) => listReply('statements', await listMonthlyStatements(deps, request.client.id, request.query), request.query),
   );
 
   app.get(
     '/statements/:id',
-    {
-      schema: {
-        ...op('getStoredStatement', 'Get one stored monthly statement, as GET /statement answers its month'),
-        params: IdParams,
-        response: { 200: iface === 'submission' ? SubmissionStatement : DistributionStatement },
-      },
-    },
+    op('getStoredStatement', 'Get one stored monthly statement, as GET /statement answers its month', {
+      params: IdParams,
+      response: { 200: iface === 'submission' ? SubmissionStatement : DistributionStatement },
+    }),
     async (request, reply) => {
       // XML (`.xml` or Accept) is the XML file stored with it, byte for byte. A string is sent as
       // is (never serialized); the reply's type names the JSON schema only, hence the cast.
@@ -94,13 +82,10 @@ function storedRoutes(app: RouteApp, deps: ServiceDeps, iface: ApiInterface, wha
 
   app.get(
     '/statements/:id.csv',
-    {
-      schema: {
-        ...op('getStoredStatementCsv', 'Get one stored monthly statement as CSV, the file stored when it was made'),
-        params: IdParams,
-        response: { 200: csvResponse },
-      },
-    },
+    op('getStoredStatementCsv', 'Get one stored monthly statement as CSV, the file stored when it was made', {
+      params: IdParams,
+      response: { 200: csvResponse },
+    }),
     async (request, reply) => {
       const file = await readMonthlyStatementFile(deps, request.client.id, request.params.id, 'csv');
       return reply

@@ -20,13 +20,7 @@ export const voucherExportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; ifa
 ) => {
   app.post(
     '/offers/:id/voucher_exports',
-    {
-      schema: {
-        ...op('createVoucherExport', "Export an offer's vouchers as CSV"),
-        params: IdParams,
-        response: { 202: VoucherExportResponse },
-      },
-    },
+    op('createVoucherExport', "Export an offer's vouchers as CSV", { params: IdParams, response: { 202: VoucherExportResponse } }),
     async (request, reply) => {
       const row = await createVoucherExport(deps, { iface, clientId: request.client.id }, request.params.id);
       return reply.code(202).send(okReply('voucher_export', voucherExportView(deps, row, siteBaseUrl(request))));
@@ -35,7 +29,7 @@ export const voucherExportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; ifa
 
   app.get(
     '/voucher_exports/:id',
-    { schema: { ...op('getVoucherExport', 'Get a voucher export'), params: IdParams, response: { 200: VoucherExportResponse } } },
+    op('getVoucherExport', 'Get a voucher export', { params: IdParams, response: { 200: VoucherExportResponse } }),
     async (request) => {
       const row = await getVoucherExport(deps, request.client.id, request.params.id);
       return okReply('voucher_export', voucherExportView(deps, row, siteBaseUrl(request)));

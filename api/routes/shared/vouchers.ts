@@ -36,21 +36,18 @@ type Scope = (clientId: string) => VoucherScope;
 function readRoutes(app: RouteApp, deps: ServiceDeps, scope: Scope) {
   app.get(
     '/vouchers',
-    { schema: { ...op('listVouchers', 'List vouchers'), querystring: VoucherListQuery, response: { 200: VoucherList } } },
+    op('listVouchers', 'List vouchers', { querystring: VoucherListQuery, response: { 200: VoucherList } }),
     async (request) =>
       listReply('vouchers', await listVouchers(deps, scope(request.client.id), request.query, siteBaseUrl(request)), request.query),
   );
 
   app.get(
     '/offers/:id/vouchers',
-    {
-      schema: {
-        ...op('listOfferVouchers', "List an offer's vouchers"),
-        params: IdParams,
-        querystring: VoucherListQuery,
-        response: { 200: VoucherList },
-      },
-    },
+    op('listOfferVouchers', "List an offer's vouchers", {
+      params: IdParams,
+      querystring: VoucherListQuery,
+      response: { 200: VoucherList },
+    }),
     async (request) =>
       listReply(
         'vouchers',
@@ -61,19 +58,16 @@ function readRoutes(app: RouteApp, deps: ServiceDeps, scope: Scope) {
 
   app.get(
     '/offers/:id/vouchers/:voucher_id',
-    { schema: { ...op('getVoucher', 'Get one voucher'), params: OfferVoucherParams, response: { 200: VoucherResponse } } },
+    op('getVoucher', 'Get one voucher', { params: OfferVoucherParams, response: { 200: VoucherResponse } }),
     async (request) => okReply('voucher', await getVoucher(deps, scope(request.client.id), byOffer(request.params), siteBaseUrl(request))),
   );
 
   app.get(
     '/advertisers/:advertiser_id/vouchers/:ref',
-    {
-      schema: {
-        ...op('getAdvertiserVoucher', "Get a voucher by the advertiser's reference"),
-        params: AdvertiserParams,
-        response: { 200: VoucherResponse },
-      },
-    },
+    op('getAdvertiserVoucher', "Get a voucher by the advertiser's reference", {
+      params: AdvertiserParams,
+      response: { 200: VoucherResponse },
+    }),
     async (request) =>
       okReply('voucher', await getVoucher(deps, scope(request.client.id), byAdvertiser(request.params), siteBaseUrl(request))),
   );
@@ -98,27 +92,21 @@ function changeRoutes(app: RouteApp, deps: ServiceDeps, scope: Scope) {
 
   app.put(
     '/offers/:id/vouchers/:voucher_id',
-    {
-      schema: {
-        ...op('updateVoucher', 'Redeem or cancel a voucher'),
-        params: OfferVoucherParams,
-        body: VoucherUpdateBody,
-        response: { 200: VoucherResponse },
-      },
-    },
+    op('updateVoucher', 'Redeem or cancel a voucher', {
+      params: OfferVoucherParams,
+      body: VoucherUpdateBody,
+      response: { 200: VoucherResponse },
+    }),
     (request) => change(request, byOffer(request.params)),
   );
 
   app.put(
     '/advertisers/:advertiser_id/vouchers/:ref',
-    {
-      schema: {
-        ...op('redeemAdvertiserVoucher', "Redeem a voucher by the advertiser's reference"),
-        params: AdvertiserParams,
-        body: VoucherUpdateBody,
-        response: { 200: VoucherResponse },
-      },
-    },
+    op('redeemAdvertiserVoucher', "Redeem a voucher by the advertiser's reference", {
+      params: AdvertiserParams,
+      body: VoucherUpdateBody,
+      response: { 200: VoucherResponse },
+    }),
     async (request) => {
       if (request.body.voucher.status !== 'redeemed')
         throw invalidField('status', 'vouchers are cancelled through PUT /offers/:offer_id/vouchers/:id; this path only redeems');
@@ -132,13 +120,10 @@ function printRoutes(app: RouteApp, deps: ServiceDeps, scope: Scope) {
   // The same page as print_url, for the distributor (with its key), e.g. to check what its customer sees.
   app.get(
     '/vouchers/:id/print',
-    {
-      schema: {
-        ...op('printVoucher', "The customer's voucher page (HTML), as print_url shows it"),
-        params: IdParams,
-        response: { 200: textResponse('The voucher page: one self-contained HTML document', 'text/html') },
-      },
-    },
+    op('printVoucher', "The customer's voucher page (HTML), as print_url shows it", {
+      params: IdParams,
+      response: { 200: textResponse('The voucher page: one self-contained HTML document', 'text/html') },
+    }),
     async (request, reply) => {
       const v = await printableVoucher(deps, scope(request.client.id), request.params.id);
       return sendVoucherPage(reply, customerVoucherPage(await customerVoucher(deps, v.page_token)));
@@ -148,13 +133,7 @@ function printRoutes(app: RouteApp, deps: ServiceDeps, scope: Scope) {
   // A new print_url; the old address stops working (a leaked link, a voucher passed to someone else).
   app.post(
     '/vouchers/:id/print_url',
-    {
-      schema: {
-        ...op('rotateVoucherPrintUrl', "Replace a voucher's print_url"),
-        params: IdParams,
-        response: { 200: VoucherResponse },
-      },
-    },
+    op('rotateVoucherPrintUrl', "Replace a voucher's print_url", { params: IdParams, response: { 200: VoucherResponse } }),
     async (request) => okReply('voucher', await rotatePrintUrl(deps, scope(request.client.id), request.params.id, siteBaseUrl(request))),
   );
 }

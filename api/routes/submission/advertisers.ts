@@ -15,26 +15,23 @@ const Params = z.object({ advertiser_id: IdParam });
 export const advertiserRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   app.get(
     '/advertisers',
-    { schema: { ...op('listAdvertisers', "List this client's advertisers"), querystring: PageQuery, response: { 200: AdvertiserList } } },
+    op('listAdvertisers', "List this client's advertisers", { querystring: PageQuery, response: { 200: AdvertiserList } }),
     async (request) => listReply('advertisers', await listAdvertisers(deps, request.client.id, request.query), request.query),
   );
 
   app.get(
     '/advertisers/:advertiser_id',
-    { schema: { ...op('getAdvertiser', 'Get an advertiser'), params: Params, response: { 200: AdvertiserResponse } } },
+    op('getAdvertiser', 'Get an advertiser', { params: Params, response: { 200: AdvertiserResponse } }),
     async (request) => okReply('advertiser', await getAdvertiser(deps, request.client.id, request.params.advertiser_id)),
   );
 
   app.put(
     '/advertisers/:advertiser_id',
-    {
-      schema: {
-        ...op('updateAdvertiser', "Set an advertiser's time zone"),
-        params: Params,
-        body: AdvertiserUpdateBody,
-        response: { 200: AdvertiserResponse },
-      },
-    },
+    op('updateAdvertiser', "Set an advertiser's time zone", {
+      params: Params,
+      body: AdvertiserUpdateBody,
+      response: { 200: AdvertiserResponse },
+    }),
     async (request) =>
       okReply('advertiser', await changeAdvertiser(deps, request.client.id, request.params.advertiser_id, request.body.advertiser)),
   );

@@ -76,7 +76,7 @@ export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
 
   app.post(
     '/attachments',
-    { schema: { ...op('createAttachment', 'Upload an attachment'), response: { 200: AttachmentResponse } }, config: { bodyIsFile: true } },
+    { ...op('createAttachment', 'Upload an attachment', { response: { 200: AttachmentResponse } }), config: { bodyIsFile: true } },
     async (request, reply) => {
       const part = await receiveFilePart(request, ATTACHMENT_FIELD, maxBytes);
       let bytes: AsyncIterable<Buffer> = untruncated(part, () => attachmentTooLarge(maxBytes));
@@ -94,7 +94,7 @@ export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
 
   app.get(
     '/attachments/:id',
-    { schema: { ...op('getAttachment', "Get an attachment's metadata"), params: AttachmentParams, response: { 200: AttachmentResponse } } },
+    op('getAttachment', "Get an attachment's metadata", { params: AttachmentParams, response: { 200: AttachmentResponse } }),
     async (request) => {
       const row = await getAttachment(deps, request.client.id, request.params.id);
       return okReply('attachment', toAttachment(row, base(request)));
@@ -103,13 +103,10 @@ export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
 
   app.get(
     '/attachments/:id/download',
-    {
-      schema: {
-        ...op('downloadAttachment', "Download an attachment's bytes"),
-        params: AttachmentParams,
-        response: { 200: attachmentBytes("The file's bytes, in the type sniffed at upload") },
-      },
-    },
+    op('downloadAttachment', "Download an attachment's bytes", {
+      params: AttachmentParams,
+      response: { 200: attachmentBytes("The file's bytes, in the type sniffed at upload") },
+    }),
     async (request, reply) => {
       const { row, body } = await readAttachment(deps, request.client.id, request.params.id);
       const name = downloadFileName(row.file_name, row.content_type);
@@ -125,7 +122,7 @@ export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
 
   app.delete(
     '/attachments/:id',
-    { schema: { ...op('deleteAttachment', 'Delete an attachment'), params: AttachmentParams, response: { 200: OkOnly } } },
+    op('deleteAttachment', 'Delete an attachment', { params: AttachmentParams, response: { 200: OkOnly } }),
     async (request) => {
       await deleteAttachment(deps, request.client.id, request.params.id);
       return { status: 'OK' as const };

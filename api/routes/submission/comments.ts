@@ -27,14 +27,11 @@ export const commentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
 
   app.get(
     '/offers/:id/comments',
-    {
-      schema: {
-        ...op('listComments', "List an offer's review thread"),
-        params: OfferCommentsParams,
-        querystring: CommentListQuery,
-        response: { 200: CommentList },
-      },
-    },
+    op('listComments', "List an offer's review thread", {
+      params: OfferCommentsParams,
+      querystring: CommentListQuery,
+      response: { 200: CommentList },
+    }),
     async (request) => {
       const list = await listComments(deps, request.client.id, request.params.id, request.query, base(request));
       return listReply('comments', list, request.query);
@@ -43,14 +40,11 @@ export const commentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
 
   app.post(
     '/offers/:id/comments',
-    {
-      schema: {
-        ...op('createComment', 'Comment on an offer'),
-        params: OfferCommentsParams,
-        body: CommentCreateBody,
-        response: { 200: CommentResponse },
-      },
-    },
+    op('createComment', 'Comment on an offer', {
+      params: OfferCommentsParams,
+      body: CommentCreateBody,
+      response: { 200: CommentResponse },
+    }),
     async (request) => {
       const comment = await createComment(
         deps,
@@ -66,7 +60,7 @@ export const commentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
 
   app.get(
     '/offers/:id/comments/:comment_id',
-    { schema: { ...op('getComment', 'Get one comment'), params: CommentParams, response: { 200: CommentResponse } } },
+    op('getComment', 'Get one comment', { params: CommentParams, response: { 200: CommentResponse } }),
     async (request) => {
       const { id, comment_id } = request.params;
       return okReply('comment', await getComment(deps, request.client.id, id, comment_id, base(request)));
@@ -75,14 +69,7 @@ export const commentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
 
   app.put(
     '/offers/:id/comments/:comment_id',
-    {
-      schema: {
-        ...op('updateComment', 'Edit a comment'),
-        params: CommentParams,
-        body: CommentUpdateBody,
-        response: { 200: CommentResponse },
-      },
-    },
+    op('updateComment', 'Edit a comment', { params: CommentParams, body: CommentUpdateBody, response: { 200: CommentResponse } }),
     async (request) => {
       const { id, comment_id } = request.params;
       const comment = await updateComment(deps, request.client.id, id, comment_id, request.body.comment, base(request));
@@ -92,7 +79,7 @@ export const commentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
 
   app.delete(
     '/offers/:id/comments/:comment_id',
-    { schema: { ...op('deleteComment', 'Delete a comment'), params: CommentParams, response: { 200: OkOnly } } },
+    op('deleteComment', 'Delete a comment', { params: CommentParams, response: { 200: OkOnly } }),
     async (request) => {
       const { id, comment_id } = request.params;
       await deleteComment(deps, request.client.id, id, comment_id);

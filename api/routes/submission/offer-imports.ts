@@ -34,12 +34,11 @@ export const offerImportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
     '/offer_imports',
     {
       bodyLimit: MAX_FILE_BYTES,
-      schema: {
-        ...op('createOfferImport', 'Import offers from an NDJSON file'),
+      ...op('createOfferImport', 'Import offers from an NDJSON file', {
         consumes: NDJSON,
         body: NdjsonBody,
         response: { 202: OfferImportResponse },
-      },
+      }),
     },
     async (request, reply) => {
       const row = await createOfferImport(deps, request.client.id, await checkedLines(request.body, deps.config.BODY_MAX_BYTES));
@@ -49,25 +48,22 @@ export const offerImportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
 
   app.get(
     '/offer_imports/:id',
-    { schema: { ...op('getOfferImport', 'Get an offer import'), params: IdParams, response: { 200: OfferImportResponse } } },
+    op('getOfferImport', 'Get an offer import', { params: IdParams, response: { 200: OfferImportResponse } }),
     async (request) => okReply('offer_import', view(request, await getOfferImport(deps, request.client.id, request.params.id))),
   );
 
   // NDJSON whatever the Accept: each line the error body POST /offers answers, with its line number.
   app.get(
     '/offer_imports/:id/errors',
-    {
-      schema: {
-        ...op('listOfferImportErrors', "An import's refused lines (NDJSON)"),
-        params: IdParams,
-        response: {
-          200: textResponse(
-            'NDJSON: one JSON object per refused line, the error body POST /offers answers with its line number',
-            'application/x-ndjson',
-          ),
-        },
+    op('listOfferImportErrors', "An import's refused lines (NDJSON)", {
+      params: IdParams,
+      response: {
+        200: textResponse(
+          'NDJSON: one JSON object per refused line, the error body POST /offers answers with its line number',
+          'application/x-ndjson',
+        ),
       },
-    },
+    }),
     async (request, reply) => {
       const lines = await offerImportErrors(deps, request.client.id, request.params.id);
       return reply

@@ -12,13 +12,7 @@ const op = operations('Offers');
 export const offerReviewRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   app.get(
     '/offers/:id/review',
-    {
-      schema: {
-        ...op('getOfferReview', "Follow an offer's review"),
-        params: IdParams,
-        response: { 200: OfferReviewResponse },
-      },
-    },
+    op('getOfferReview', "Follow an offer's review", { params: IdParams, response: { 200: OfferReviewResponse } }),
     async (request) => okReply('review', await offerReview(deps, request.client.id, request.params.id)),
   );
 };

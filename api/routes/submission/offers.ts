@@ -22,53 +22,41 @@ const op = operations('Offers');
 export const offerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
   app.post(
     '/offers',
-    { schema: { ...op('createOffer', 'Submit an offer for review'), body: OfferCreateBody, response: { 200: SubmissionOfferResponse } } },
+    op('createOffer', 'Submit an offer for review', { body: OfferCreateBody, response: { 200: SubmissionOfferResponse } }),
     async (request) =>
       okReply('offer', await createOffer(deps, request.client.id, request.body.offer, { keyedRequest: keyedRequestOf(request) })),
   );
 
   app.get(
     '/offers',
-    {
-      schema: {
-        ...op('listOffers', "List the advertiser's offers"),
-        querystring: SubmissionOfferListQuery,
-        response: { 200: SubmissionOfferList },
-      },
-    },
+    op('listOffers', "List the advertiser's offers", { querystring: SubmissionOfferListQuery, response: { 200: SubmissionOfferList } }),
     async (request) => listReply('offers', await listOffers(deps, request.client.id, request.query), request.query),
   );
 
   app.get(
     '/offers/:id',
-    { schema: { ...op('getOffer', 'Get one offer'), params: IdParams, response: { 200: SubmissionOfferResponse } } },
+    op('getOffer', 'Get one offer', { params: IdParams, response: { 200: SubmissionOfferResponse } }),
     async (request) => okReply('offer', await getOffer(deps, request.client.id, request.params.id)),
   );
 
   app.put(
     '/offers/:id',
-    {
-      schema: {
-        ...op('updateOffer', 'Edit an offer or move its status'),
-        params: IdParams,
-        body: OfferUpdateBody,
-        response: { 200: SubmissionOfferResponse, ...deadlineResponses() },
-      },
-    },
+    op('updateOffer', 'Edit an offer or move its status', {
+      params: IdParams,
+      body: OfferUpdateBody,
+      response: { 200: SubmissionOfferResponse, ...deadlineResponses() },
+    }),
     async (request) => okReply('offer', await updateOffer(deps, request.client.id, request.params.id, request.body.offer as OfferUpdate)),
   );
 
   // Every code the advertiser supplied for the offer (the offer answer shows the first ones only).
   app.get(
     '/offers/:id/supplied_vouchers',
-    {
-      schema: {
-        ...op('listSuppliedVouchers', "List an offer's supplied voucher codes"),
-        params: IdParams,
-        querystring: PageQuery,
-        response: { 200: SuppliedVoucherList },
-      },
-    },
+    op('listSuppliedVouchers', "List an offer's supplied voucher codes", {
+      params: IdParams,
+      querystring: PageQuery,
+      response: { 200: SuppliedVoucherList },
+    }),
     async (request) =>
       listReply('vouchers', await listSuppliedVouchers(deps, request.client.id, request.params.id, request.query), request.query),
   );
@@ -76,7 +64,7 @@ export const offerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (
   // DELETE cancels: the offer stays readable (its vouchers refer to it) with status `cancelled`.
   app.delete(
     '/offers/:id',
-    { schema: { ...op('cancelOffer', 'Cancel an offer'), params: IdParams, response: { 200: OkOnly, ...deadlineResponses() } } },
+    op('cancelOffer', 'Cancel an offer', { params: IdParams, response: { 200: OkOnly, ...deadlineResponses() } }),
     async (request) => {
       await cancelOffer(deps, request.client.id, request.params.id);
       return { status: 'OK' as const };

@@ -21,11 +21,10 @@ export const redemptionStaffRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }>
     {
       // The one-time sign-in is shown once: a retry with the same Idempotency-Key is 409, never the code again.
       config: { answersSecret: true },
-      schema: {
-        ...op('createRedemptionStaff', 'Create a counter staff member'),
+      ...op('createRedemptionStaff', 'Create a counter staff member', {
         body: RedemptionStaffCreateBody,
         response: { 200: RedemptionStaffResponse },
-      },
+      }),
     },
     async (request) => {
       const { staff, signIn } = await createStaff(deps, request.client.id, request.body.redemption_staff, siteBaseUrl(request));
@@ -35,7 +34,7 @@ export const redemptionStaffRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }>
 
   app.get(
     '/redemption_staff',
-    { schema: { ...op('listRedemptionStaff', 'List counter staff'), querystring: ListQuery, response: { 200: RedemptionStaffList } } },
+    op('listRedemptionStaff', 'List counter staff', { querystring: ListQuery, response: { 200: RedemptionStaffList } }),
     async (request) =>
       listReply('redemption_staff', await listStaff(deps, request.client.id, request.query, request.query.advertiser_id), request.query),
   );
@@ -44,11 +43,7 @@ export const redemptionStaffRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }>
     '/redemption_staff/:id/sign_in',
     {
       config: { answersSecret: true },
-      schema: {
-        ...op('newRedemptionStaffSignIn', 'Issue a new one-time sign-in'),
-        params: IdParams,
-        response: { 200: RedemptionStaffResponse },
-      },
+      ...op('newRedemptionStaffSignIn', 'Issue a new one-time sign-in', { params: IdParams, response: { 200: RedemptionStaffResponse } }),
     },
     async (request) => {
       const { staff, signIn } = await newSignIn(deps, request.client.id, request.params.id, siteBaseUrl(request));
@@ -58,13 +53,7 @@ export const redemptionStaffRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }>
 
   app.delete(
     '/redemption_staff/:id',
-    {
-      schema: {
-        ...op('revokeRedemptionStaff', 'Revoke a counter staff member'),
-        params: IdParams,
-        response: { 200: RedemptionStaffResponse },
-      },
-    },
+    op('revokeRedemptionStaff', 'Revoke a counter staff member', { params: IdParams, response: { 200: RedemptionStaffResponse } }),
     async (request) => okReply('redemption_staff', await revokeStaff(deps, request.client.id, request.params.id)),
   );
 };

@@ -30,25 +30,16 @@ export const redemptionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
 
   app.post(
     '/offers/:id/vouchers/:voucher_id/redemptions/:redemption_id/rollback',
-    {
-      schema: {
-        ...op('rollbackVoucherRedemption', 'Roll back a redemption of a voucher'),
-        params: OfferParams,
-        response: { 200: VoucherResponse },
-      },
-    },
+    op('rollbackVoucherRedemption', 'Roll back a redemption of a voucher', { params: OfferParams, response: { 200: VoucherResponse } }),
     (request) => rollback(request, { offerId: request.params.id, voucherId: request.params.voucher_id }, request.params.redemption_id),
   );
 
   app.post(
     '/advertisers/:advertiser_id/vouchers/:ref/redemptions/:redemption_id/rollback',
-    {
-      schema: {
-        ...op('rollbackAdvertiserVoucherRedemption', "Roll back a redemption of a voucher found by the advertiser's reference"),
-        params: AdvertiserParams,
-        response: { 200: VoucherResponse },
-      },
-    },
+    op('rollbackAdvertiserVoucherRedemption', "Roll back a redemption of a voucher found by the advertiser's reference", {
+      params: AdvertiserParams,
+      response: { 200: VoucherResponse },
+    }),
     (request) => rollback(request, { advertiserId: request.params.advertiser_id, ref: request.params.ref }, request.params.redemption_id),
   );
 };

@@ -64,12 +64,11 @@ export const voucherImportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> =
   app.post(
     '/offers/:id/voucher_imports',
     {
-      schema: {
-        ...op('createVoucherImport', 'Import codes (text/csv, multipart voucher_import[file]) or generate them'),
+      ...op('createVoucherImport', 'Import codes (text/csv, multipart voucher_import[file]) or generate them', {
         params: VoucherImportParams,
         body: VoucherImportCreate,
         response: { 202: VoucherImportResponse },
-      },
+      }),
       // A file body is no JSON: the schema checks JSON and XML bodies only.
       validatorCompiler: (s) => {
         const check = validatorCompiler(s as unknown as Parameters<typeof validatorCompiler>[0]);
@@ -103,14 +102,11 @@ export const voucherImportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> =
 function readRoutes(app: Parameters<FastifyPluginAsyncZod>[0], deps: ServiceDeps, base: (request: FastifyRequest) => string): void {
   app.get(
     '/offers/:id/voucher_imports',
-    {
-      schema: {
-        ...op('listVoucherImports', "List an offer's voucher imports"),
-        params: VoucherImportParams,
-        querystring: VoucherImportListQuery,
-        response: { 200: VoucherImportList },
-      },
-    },
+    op('listVoucherImports', "List an offer's voucher imports", {
+      params: VoucherImportParams,
+      querystring: VoucherImportListQuery,
+      response: { 200: VoucherImportList },
+    }),
     async (request) => {
       const { rows, total } = await listVoucherImports(deps, request.client.id, request.params.id, request.query);
       return listReply('voucher_imports', { rows: rows.map((r) => toVoucherImport(r, base(request))), total }, request.query);
@@ -119,28 +115,19 @@ function readRoutes(app: Parameters<FastifyPluginAsyncZod>[0], deps: ServiceDeps
 
   app.get(
     '/voucher_imports/:id',
-    {
-      schema: {
-        ...op('getVoucherImport', 'Get a voucher import'),
-        params: VoucherImportParams,
-        response: { 200: VoucherImportResponse },
-      },
-    },
+    op('getVoucherImport', 'Get a voucher import', { params: VoucherImportParams, response: { 200: VoucherImportResponse } }),
     async (request) =>
       okReply('voucher_import', toVoucherImport(await getVoucherImport(deps, request.client.id, request.params.id), base(request))),
   );
 
   app.get(
     '/voucher_imports/:id/errors.csv',
-    {
-      schema: {
-        ...op('getVoucherImportErrors', "A voucher import's rejected rows (CSV: row, redemption_code, error)"),
-        params: VoucherImportParams,
-        response: {
-          200: textResponse('The rejected rows as CSV: a header row (row, redemption_code, error), then one row each', 'text/csv'),
-        },
+    op('getVoucherImportErrors', "A voucher import's rejected rows (CSV: row, redemption_code, error)", {
+      params: VoucherImportParams,
+      response: {
+        200: textResponse('The rejected rows as CSV: a header row (row, redemption_code, error), then one row each', 'text/csv'),
       },
-    },
+    }),
     async (request, reply) => {
       const row = await getVoucherImport(deps, request.client.id, request.params.id);
       return reply
