@@ -27,8 +27,6 @@ export const AttachmentResponse = okEnvelope('attachment', Attachment);
 /** A reference to one of the client's attachments, as offers (`creative.original_media`) and comments carry it. */
 export const AttachmentRef = z.object({ id: IdParam });
 
-export const AttachmentParams = z.object({ id: IdParam });
-
 /**
  * The attachment as clients see it. `downloadBase` is the absolute address of this interface
  * (e.g. `https://host/submission/beta`); the download route needs the client's API key.

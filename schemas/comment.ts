@@ -3,7 +3,6 @@ import type { CommentRow } from '../store/database';
 import { Attachment, AttachmentRef } from './attachment';
 import { IdParam, iso } from './common';
 import { listEnvelope, okEnvelope, wrappedBody } from './envelope';
-import { PageQuery } from './pagination';
 
 /** Who wrote a comment: the advertiser (the submission client) or the review team (operators, rejections). */
 export const CommentAuthorRole = z.enum(['advertiser', 'review_team']);
@@ -51,9 +50,7 @@ export type Comment = z.infer<typeof Comment>;
 
 export const CommentResponse = okEnvelope('comment', Comment);
 export const CommentList = listEnvelope('comments', Comment);
-export const CommentListQuery = PageQuery;
 
-export const OfferCommentsParams = z.object({ id: IdParam });
 export const CommentParams = z.object({ id: IdParam, comment_id: IdParam });
 
 /**

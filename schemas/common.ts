@@ -82,6 +82,9 @@ export function singleQueryValue(then: (v: unknown) => unknown = (v) => v) {
   };
 }
 
+/** A query parameter given once (repeated, it is "must be given once", not a list), checked by `schema`. */
+export const once = <T extends z.ZodType>(schema: T) => z.preprocess(singleQueryValue(), schema);
+
 /** Timestamps leave as ISO 8601 strings in UTC (a Date serializes so in JSON and in XML). */
 /** A stored time as the API writes it: ISO 8601 in UTC. */
 export const iso = (t: Date | string): string => new Date(t).toISOString();

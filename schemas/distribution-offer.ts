@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CalendarDate, Currency, queryInt, singleQueryValue } from './common';
+import { CalendarDate, Currency, once, queryInt, singleQueryValue } from './common';
 import { boundedListEnvelope, okEnvelope } from './envelope';
 import { Advertiser, BundleItem, Creative, Demographics, Discount, OfferStatus, OfferType, Restrictions, StoredExpiration } from './offer';
 import { PageQuery } from './pagination';
@@ -161,8 +161,6 @@ const plainDecimal = (v: unknown) =>
 const latitude = num((n) => n.min(-90).max(90));
 const longitude = num((n) => n.min(-180).max(180));
 const days = queryInt(1, MAX_RECENT_DAYS);
-/** A text parameter, given once (repeated, it is "must be given once", not a list). */
-const once = <T extends z.ZodType>(schema: T) => z.preprocess(singleQueryValue(), schema);
 const text = (max: number) => once(z.string().trim().min(1).max(max));
 
 /** GET /offers on the distribution interface: every filter is optional; see docs/distribution-search.md. */

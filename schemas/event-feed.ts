@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { queryInt, singleQueryValue } from './common';
+import { once, queryInt } from './common';
 
 /*
  * GET /events, the change feed (docs/change-feed.md): the offer events the callbacks carry, with
@@ -41,8 +41,6 @@ export function decodeCursor(text: string): FeedCursor | null {
   const m = CURSOR_FORM.exec(Buffer.from(text, 'base64url').toString('latin1'));
   return m ? { position: Number(m[1]), owner: m[2] } : null;
 }
-
-const once = <T extends z.ZodType>(schema: T) => z.preprocess(singleQueryValue(), schema);
 
 /** The query of GET /events: where to start (one of `since` and `after`, or neither), and the page size. */
 export const EventFeedQuery = z

@@ -1,14 +1,12 @@
 import { z } from 'zod';
 import { STATEMENT_MAX_DAYS, statementDays } from '../domain/statements';
-import { DateString, singleQueryValue } from './common';
+import { DateString, once } from './common';
 
 /*
  * GET /statement on both interfaces (docs/statements.md): what was sold, cancelled and redeemed in
  * a period of whole UTC days, per offer (submission) or per offer and account (distribution), and
  * totals per currency. JSON and XML from these schemas; CSV from the same lines (services/statements.ts).
  */
-
-const once = <T extends z.ZodType>(schema: T) => z.preprocess(singleQueryValue(), schema);
 
 /** The period: `from` and `to` inclusive UTC days, `to` not before `from`, at most STATEMENT_MAX_DAYS days. */
 export const StatementQuery = z

@@ -3,9 +3,8 @@ import { INTERFACE_PREFIX } from '../domain/environment';
 import { MAX_IMPORT_ROWS } from '../domain/voucher-imports';
 import { BulkStatus } from './voucher-export';
 import type { VoucherImportRow } from '../store/database';
-import { boundedInt, IdParam, iso, isoOrNull } from './common';
+import { boundedInt, iso, isoOrNull } from './common';
 import { listEnvelope, okEnvelope } from './envelope';
-import { PageQuery } from './pagination';
 
 /*
  * Bulk code imports and generation (docs/bulk-vouchers.md): POST /offers/:id/voucher_imports takes
@@ -59,8 +58,6 @@ export type VoucherImport = z.infer<typeof VoucherImport>;
 
 export const VoucherImportResponse = okEnvelope('voucher_import', VoucherImport);
 export const VoucherImportList = listEnvelope('voucher_imports', VoucherImport);
-export const VoucherImportParams = z.object({ id: IdParam });
-export const VoucherImportListQuery = PageQuery;
 
 /** The resource as both the API and the `voucher_import.completed` event show it; `base` is the submission interface's address. */
 export function toVoucherImport(row: VoucherImportRow, base: string): VoucherImport {
@@ -78,8 +75,6 @@ export function toVoucherImport(row: VoucherImportRow, base: string): VoucherImp
     finished_at: isoOrNull(row.finished_at),
   };
 }
-
-/** The submission interface's path (api/urls.ts): an event's errors_url is built as the API builds it. */
 
 /** The data of an import's `voucher_import.completed` event: the import as GET shows it, under PUBLIC_BASE_URL. */
 export const voucherImportEventData = (row: VoucherImportRow, publicBaseUrl: string | undefined) => ({

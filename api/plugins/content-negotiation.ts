@@ -89,15 +89,10 @@ function findNul(root: unknown): string | undefined {
   return undefined;
 }
 
-/** Postgres text cannot hold NUL or lone surrogates; refuse them here, naming the field, for bodies and queries alike. */
-function refuseNul(request: FastifyRequest): void {
-  refuseNulIn(request.body, true);
-  refuseNulIn(request.query, false);
-}
-
 /** A body's field named inside the resource, as validation errors name fields: `title`, not `offer.title`. */
 const inResource = (path: string) => path.replace(/^[^.[]+\./, '');
 
+/** Postgres text cannot hold NUL or lone surrogates; refuse them here, naming the field, for bodies and queries alike. */
 function refuseNulIn(part: unknown, inBody: boolean): void {
   const found = findNul(part);
   const field = inBody && found !== undefined ? inResource(found) : found;
@@ -239,7 +234,8 @@ export default fp(async function contentNegotiation(app: FastifyInstance) {
   });
 
   app.addHook('preValidation', async (request) => {
-    refuseNul(request);
+    refuseNulIn(request.body, true);
+    refuseNulIn(request.query, false);
     shapeBody(request);
   });
 

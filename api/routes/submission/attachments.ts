@@ -10,7 +10,8 @@ import type { ServiceDeps } from '../../../services/deps';
 import { attachmentTooLarge, deleteAttachment, getAttachment, readAttachment, storeAttachment } from '../../../services/attachments';
 import { claimUpload, isKeyedUpload } from '../../plugins/idempotency';
 import { interfaceBaseUrl } from '../../urls';
-import { ATTACHMENT_FIELD, AttachmentParams, AttachmentResponse, toAttachment } from '../../../schemas/attachment';
+import { ATTACHMENT_FIELD, AttachmentResponse, toAttachment } from '../../../schemas/attachment';
+import { IdParams } from '../../../schemas/common';
 import { OkOnly, okReply } from '../../../schemas/envelope';
 import { operations } from '../operation';
 import { receiveFilePart, untruncated } from './file-part';
@@ -94,7 +95,7 @@ export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
 
   app.get(
     '/attachments/:id',
-    op('getAttachment', "Get an attachment's metadata", { params: AttachmentParams, response: { 200: AttachmentResponse } }),
+    op('getAttachment', "Get an attachment's metadata", { params: IdParams, response: { 200: AttachmentResponse } }),
     async (request) => {
       const row = await getAttachment(deps, request.client.id, request.params.id);
       return okReply('attachment', toAttachment(row, base(request)));
@@ -104,7 +105,7 @@ export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
   app.get(
     '/attachments/:id/download',
     op('downloadAttachment', "Download an attachment's bytes", {
-      params: AttachmentParams,
+      params: IdParams,
       response: { 200: attachmentBytes("The file's bytes, in the type sniffed at upload") },
     }),
     async (request, reply) => {
@@ -122,7 +123,7 @@ export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
 
   app.delete(
     '/attachments/:id',
-    op('deleteAttachment', 'Delete an attachment', { params: AttachmentParams, response: { 200: OkOnly } }),
+    op('deleteAttachment', 'Delete an attachment', { params: IdParams, response: { 200: OkOnly } }),
     async (request) => {
       await deleteAttachment(deps, request.client.id, request.params.id);
       return { status: 'OK' as const };

@@ -2,16 +2,10 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { createComment, deleteComment, getComment, listComments, updateComment } from '../../../services/comments';
 import type { ServiceDeps } from '../../../services/deps';
-import {
-  CommentCreateBody,
-  CommentList,
-  CommentListQuery,
-  CommentParams,
-  CommentResponse,
-  CommentUpdateBody,
-  OfferCommentsParams,
-} from '../../../schemas/comment';
+import { CommentCreateBody, CommentList, CommentParams, CommentResponse, CommentUpdateBody } from '../../../schemas/comment';
+import { IdParams } from '../../../schemas/common';
 import { listReply, OkOnly, okReply } from '../../../schemas/envelope';
+import { PageQuery } from '../../../schemas/pagination';
 import { interfaceBaseUrl } from '../../urls';
 import { keyedRequestOf } from '../../plugins/idempotency';
 import { operations } from '../operation';
@@ -28,43 +22,33 @@ export const commentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
   app.get(
     '/offers/:id/comments',
     op('listComments', "List an offer's review thread", {
-      params: OfferCommentsParams,
-      querystring: CommentListQuery,
+      params: IdParams,
+      querystring: PageQuery,
       response: { 200: CommentList },
     }),
-    async (request) => {
-      const list = await listComments(deps, request.client.id, request.params.id, request.query, base(request));
-      return listReply('comments', list, request.query);
-    },
+    async (request) =>
+      listReply('comments', await listComments(deps, request.client.id, request.params.id, request.query, base(request)), request.query),
   );
 
   app.post(
     '/offers/:id/comments',
     op('createComment', 'Comment on an offer', {
-      params: OfferCommentsParams,
+      params: IdParams,
       body: CommentCreateBody,
       response: { 200: CommentResponse },
     }),
-    async (request) => {
-      const comment = await createComment(
-        deps,
-        request.client.id,
-        request.params.id,
-        request.body.comment,
-        base(request),
-        keyedRequestOf(request),
-      );
-      return okReply('comment', comment);
-    },
+    async (request) =>
+      okReply(
+        'comment',
+        await createComment(deps, request.client.id, request.params.id, request.body.comment, base(request), keyedRequestOf(request)),
+      ),
   );
 
   app.get(
     '/offers/:id/comments/:comment_id',
     op('getComment', 'Get one comment', { params: CommentParams, response: { 200: CommentResponse } }),
-    async (request) => {
-      const { id, comment_id } = request.params;
-      return okReply('comment', await getComment(deps, request.client.id, id, comment_id, base(request)));
-    },
+    async (request) =>
+      okReply('comment', await getComment(deps, request.client.id, request.params.id, request.params.comment_id, base(request))),
   );
 
   app.put(
@@ -72,8 +56,7 @@ export const commentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
     op('updateComment', 'Edit a comment', { params: CommentParams, body: CommentUpdateBody, response: { 200: CommentResponse } }),
     async (request) => {
       const { id, comment_id } = request.params;
-      const comment = await updateComment(deps, request.client.id, id, comment_id, request.body.comment, base(request));
-      return okReply('comment', comment);
+      return okReply('comment', await updateComment(deps, request.client.id, id, comment_id, request.body.comment, base(request)));
     },
   );
 

@@ -12,14 +12,14 @@ import {
   MAX_IMPORT_FILE_BYTES,
   voucherImportErrorsCsv,
 } from '../../../services/voucher-imports';
+import { IdParams } from '../../../schemas/common';
 import { listReply, okReply } from '../../../schemas/envelope';
+import { PageQuery } from '../../../schemas/pagination';
 import {
   toVoucherImport,
   VOUCHER_IMPORT_FILE_FIELD,
   VoucherImportCreate,
   VoucherImportList,
-  VoucherImportListQuery,
-  VoucherImportParams,
   VoucherImportResponse,
 } from '../../../schemas/voucher-import';
 import { ApiError, invalidField } from '../../errors';
@@ -65,7 +65,7 @@ export const voucherImportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> =
     '/offers/:id/voucher_imports',
     {
       ...op('createVoucherImport', 'Import codes (text/csv, multipart voucher_import[file]) or generate them', {
-        params: VoucherImportParams,
+        params: IdParams,
         body: VoucherImportCreate,
         response: { 202: VoucherImportResponse },
       }),
@@ -103,8 +103,8 @@ function readRoutes(app: Parameters<FastifyPluginAsyncZod>[0], deps: ServiceDeps
   app.get(
     '/offers/:id/voucher_imports',
     op('listVoucherImports', "List an offer's voucher imports", {
-      params: VoucherImportParams,
-      querystring: VoucherImportListQuery,
+      params: IdParams,
+      querystring: PageQuery,
       response: { 200: VoucherImportList },
     }),
     async (request) => {
@@ -115,7 +115,7 @@ function readRoutes(app: Parameters<FastifyPluginAsyncZod>[0], deps: ServiceDeps
 
   app.get(
     '/voucher_imports/:id',
-    op('getVoucherImport', 'Get a voucher import', { params: VoucherImportParams, response: { 200: VoucherImportResponse } }),
+    op('getVoucherImport', 'Get a voucher import', { params: IdParams, response: { 200: VoucherImportResponse } }),
     async (request) =>
       okReply('voucher_import', toVoucherImport(await getVoucherImport(deps, request.client.id, request.params.id), base(request))),
   );
@@ -123,7 +123,7 @@ function readRoutes(app: Parameters<FastifyPluginAsyncZod>[0], deps: ServiceDeps
   app.get(
     '/voucher_imports/:id/errors.csv',
     op('getVoucherImportErrors', "A voucher import's rejected rows (CSV: row, redemption_code, error)", {
-      params: VoucherImportParams,
+      params: IdParams,
       response: {
         200: textResponse('The rejected rows as CSV: a header row (row, redemption_code, error), then one row each', 'text/csv'),
       },
