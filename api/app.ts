@@ -34,9 +34,6 @@ declare module 'fastify' {
   }
 }
 
-export const SUBMISSION_PREFIX = INTERFACE_PREFIX.submission;
-export const DISTRIBUTION_PREFIX = INTERFACE_PREFIX.distribution;
-
 /** TRUST_PROXY as Fastify takes it: a hop count trusts that many proxies nearest the server. */
 function trustProxyOption(setting: number | string[] | false | undefined): boolean | string[] | ((addr: string, hop: number) => boolean) {
   if (typeof setting === 'number') return (_addr, hop) => hop < setting;
@@ -126,15 +123,12 @@ export async function buildApp(deps: ServiceDeps): Promise<FastifyInstance> {
   await app.register(errorHandler);
   if (deps.config.REQUIRE_HTTPS) await app.register(httpsOnly);
   await app.register(contentNegotiation);
-  const interfaces = [
-    { prefix: SUBMISSION_PREFIX, iface: 'submission' as const, routes: submissionRoutes, title: 'Offer marketplace: submission interface' },
-    {
-      prefix: DISTRIBUTION_PREFIX,
-      iface: 'distribution' as const,
-      routes: distributionRoutes,
-      title: 'Offer marketplace: distribution interface',
-    },
-  ];
+  const interfaces = (['submission', 'distribution'] as const).map((iface) => ({
+    prefix: INTERFACE_PREFIX[iface],
+    iface,
+    routes: iface === 'submission' ? submissionRoutes : distributionRoutes,
+    title: `Offer marketplace: ${iface} interface`,
+  }));
   // Developer sign-up has its own small document, served only where sign-up is offered.
   const signup = deps.config.DEVELOPER_SIGNUP;
   const documents = signup

@@ -49,6 +49,12 @@ export function okReply<K extends string, T>(rootKey: K, resource: T) {
   return { status: 'OK', [rootKey]: resource } as { status: 'OK' } & Record<K, T>;
 }
 
+/** The `OkOnly` reply of a route whose change (`done`: a cancellation, a deletion) answers nothing else. */
+export async function okOnlyReply(done: Promise<unknown>) {
+  await done;
+  return { status: 'OK' as const };
+}
+
 /** The reply of a list route, in the `listEnvelope` shape: the page's items under their plural key. */
 export function listReply<K extends string, T>(pluralKey: K, list: Paged<T>, page: Page) {
   return { status: 'OK' as const, [pluralKey]: list.rows, page: page.page, per_page: page.per_page, total: list.total } as {

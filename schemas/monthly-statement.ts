@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { monthPeriod } from '../domain/statements';
 import type { MonthlyStatementRow } from '../store/monthly-statements';
 import { listEnvelope } from './envelope';
-import { PageQuery } from './pagination';
 
 /*
  * The stored monthly statements (docs/statements.md "Monthly statements"): GET /statements lists a
@@ -27,7 +26,6 @@ export const MonthlyStatement = z.object({
 export type MonthlyStatement = z.infer<typeof MonthlyStatement>;
 
 export const MonthlyStatementList = listEnvelope('statements', MonthlyStatement);
-export const MonthlyStatementListQuery = PageQuery;
 
 /** The list item of a stored statement row. */
 export function toMonthlyStatement(row: MonthlyStatementRow): MonthlyStatement {

@@ -3,7 +3,7 @@ import type { ServiceDeps } from '../../../services/deps';
 import { cancelAccount, changeAccount, createAccount, getAccount, listAccounts } from '../../../services/accounts';
 import { AccountCreateBody, AccountList, AccountListQuery, AccountResponse, AccountUpdateBody } from '../../../schemas/account';
 import { IdParams } from '../../../schemas/common';
-import { listReply, OkOnly, okReply } from '../../../schemas/envelope';
+import { listReply, OkOnly, okReply, okOnlyReply } from '../../../schemas/envelope';
 import { keyedRequestOf } from '../../plugins/idempotency';
 import { operations } from '../operation';
 
@@ -34,12 +34,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
   );
 
   // DELETE cancels: orders and vouchers keep naming the account, so the row stays (status cancelled).
-  app.delete(
-    '/accounts/:id',
-    op('cancelAccount', 'Cancel an account', { params: IdParams, response: { 200: OkOnly } }),
-    async (request) => {
-      await cancelAccount(deps, request.client.id, request.params.id);
-      return { status: 'OK' as const };
-    },
+  app.delete('/accounts/:id', op('cancelAccount', 'Cancel an account', { params: IdParams, response: { 200: OkOnly } }), (request) =>
+    okOnlyReply(cancelAccount(deps, request.client.id, request.params.id)),
   );
 };

@@ -6,7 +6,7 @@ import { cancelReservation, changeReservation, getReservation, holdReservation, 
 import { ApiError } from '../../errors';
 import { keyedRequestOf } from '../../plugins/idempotency';
 import { IdParam, IdParams } from '../../../schemas/common';
-import { deadlineResponses, listReply, OkOnly, okReply } from '../../../schemas/envelope';
+import { deadlineResponses, listReply, OkOnly, okReply, okOnlyReply } from '../../../schemas/envelope';
 import {
   ReservationCreateBody,
   ReservationList,
@@ -81,9 +81,6 @@ export const reservationRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = a
   app.delete(
     '/offers/:id/reservations/:reservation_id',
     op('cancelReservation', 'Cancel a reservation', { params: Params, response: { 200: OkOnly, ...deadlineResponses() } }),
-    async (request) => {
-      await cancelReservation(deps, ref(request.client.id, request.params));
-      return { status: 'OK' as const };
-    },
+    (request) => okOnlyReply(cancelReservation(deps, ref(request.client.id, request.params))),
   );
 };

@@ -29,9 +29,6 @@ import type { RouteApp } from '../operation';
  * decisions, and an attachment. They run behind the gate (gate.ts); errors become pages (reply.ts).
  */
 
-/** The Fastify scope the console's routes are added to (zod-typed). */
-export type OpsScope = RouteApp;
-
 type AttachmentUnderReview = Awaited<ReturnType<typeof attachmentUnderReview>>['row'];
 
 /** What the routes work with: the services' dependencies and who signed in. */
@@ -54,7 +51,7 @@ const OfferQuery = z.object({ sent: z.enum(['approve', 'reject']).optional() });
 const RejectBody = z.object({ reason: z.string().optional() });
 
 /** GET /ops/: the offers waiting for review, filtered by type, category and time waited, a page at a time. */
-export function queueRoute(app: OpsScope, { deps, signedIn }: OpsContext): void {
+export function queueRoute(app: RouteApp, { deps, signedIn }: OpsContext): void {
   app.get('/', { schema: { hide: true, querystring: ListQuery } }, async (request, reply) => {
     const { page: pageNo, type, category, waiting } = request.query;
     const filter = { type, categoryId: category, minWaitSeconds: waiting ? WAIT_CHOICES[waiting] : undefined };
@@ -75,7 +72,7 @@ export function queueRoute(app: OpsScope, { deps, signedIn }: OpsContext): void 
 }
 
 /** GET /ops/offers/:id: one offer with everything a reviewer decides on (`?sent=` after a decision). */
-export function offerRoute(app: OpsScope, { deps, signedIn }: OpsContext): void {
+export function offerRoute(app: RouteApp, { deps, signedIn }: OpsContext): void {
   app.get('/offers/:id', { schema: { hide: true, params: IdParams, querystring: OfferQuery } }, async (request, reply) => {
     const review = await offerUnderReview(deps, request.params.id).catch((err: unknown) => {
       throw asPageError(err);
@@ -113,14 +110,14 @@ async function decide(
 }
 
 /** POST /ops/offers/:id/approve. */
-export function approveRoute(app: OpsScope, ctx: OpsContext): void {
+export function approveRoute(app: RouteApp, ctx: OpsContext): void {
   app.post('/offers/:id/approve', { schema: { hide: true, params: IdParams } }, (request, reply) =>
     decide(ctx, request, reply, request.params.id, 'approve'),
   );
 }
 
 /** POST /ops/offers/:id/reject: a reason (at most 2000 characters) is required. */
-export function rejectRoute(app: OpsScope, ctx: OpsContext): void {
+export function rejectRoute(app: RouteApp, ctx: OpsContext): void {
   app.post('/offers/:id/reject', { schema: { hide: true, params: IdParams, body: RejectBody.optional() } }, (request, reply) => {
     const reason = request.body?.reason?.trim() ?? '';
     if (!reason) throw new OpsPageError(400, 'Reason required', 'A rejection needs a reason: go back and write one.');
@@ -137,7 +134,7 @@ function contentDisposition(row: Pick<AttachmentUnderReview, 'content_type' | 'f
 }
 
 /** GET /ops/attachments/:id: an attachment of an offer under review, in a sandbox of its own. */
-export function attachmentRoute(app: OpsScope, { deps }: OpsContext): void {
+export function attachmentRoute(app: RouteApp, { deps }: OpsContext): void {
   app.get('/attachments/:id', { schema: { hide: true, params: IdParams } }, async (request, reply) => {
     const { row, body } = await attachmentUnderReview(deps, request.params.id).catch((err: unknown) => {
       throw asPageError(err);

@@ -5,7 +5,8 @@ import { distributionStatement, distributionStatementCsv, submissionStatement, s
 import { DistributionStatement, StatementQuery, SubmissionStatement } from '../../../schemas/statement';
 import { operations, type RouteApp } from '../operation';
 import { getMonthlyStatement, listMonthlyStatements, readMonthlyStatementFile } from '../../../services/monthly-statements';
-import { MonthlyStatementList, MonthlyStatementListQuery } from '../../../schemas/monthly-statement';
+import { MonthlyStatementList } from '../../../schemas/monthly-statement';
+import { PageQuery } from '../../../schemas/pagination';
 import { IdParams } from '../../../schemas/common';
 import { listReply } from '../../../schemas/envelope';
 import { textResponse } from './file-responses';
@@ -57,7 +58,7 @@ function storedRoutes(app: RouteApp, deps: ServiceDeps, iface: ApiInterface, wha
   app.get(
     '/statements',
     op('listStatements', `List the stored monthly statements of ${what}, newest month first`, {
-      querystring: MonthlyStatementListQuery,
+      querystring: PageQuery,
       response: { 200: MonthlyStatementList },
     }),
     async (request) => listReply('statements', await listMonthlyStatements(deps, request.client.id, request.query), request.query),

@@ -12,7 +12,7 @@ import { claimUpload, isKeyedUpload } from '../../plugins/idempotency';
 import { interfaceBaseUrl } from '../../urls';
 import { ATTACHMENT_FIELD, AttachmentResponse, toAttachment } from '../../../schemas/attachment';
 import { IdParams } from '../../../schemas/common';
-import { OkOnly, okReply } from '../../../schemas/envelope';
+import { OkOnly, okReply, okOnlyReply } from '../../../schemas/envelope';
 import { operations } from '../operation';
 import { receiveFilePart, untruncated } from './file-part';
 import { attachmentBytes } from '../shared/file-responses';
@@ -124,9 +124,6 @@ export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = as
   app.delete(
     '/attachments/:id',
     op('deleteAttachment', 'Delete an attachment', { params: IdParams, response: { 200: OkOnly } }),
-    async (request) => {
-      await deleteAttachment(deps, request.client.id, request.params.id);
-      return { status: 'OK' as const };
-    },
+    (request) => okOnlyReply(deleteAttachment(deps, request.client.id, request.params.id)),
   );
 };

@@ -4,7 +4,7 @@ import { createComment, deleteComment, getComment, listComments, updateComment }
 import type { ServiceDeps } from '../../../services/deps';
 import { CommentCreateBody, CommentList, CommentParams, CommentResponse, CommentUpdateBody } from '../../../schemas/comment';
 import { IdParams } from '../../../schemas/common';
-import { listReply, OkOnly, okReply } from '../../../schemas/envelope';
+import { listReply, OkOnly, okReply, okOnlyReply } from '../../../schemas/envelope';
 import { PageQuery } from '../../../schemas/pagination';
 import { interfaceBaseUrl } from '../../urls';
 import { keyedRequestOf } from '../../plugins/idempotency';
@@ -63,10 +63,6 @@ export const commentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async
   app.delete(
     '/offers/:id/comments/:comment_id',
     op('deleteComment', 'Delete a comment', { params: CommentParams, response: { 200: OkOnly } }),
-    async (request) => {
-      const { id, comment_id } = request.params;
-      await deleteComment(deps, request.client.id, id, comment_id);
-      return { status: 'OK' as const };
-    },
+    (request) => okOnlyReply(deleteComment(deps, request.client.id, request.params.id, request.params.comment_id)),
   );
 };

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ServiceDeps } from '../../../services/deps';
 import { IdParams } from '../../../schemas/common';
-import { deadlineResponses, listReply, OkOnly, okReply } from '../../../schemas/envelope';
+import { deadlineResponses, listReply, OkOnly, okReply, okOnlyReply } from '../../../schemas/envelope';
 import {
   OfferUpdateBody,
   SubmissionOfferList,
@@ -65,9 +65,6 @@ export const offerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (
   app.delete(
     '/offers/:id',
     op('cancelOffer', 'Cancel an offer', { params: IdParams, response: { 200: OkOnly, ...deadlineResponses() } }),
-    async (request) => {
-      await cancelOffer(deps, request.client.id, request.params.id);
-      return { status: 'OK' as const };
-    },
+    (request) => okOnlyReply(cancelOffer(deps, request.client.id, request.params.id)),
   );
 };
