@@ -203,20 +203,15 @@ export default fp(async function contentNegotiation(app: FastifyInstance) {
   // Bodies are JSON or XML (multipart only where a route registers it); plain text is refused with 415.
   app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, async (_request: FastifyRequest, body: string) =>
+    parseJsonBody(body),
+  );
+  app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string' }, async (request: FastifyRequest, body: string) => {
+    request.bodyIsXml = true;
     try {
-      done(null, parseJsonBody(body as string));
+      return parseXml(body);
     } catch (err) {
-      done(err as Error, undefined);
-    }
-  });
-  app.addContentTypeParser(['application/xml', 'text/xml'], { parseAs: 'string' }, (request, body, done) => {
-    try {
-      request.bodyIsXml = true;
-      done(null, parseXml(body as string));
-    } catch (err) {
-      const message = err instanceof XmlInputError ? err.message : 'malformed XML';
-      done(new ApiError(400, 'malformed_body', message), undefined);
+      throw new ApiError(400, 'malformed_body', err instanceof XmlInputError ? err.message : 'malformed XML');
     }
   });
 

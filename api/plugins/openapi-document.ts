@@ -179,13 +179,8 @@ function used(root: unknown, all: Components): Components {
     }
   };
   visit(root);
-  const sorted = (parts: Record<string, unknown>) =>
-    Object.fromEntries(
-      Object.keys(parts)
-        .sort()
-        .map((k) => [k, parts[k]]),
-    );
-  const result = { schemas: sorted(found.schemas), responses: sorted(found.responses), parameters: sorted(found.parameters) };
+  const sorted = (parts: Record<string, unknown>) => Object.fromEntries(Object.entries(parts).sort(([a], [b]) => (a < b ? -1 : 1)));
   // A document without a shared parameter (developer sign-up) has no empty section.
-  return Object.fromEntries(Object.entries(result).filter(([, parts]) => Object.keys(parts).length > 0)) as Components;
+  const kept = Object.entries(found).filter(([, parts]) => Object.keys(parts).length > 0);
+  return Object.fromEntries(kept.map(([section, parts]) => [section, sorted(parts)])) as Components;
 }
