@@ -57,12 +57,7 @@ export async function okOnlyReply(done: Promise<unknown>) {
 
 /** The reply of a list route, in the `listEnvelope` shape: the page's items under their plural key. */
 export function listReply<K extends string, T>(pluralKey: K, list: Paged<T>, page: Page) {
-  return { status: 'OK' as const, [pluralKey]: list.rows, page: page.page, per_page: page.per_page, total: list.total } as {
-    status: 'OK';
-    page: number;
-    per_page: number;
-    total: number;
-  } & Record<K, T[]>;
+  return { ...okReply(pluralKey, list.rows), page: page.page, per_page: page.per_page, total: list.total };
 }
 
 /** The reply of a route in the `boundedListEnvelope` shape: `listReply`, how `total` relates to the count, and the next cursor. */

@@ -18,11 +18,8 @@ export const textResponse = (description: string, mediaType: string) => ({
   content: { [mediaType]: { schema: TEXT } },
 });
 
-/** A file's bytes, in the media type it was stored as: one of `mediaTypes`. */
-export const bytesResponse = (description: string, mediaTypes: readonly string[]) => ({
+/** An attachment's bytes, in the media type it was stored as: any type an upload may be (domain/attachment-files.ts). */
+export const attachmentBytes = (description: string) => ({
   description,
-  content: Object.fromEntries(mediaTypes.map((t) => [t, { schema: BYTES }])),
+  content: Object.fromEntries(ALLOWED_CONTENT_TYPES.map((t) => [t, { schema: BYTES }])),
 });
-
-/** An attachment's bytes: any type an upload may be (domain/attachment-files.ts). */
-export const attachmentBytes = (description: string) => bytesResponse(description, ALLOWED_CONTENT_TYPES);
