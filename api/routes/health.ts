@@ -1,9 +1,8 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { ServiceDeps } from '../../services/deps';
 import { backendChecks } from '../../services/health';
+import type { RoutePlugin } from './operation';
 
 /** GET /health (no key): 200 only when Postgres, Temporal and the object store all answer. */
-export const healthRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+export const healthRoutes: RoutePlugin = async (app, { deps }) => {
   app.get('/health', async (_request, reply) => {
     const checks = await backendChecks(deps);
     const down = Object.entries(checks)

@@ -1,5 +1,6 @@
 import type { FastifySchema } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { ServiceDeps } from '../../services/deps';
 
 /** Each tag of the OpenAPI documents with its description; a route's tag must be one of these. */
 export const TAGS = {
@@ -30,6 +31,9 @@ export const operations =
   <S extends FastifySchema>(operationId: string, summary: string, schema: S) => ({
     schema: { operationId, summary, tags: [tag], ...schema },
   });
+
+/** A route plugin of ours (zod type provider), given the services' dependencies and `O`, its own options. */
+export type RoutePlugin<O = unknown> = FastifyPluginAsyncZod<{ deps: ServiceDeps } & O>;
 
 /** The Fastify instance a route plugin gets (zod type provider): for plugins split into route groups. */
 export type RouteApp = Parameters<FastifyPluginAsyncZod>[0];

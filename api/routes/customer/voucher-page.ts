@@ -1,8 +1,6 @@
 import bwipjs from 'bwip-js';
 import type { FastifyReply } from 'fastify';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { ServiceDeps } from '../../../services/deps';
 import { customerVoucher, type CustomerVoucher } from '../../../services/vouchers';
 import { utcDay } from '../../../domain/dates';
 import { formatMoney } from '../../../domain/money';
@@ -12,6 +10,7 @@ import { IdParam } from '../../../schemas/common';
 import { CUSTOMER_VOUCHER_PATH } from '../../../schemas/voucher';
 import { rateLimitPlugin } from '../../plugins/rate-limit';
 import { html, htmlDocument, SafeHtml } from '../ops/html';
+import type { RoutePlugin } from '../operation';
 
 /*
  * The customer's voucher page (print_url): no API key, the unguessable page token in the address
@@ -161,7 +160,7 @@ export function sendVoucherPage(reply: FastifyReply, page: string): FastifyReply
 }
 
 /** `GET /customer/vouchers/:token`: the page print_url points to. */
-export const customerVoucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+export const customerVoucherRoutes: RoutePlugin = async (app, { deps }) => {
   // Limited per address like keyless requests elsewhere: tokens are unguessable, but not worth guessing at speed either.
   await rateLimitPlugin(app, { perSecond: deps.config.RATE_LIMIT_PER_SECOND, counts: deps.rateLimits });
   app.get(`${CUSTOMER_VOUCHER_PATH}/:token`, { schema: { params: Params, hide: true } }, async (request, reply) =>

@@ -1,6 +1,4 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireSignupOpen } from '../../../services/developer-signups';
-import type { ServiceDeps } from '../../../services/deps';
 import { idempotencyPlugin } from '../../plugins/idempotency';
 import { rateLimitPlugin } from '../../plugins/rate-limit';
 import { sendHtmlPage } from '../ops/html';
@@ -8,6 +6,7 @@ import { signupNotOfferedPage } from './signup-html';
 import { SIGNUP_PAGE_PATH, signupPageRoutes } from './signup-page';
 import { signupApiRoutes } from './signups';
 import { signupLimiter } from './signup-limit';
+import type { RoutePlugin } from '../operation';
 
 /*
  * Developer sign-up (spec 5.3; docs/decisions/0031-developer-sign-up.md): in the sandbox, anyone gets a key pair by
@@ -29,7 +28,7 @@ const SIGNUP_TAKES_NO_KEY =
 export { SIGNUP_PAGE_PATH };
 
 /** The sign-up routes, when this deployment offers sign-up (the sandbox, unless DEVELOPER_SIGNUP=off). */
-export const developerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+export const developerRoutes: RoutePlugin = async (app, { deps }) => {
   // The usual per-address limit per second (no key here), then the hourly sign-up budget.
   await rateLimitPlugin(app, { perSecond: deps.config.RATE_LIMIT_PER_SECOND, counts: deps.rateLimits });
   const limit = signupLimiter(app, deps.config.DEVELOPER_SIGNUPS_PER_HOUR);
@@ -42,7 +41,7 @@ export const developerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = asy
  * Where sign-up is off (production; DEVELOPER_SIGNUP=off): its addresses answer 404 with the
  * reason, in the error envelope for the API and as a page for browsers. No document is served.
  */
-export const developerSignupOff: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+export const developerSignupOff: RoutePlugin = async (app, { deps }) => {
   const refuse = () => requireSignupOpen(deps);
   // The page's form body is read (and ignored) so that the answer is this 404, not a 415.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 16 * 1024 }, (_request, _body, done) =>

@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { Failure } from '../../../domain/failures';
 import { SignupCreate, toSignup } from '../../../schemas/developer-signup';
@@ -15,6 +14,7 @@ import { type DemoKeyShown, signupDonePage, signupFormPage, signupRefusedPage } 
 import { signupBaseUrls } from './signups';
 import { interfaceBaseUrl } from '../../urls';
 import { INTERFACE_PREFIX } from '../../../domain/environment';
+import type { RoutePlugin } from '../operation';
 
 /** The sign-up page: GET shows the form, the form posts back here and the answer shows the keys. */
 export const SIGNUP_PAGE_PATH = '/developer/signup';
@@ -66,7 +66,7 @@ const fieldErrors = (error: z.ZodError) =>
   error.issues.map((i) => `${i.path.join('.') === 'email' ? 'Email address' : 'Name'}: ${i.message}`);
 
 /** The page and its form post, for people with a browser; the API is `POST /developer/beta/signups`. */
-export const signupPageRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; limit: SignupLimit }> = async (app, { deps, limit }) => {
+export const signupPageRoutes: RoutePlugin<{ limit: SignupLimit }> = async (app, { deps, limit }) => {
   const perHour = deps.config.DEVELOPER_SIGNUPS_PER_HOUR;
   const form = (o: { email?: string; name?: string; errors?: string[]; demo?: DemoKeyShown } = {}) =>
     signupFormPage({ action: SIGNUP_PAGE_PATH, perHour, ...o });

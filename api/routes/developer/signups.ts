@@ -1,12 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import { okReply } from '../../../schemas/envelope';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { SignupCreateBody, SignupResponse, toSignup } from '../../../schemas/developer-signup';
 import { signUpDeveloper } from '../../../services/developer-signups';
-import type { ServiceDeps } from '../../../services/deps';
 import { interfaceBaseUrl } from '../../urls';
 import { INTERFACE_PREFIX, type ApiInterface } from '../../../domain/environment';
-import { operations } from '../operation';
+import { operations, type RoutePlugin } from '../operation';
 import type { SignupLimit } from './signup-limit';
 
 const op = operations('Developers');
@@ -20,7 +18,7 @@ export function signupBaseUrls(request: FastifyRequest): Record<ApiInterface, st
 }
 
 /** `POST /developer/beta/signups`: an email address (and a name) in, a sandbox key pair out, once. */
-export const signupApiRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; limit: SignupLimit }> = async (app, { deps, limit }) => {
+export const signupApiRoutes: RoutePlugin<{ limit: SignupLimit }> = async (app, { deps, limit }) => {
   app.post(
     '/signups',
     {

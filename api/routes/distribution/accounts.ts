@@ -1,16 +1,14 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { ServiceDeps } from '../../../services/deps';
 import { cancelAccount, changeAccount, createAccount, getAccount, listAccounts } from '../../../services/accounts';
 import { AccountCreateBody, AccountList, AccountListQuery, AccountResponse, AccountUpdateBody } from '../../../schemas/account';
 import { IdParams } from '../../../schemas/common';
 import { listReply, OkOnly, okReply, okOnlyReply } from '../../../schemas/envelope';
 import { keyedRequestOf } from '../../plugins/idempotency';
-import { operations } from '../operation';
+import { operations, type RoutePlugin } from '../operation';
 
 const op = operations('Accounts');
 
 /** Accounts: a platform's publishers, owned by the distribution client that created them. */
-export const accountRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+export const accountRoutes: RoutePlugin = async (app, { deps }) => {
   app.post(
     '/accounts',
     op('createAccount', 'Create a publisher account', { body: AccountCreateBody, response: { 200: AccountResponse } }),

@@ -1,5 +1,3 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { ServiceDeps } from '../../../services/deps';
 import { apiKeyRoutes } from '../shared/api-keys';
 import { eventFeedRoutes } from '../shared/events';
 import { statementRoutes } from '../shared/statements';
@@ -9,9 +7,10 @@ import { accountRoutes } from './accounts';
 import { distributionOfferRoutes } from './offers';
 import { orderRoutes } from './orders';
 import { reservationRoutes } from './reservations';
+import type { RoutePlugin } from '../operation';
 
 /** Routes of the distribution interface (publishers), mounted under /distribution/beta. */
-export const distributionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+export const distributionRoutes: RoutePlugin = async (app, { deps }) => {
   await app.register(distributionOfferRoutes, { deps });
   await app.register(accountRoutes, { deps });
   await app.register(orderRoutes, { deps });

@@ -1,13 +1,11 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { IdParam, IdParams } from '../../../schemas/common';
 import { boundedListReply, okReply } from '../../../schemas/envelope';
 import { DistributionOfferList, DistributionOfferQuery, DistributionOfferResponse } from '../../../schemas/distribution-offer';
-import type { ServiceDeps } from '../../../services/deps';
 import { getReadableOffer, readOfferMedium, searchOffers } from '../../../services/distribution-offers';
 import { projectingSerializer } from '../../serializers';
 import { interfaceBaseUrl } from '../../urls';
-import { operations } from '../operation';
+import { operations, type RoutePlugin } from '../operation';
 import { attachmentBytes } from '../shared/file-responses';
 
 const op = operations('Offers');
@@ -23,7 +21,7 @@ const MEDIUM_CACHE_CONTROL = 'private, max-age=86400';
  * GET /offers (search: offers on sale now), GET /offers/:id (on sale, or held by this publisher's
  * orders or reservations) and GET /offers/:id/media/:media_id (the bytes of one of its media).
  */
-export const distributionOfferRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+export const distributionOfferRoutes: RoutePlugin = async (app, { deps }) => {
   const base = (request: Parameters<typeof interfaceBaseUrl>[0]) => interfaceBaseUrl(request, app.prefix);
 
   app.get(

@@ -1,11 +1,9 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { ServiceDeps } from '../../../services/deps';
 import { cancelOrder, getOrder, listOrders, placeOrder } from '../../../services/orders';
 import { IdParams } from '../../../schemas/common';
 import { deadlineResponses, listReply, okReply } from '../../../schemas/envelope';
 import { siteBaseUrl } from '../../urls';
 import { OrderCreateBody, OrderList, OrderListQuery, OrderResponse, OrderUpdateBody } from '../../../schemas/order';
-import { operations } from '../operation';
+import { operations, type RoutePlugin } from '../operation';
 
 const op = operations('Orders');
 
@@ -13,7 +11,7 @@ const op = operations('Orders');
  * Orders (services/orders.ts): POST places the order through the order intake, the one way orders
  * are placed, and answers once it is placed, so the reply holds the vouchers; PUT cancels it.
  */
-export const orderRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+export const orderRoutes: RoutePlugin = async (app, { deps }) => {
   app.post(
     '/orders',
     op('createOrder', 'Place an order (issues its vouchers)', {

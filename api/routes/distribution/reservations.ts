@@ -1,6 +1,4 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { ServiceDeps } from '../../../services/deps';
 import { reservationsEnabled } from '../../../services/api-clients';
 import { cancelReservation, changeReservation, getReservation, holdReservation, listReservations } from '../../../services/reservations';
 import { ApiError } from '../../errors';
@@ -14,7 +12,7 @@ import {
   ReservationResponse,
   ReservationUpdateBody,
 } from '../../../schemas/reservation';
-import { operations } from '../operation';
+import { operations, type RoutePlugin } from '../operation';
 
 const Params = z.object({ id: IdParam, reservation_id: IdParam });
 const ref = (clientId: string, p: z.infer<typeof Params>) => ({ clientId, offerId: p.id, reservationId: p.reservation_id });
@@ -25,7 +23,7 @@ const op = operations('Reservations');
  * Reservations of an offer's units for one account, each held by a reservation-window workflow.
  * Only clients an operator enabled (`admin clients reservations <id> on`) may use them.
  */
-export const reservationRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+export const reservationRoutes: RoutePlugin = async (app, { deps }) => {
   // Hooks of this plugin apply to its routes only (Fastify encapsulation), after the key check.
   // The flag is read now, not from the key's (cached) client row: an operator's switch counts at once.
   app.addHook('onRequest', async (request) => {

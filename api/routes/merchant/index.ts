@@ -1,6 +1,4 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Failure } from '../../../domain/failures';
-import type { ServiceDeps } from '../../../services/deps';
 import { FAILURE_STATUS } from '../../errors';
 import { acceptHtmlForms, withSecurityHeaders } from '../../plugins/html-forms';
 import { crossSiteRefusal } from '../ops/auth';
@@ -9,6 +7,7 @@ import { counterRoutes } from './counter-routes';
 import { sendHtmlPage } from '../ops/html';
 import { messagePage } from './frame';
 import { signInRoutes } from './sign-in';
+import type { RoutePlugin } from '../operation';
 
 /*
  * The merchant's counter, /merchant (docs/merchant-counter.md): server-rendered pages for an
@@ -31,7 +30,7 @@ const SECURITY_HEADERS = {
   'x-robots-tag': 'noindex',
 };
 
-export const merchantRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+export const merchantRoutes: RoutePlugin = async (app, { deps }) => {
   acceptHtmlForms(app);
   withSecurityHeaders(app, SECURITY_HEADERS);
   app.addHook('onRequest', async (request, reply) => {

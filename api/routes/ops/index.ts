@@ -1,11 +1,10 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { ServiceDeps } from '../../../services/deps';
 import { databaseOperators, Operators } from '../../../services/operators';
 import { acceptHtmlForms, withSecurityHeaders } from '../../plugins/html-forms';
 import { FailedLoginLimiter } from './auth';
 import { signInGate } from './gate';
 import { answerFailuresAsPages } from './reply';
 import { approveRoute, attachmentRoute, offerRoute, queueRoute, rejectRoute } from './review-routes';
+import type { RoutePlugin } from '../operation';
 
 export const OPS_PREFIX = '/ops';
 
@@ -23,7 +22,7 @@ const SECURITY_HEADERS = {
  * the operators of the operators table (closed with 503 while there are none). docs/ops-console.md.
  * Set up in steps, all in this one scope: forms and headers, the gate, error pages, then the routes.
  */
-export const opsRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+export const opsRoutes: RoutePlugin = async (app, { deps }) => {
   acceptHtmlForms(app);
   withSecurityHeaders(app, SECURITY_HEADERS);
   const signedIn = signInGate(app, new Operators(databaseOperators(deps.db)), new FailedLoginLimiter());

@@ -1,10 +1,8 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { okReply } from '../../../schemas/envelope';
 import { ApiKeyList, ApiKeyRollBody, ApiKeyRollResponse } from '../../../schemas/api-key';
 import { listApiKeys, rollApiKey } from '../../../services/api-key-rolling';
-import type { ServiceDeps } from '../../../services/deps';
 import { API_KEY_HEADER } from '../../plugins/auth';
-import { operations } from '../operation';
+import { operations, type RoutePlugin } from '../operation';
 
 const op = operations('ApiKeys');
 
@@ -13,7 +11,7 @@ const op = operations('ApiKeys');
  * lists them; `POST /api_keys/roll` issues a new key for this client, the key this request came
  * with working on until the expiry it chooses.
  */
-export const apiKeyRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+export const apiKeyRoutes: RoutePlugin = async (app, { deps }) => {
   app.get('/api_keys', op('listApiKeys', "List this client's API keys", { response: { 200: ApiKeyList } }), async (request) =>
     okReply('api_keys', await listApiKeys(deps, request.client.id)),
   );

@@ -1,14 +1,12 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CategoryList, CategoryListQuery } from '../../../schemas/category';
 import { listReply } from '../../../schemas/envelope';
-import type { ServiceDeps } from '../../../services/deps';
 import { listCategories } from '../../../services/categories';
-import { operations } from '../operation';
+import { operations, type RoutePlugin } from '../operation';
 
 const op = operations('Categories');
 
 /** GET /categories on both interfaces: the tree offers' advertiser categories refer to. */
-export const categoryRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+export const categoryRoutes: RoutePlugin = async (app, { deps }) => {
   app.get(
     '/categories',
     op('listCategories', 'List the category tree', { querystring: CategoryListQuery, response: { 200: CategoryList } }),

@@ -1,9 +1,7 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ApiInterface } from '../../../domain/environment';
-import type { ServiceDeps } from '../../../services/deps';
 import { readEventFeed } from '../../../services/event-feed';
 import { EventFeedPage, EventFeedQuery } from '../../../schemas/event-feed';
-import { operations } from '../operation';
+import { operations, type RoutePlugin } from '../operation';
 
 const op = operations('Events');
 
@@ -11,7 +9,7 @@ const op = operations('Events');
  * GET /events on both interfaces (docs/change-feed.md): the changes of the offers this client may
  * see, the same events as its callbacks, paged by `after=next_cursor`.
  */
-export const eventFeedRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: ApiInterface }> = async (app, { deps, iface }) => {
+export const eventFeedRoutes: RoutePlugin<{ iface: ApiInterface }> = async (app, { deps, iface }) => {
   app.get(
     '/events',
     op('listEvents', 'Read the change feed', { querystring: EventFeedQuery, response: { 200: EventFeedPage } }),

@@ -1,9 +1,8 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ApiInterface } from '../../../domain/environment';
 import type { ServiceDeps } from '../../../services/deps';
 import { distributionStatement, distributionStatementCsv, submissionStatement, submissionStatementCsv } from '../../../services/statements';
 import { DistributionStatement, StatementQuery, SubmissionStatement } from '../../../schemas/statement';
-import { operations, type RouteApp } from '../operation';
+import { operations, type RouteApp, type RoutePlugin } from '../operation';
 import { getMonthlyStatement, listMonthlyStatements, readMonthlyStatementFile } from '../../../services/monthly-statements';
 import { MonthlyStatementList } from '../../../schemas/monthly-statement';
 import { PageQuery } from '../../../schemas/pagination';
@@ -101,7 +100,7 @@ function storedRoutes(app: RouteApp, deps: ServiceDeps, iface: ApiInterface, wha
  * GET /statement (JSON, or XML by `.xml` or Accept) and GET /statement.csv on both interfaces
  * (docs/statements.md): the advertiser's own offers, or the publisher's own sales, in a period.
  */
-export const statementRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: ApiInterface }> = async (app, { deps, iface }) => {
+export const statementRoutes: RoutePlugin<{ iface: ApiInterface }> = async (app, { deps, iface }) => {
   const what = iface === 'submission' ? 'your offers' : 'your sales';
   periodRoutes(app, deps, iface, what);
   storedRoutes(app, deps, iface, what);

@@ -1,11 +1,9 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { okReply } from '../../../schemas/envelope';
-import type { ServiceDeps } from '../../../services/deps';
 import { createVoucherExport, getVoucherExport, voucherExportView } from '../../../services/voucher-exports';
 import { IdParams } from '../../../schemas/common';
 import { VoucherExportResponse } from '../../../schemas/voucher-export';
 import { siteBaseUrl } from '../../urls';
-import { operations } from '../operation';
+import { operations, type RoutePlugin } from '../operation';
 
 const op = operations('Vouchers');
 
@@ -14,10 +12,7 @@ const op = operations('Vouchers');
  * voucher and code of its offer, a publisher the vouchers it sold of one. 202 at once; the export
  * is read until completed, then its signed download_url gives the CSV.
  */
-export const voucherExportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: 'submission' | 'distribution' }> = async (
-  app,
-  { deps, iface },
-) => {
+export const voucherExportRoutes: RoutePlugin<{ iface: 'submission' | 'distribution' }> = async (app, { deps, iface }) => {
   app.post(
     '/offers/:id/voucher_exports',
     op('createVoucherExport', "Export an offer's vouchers as CSV", { params: IdParams, response: { 202: VoucherExportResponse } }),

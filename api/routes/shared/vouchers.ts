@@ -1,5 +1,4 @@
 import type { FastifyRequest } from 'fastify';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ServiceDeps } from '../../../services/deps';
 import {
@@ -19,7 +18,7 @@ import { listReply, okReply } from '../../../schemas/envelope';
 import { VoucherList, VoucherListQuery, VoucherResponse, VoucherUpdateBody } from '../../../schemas/voucher';
 import { siteBaseUrl } from '../../urls';
 import { customerVoucherPage, sendVoucherPage } from '../customer/voucher-page';
-import { operations, type RouteApp } from '../operation';
+import { operations, type RouteApp, type RoutePlugin } from '../operation';
 import { textResponse } from './file-responses';
 
 const OfferVoucherParams = z.object({ id: IdParam, voucher_id: IdParam });
@@ -144,7 +143,7 @@ function printRoutes(app: RouteApp, deps: ServiceDeps, scope: Scope) {
  * Redeem: `{voucher:{status:"redeemed", amount?}}` (amount: part of a gift card's balance), with an
  * optional Idempotency-Key header; cancel (offer path only): `{voucher:{status:"cancelled"}}`.
  */
-export const voucherRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps; iface: VoucherScope['iface'] }> = async (app, { deps, iface }) => {
+export const voucherRoutes: RoutePlugin<{ iface: VoucherScope['iface'] }> = async (app, { deps, iface }) => {
   const scope = (clientId: string): VoucherScope => ({ iface, clientId });
   readRoutes(app, deps, scope);
   changeRoutes(app, deps, scope);

@@ -1,18 +1,16 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { ServiceDeps } from '../../../services/deps';
 import { changeAdvertiser, getAdvertiser, listAdvertisers } from '../../../services/advertisers';
 import { AdvertiserList, AdvertiserResponse, AdvertiserUpdateBody } from '../../../schemas/advertiser';
 import { IdParam } from '../../../schemas/common';
 import { listReply, okReply } from '../../../schemas/envelope';
 import { PageQuery } from '../../../schemas/pagination';
-import { operations } from '../operation';
+import { operations, type RoutePlugin } from '../operation';
 
 const op = operations('Advertisers');
 const Params = z.object({ advertiser_id: IdParam });
 
 /** The advertisers this client submits offers for, with the ids offers name them by, and each one's time zone. */
-export const advertiserRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+export const advertiserRoutes: RoutePlugin = async (app, { deps }) => {
   app.get(
     '/advertisers',
     op('listAdvertisers', "List this client's advertisers", { querystring: PageQuery, response: { 200: AdvertiserList } }),

@@ -4,16 +4,14 @@ import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { downloadFileName } from '../../../domain/attachment-files';
-import type { ServiceDeps } from '../../../services/deps';
 import { attachmentTooLarge, deleteAttachment, getAttachment, readAttachment, storeAttachment } from '../../../services/attachments';
 import { claimUpload, isKeyedUpload } from '../../plugins/idempotency';
 import { interfaceBaseUrl } from '../../urls';
 import { ATTACHMENT_FIELD, AttachmentResponse, toAttachment } from '../../../schemas/attachment';
 import { IdParams } from '../../../schemas/common';
 import { OkOnly, okReply, okOnlyReply } from '../../../schemas/envelope';
-import { operations } from '../operation';
+import { operations, type RoutePlugin } from '../operation';
 import { receiveFilePart, untruncated } from './file-part';
 import { attachmentBytes } from '../shared/file-responses';
 
@@ -60,7 +58,7 @@ function drainBody(raw: IncomingMessage, maxBytes: number, timeoutMs: number): P
  * GET /attachments/:id/download (the bytes), DELETE /attachments/:id. The multipart parser is
  * registered in this plugin only; JSON and XML parsing elsewhere is untouched.
  */
-export const attachmentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+export const attachmentRoutes: RoutePlugin = async (app, { deps }) => {
   await app.register(multipart, { throwFileSizeLimit: false });
   const maxBytes = deps.config.ATTACHMENT_MAX_BYTES;
   // An upload refused early (415 after its first bytes, 413, a wrong part) leaves the rest of the

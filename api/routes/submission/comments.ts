@@ -1,14 +1,12 @@
 import type { FastifyRequest } from 'fastify';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { createComment, deleteComment, getComment, listComments, updateComment } from '../../../services/comments';
-import type { ServiceDeps } from '../../../services/deps';
 import { CommentCreateBody, CommentList, CommentParams, CommentResponse, CommentUpdateBody } from '../../../schemas/comment';
 import { IdParams } from '../../../schemas/common';
 import { listReply, OkOnly, okReply, okOnlyReply } from '../../../schemas/envelope';
 import { PageQuery } from '../../../schemas/pagination';
 import { interfaceBaseUrl } from '../../urls';
 import { keyedRequestOf } from '../../plugins/idempotency';
-import { operations } from '../operation';
+import { operations, type RoutePlugin } from '../operation';
 
 const op = operations('Comments');
 
@@ -16,7 +14,7 @@ const op = operations('Comments');
  * The thread between advertiser and review team on one offer: GET (paged, oldest first), POST,
  * GET/PUT/DELETE one comment. Review-team comments are listed but read-only (403).
  */
-export const commentRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+export const commentRoutes: RoutePlugin = async (app, { deps }) => {
   const base = (request: FastifyRequest) => interfaceBaseUrl(request, app.prefix);
 
   app.get(

@@ -1,5 +1,3 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { ServiceDeps } from '../../../services/deps';
 import { apiKeyRoutes } from '../shared/api-keys';
 import { eventFeedRoutes } from '../shared/events';
 import { statementRoutes } from '../shared/statements';
@@ -14,9 +12,10 @@ import { offerImportRoutes } from './offer-imports';
 import { redemptionRoutes } from './redemptions';
 import { voucherImportRoutes } from './voucher-imports';
 import { redemptionStaffRoutes } from './redemption-staff';
+import type { RoutePlugin } from '../operation';
 
 /** Routes of the submission interface (advertisers), mounted under /submission/beta. */
-export const submissionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+export const submissionRoutes: RoutePlugin = async (app, { deps }) => {
   await app.register(offerRoutes, { deps });
   await app.register(offerReviewRoutes, { deps });
   await app.register(offerImportRoutes, { deps });

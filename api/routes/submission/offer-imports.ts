@@ -1,13 +1,11 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { okReply } from '../../../schemas/envelope';
 import { z } from 'zod';
-import type { ServiceDeps } from '../../../services/deps';
 import { createOfferImport, getOfferImport, offerImportErrors, offerImportView } from '../../../services/offer-imports';
 import { IdParams } from '../../../schemas/common';
 import { OfferImportResponse } from '../../../schemas/offer-import';
 import { interfaceBaseUrl } from '../../urls';
 import { INTERFACE_PREFIX } from '../../../domain/environment';
-import { operations } from '../operation';
+import { operations, type RoutePlugin } from '../operation';
 import { textResponse } from '../shared/file-responses';
 import { checkedLines } from './offer-import-lines';
 
@@ -25,7 +23,7 @@ const NdjsonBody = z.string().describe('One `{"offer": …}` per line, ≤ 10,00
  * Offer imports (docs/bulk-offers-and-exports.md): a file of offers, each line checked as POST
  * /offers checks its body before the 202; a workflow then creates the valid lines' offers.
  */
-export const offerImportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+export const offerImportRoutes: RoutePlugin = async (app, { deps }) => {
   app.addContentTypeParser(NDJSON, { parseAs: 'string', bodyLimit: MAX_FILE_BYTES }, (_request, body, done) => done(null, body));
   const view = (request: Parameters<typeof interfaceBaseUrl>[0], row: Parameters<typeof offerImportView>[0]) =>
     offerImportView(row, `${interfaceBaseUrl(request, INTERFACE_PREFIX.submission)}/offer_imports/${row.id}/errors`);

@@ -1,5 +1,3 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { ServiceDeps } from '../../../services/deps';
 import { IdParams } from '../../../schemas/common';
 import { deadlineResponses, listReply, OkOnly, okReply, okOnlyReply } from '../../../schemas/envelope';
 import {
@@ -13,13 +11,13 @@ import {
 import { PageQuery } from '../../../schemas/pagination';
 import { OfferCreateBody } from '../../../schemas/offer-create';
 import { cancelOffer, createOffer, getOffer, listOffers, listSuppliedVouchers, updateOffer } from '../../../services/offers';
-import { operations } from '../operation';
+import { operations, type RoutePlugin } from '../operation';
 import { keyedRequestOf } from '../../plugins/idempotency';
 
 const op = operations('Offers');
 
 /** The advertiser's offers: create, read, edit (when withdrawn), move status, cancel. */
-export const offerRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+export const offerRoutes: RoutePlugin = async (app, { deps }) => {
   app.post(
     '/offers',
     op('createOffer', 'Submit an offer for review', { body: OfferCreateBody, response: { 200: SubmissionOfferResponse } }),

@@ -1,12 +1,10 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { ServiceDeps } from '../../../services/deps';
 import { createStaff, listStaff, newSignIn, revokeStaff } from '../../../services/redemption-staff';
 import { IdParam, IdParams } from '../../../schemas/common';
 import { listReply, okReply } from '../../../schemas/envelope';
 import { PageQuery } from '../../../schemas/pagination';
 import { RedemptionStaffCreateBody, RedemptionStaffList, RedemptionStaffResponse } from '../../../schemas/redemption-staff';
 import { siteBaseUrl } from '../../urls';
-import { operations } from '../operation';
+import { operations, type RoutePlugin } from '../operation';
 
 const op = operations('RedemptionStaff');
 const ListQuery = PageQuery.extend({ advertiser_id: IdParam.optional() });
@@ -15,7 +13,7 @@ const ListQuery = PageQuery.extend({ advertiser_id: IdParam.optional() });
  * The advertiser's counter staff (docs/merchant-counter.md), on the submission interface: create
  * (with a one-time sign-in, shown once), list, a new sign-in for another device, revoke.
  */
-export const redemptionStaffRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+export const redemptionStaffRoutes: RoutePlugin = async (app, { deps }) => {
   app.post(
     '/redemption_staff',
     {

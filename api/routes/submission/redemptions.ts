@@ -1,13 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import { okReply } from '../../../schemas/envelope';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { ServiceDeps } from '../../../services/deps';
 import { rollbackRedemption, type VoucherRef } from '../../../services/vouchers';
 import { IdParam } from '../../../schemas/common';
 import { VoucherResponse } from '../../../schemas/voucher';
 import { siteBaseUrl } from '../../urls';
-import { operations } from '../operation';
+import { operations, type RoutePlugin } from '../operation';
 
 const OfferParams = z.object({ id: IdParam, voucher_id: IdParam, redemption_id: IdParam });
 const AdvertiserParams = z.object({ advertiser_id: IdParam, ref: IdParam, redemption_id: IdParam });
@@ -20,7 +18,7 @@ const op = operations('Vouchers');
  * as redeeming (by offer and voucher id, or by advertiser and the voucher's id, code or barcode).
  * The answer is the voucher, as a redeem answers it.
  */
-export const redemptionRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+export const redemptionRoutes: RoutePlugin = async (app, { deps }) => {
   /** Both paths answer alike once the voucher is named. */
   const rollback = async (request: FastifyRequest, ref: VoucherRef, redemptionId: string) =>
     okReply(

@@ -2,7 +2,6 @@ import { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ServiceDeps } from '../../../services/deps';
 import {
   generateVouchers,
@@ -26,7 +25,7 @@ import { ApiError, invalidField } from '../../errors';
 import { mediaTypeOf } from '../../plugins/content-negotiation';
 import { claimUpload } from '../../plugins/idempotency';
 import { interfaceBaseUrl } from '../../urls';
-import { operations } from '../operation';
+import { operations, type RouteApp, type RoutePlugin } from '../operation';
 import { receiveFilePart, untruncated } from './file-part';
 import { textResponse } from '../shared/file-responses';
 
@@ -50,7 +49,7 @@ const isFile = (request: FastifyRequest) => request.isMultipart() || mediaTypeOf
  * list, GET /voucher_imports/:id and its errors CSV (docs/bulk-vouchers.md). The CSV and multipart
  * parsers live in this plugin only: the file is streamed by the service, never parsed whole here.
  */
-export const voucherImportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> = async (app, { deps }) => {
+export const voucherImportRoutes: RoutePlugin = async (app, { deps }) => {
   await app.register(multipart, { throwFileSizeLimit: false });
   // The body is left unread: the handler streams request.raw to the object store.
   app.addContentTypeParser('text/csv', (_request, _payload, done) => done(null, undefined));
@@ -99,7 +98,7 @@ export const voucherImportRoutes: FastifyPluginAsyncZod<{ deps: ServiceDeps }> =
 };
 
 /** The list, one import, and its errors CSV. */
-function readRoutes(app: Parameters<FastifyPluginAsyncZod>[0], deps: ServiceDeps, base: (request: FastifyRequest) => string): void {
+function readRoutes(app: RouteApp, deps: ServiceDeps, base: (request: FastifyRequest) => string): void {
   app.get(
     '/offers/:id/voucher_imports',
     op('listVoucherImports', "List an offer's voucher imports", {
