@@ -25,7 +25,6 @@ export const DEVELOPER_PREFIX = '/developer/beta';
 const SIGNUP_TAKES_NO_KEY =
   'sign-up takes no Idempotency-Key: its answer holds new API keys, which are never stored to be replayed. ' +
   'It is safe to retry without one: a second sign-up of the same email address is 409 duplicate';
-export { SIGNUP_PAGE_PATH };
 
 /** The sign-up routes, when this deployment offers sign-up (the sandbox, unless DEVELOPER_SIGNUP=off). */
 export const developerRoutes: RoutePlugin = async (app, { deps }) => {
