@@ -86,8 +86,6 @@ export async function startWorker(opts: {
   endpoints: Endpoints;
   taskQueue: string;
   workflowBundlePath?: string;
-  /** Start the callback dispatcher and create (or update) this task queue's schedules: statements, key and data pruning (default true). */
-  callbackDispatcher?: boolean;
   /** OpenTelemetry (platform/tracing.ts), when configured: traces workflows and activities. */
   tracing?: Tracing;
 }): Promise<RunningWorker> {
@@ -123,11 +121,10 @@ export async function startWorker(opts: {
   try {
     // Before anything starts a run: a deployment without a current version routes new runs to unversioned workers.
     await applySetCurrentPolicy(opts.deps.temporal, version, opts.taskQueue, opts.deps.config.WORKER_SET_CURRENT, opts.deps.log);
-    if (opts.callbackDispatcher ?? true) {
-      await ensureCallbackDispatcher(opts.deps, opts.taskQueue);
-      await ensureMonthlyStatementsSchedule(opts.deps, opts.taskQueue);
-      await ensureHourlySchedules(opts.deps, opts.taskQueue);
-    }
+    // The callback outbox dispatcher and this task queue's schedules: statements, key and data pruning.
+    await ensureCallbackDispatcher(opts.deps, opts.taskQueue);
+    await ensureMonthlyStatementsSchedule(opts.deps, opts.taskQueue);
+    await ensureHourlySchedules(opts.deps, opts.taskQueue);
   } catch (err) {
     stopping.abort();
     worker.shutdown();
