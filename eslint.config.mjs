@@ -21,14 +21,91 @@ const layer = (folders, message) => ({
 /** The same, but `import type` is allowed (a shape, not code). */
 const layerValues = (folders, message) => ({ ...layer(folders, message), allowTypeImports: true });
 
+const workflowsAt = (...ups) => ups.map((up) => `${up}/workflows/*`);
 const CONTRACTS_ONLY = {
-  group: ['../workflows/*', '../../workflows/*', '../../../workflows/*'].flatMap((g) => [
-    g,
-    `!${g.replace('*', '*-messages')}`,
-    `!${g.replace('*', 'shared')}`,
-  ]),
+  group: workflowsAt('..', '../..', '../../..').flatMap((g) => [g, `!${g.replace('*', '*-messages')}`, `!${g.replace('*', 'shared')}`]),
   message: 'Reach a workflow through its contract (workflows/<process>-messages.ts) or workflows/shared/ids, never its code.',
   allowTypeImports: true,
+};
+const mainByIndex = (...ups) => ({
+  group: ups.map((up) => `${up}/main/*`),
+  message: "Import the composition layer through its public entry points (main/index.ts: '../main'), not its files.",
+});
+
+/** What each folder may not import, in the floor plan's order. */
+const LAYERS = {
+  domain: [{ group: ['../*', '../**'], message: 'domain/ is the pure vocabulary: it imports nothing of ours.' }],
+  platform: [
+    layer(
+      ['api', 'services', 'activities', 'workflows', 'schemas', 'store', 'worker', 'infra', 'main'],
+      'platform/ holds the adapters every layer may use: it imports domain/ and itself only.',
+    ),
+  ],
+  store: [
+    layer(
+      ['api', 'services', 'activities', 'workflows', 'schemas', 'worker', 'infra', 'main'],
+      'store/ is the data layer: it imports domain/, platform/ and itself only.',
+    ),
+  ],
+  schemas: [
+    layer(
+      ['api', 'services', 'activities', 'workflows', 'worker', 'infra', 'main'],
+      'schemas/ describe resources: domain/ and the store’s row types only.',
+    ),
+    layerValues(['store'], 'schemas/ may read the store’s row types, never call it.'),
+  ],
+  services: [
+    layer(
+      ['api', 'activities', 'worker', 'infra', 'main'],
+      'services/ are below the API and the CLI: they get their dependencies passed in.',
+    ),
+    CONTRACTS_ONLY,
+  ],
+  activities: [
+    layer(
+      ['api', 'services', 'worker', 'infra', 'main'],
+      'activities/ use the data layer (store/) and platform/, never the API or its services.',
+    ),
+    CONTRACTS_ONLY,
+  ],
+  workflows: [
+    layer(
+      ['api', 'services', 'store', 'schemas', 'platform', 'worker', 'infra', 'main'],
+      'Workflow code imports contracts, domain/ and activity types only: payloads are domain types, never API schemas.',
+    ),
+    layerValues(['activities'], 'Workflows import activity types only (`import type`): their code runs in the worker.'),
+  ],
+  api: [
+    layer(['activities', 'worker', 'infra', 'main'], 'The API reaches work through services/; of the platform it uses platform/ only.'),
+    layer(['store'], 'Routes call services/ and read the types services/ and schemas/ export, never store/ (not even its row types).'),
+    { group: workflowsAt('..', '../..', '../../..'), message: 'Routes reach workflows through services/.' },
+  ],
+  worker: [
+    layer(['api', 'services', 'store', 'infra', 'main'], 'worker/ runs activities/ and workflows/ on platform/; it is wired by main/.'),
+  ],
+  infra: [
+    layer(
+      ['api', 'services', 'activities', 'workflows', 'store', 'schemas', 'worker', 'main'],
+      'infra/ runs the local servers: it uses platform/ and domain/ only.',
+    ),
+  ],
+  'main/admin/commands': [
+    layer(['api', 'activities', 'worker', 'infra'], 'Admin commands call services/, as the API does.'),
+    layerValues(['store'], 'Admin commands call services/; only row types come from store/.'),
+    { group: workflowsAt('../../..'), message: 'Admin commands reach workflows through services/.' },
+  ],
+  // The suite and the benchmarks reach the composition layer through its public entry points only;
+  // the benchmarks build their own data (bench/offer-fixture.ts): nothing of the test suite.
+  test: [mainByIndex('..', '../..', '../../..')],
+  bench: [
+    mainByIndex('..', '../..'),
+    { group: ['../test', '../test/*', '../../test/*'], message: 'The benchmarks do not import the test suite: build data in bench/.' },
+  ],
+};
+/** The folders whose code runs inside workflows, refused Node built-ins too (by exact name: a pattern `domain` would also match our domain/). */
+const WITHOUT_NODE = {
+  domain: 'domain/ is used inside workflows: no Node built-ins.',
+  workflows: 'Workflow code is deterministic and sandboxed: no Node built-ins.',
 };
 
 // A workflow type name is written once, in its contract.
@@ -47,10 +124,6 @@ const REFUSAL_IN_STORE = {
   selector: 'CallExpression[callee.name=/^(refuse|invalidField|notFound|conflict)$/], NewExpression[callee.name="Failure"]',
   message: 'store/ reads, locks and writes: decide refusals in domain/ (a pure function the store calls) or services/.',
 };
-
-const restrict = (...patterns) => ['error', { patterns }];
-/** The same, refusing Node built-ins too (by exact name: a pattern `domain` would also match our domain/). */
-const restrictWithoutNode = (message, ...patterns) => ['error', { paths: NODE_BUILTINS.map((name) => ({ name, message })), patterns }];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.data/**', 'bench/results/**'] },
@@ -92,158 +165,15 @@ export default tseslint.config(
     rules: { 'no-restricted-syntax': ['error', WORKFLOW_NAME_LITERAL, REFUSAL_IN_STORE] },
   },
   { files: ['workflows/*-messages.ts'], rules: { 'no-restricted-syntax': 'off' } },
-  {
-    files: ['domain/**/*.ts'],
+  ...Object.entries(LAYERS).map(([folder, patterns]) => ({
+    files: [`${folder}/**/*.ts`],
     rules: {
-      '@typescript-eslint/no-restricted-imports': restrictWithoutNode('domain/ is used inside workflows: no Node built-ins.', {
-        group: ['../*', '../**'],
-        message: 'domain/ is the pure vocabulary: it imports nothing of ours.',
-      }),
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { ...(WITHOUT_NODE[folder] && { paths: NODE_BUILTINS.map((name) => ({ name, message: WITHOUT_NODE[folder] })) }), patterns },
+      ],
     },
-  },
-  {
-    files: ['platform/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': restrict(
-        layer(
-          ['api', 'services', 'activities', 'workflows', 'schemas', 'store', 'worker', 'infra', 'main'],
-          'platform/ holds the adapters every layer may use: it imports domain/ and itself only.',
-        ),
-      ),
-    },
-  },
-  {
-    files: ['store/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': restrict(
-        layer(
-          ['api', 'services', 'activities', 'workflows', 'schemas', 'worker', 'infra', 'main'],
-          'store/ is the data layer: it imports domain/, platform/ and itself only.',
-        ),
-      ),
-    },
-  },
-  {
-    files: ['schemas/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': restrict(
-        layer(
-          ['api', 'services', 'activities', 'workflows', 'worker', 'infra', 'main'],
-          'schemas/ describe resources: domain/ and the store’s row types only.',
-        ),
-        layerValues(['store'], 'schemas/ may read the store’s row types, never call it.'),
-      ),
-    },
-  },
-  {
-    files: ['services/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': restrict(
-        layer(
-          ['api', 'activities', 'worker', 'infra', 'main'],
-          'services/ are below the API and the CLI: they get their dependencies passed in.',
-        ),
-        CONTRACTS_ONLY,
-      ),
-    },
-  },
-  {
-    files: ['activities/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': restrict(
-        layer(
-          ['api', 'services', 'worker', 'infra', 'main'],
-          'activities/ use the data layer (store/) and platform/, never the API or its services.',
-        ),
-        CONTRACTS_ONLY,
-      ),
-    },
-  },
-  {
-    files: ['workflows/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': restrictWithoutNode(
-        'Workflow code is deterministic and sandboxed: no Node built-ins.',
-        layer(
-          ['api', 'services', 'store', 'schemas', 'platform', 'worker', 'infra', 'main'],
-          'Workflow code imports contracts, domain/ and activity types only: payloads are domain types, never API schemas.',
-        ),
-        layerValues(['activities'], 'Workflows import activity types only (`import type`): their code runs in the worker.'),
-      ),
-    },
-  },
-  {
-    files: ['api/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': restrict(
-        layer(['activities', 'worker', 'infra', 'main'], 'The API reaches work through services/; of the platform it uses platform/ only.'),
-        layer(['store'], 'Routes call services/ and read the types services/ and schemas/ export, never store/ (not even its row types).'),
-        {
-          ...CONTRACTS_ONLY,
-          allowTypeImports: false,
-          group: ['../workflows/*', '../../workflows/*', '../../../workflows/*'],
-          message: 'Routes reach workflows through services/.',
-        },
-      ),
-    },
-  },
-  {
-    files: ['worker/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': restrict(
-        layer(['api', 'services', 'store', 'infra', 'main'], 'worker/ runs activities/ and workflows/ on platform/; it is wired by main/.'),
-      ),
-    },
-  },
-  {
-    files: ['infra/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': restrict(
-        layer(
-          ['api', 'services', 'activities', 'workflows', 'store', 'schemas', 'worker', 'main'],
-          'infra/ runs the local servers: it uses platform/ and domain/ only.',
-        ),
-      ),
-    },
-  },
-  {
-    files: ['main/admin/commands/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': restrict(
-        layer(['api', 'activities', 'worker', 'infra'], 'Admin commands call services/, as the API does.'),
-        layerValues(['store'], 'Admin commands call services/; only row types come from store/.'),
-        {
-          ...CONTRACTS_ONLY,
-          allowTypeImports: false,
-          group: ['../../../workflows/*'],
-          message: 'Admin commands reach workflows through services/.',
-        },
-      ),
-    },
-  },
-  {
-    // The suite and the benchmarks reach the composition layer through its public entry points only.
-    files: ['test/**/*.ts', 'bench/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': restrict({
-        group: ['../main/*', '../../main/*', '../../../main/*'],
-        message: "Import the composition layer through its public entry points (main/index.ts: '../main'), not its files.",
-      }),
-    },
-  },
-  {
-    // The benchmarks build their own data (bench/offer-fixture.ts): nothing of the test suite.
-    files: ['bench/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': restrict(
-        {
-          group: ['../main/*', '../../main/*'],
-          message: "Import the composition layer through its public entry points (main/index.ts: '../main'), not its files.",
-        },
-        { group: ['../test', '../test/*', '../../test/*'], message: 'The benchmarks do not import the test suite: build data in bench/.' },
-      ),
-    },
-  },
+  })),
   {
     // Plain CommonJS that Node runs as is (main/launch.cjs, before any TypeScript loader).
     files: ['**/*.cjs'],

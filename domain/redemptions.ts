@@ -107,21 +107,6 @@ export interface RollbackSubject<R extends RedemptionRecord = RedemptionRecord> 
   orderStatus: string;
 }
 
-export interface RedemptionRules {
-  /** What redeeming takes (`amount` absent: the whole balance), or throws a Failure saying why not. */
-  decide(voucher: RedemptionSubject, amount: Money | undefined, now: Date): RedemptionDecision;
-  /**
-   * Throws a Failure unless a retry with the Idempotency-Key of `earlier` repeats its whole body
-   * (when `earlier` did not record it: asks no other amount); then the retry is answered as the
-   * voucher is, taking nothing again.
-   */
-  requireSameAsk(earlier: EarlierRedemption, ask: RedeemRequest): void;
-  /** The redemption to roll back, or throws a Failure saying why it may not be (requireRollbackable among the reasons). */
-  decideRollback<R extends RedemptionRecord>(subject: RollbackSubject<R>, now: Date, windowHours: number): R;
-  /** Throws a Failure unless this redemption may be rolled back at `now`, within `windowHours` of it. */
-  requireRollbackable(redemption: RedemptionRecord, now: Date, windowHours: number): void;
-}
-
 /** Why an acquired-looking voucher may not be redeemed on `today`, or undefined when it may. */
 function unredeemableReason(v: RedemptionSubject, today: string): string | undefined {
   if (v.status !== 'acquired') return `the voucher is already ${v.status}`;
@@ -131,6 +116,7 @@ function unredeemableReason(v: RedemptionSubject, today: string): string | undef
   return undefined;
 }
 
+/** What redeeming takes (`amount` absent: the whole balance), or throws a Failure saying why not. */
 function decide(v: RedemptionSubject, amount: Money | undefined, now: Date): RedemptionDecision {
   // What the request asks is checked first (422): it is wrong whatever state the voucher is in.
   if (amount && !v.balance)
@@ -161,6 +147,7 @@ function decide(v: RedemptionSubject, amount: Money | undefined, now: Date): Red
   };
 }
 
+/** Throws a Failure unless this redemption may be rolled back at `now`, within `windowHours` of it. */
 function requireRollbackable(r: RedemptionRecord, now: Date, windowHours: number): void {
   if (r.rolled_back_at)
     throw new Failure('already_rolled_back', `redemption ${r.id} was rolled back at ${r.rolled_back_at.toISOString()}`, {
@@ -176,6 +163,11 @@ function requireRollbackable(r: RedemptionRecord, now: Date, windowHours: number
     );
 }
 
+/**
+ * Throws a Failure unless a retry with the Idempotency-Key of `earlier` repeats its whole body
+ * (when `earlier` did not record it: asks no other amount); then the retry is answered as the
+ * voucher is, taking nothing again.
+ */
 function requireSameAsk(earlier: EarlierRedemption, ask: RedeemRequest): void {
   const reused = (what: string) =>
     new Failure('idempotency_key_reused', `Idempotency-Key was used for redemption ${earlier.id} with ${what}`, {
@@ -189,6 +181,7 @@ function requireSameAsk(earlier: EarlierRedemption, ask: RedeemRequest): void {
   if (amount && (earlier.amount !== amount.amount || earlier.currency_code !== amount.currency_code)) throw reused('another amount');
 }
 
+/** The redemption to roll back, or throws a Failure saying why it may not be (requireRollbackable among the reasons). */
 function decideRollback<R extends RedemptionRecord>(s: RollbackSubject<R>, now: Date, windowHours: number): R {
   if (!s.redemption) throw notFound('redemption');
   requireRollbackable(s.redemption, now, windowHours);
@@ -202,4 +195,5 @@ function decideRollback<R extends RedemptionRecord>(s: RollbackSubject<R>, now: 
 }
 
 /** The redemption rules of this service (docs/vouchers.md#redemptions). */
-export const redemptionRules: RedemptionRules = { decide, requireSameAsk, decideRollback, requireRollbackable };
+export const redemptionRules = { decide, requireSameAsk, decideRollback, requireRollbackable };
+export type RedemptionRules = typeof redemptionRules;

@@ -5,47 +5,34 @@
  * and is still set stops the start, naming what replaced it (RETIRED_SETTINGS, checked by loadConfig).
  */
 
-export interface FixedSettings {
+const FIXED_VALUES = {
   /** Seconds before each callback retry: about four days in all, Svix's shape (docs/callbacks.md). */
-  CALLBACK_RETRY_SCHEDULE: number[];
-  /** One callback attempt; a receiver should answer at once and work later (docs/callbacks.md). */
-  CALLBACK_TIMEOUT_SECONDS: number;
-  /** An endpoint whose attempts have all failed for 5 days is disabled (Svix's figure). */
-  CALLBACK_DISABLE_AFTER_SECONDS: number;
-  /** After `callbacks rotate-secret` the old secret also signs for a day: a receiver deploys the new one meanwhile. */
-  CALLBACK_SECRET_OVERLAP_SECONDS: number;
-  /** How long an API process trusts a key it has checked: a revoked key works at most this long. */
-  API_KEY_CACHE_SECONDS: number;
-  /** How long a voucher export's signed `download_url` works; each GET signs a new one. */
-  VOUCHER_EXPORT_LINK_SECONDS: number;
-  /** A staff member's one-time sign-in link and code (docs/merchant-counter.md). */
-  MERCHANT_SIGN_IN_HOURS: number;
-  /** A staff member's session at the counter page: one working day. */
-  MERCHANT_SESSION_HOURS: number;
-  /** Sign-up attempts per client address (an IPv6 /64) per hour, page and API together. */
-  DEVELOPER_SIGNUPS_PER_HOUR: number;
-  /** Days the local dev server's namespace keeps a closed workflow's history; a cluster's namespace is set by whoever creates it. */
-  TEMPORAL_NAMESPACE_RETENTION_DAYS: number;
-  /** Rows of a bulk code import (or codes generated) per transaction: the step progress moves by (docs/bulk-vouchers.md). */
-  VOUCHER_IMPORT_BATCH_ROWS: number;
-  /** Orders an intake workflow takes before it continues as new: short runs cost less CPU per order (decision 0042). */
-  ORDER_INTAKE_ORDERS_PER_RUN: number;
-}
-
-export const FIXED_SETTINGS: Readonly<FixedSettings> = Object.freeze({
   CALLBACK_RETRY_SCHEDULE: [5, 300, 1800, 7200, 18000, 36000, 36000],
+  /** One callback attempt; a receiver should answer at once and work later (docs/callbacks.md). */
   CALLBACK_TIMEOUT_SECONDS: 15,
+  /** An endpoint whose attempts have all failed for 5 days is disabled (Svix's figure). */
   CALLBACK_DISABLE_AFTER_SECONDS: 5 * 24 * 3600,
+  /** After `callbacks rotate-secret` the old secret also signs for a day: a receiver deploys the new one meanwhile. */
   CALLBACK_SECRET_OVERLAP_SECONDS: 24 * 3600,
+  /** How long an API process trusts a key it has checked: a revoked key works at most this long. */
   API_KEY_CACHE_SECONDS: 5,
+  /** How long a voucher export's signed `download_url` works; each GET signs a new one. */
   VOUCHER_EXPORT_LINK_SECONDS: 3600,
+  /** A staff member's one-time sign-in link and code (docs/merchant-counter.md). */
   MERCHANT_SIGN_IN_HOURS: 72,
+  /** A staff member's session at the counter page: one working day. */
   MERCHANT_SESSION_HOURS: 12,
+  /** Sign-up attempts per client address (an IPv6 /64) per hour, page and API together. */
   DEVELOPER_SIGNUPS_PER_HOUR: 5,
+  /** Days the local dev server's namespace keeps a closed workflow's history; a cluster's namespace is set by whoever creates it. */
   TEMPORAL_NAMESPACE_RETENTION_DAYS: 7,
+  /** Rows of a bulk code import (or codes generated) per transaction: the step progress moves by (docs/bulk-vouchers.md). */
   VOUCHER_IMPORT_BATCH_ROWS: 10_000,
+  /** Orders an intake workflow takes before it continues as new: short runs cost less CPU per order (decision 0042). */
   ORDER_INTAKE_ORDERS_PER_RUN: 100,
-});
+};
+export type FixedSettings = typeof FIXED_VALUES;
+export const FIXED_SETTINGS: Readonly<FixedSettings> = Object.freeze(FIXED_VALUES);
 
 const FIXED = 'no longer a setting: a fixed value (platform/config-fixed.ts, decision 0076)';
 const ON_PATH = 'no longer a setting: put the binary on PATH (else it is built from its Go module)';

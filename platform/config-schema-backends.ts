@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { doc, port, unset } from './config-values';
+import { doc, optionalText, optionalUrl, port, text, unset, whole } from './config-values';
 import { temporalSettings } from './config-schema-temporal';
 
 /*
@@ -12,24 +12,18 @@ export const EMBEDDED_S3_SERVERS = ['versitygw', 'minio'] as const;
 export type EmbeddedS3Server = (typeof EMBEDDED_S3_SERVERS)[number];
 
 export const backendSettings = {
-  DATABASE_URL: z
-    .string()
-    .url()
-    .optional()
-    .meta(
-      unset(
-        'Any Postgres (`postgres://…`) instead of the embedded one. Over TLS: `?sslmode=verify-full`, with `&sslrootcert=/path/ca.pem` for a CA the system does not trust ' +
-          '(a managed Postgres’s bundle), `&sslcert=…&sslkey=…` for a client certificate; those files are checked at start ([deployment.md](deployment.md#postgres-and-s3-over-tls)).',
-        '(embedded Postgres)',
-        'In every production deployment: the managed or self-run Postgres that keeps the data (the embedded one serves one machine).',
-      ),
+  DATABASE_URL: optionalUrl.meta(
+    unset(
+      'Any Postgres (`postgres://…`) instead of the embedded one. Over TLS: `?sslmode=verify-full`, with `&sslrootcert=/path/ca.pem` for a CA the system does not trust ' +
+        '(a managed Postgres’s bundle), `&sslcert=…&sslkey=…` for a client certificate; those files are checked at start ([deployment.md](deployment.md#postgres-and-s3-over-tls)).',
+      '(embedded Postgres)',
+      'In every production deployment: the managed or self-run Postgres that keeps the data (the embedded one serves one machine).',
     ),
+  ),
   EMBEDDED_POSTGRES_PORT: port
     .default(54329)
     .meta(doc('Port of the embedded Postgres.', 'Another Postgres on the machine holds 54329, or two checkouts run side by side.')),
-  DATABASE_POOL_SIZE: z.coerce
-    .number()
-    .int()
+  DATABASE_POOL_SIZE: whole
     .min(1)
     .max(200)
     .default(10)
@@ -40,9 +34,7 @@ export const backendSettings = {
       ),
     ),
   ...temporalSettings,
-  TEMPORAL_TASK_QUEUE: z
-    .string()
-    .min(1)
+  TEMPORAL_TASK_QUEUE: text
     .default('offer-marketplace')
     .meta(
       doc(
@@ -58,58 +50,38 @@ export const backendSettings = {
         '7233, or its UI port 8233, is taken on the machine (another Temporal dev server).',
       ),
     ),
-  TEMPORAL_UI_URL: z
-    .string()
-    .url()
-    .optional()
-    .meta(
-      unset(
-        'The Temporal Web UI’s address, for the review console’s links to each offer’s workflow.',
-        '(the dev server’s UI)',
-        'With a Temporal cluster or Temporal Cloud, so the console’s links open its Web UI rather than a local one that is not there.',
-      ),
+  TEMPORAL_UI_URL: optionalUrl.meta(
+    unset(
+      'The Temporal Web UI’s address, for the review console’s links to each offer’s workflow.',
+      '(the dev server’s UI)',
+      'With a Temporal cluster or Temporal Cloud, so the console’s links open its Web UI rather than a local one that is not there.',
     ),
+  ),
   // Object storage: any S3-compatible store, else a local server (docs/decisions/0026-embedded-object-store.md).
-  S3_ENDPOINT: z
-    .string()
-    .url()
-    .optional()
-    .meta(
-      unset(
-        'Any S3-compatible store (URL) instead of the local S3 server; needs `S3_ACCESS_KEY` and `S3_SECRET_KEY`.',
-        '(local S3 server)',
-        'In production: the S3 store (AWS S3, or a managed or self-run S3-compatible one) that keeps the attachments durably.',
-      ),
+  S3_ENDPOINT: optionalUrl.meta(
+    unset(
+      'Any S3-compatible store (URL) instead of the local S3 server; needs `S3_ACCESS_KEY` and `S3_SECRET_KEY`.',
+      '(local S3 server)',
+      'In production: the S3 store (AWS S3, or a managed or self-run S3-compatible one) that keeps the attachments durably.',
     ),
-  S3_CA_FILE: z
-    .string()
-    .min(1)
-    .optional()
-    .meta(
-      unset(
-        'The CA (PEM) that signed an `https://` `S3_ENDPOINT`’s certificate, when the system does not trust it (a private S3 store); trusted instead of the system’s CAs.',
-        '(the system’s CAs)',
-        'The S3 store’s certificate comes from a private CA (a self-hosted store in an internal network).',
-      ),
+  ),
+  S3_CA_FILE: optionalText.meta(
+    unset(
+      'The CA (PEM) that signed an `https://` `S3_ENDPOINT`’s certificate, when the system does not trust it (a private S3 store); trusted instead of the system’s CAs.',
+      '(the system’s CAs)',
+      'The S3 store’s certificate comes from a private CA (a self-hosted store in an internal network).',
     ),
-  S3_ACCESS_KEY: z
-    .string()
-    .min(1)
-    .optional()
-    .meta(
-      doc(
-        'Access key of `S3_ENDPOINT`.',
-        'With `S3_ENDPOINT`: the store’s credential for this service; change it with `S3_SECRET_KEY` when the key is rotated.',
-      ),
+  ),
+  S3_ACCESS_KEY: optionalText.meta(
+    doc(
+      'Access key of `S3_ENDPOINT`.',
+      'With `S3_ENDPOINT`: the store’s credential for this service; change it with `S3_SECRET_KEY` when the key is rotated.',
     ),
-  S3_SECRET_KEY: z
-    .string()
-    .min(1)
-    .optional()
-    .meta(doc('Secret key of `S3_ENDPOINT`.', 'With `S3_ACCESS_KEY`; change both together when the key is rotated.')),
-  S3_REGION: z
-    .string()
-    .min(1)
+  ),
+  S3_SECRET_KEY: optionalText.meta(
+    doc('Secret key of `S3_ENDPOINT`.', 'With `S3_ACCESS_KEY`; change both together when the key is rotated.'),
+  ),
+  S3_REGION: text
     .default('us-east-1')
     .meta(doc('Region of the S3 store.', 'The bucket lives in another region: AWS S3 signs and routes requests per region.')),
   S3_BUCKET: z

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { doc, envBoolean, unset } from './config-values';
+import { doc, envBoolean, unset, whole } from './config-values';
 
 /*
  * The settings of the Temporal worker a process runs: whether it runs one, its version in the
@@ -39,9 +39,7 @@ export const workerSettings = {
         '`never` to ramp a new version by hand (`admin deploy`) before it takes new runs; `always` where a new release should take them at once.',
       ),
     ),
-  ORDER_INTAKE_SHARDS: z.coerce
-    .number()
-    .int()
+  ORDER_INTAKE_SHARDS: whole
     .min(1)
     .max(256)
     .default(4)

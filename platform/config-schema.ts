@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { SERVICE_ENVIRONMENTS } from '../domain/environment';
 import { FEED_RETENTION_DAYS } from '../domain/event-feed';
-import { baseUrl, doc, envBoolean, port, seconds, secretKeyList, trustProxy, unset } from './config-values';
+import { baseUrl, doc, envBoolean, optionalUrl, port, seconds, secretKeyList, text, trustProxy, unset, whole } from './config-values';
 import { backendSettings } from './config-schema-backends';
 import { workerSettings } from './config-schema-worker';
 import { temporalSettings } from './config-schema-temporal';
 
 /** Whole days, 1 to 10 years. */
-const days = z.coerce.number().int().min(1).max(3650);
+const days = whole.min(1).max(3650);
 
 export { EMBEDDED_S3_SERVERS, type EmbeddedS3Server } from './config-schema-backends';
 
@@ -25,9 +25,7 @@ export const EnvSchema = z.object({
         'Another service holds 3000 on the host, or the platform assigns the port (a container’s or PaaS’s `PORT`).',
       ),
     ),
-  HOST: z
-    .string()
-    .min(1)
+  HOST: text
     .default('0.0.0.0')
     .meta(
       doc(
@@ -44,9 +42,7 @@ export const EnvSchema = z.object({
         '`production` on the deployment that serves live keys and real vouchers; a sandbox for integrators keeps `sandbox`.',
       ),
     ),
-  RATE_LIMIT_PER_SECOND: z.coerce
-    .number()
-    .int()
+  RATE_LIMIT_PER_SECOND: whole
     .min(1)
     .default(3)
     .meta(
@@ -67,9 +63,7 @@ export const EnvSchema = z.object({
         '`off` to close a sandbox to self-service sign-up, so its keys come from the service team only (a closed beta).',
       ),
     ),
-  DATA_DIR: z
-    .string()
-    .min(1)
+  DATA_DIR: text
     .default('.data')
     .meta(
       doc(
@@ -119,9 +113,7 @@ export const EnvSchema = z.object({
       ),
     ),
   // Limits and timings the spec leaves to us (docs/decisions/).
-  ATTACHMENT_MAX_BYTES: z.coerce
-    .number()
-    .int()
+  ATTACHMENT_MAX_BYTES: whole
     .min(1)
     .default(20 * 1024 * 1024)
     .meta(
@@ -130,9 +122,7 @@ export const EnvSchema = z.object({
         'Advertisers need larger files (print-quality PDFs) or storage needs smaller ones; keep `REQUEST_TIMEOUT_SECONDS` long enough for the upload.',
       ),
     ),
-  BODY_MAX_BYTES: z.coerce
-    .number()
-    .int()
+  BODY_MAX_BYTES: whole
     .min(1024)
     .default(1024 * 1024)
     .meta(
@@ -152,9 +142,7 @@ export const EnvSchema = z.object({
         'Clients on slow links get 408 on large uploads (raise it), or slow-drip clients hold connections too long (lower it).',
       ),
     ),
-  REDEMPTION_ROLLBACK_HOURS: z.coerce
-    .number()
-    .int()
+  REDEMPTION_ROLLBACK_HOURS: whole
     .min(0)
     .max(24 * 366)
     .default(24)
@@ -241,17 +229,13 @@ export const EnvSchema = z.object({
         'When a Prometheus on another host scrapes `/metrics`.',
       ),
     ),
-  OTEL_EXPORTER_OTLP_ENDPOINT: z
-    .string()
-    .url()
-    .optional()
-    .meta(
-      unset(
-        'An OTLP/HTTP collector’s base URL (e.g. `http://127.0.0.1:4318`); spans go to `<url>/v1/traces` as JSON ([operations.md](operations.md#traces)).',
-        '(no tracing)',
-      ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl.meta(
+    unset(
+      'An OTLP/HTTP collector’s base URL (e.g. `http://127.0.0.1:4318`); spans go to `<url>/v1/traces` as JSON ([operations.md](operations.md#traces)).',
+      '(no tracing)',
     ),
-  OTEL_SERVICE_NAME: z.string().min(1).max(100).default('offer-marketplace').describe('The `service.name` on every span.'),
+  ),
+  OTEL_SERVICE_NAME: text.max(100).default('offer-marketplace').describe('The `service.name` on every span.'),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -6,8 +6,14 @@ import { keyId, parseSecretKey } from './secret-box';
 
 /** Booleans in the environment: only these spellings, so a typo is an error and not a silent `false`. */
 export const envBoolean = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
-export const port = z.coerce.number().int().min(1).max(65535);
-export const seconds = z.coerce.number().int().min(1);
+/** A whole number (the environment's text coerced). */
+export const whole = z.coerce.number().int();
+export const port = whole.min(1).max(65535);
+export const seconds = whole.min(1);
+/** A value that must not be empty (empty counts as unset: platform/config.ts). */
+export const text = z.string().min(1);
+export const optionalText = text.optional();
+export const optionalUrl = z.string().url().optional();
 
 /**
  * What docs/configuration.md shows for a setting (`npm run docs:config` renders the table from the

@@ -26,29 +26,31 @@ export interface Config extends Omit<Env, 'DEVELOPER_SIGNUP' | 'TEMPORAL_NAMESPA
   WORKER_SET_CURRENT: 'if-none' | 'always' | 'never';
 }
 
-export class ConfigError extends Error {}
+/** The configuration's faults, one line each, naming the variable. */
+export class ConfigError extends Error {
+  constructor(faults: string[]) {
+    super(`Invalid configuration:\n${faults.map((f) => `  ${f}`).join('\n')}`);
+  }
+}
 
 /** Reads and validates the environment once; a wrong value names its variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   // Empty strings count as unset, as shells and compose files often leave them.
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const retired = retiredSettingsSet(cleaned);
-  if (retired.length) throw new ConfigError(`Invalid configuration:\n${retired.map((r) => `  ${r}`).join('\n')}`);
+  if (retired.length) throw new ConfigError(retired);
   const parsed = EnvSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
-  }
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   const e = parsed.data;
   if (e.S3_ENDPOINT && !(e.S3_ACCESS_KEY && e.S3_SECRET_KEY)) {
-    throw new ConfigError('Invalid configuration:\n  S3_ACCESS_KEY, S3_SECRET_KEY: required when S3_ENDPOINT is set');
+    throw new ConfigError(['S3_ACCESS_KEY, S3_SECRET_KEY: required when S3_ENDPOINT is set']);
   }
   const tlsFaults = backendTlsFaults(e);
-  if (tlsFaults.length) throw new ConfigError(`Invalid configuration:\n${tlsFaults.map((f) => `  ${f}`).join('\n')}`);
+  if (tlsFaults.length) throw new ConfigError(tlsFaults);
   if (e.SERVICE_ENVIRONMENT === 'production' && e.DEVELOPER_SIGNUP === 'on') {
-    throw new ConfigError(
-      'Invalid configuration:\n  DEVELOPER_SIGNUP: sign-up issues sandbox keys only; production keys are issued by the service team (spec 5.3)',
-    );
+    throw new ConfigError([
+      'DEVELOPER_SIGNUP: sign-up issues sandbox keys only; production keys are issued by the service team (spec 5.3)',
+    ]);
   }
   const temporal = temporalSettingsOf(cleaned);
   return Object.freeze({
@@ -71,7 +73,7 @@ function temporalSettingsOf(env: Record<string, string | undefined>): TemporalSe
     return loadTemporalSettings(env);
   } catch (err) {
     if (!(err instanceof TemporalSettingsError)) throw err;
-    throw new ConfigError(`Invalid configuration:\n${err.issues.map((i) => `  ${i}`).join('\n')}`);
+    throw new ConfigError(err.issues);
   }
 }
 

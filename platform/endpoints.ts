@@ -12,6 +12,19 @@ export interface Endpoints {
   s3: S3Settings;
 }
 
+/** The S3 store the configuration names (S3_ENDPOINT), or undefined: `npm start` then runs one. */
+export function configuredS3(config: Config): S3Settings | undefined {
+  if (!config.S3_ENDPOINT) return undefined;
+  return {
+    endpoint: config.S3_ENDPOINT,
+    accessKey: config.S3_ACCESS_KEY!,
+    secretKey: config.S3_SECRET_KEY!,
+    region: config.S3_REGION,
+    bucket: config.S3_BUCKET,
+    caFile: config.S3_CA_FILE,
+  };
+}
+
 /** The file in DATA_DIR where a running `npm start` says where its backends answer. */
 const STACK_FILE = 'stack.json';
 
@@ -43,16 +56,7 @@ export function resolveEndpoints(config: Config): Endpoints {
   const running: Partial<Endpoints> = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
   const databaseUrl = config.DATABASE_URL ?? running.databaseUrl;
   const temporalAddress = config.TEMPORAL_ADDRESS ?? running.temporalAddress;
-  const s3 = config.S3_ENDPOINT
-    ? {
-        endpoint: config.S3_ENDPOINT,
-        accessKey: config.S3_ACCESS_KEY!,
-        secretKey: config.S3_SECRET_KEY!,
-        region: config.S3_REGION,
-        bucket: config.S3_BUCKET,
-        caFile: config.S3_CA_FILE,
-      }
-    : running.s3;
+  const s3 = configuredS3(config) ?? running.s3;
   if (!databaseUrl || !temporalAddress || !s3) {
     throw new Error(
       `No running stack found in ${config.DATA_DIR} (start it with 'npm start'), and DATABASE_URL / TEMPORAL_ADDRESS / S3_ENDPOINT are not all set.`,

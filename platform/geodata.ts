@@ -21,7 +21,6 @@ interface PbfReader {
   readSVarint(): number;
   readVarint(): number;
   readString(): string;
-  skip(value: number): void;
 }
 
 /** One city as the package's `cities.pbf` holds it. */

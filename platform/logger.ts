@@ -4,15 +4,15 @@ import { redactLogLine } from './redaction';
 export type { Logger };
 
 /**
- * The one logger: JSON lines, shared by the API, the worker and the stack launcher. The admin CLI
- * logs to stderr (fd 2) so its stdout carries only its result. Every line passes through the one
- * redaction list (platform/redaction.ts) on its way out, whatever logged it; `stream` replaces the
- * file descriptor (tests read the log from it).
+ * The one logger: JSON lines on stdout, shared by the API, the worker and the stack launcher. Every
+ * line passes through the one redaction list (platform/redaction.ts) on its way out, whatever logged
+ * it; `stream` replaces stdout (the admin CLI logs to stderr, so its stdout carries only its result;
+ * tests read the log from it).
  */
-export function createLogger(level: string, opts: { name?: string; fd?: 1 | 2; stream?: DestinationStream } = {}): Logger {
+export function createLogger(level: string, opts: { name?: string; stream?: DestinationStream } = {}): Logger {
   return pino(
     { name: opts.name ?? 'offer-marketplace', level, hooks: { streamWrite: redactLogLine } },
-    opts.stream ?? pino.destination({ fd: opts.fd ?? 1, sync: false }),
+    opts.stream ?? pino.destination({ fd: 1, sync: false }),
   );
 }
 

@@ -8,6 +8,12 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
 
+/** A counter or gauge in this process's registry, with its label names. */
+export const counter = <L extends string = never>(name: string, help: string, labelNames: readonly L[] = []) =>
+  new Counter({ name, help, labelNames, registers: [registry] });
+export const gauge = <L extends string = never>(name: string, help: string, labelNames: readonly L[] = []) =>
+  new Gauge({ name, help, labelNames, registers: [registry] });
+
 export const httpRequestDuration = new Histogram({
   name: 'http_request_duration_seconds',
   help: 'HTTP request latency by route and status',
@@ -18,44 +24,34 @@ export const httpRequestDuration = new Histogram({
 
 // Business counters, each incremented where its event is committed (the placing transaction, the
 // redeeming update), so a request that fails before that point counts nothing.
-export const ordersPlaced = new Counter({ name: 'orders_placed_total', help: 'orders fulfilled', registers: [registry] });
-export const ordersRefused = new Counter({
-  name: 'orders_refused_total',
-  help: 'orders refused, by reason (the refusal code the client receives)',
-  labelNames: ['reason'] as const,
-  registers: [registry],
-});
-export const orderAnswers = new Counter({
-  name: 'order_answers_total',
+const ordersPlaced = counter('orders_placed_total', 'orders fulfilled');
+const ordersRefused = counter('orders_refused_total', 'orders refused, by reason (the refusal code the client receives)', ['reason']);
+const orderAnswers = counter(
+  'order_answers_total',
   // One `via` since issue 32 (the intake's placeOrders Update): the label stays for the dashboards and queries that use it.
-  help: "POST /orders answers the API had from placing, by how it learnt them: intake (the intake workflow's placeOrders Update)",
-  labelNames: ['via'] as const,
-  registers: [registry],
-});
-export const vouchersIssued = new Counter({ name: 'vouchers_issued_total', help: 'vouchers issued by orders', registers: [registry] });
-export const vouchersRedeemed = new Counter({ name: 'vouchers_redeemed_total', help: 'vouchers redeemed', registers: [registry] });
+  "POST /orders answers the API had from placing, by how it learnt them: intake (the intake workflow's placeOrders Update)",
+  ['via'],
+);
+const vouchersIssued = counter('vouchers_issued_total', 'vouchers issued by orders');
+const vouchersRedeemed = counter('vouchers_redeemed_total', 'vouchers redeemed');
 
 // Gauges read from Postgres at scrape time (queue state belongs to the database, not to whichever
 // process happened to change it): set by the /metrics route just before it serializes the registry.
-const reviewQueueLength = new Gauge({ name: 'review_queue_length', help: 'offers waiting for review', registers: [registry] });
-const reviewQueueOldestAge = new Gauge({
-  name: 'review_queue_oldest_age_seconds',
-  help: 'how long the oldest offer waiting for review has waited (0 when the queue is empty)',
-  registers: [registry],
-});
-const callbackLag = new Gauge({
-  name: 'callback_lag_seconds',
-  help: "age of each enabled callback endpoint's oldest undelivered callback (0 when it is caught up)",
-  labelNames: ['endpoint'] as const,
-  registers: [registry],
-});
-
-const callbackDeliveries = new Counter({
-  name: 'callback_delivery_attempts_total',
-  help: 'callback delivery attempts by outcome (delivered, failed attempt, gave up)',
-  labelNames: ['outcome'] as const,
-  registers: [registry],
-});
+const reviewQueueLength = gauge('review_queue_length', 'offers waiting for review');
+const reviewQueueOldestAge = gauge(
+  'review_queue_oldest_age_seconds',
+  'how long the oldest offer waiting for review has waited (0 when the queue is empty)',
+);
+const callbackLag = gauge(
+  'callback_lag_seconds',
+  "age of each enabled callback endpoint's oldest undelivered callback (0 when it is caught up)",
+  ['endpoint'],
+);
+const callbackDeliveries = counter(
+  'callback_delivery_attempts_total',
+  'callback delivery attempts by outcome (delivered, failed attempt, gave up)',
+  ['outcome'],
+);
 
 /** The business counters, as services and activities see them (passed in as a dependency, never imported). */
 export const businessMetrics = {

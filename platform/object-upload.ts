@@ -19,7 +19,6 @@ export interface StreamUpload {
    */
   inspect: (head: Buffer) => string;
   headBytes?: number;
-  partBytes?: number;
 }
 
 /**
@@ -32,7 +31,6 @@ export interface StreamUpload {
  * MiB and does not notice a source stream that fails, so it is not used for untrusted uploads.)
  */
 export async function putStreamBounded(store: ObjectStore, source: AsyncIterable<Buffer>, u: StreamUpload): Promise<{ size: number }> {
-  const partBytes = u.partBytes ?? UPLOAD_PART_BYTES;
   const headBytes = u.headBytes ?? 16;
   const { client, bucket } = store;
   let pending: Buffer[] = [];
@@ -65,7 +63,7 @@ export async function putStreamBounded(store: ObjectStore, source: AsyncIterable
       pending.push(chunk);
       pendingBytes += chunk.length;
       if (contentType === undefined && pendingBytes >= headBytes) inspect();
-      if (pendingBytes >= partBytes) await flushPart();
+      if (pendingBytes >= UPLOAD_PART_BYTES) await flushPart();
     }
     if (contentType === undefined) inspect();
     if (!uploadId) {

@@ -1,26 +1,21 @@
-import { Gauge } from 'prom-client';
-import { registry } from './metrics';
+import { gauge } from './metrics';
 
 /*
  * Data that stops growing (docs/data-retention.md): for each table the pruning schedule keeps in
  * check, how many rows it holds and how old its oldest is. Read from Postgres at scrape time.
  */
 
-const tableRows = new Gauge({
-  name: 'pruned_table_rows',
-  help:
-    'rows in each table the pruning schedule keeps in check, estimated from the planner statistics ' +
+const tableRows = gauge(
+  'pruned_table_rows',
+  'rows in each table the pruning schedule keeps in check, estimated from the planner statistics ' +
     '(pg_class.reltuples scaled to the current size); counted exactly (up to 100000) until the table is first analysed',
-  labelNames: ['table'] as const,
-  registers: [registry],
-});
-
-const oldestRowAge = new Gauge({
-  name: 'pruned_table_oldest_row_age_seconds',
-  help: 'age of the oldest row kept in each table the pruning schedule keeps in check (0 when it is empty)',
-  labelNames: ['table'] as const,
-  registers: [registry],
-});
+  ['table'],
+);
+const oldestRowAge = gauge(
+  'pruned_table_oldest_row_age_seconds',
+  'age of the oldest row kept in each table the pruning schedule keeps in check (0 when it is empty)',
+  ['table'],
+);
 
 /** One pruned table as a scrape reads it. */
 export interface PrunedTableSnapshot {

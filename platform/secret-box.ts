@@ -14,8 +14,8 @@ import crypto from 'node:crypto';
  * right key is found without trial and a refusal can say which key is missing; it reveals nothing
  * of the key. In v2 the prefix up to the key id is authenticated too (GCM additional data).
  *
- * It lives in store/ because it is the column's storage format: the writers (services, via
- * setEndpoint/rotateSecret) and the reader (the delivery activity) both reach it through here.
+ * It is the column's one storage format: the writers (services, via setEndpoint/rotateSecret) and
+ * the reader (the delivery activity) both reach it through here.
  */
 
 /** CALLBACK_SECRET_KEY as configured: the current key first, then keys kept only for reading; undefined when unset. */

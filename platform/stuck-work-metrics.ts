@@ -1,24 +1,20 @@
-import { Counter, Gauge } from 'prom-client';
-import { registry } from './metrics';
+import { counter, gauge } from './metrics';
 
 /*
  * Stuck work, for operators (docs/operations.md, "Stuck workflows"): activities still failing after
  * the stuck threshold of attempts, and workflows older than their business process allows.
  */
 
-const activityAttemptsStuck = new Counter({
-  name: 'activity_attempts_stuck_total',
-  help: 'activity attempts that failed after the stuck threshold of attempts (STUCK_AFTER_ATTEMPTS), by activity type',
-  labelNames: ['activity'] as const,
-  registers: [registry],
-});
-
-const workflowsStuck = new Gauge({
-  name: 'workflows_stuck',
-  help: 'running workflows older than their process allows, by type (activities past the stuck threshold: activity_attempts_stuck_total)',
-  labelNames: ['type'] as const,
-  registers: [registry],
-});
+const activityAttemptsStuck = counter(
+  'activity_attempts_stuck_total',
+  'activity attempts that failed after the stuck threshold of attempts (STUCK_AFTER_ATTEMPTS), by activity type',
+  ['activity'],
+);
+const workflowsStuck = gauge(
+  'workflows_stuck',
+  'running workflows older than their process allows, by type (activities past the stuck threshold: activity_attempts_stuck_total)',
+  ['type'],
+);
 
 /** An activity attempt past the threshold failed (counted by the worker's interceptor). */
 export function activityAttemptStuck(activity: string): void {

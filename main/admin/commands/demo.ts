@@ -1,7 +1,6 @@
 import { Command } from 'commander';
-import { Failure } from '../../../domain/failures';
 import { seedDemoCatalogue } from '../../../services/demo-catalogue';
-import { AdminError, output, type AdminContext } from '../context';
+import { output, type AdminContext } from '../context';
 
 /** `demo …`: the sandbox's demonstration material (spec 5.4); refused in production. */
 export function demoCommand(ctx: () => AdminContext): Command {
@@ -14,10 +13,7 @@ export function demoCommand(ctx: () => AdminContext): Command {
     .action(async () => {
       const c = ctx();
       const deps = { db: c.db, temporal: await c.temporal(), config: c.config, log: c.log, store: c.store };
-      const result = await seedDemoCatalogue(deps).catch((err: unknown) => {
-        throw err instanceof Failure ? new AdminError(err.message) : err;
-      });
-      output(result);
+      output(await seedDemoCatalogue(deps));
     });
   return demo;
 }

@@ -1,20 +1,12 @@
 import { Command } from 'commander';
-import { Failure } from '../../../domain/failures';
 import { pendingReviews, reviewRecord, sendReviewDecision, waitForStatusChange, type ReviewVerdict } from '../../../services/review';
 import { currentReviewSla, setReviewSla } from '../../../services/review-sla';
-import { AdminError, output, type AdminContext } from '../context';
+import { output, type AdminContext } from '../context';
 import { importOffers, type CheckImportFile } from './offer-import';
-
-/** A service's refusal as an operator mistake: one line on stderr, no stack trace. */
-function asAdminError(err: unknown): unknown {
-  return err instanceof Failure ? new AdminError(err.message) : err;
-}
 
 async function decide(ctx: AdminContext, offerId: string, decision: ReviewVerdict, opts: { reason?: string; reviewer?: string }) {
   const deps = { db: ctx.db, temporal: await ctx.temporal() };
-  const { from } = await sendReviewDecision(deps, offerId, decision, opts).catch((err: unknown) => {
-    throw asAdminError(err);
-  });
+  const { from } = await sendReviewDecision(deps, offerId, decision, opts);
   output({ id: offerId, status: await waitForStatusChange(deps, offerId, from) });
 }
 
@@ -42,13 +34,7 @@ export function offersCommand(ctx: () => AdminContext, checkImportFile: CheckImp
     .command('show')
     .description("an offer's status and review record")
     .argument('<offer-id>')
-    .action(async (id: string) =>
-      output(
-        await reviewRecord({ db: ctx().db }, id).catch((err: unknown) => {
-          throw asAdminError(err);
-        }),
-      ),
-    );
+    .action(async (id: string) => output(await reviewRecord({ db: ctx().db }, id)));
   offers
     .command('review-sla')
     .description("show the review SLA, or set it (every pending review's due time moves with it; decision 0078)")
@@ -57,11 +43,7 @@ export function offersCommand(ctx: () => AdminContext, checkImportFile: CheckImp
       const c = ctx();
       if (o.hours === undefined) return output({ seconds: await currentReviewSla({ db: c.db }) });
       const seconds = Math.round(o.hours * 3600);
-      output(
-        await setReviewSla({ db: c.db, temporal: await c.temporal(), log: c.log }, seconds).catch((err: unknown) => {
-          throw asAdminError(err);
-        }),
-      );
+      output(await setReviewSla({ db: c.db, temporal: await c.temporal(), log: c.log }, seconds));
     });
   offers
     .command('import')

@@ -1,5 +1,4 @@
 import { Command } from 'commander';
-import { Failure } from '../../../domain/failures';
 import { importPostalCodeFile } from '../../../services/postal-codes';
 import { AdminError, output, type AdminContext } from '../context';
 
@@ -14,7 +13,6 @@ export function postalCodesCommand(ctx: () => AdminContext): Command {
     .argument('<file>', 'the unzipped .txt file')
     .action(async (file: string) => {
       const result = await importPostalCodeFile(ctx(), file).catch((err: unknown) => {
-        if (err instanceof Failure) throw new AdminError(err.message);
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new AdminError(`no file ${file}`);
         throw err;
       });

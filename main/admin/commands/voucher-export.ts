@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import { Failure } from '../../../domain/failures';
 import {
   createVoucherExport,
   findOfferOwner,
@@ -20,9 +19,7 @@ export async function exportVouchers(ctx: AdminContext, offerId: string, o: { ou
   if (!owner) throw new AdminError(`offer ${offerId} not found`);
   const scope: ExportScope = o.client ? { iface: 'distribution', clientId: o.client } : { iface: 'submission', clientId: owner };
   const total = await voucherExportSize(deps, scope, offerId);
-  const started = await createVoucherExport(deps, scope, offerId).catch((err: unknown) => {
-    throw err instanceof Failure ? new AdminError(err.message) : err;
-  });
+  const started = await createVoucherExport(deps, scope, offerId);
   let row = started;
   await watchProgress(`export ${started.id}`, async () => {
     row = await getVoucherExport(deps, scope.clientId, started.id);
