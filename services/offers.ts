@@ -114,9 +114,7 @@ async function startReview(deps: Deps, id: string, input: OfferInput, { again, n
 
 /** This client's offer as stored; another client's offer is not found. */
 export async function requireOffer(deps: Pick<ServiceDeps, 'db'>, clientId: string, offerId: string): Promise<OfferRow> {
-  const row = await findClientOffer(deps.db, clientId, offerId);
-  if (!row) throw notFound('offer');
-  return row;
+  return (await findClientOffer(deps.db, clientId, offerId)) ?? Promise.reject(notFound('offer'));
 }
 
 /** This client's offer as the submission interface shows it. */
@@ -175,18 +173,12 @@ async function updateWorkflow<T>(
 ): Promise<T> {
   const handle = deps.temporal.workflow.getHandle(offerReviewWorkflowId(offerId));
   return updateWithinDeadline(
-    deps.temporal,
+    deps,
     (stage) => start(handle, stage),
-    deps.config.WORKFLOW_ANSWER_TIMEOUT_SECONDS,
     {
-      accepted: {
-        message: `the change to offer ${offerId} was accepted and will be applied; GET /offers/${offerId} shows it once it is`,
-        offer_id: offerId,
-      },
-      unconfirmed: {
-        message: `the change to offer ${offerId} could not be confirmed in time; GET /offers/${offerId}, and send it again if it has not happened`,
-        offer_id: offerId,
-      },
+      accepted: `the change to offer ${offerId} was accepted and will be applied; GET /offers/${offerId} shows it once it is`,
+      unconfirmed: `the change to offer ${offerId} could not be confirmed in time; GET /offers/${offerId}, and send it again if it has not happened`,
+      offer_id: offerId,
     },
     'this offer has ended and can no longer change',
   );
