@@ -98,9 +98,7 @@ async function imageDimensions(deps: Pick<ServiceDeps, 'store'>, key: string): P
 
 /** One of the client's live attachments; another client's is not found. */
 export async function getAttachment(deps: Pick<ServiceDeps, 'db'>, clientId: string, id: string): Promise<AttachmentRow> {
-  const row = await findClientAttachment(deps.db, clientId, id);
-  if (!row) throw notFound('attachment');
-  return row;
+  return (await findClientAttachment(deps.db, clientId, id)) ?? Promise.reject(notFound('attachment'));
 }
 
 /** One of the client's live attachments and a stream of its bytes. */

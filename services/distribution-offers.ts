@@ -183,9 +183,7 @@ export async function searchOffers(
 
 /** An offer this client may read: on sale, or one it holds vouchers or a reservation of; else not found (as GET /offers/:id). */
 export async function readableOffer(deps: Deps, clientId: string, offerId: string, today: string): Promise<OfferRow> {
-  const row = await findReadableOffer(deps.db, clientId, offerId, today);
-  if (!row) throw notFound('offer');
-  return row;
+  return (await findReadableOffer(deps.db, clientId, offerId, today)) ?? Promise.reject(notFound('offer'));
 }
 
 /**

@@ -83,9 +83,7 @@ export function pendingReviews(deps: Pick<ServiceDeps, 'db'>, limit = 500) {
 
 /** An offer's status and review record; refused for an unknown id. */
 export async function reviewRecord(deps: Pick<ServiceDeps, 'db'>, offerId: string) {
-  const row = await findReviewRecord(deps.db, offerId);
-  if (!row) throw new Failure('not_found', `no offer ${offerId}`);
-  return row;
+  return (await findReviewRecord(deps.db, offerId)) ?? Promise.reject(new Failure('not_found', `no offer ${offerId}`));
 }
 
 /** What a reviewer reads of one offer: the offer, who reviewed it, its media and its category names. */
