@@ -5,7 +5,7 @@ import type { Page, Paged } from '../domain/paging';
 import { codeSuppliedMeanwhile, requireAppendable, requireCodesFree } from '../domain/supplied-codes';
 import { appendOfferEvent } from './offer-events';
 import { newId } from './ids';
-import { lockOffers, moveStock } from './offer-stock';
+import { lockOffers, moveStock, type LockedOffer } from './offer-stock';
 import { unnestRows } from './unnest';
 import type { AvailableCode } from '../domain/order-state';
 import { pageOf } from './paging';
@@ -93,22 +93,39 @@ export async function appendSuppliedCodes(db: Db, o: { offerId: string; codes: S
     const first = await trx.selectFrom('supplied_vouchers').select('advertiser_id').where('offer_id', '=', o.offerId).executeTakeFirst();
     requireAppendable(offer.status, first !== undefined);
     await insertSuppliedCodes(trx, { offerId: o.offerId, advertiserId: first!.advertiser_id, codes: o.codes });
-    const n = o.codes.length;
-    await trx
-      .updateTable('offers')
-      .set({
-        initial_quantity: sql`initial_quantity + ${n}`,
-        document: sql`jsonb_set(document, '{initial_quantity}', to_jsonb(coalesce((document->>'initial_quantity')::int, 0) + ${n}))`,
-      })
-      .where('id', '=', o.offerId)
-      .execute();
-    await moveStock(trx, offer, { stock: n, reserved: 0, key: `vouchers-supplied:${newId('key')}`, reason: 'vouchers_supplied' });
-    await appendOfferEvent(trx, {
-      key: `vouchers-supplied-edit:${newId('key')}`,
-      offerId: o.offerId,
-      type: 'offer.updated',
-      data: { changed_fields: ['vouchers', 'initial_quantity'] },
+    await growSuppliedStock(trx, offer, o.codes.length, {
+      stockKey: `vouchers-supplied:${newId('key')}`,
+      eventKey: `vouchers-supplied-edit:${newId('key')}`,
+      reason: 'vouchers_supplied',
     });
+  });
+}
+
+/**
+ * The offer (locked by the caller) sells `n` more supplied codes: its stock and initial_quantity
+ * (column and document) grow by them, with their stock event and `offer.updated`.
+ */
+export async function growSuppliedStock(
+  trx: Trx,
+  offer: LockedOffer,
+  n: number,
+  e: { stockKey: string; eventKey: string; reason: string },
+): Promise<void> {
+  await trx
+    .updateTable('offers')
+    .set({
+      sells_supplied_codes: true,
+      initial_quantity: sql`coalesce(initial_quantity, 0) + ${n}`,
+      document: sql`jsonb_set(document, '{initial_quantity}', to_jsonb(coalesce((document->>'initial_quantity')::int, 0) + ${n}))`,
+    })
+    .where('id', '=', offer.id)
+    .execute();
+  await moveStock(trx, offer, { stock: n, reserved: 0, key: e.stockKey, reason: e.reason });
+  await appendOfferEvent(trx, {
+    key: e.eventKey,
+    offerId: offer.id,
+    type: 'offer.updated',
+    data: { changed_fields: ['vouchers', 'initial_quantity'] },
   });
 }
 
