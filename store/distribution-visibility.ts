@@ -203,20 +203,8 @@ export function findReadableOffer(db: Db, clientId: string, id: string, today: s
     .where((eb) =>
       eb.or([
         visible(eb, today),
-        eb.exists(
-          eb
-            .selectFrom('vouchers as v')
-            .select(sql`1`.as('one'))
-            .whereRef('v.offer_id', '=', 'o.id')
-            .where('v.client_id', '=', clientId),
-        ),
-        eb.exists(
-          eb
-            .selectFrom('reservations as r')
-            .select(sql`1`.as('one'))
-            .whereRef('r.offer_id', '=', 'o.id')
-            .where('r.client_id', '=', clientId),
-        ),
+        sql<SqlBool>`exists (select 1 from vouchers v where v.offer_id = o.id and v.client_id = ${clientId})`,
+        sql<SqlBool>`exists (select 1 from reservations r where r.offer_id = o.id and r.client_id = ${clientId})`,
       ]),
     )
     .executeTakeFirst();
