@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import { imageSize } from 'image-size';
 import { Failure, invalidField, notFound } from '../domain/failures';
 import {
@@ -87,9 +88,7 @@ const DIMENSIONS_HEAD_BYTES = 512 * 1024;
 async function imageDimensions(deps: Pick<ServiceDeps, 'store'>, key: string): Promise<{ width: number; height: number } | null> {
   try {
     const stream = await deps.store.client.getPartialObject(deps.store.bucket, key, 0, DIMENSIONS_HEAD_BYTES);
-    const chunks: Buffer[] = [];
-    for await (const chunk of stream) chunks.push(chunk as Buffer);
-    const { width, height } = imageSize(Buffer.concat(chunks));
+    const { width, height } = imageSize(await buffer(stream));
     return width > 0 && height > 0 ? { width, height } : null;
   } catch {
     return null;

@@ -1,3 +1,4 @@
+import { buffer } from 'node:stream/consumers';
 import type { Page, Paged } from '../domain/paging';
 import { Failure, notFound } from '../domain/failures';
 import { monthNotEnded, STATEMENT_MONTH } from '../domain/statements';
@@ -36,9 +37,7 @@ export async function readMonthlyStatementFile(
   const stream = await deps.store.client.getObject(deps.store.bucket, `${row.object_key}.${format}`).catch((err: { code?: string }) => {
     throw err.code === 'NoSuchKey' ? notFound('statement file') : err;
   });
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return { month: row.month, body: Buffer.concat(chunks).toString('utf8') };
+  return { month: row.month, body: (await buffer(stream)).toString('utf8') };
 }
 
 /** One of the client's statements as GET /statement answers its month (its stored JSON file). */
