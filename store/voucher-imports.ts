@@ -5,9 +5,8 @@ import type { Page, Paged } from '../domain/paging';
 import type { Rejection } from '../domain/voucher-imports';
 import { appendClientEvent } from './offer-events';
 import { lockOffers } from './offer-stock';
-import { growSuppliedStock } from './supplied-vouchers';
 import { pageOf } from './paging';
-import { insertImportedCodes, type ImportedCode } from './supplied-voucher-imports';
+import { growSuppliedStock, insertImportedCodes, type ImportedCode } from './supplied-vouchers';
 
 /*
  * Bulk code imports (docs/bulk-vouchers.md): the import row and its progress, its committed batches
