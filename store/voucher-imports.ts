@@ -6,6 +6,7 @@ import type { Rejection } from '../domain/voucher-imports';
 import { appendClientEvent } from './offer-events';
 import { lockOffers } from './offer-stock';
 import { pageOf } from './paging';
+import { unnestRows } from './unnest';
 import { growSuppliedStock, insertImportedCodes, type ImportedCode } from './supplied-vouchers';
 
 /*
@@ -168,8 +169,7 @@ async function insertRejections(trx: Trx, importId: string, rejected: ImportBatc
   await sql`
     insert into voucher_import_rejections (import_id, row, redemption_code, error)
     select ${importId}, u.row, u.code, u.error
-    from unnest(${sql.val(rejected.map((r) => r.row))}::bigint[], ${sql.val(rejected.map((r) => r.code))}::text[],
-                ${sql.val(rejected.map((r) => r.error))}::text[]) as u(row, code, error)`.execute(trx);
+    from ${unnestRows('u', { row: 'bigint', code: 'text', error: 'text' }, rejected)}`.execute(trx);
 }
 
 /** running → completed or failed, with `voucher_import.completed` to the client (callbacks and feed) in the same transaction; once. */
