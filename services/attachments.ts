@@ -12,6 +12,7 @@ import {
   type FileType,
 } from '../domain/attachment-files';
 import { ObjectTooLargeError, putStreamBounded } from '../platform/object-upload';
+import type { ObjectStore } from '../platform/object-store';
 import { ATTACHMENT_FIELD } from '../schemas/attachment';
 import { deleteClientAttachment, findClientAttachment, insertAttachment } from '../store/attachments';
 import type { AttachmentRow } from '../store/database';
@@ -95,6 +96,10 @@ async function imageDimensions(deps: Pick<ServiceDeps, 'store'>, key: string): P
   }
 }
 
+/** A stored object's bytes; `missing()` is thrown when the store has no such key. */
+export const readStored = (store: ObjectStore, key: string, missing: () => Failure): Promise<Readable> =>
+  store.client.getObject(store.bucket, key).catch((err: { code?: string }) => Promise.reject(err.code === 'NoSuchKey' ? missing() : err));
+
 /** One of the client's live attachments; another client's is not found. */
 export async function getAttachment(deps: Pick<ServiceDeps, 'db'>, clientId: string, id: string): Promise<AttachmentRow> {
   return (await findClientAttachment(deps.db, clientId, id)) ?? Promise.reject(notFound('attachment'));
@@ -107,10 +112,7 @@ export async function readAttachment(
   id: string,
 ): Promise<{ row: AttachmentRow; body: Readable }> {
   const row = await getAttachment(deps, clientId, id);
-  const body = await deps.store.client.getObject(deps.store.bucket, row.object_key).catch((err: { code?: string }) => {
-    throw err.code === 'NoSuchKey' ? notFound('attachment content') : err;
-  });
-  return { row, body };
+  return { row, body: await readStored(deps.store, row.object_key, () => notFound('attachment content')) };
 }
 
 /** Deletes one of the client's attachments: bytes and row go together (if the store refuses, the row stays live and the client may retry). */

@@ -13,6 +13,7 @@ import type { Page, Paged } from '../domain/paging';
 import type { OfferInput, SubmissionOffer } from '../schemas/offer';
 import { toSubmissionOffer } from '../schemas/offer-view';
 import type { ServiceDeps } from './deps';
+import { readStored } from './attachments';
 import { withinDeadline } from './workflow-outcomes';
 
 /*
@@ -124,10 +125,8 @@ export async function attachmentUnderReview(
 ): Promise<{ row: AttachmentRow; body: Readable }> {
   const row = await findLiveAttachment(deps.db, attachmentId);
   if (!row) throw new Failure('not_found', `There is no attachment ${attachmentId}.`);
-  const body = await deps.store.client.getObject(deps.store.bucket, row.object_key).catch((err: { code?: string }) => {
-    throw err.code === 'NoSuchKey' ? new Failure('not_found', 'The attachment content is missing from the store.') : err;
-  });
-  return { row, body };
+  const missing = () => new Failure('not_found', 'The attachment content is missing from the store.');
+  return { row, body: await readStored(deps.store, row.object_key, missing) };
 }
 
 /**
