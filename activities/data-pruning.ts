@@ -4,15 +4,21 @@ import { pruneFinishedDeliveries } from '../store/callback-deliveries';
 import { numberCommittedEvents, pruneFeedEvents as pruneFeedPrefix } from '../store/event-feed';
 import { markVoucherExportFilesPruned, voucherExportFilesDue } from '../store/voucher-exports';
 import { markVoucherImportFilesPruned, voucherImportFilesDue } from '../store/voucher-imports';
+import { pruneIdempotencyKeys } from '../store/idempotency-keys';
 
 const DAY_SECONDS = 86_400;
 
 /**
- * The data-pruning schedule's steps (docs/data-retention.md). Each is idempotent: deleting what has
- * outlived its retention twice deletes nothing more, and numbering numbers only what has no place.
+ * The steps of the data-pruning and idempotency-key pruning schedules (docs/data-retention.md).
+ * Each is idempotent: deleting what has outlived its retention twice deletes nothing more, and
+ * numbering numbers only what has no place.
  */
 export function createDataPruningActivities(deps: Pick<ActivityDeps, 'db' | 'config' | 'store'>) {
   return {
+    /** Deletes up to `limit` expired idempotency keys; answers how many. */
+    async pruneIdempotencyKeys(a: { limit: number }): Promise<number> {
+      return pruneIdempotencyKeys(deps.db, a.limit);
+    },
     /** Gives every committed event without a feed position its place (as a feed read does). */
     async numberFeedEvents(): Promise<void> {
       await numberCommittedEvents(deps.db);

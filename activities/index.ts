@@ -1,12 +1,11 @@
-import { createCallbackActivities } from './callbacks';
+import { createCallbackDeliveryActivities } from './callbacks/delivery';
+import { createCallbackDispatcherActivities } from './callbacks/dispatcher';
 import { createDataPruningActivities } from './data-pruning';
 import type { ActivityDeps } from './deps';
-import { createIdempotencyKeyActivities } from './idempotency-keys';
 import { createMonthlyStatementActivities } from './monthly-statements';
 import { createOfferActivities } from './offers';
 import { createOrderActivities } from './orders';
 import { createReservationActivities } from './reservations';
-import { createVoucherExpiryActivities } from './voucher-expiry';
 import { createVoucherImportActivities } from './voucher-imports';
 import { createVoucherExportActivities } from './voucher-exports';
 import { createOfferImportActivities } from './offer-imports';
@@ -18,12 +17,11 @@ import { createOfferImportActivities } from './offer-imports';
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createOfferActivities(deps),
-    ...createCallbackActivities(deps),
+    ...createCallbackDispatcherActivities(deps),
+    ...createCallbackDeliveryActivities(deps),
     ...createOrderActivities(deps),
     ...createReservationActivities(deps),
-    ...createVoucherExpiryActivities(deps),
     ...createMonthlyStatementActivities(deps),
-    ...createIdempotencyKeyActivities(deps),
     ...createDataPruningActivities(deps),
     ...createVoucherImportActivities(deps),
     ...createVoucherExportActivities(deps),

@@ -10,6 +10,7 @@ import { reservationWorkflowId } from '../workflows/shared/ids';
 import { changeOfferStatus, saveOfferFields, StockConflictError, type StatusChange } from '../store/offers';
 import { publishOffer } from '../store/offer-publication';
 import { recordReviewOverdue } from '../store/offer-reviews';
+import { recordVouchersExpired } from '../store/offer-stock';
 
 /** Activities of the offer-review workflow: each one idempotent through its `key` (workflow id + step). */
 export function createOfferActivities(deps: Pick<ActivityDeps, 'db' | 'log' | 'temporal'>) {
@@ -72,6 +73,11 @@ export function createOfferActivities(deps: Pick<ActivityDeps, 'db' | 'log' | 't
       const { recorded, waitingSeconds, dueAt } = await recordReviewOverdue(deps.db, r);
       if (recorded) deps.log.warn({ offer_id: r.offerId, waiting_seconds: waitingSeconds }, 'offer review is overdue');
       return { recorded, waitingSeconds, dueAtMs: dueAt?.getTime() ?? null };
+    },
+
+    /** `vouchers_expire.on` is over: the offer stops selling, recorded like selling out. */
+    async recordVouchersExpired(e: { key: string; offerId: string; vouchersExpireOn: string }): Promise<void> {
+      await recordVouchersExpired(deps.db, e);
     },
   };
 }

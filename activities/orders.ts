@@ -68,12 +68,7 @@ export function createOrderActivities(deps: Pick<ActivityDeps, 'db' | 'config' |
       try {
         return await placeTogether(orders);
       } catch (err) {
-        const refusal = unstorableValue(err);
-        if (!refusal) throw err;
-        if (orders.length === 1) {
-          deps.metrics.orderRefused(refusal.code);
-          return [refusal.toRefused()];
-        }
+        if (orders.length === 1 || !unstorableValue(err)) return refusedAlone(deps.metrics)(err);
         return (await Promise.all(orders.map((o) => placeTogether([o]).catch(refusedAlone(deps.metrics))))).flat();
       }
     },
@@ -81,7 +76,7 @@ export function createOrderActivities(deps: Pick<ActivityDeps, 'db' | 'config' |
   };
 }
 
-/** One order placed alone: a value Postgres refuses is its refusal; other faults are thrown. */
+/** One order placed alone (or failed alone): a value Postgres refuses is its refusal; other faults are thrown. */
 const refusedAlone =
   (metrics: ActivityDeps['metrics']) =>
   (err: unknown): PlacedAnswer[] => {

@@ -70,13 +70,7 @@ export function createVoucherExportActivities(deps: Pick<ActivityDeps, 'db' | 's
         await client.completeMultipartUpload(bucket, a.objectKey, a.uploadId, a.parts);
       } catch (err) {
         // A retry after a completion whose answer was lost: the upload is gone and the file is there.
-        if (
-          !(await client.statObject(bucket, a.objectKey).then(
-            () => true,
-            () => false,
-          ))
-        )
-          throw err;
+        await client.statObject(bucket, a.objectKey).catch(() => Promise.reject(err));
       }
       await finishExport(deps.db, a.exportId, { rows: a.rows });
     },

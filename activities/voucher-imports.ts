@@ -4,7 +4,7 @@ import type { ActivityDeps } from './deps';
 import { checkImportRow, makeCode, rejectedValue, type CodePattern, type Rejection } from '../domain/voucher-imports';
 import { csvFields, csvLines } from '../platform/csv-lines';
 import { voucherImportEventData } from '../schemas/voucher-import';
-import type { ImportedCode } from '../store/supplied-voucher-imports';
+import type { ImportedCode } from '../store/supplied-vouchers';
 import {
   commitVoucherImportBatch,
   findVoucherImport,

@@ -106,25 +106,16 @@ export async function checkApiKey(
     found = await findKey(deps, hash);
     if (found) cache?.set(hash, found);
   }
-  if (!found) return { ok: false, refusal: 'unknown_key', message: 'unknown or revoked API key' };
+  const refused = (refusal: KeyRefusal, message: string): KeyCheck => ({ ok: false, refusal, message });
+  if (!found) return refused('unknown_key', 'unknown or revoked API key');
   // Judged at each request, cached or not: a rolled-away key stops at its expiry to the second.
   if (found.expiresAt && found.expiresAt <= new Date())
-    return {
-      ok: false,
-      refusal: 'expired_key',
-      message: `this API key was rolled and expired at ${found.expiresAt.toISOString()}; use the key that replaced it`,
-    };
+    return refused('expired_key', `this API key was rolled and expired at ${found.expiresAt.toISOString()}; use the key that replaced it`);
   const { client } = found;
-  if (client.environment !== expected.environment) {
-    return {
-      ok: false,
-      refusal: 'wrong_environment',
-      message: `this is a ${client.environment} key; this deployment serves ${expected.environment}`,
-    };
-  }
-  if (client.interface !== expected.iface) {
-    return { ok: false, refusal: 'wrong_interface', message: `this key is for the ${client.interface} interface, not ${expected.iface}` };
-  }
+  if (client.environment !== expected.environment)
+    return refused('wrong_environment', `this is a ${client.environment} key; this deployment serves ${expected.environment}`);
+  if (client.interface !== expected.iface)
+    return refused('wrong_interface', `this key is for the ${client.interface} interface, not ${expected.iface}`);
   return { ok: true, client };
 }
 

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import { imageSize } from 'image-size';
 import { Failure, invalidField, notFound } from '../domain/failures';
 import {
@@ -11,6 +12,7 @@ import {
   type FileType,
 } from '../domain/attachment-files';
 import { ObjectTooLargeError, putStreamBounded } from '../platform/object-upload';
+import type { ObjectStore } from '../platform/object-store';
 import { ATTACHMENT_FIELD } from '../schemas/attachment';
 import { deleteClientAttachment, findClientAttachment, insertAttachment } from '../store/attachments';
 import type { AttachmentRow } from '../store/database';
@@ -87,20 +89,20 @@ const DIMENSIONS_HEAD_BYTES = 512 * 1024;
 async function imageDimensions(deps: Pick<ServiceDeps, 'store'>, key: string): Promise<{ width: number; height: number } | null> {
   try {
     const stream = await deps.store.client.getPartialObject(deps.store.bucket, key, 0, DIMENSIONS_HEAD_BYTES);
-    const chunks: Buffer[] = [];
-    for await (const chunk of stream) chunks.push(chunk as Buffer);
-    const { width, height } = imageSize(Buffer.concat(chunks));
+    const { width, height } = imageSize(await buffer(stream));
     return width > 0 && height > 0 ? { width, height } : null;
   } catch {
     return null;
   }
 }
 
+/** A stored object's bytes; `missing()` is thrown when the store has no such key. */
+export const readStored = (store: ObjectStore, key: string, missing: () => Failure): Promise<Readable> =>
+  store.client.getObject(store.bucket, key).catch((err: { code?: string }) => Promise.reject(err.code === 'NoSuchKey' ? missing() : err));
+
 /** One of the client's live attachments; another client's is not found. */
 export async function getAttachment(deps: Pick<ServiceDeps, 'db'>, clientId: string, id: string): Promise<AttachmentRow> {
-  const row = await findClientAttachment(deps.db, clientId, id);
-  if (!row) throw notFound('attachment');
-  return row;
+  return (await findClientAttachment(deps.db, clientId, id)) ?? Promise.reject(notFound('attachment'));
 }
 
 /** One of the client's live attachments and a stream of its bytes. */
@@ -110,10 +112,7 @@ export async function readAttachment(
   id: string,
 ): Promise<{ row: AttachmentRow; body: Readable }> {
   const row = await getAttachment(deps, clientId, id);
-  const body = await deps.store.client.getObject(deps.store.bucket, row.object_key).catch((err: { code?: string }) => {
-    throw err.code === 'NoSuchKey' ? notFound('attachment content') : err;
-  });
-  return { row, body };
+  return { row, body: await readStored(deps.store, row.object_key, () => notFound('attachment content')) };
 }
 
 /** Deletes one of the client's attachments: bytes and row go together (if the store refuses, the row stays live and the client may retry). */

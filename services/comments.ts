@@ -1,5 +1,5 @@
 import type { Page, Paged } from '../domain/paging';
-import { Failure, notFound, type FailureDetail } from '../domain/failures';
+import { Failure, notFound } from '../domain/failures';
 import { toAttachment } from '../schemas/attachment';
 import { toComment, type Comment, type CommentInput, type CommentUpdate } from '../schemas/comment';
 import { findClientAttachments, unownedAttachmentIds } from '../store/attachments';
@@ -14,6 +14,7 @@ import type { CommentRow } from '../store/database';
 import { keyedRequestId } from '../store/ids';
 import type { ServiceDeps } from './deps';
 import { requireOffer } from './offers';
+import { refusedIds } from './offer-references';
 
 /*
  * The thread between advertiser and review team on one offer. The offer must be the client's
@@ -27,17 +28,11 @@ type Deps = Pick<ServiceDeps, 'db'>;
 async function requireOwnAttachments(deps: Deps, clientId: string, refs: { id: string }[] | undefined): Promise<string[] | undefined> {
   if (!refs) return undefined;
   const ids = refs.map((r) => r.id);
-  const unowned = new Set(await unownedAttachmentIds(deps.db, clientId, ids));
-  const errors: FailureDetail[] = ids.flatMap((id, i) =>
-    unowned.has(id)
-      ? [
-          {
-            code: 'invalid_field' as const,
-            field: `attachments[${i}].id`,
-            message: `attachments[${i}].id: ${id} is not one of your attachments`,
-          },
-        ]
-      : [],
+  const errors = refusedIds(
+    ids,
+    await unownedAttachmentIds(deps.db, clientId, ids),
+    (i) => `attachments[${i}].id`,
+    (id, i) => `attachments[${i}].id: ${id} is not one of your attachments`,
   );
   if (errors.length) throw Failure.of(errors);
   return [...new Set(ids)];

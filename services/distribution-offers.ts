@@ -26,6 +26,7 @@ import type { OfferInput } from '../schemas/offer';
 import { decodeSearchCursor, encodeSearchCursor } from '../schemas/search-cursor';
 import { sortName } from '../domain/search-cursor';
 import type { ServiceDeps } from './deps';
+import { readStored } from './attachments';
 
 /*
  * The distribution interface's offers: the search and one visible offer, each shown with this
@@ -183,9 +184,7 @@ export async function searchOffers(
 
 /** An offer this client may read: on sale, or one it holds vouchers or a reservation of; else not found (as GET /offers/:id). */
 export async function readableOffer(deps: Deps, clientId: string, offerId: string, today: string): Promise<OfferRow> {
-  const row = await findReadableOffer(deps.db, clientId, offerId, today);
-  if (!row) throw notFound('offer');
-  return row;
+  return (await findReadableOffer(deps.db, clientId, offerId, today)) ?? Promise.reject(notFound('offer'));
 }
 
 /**
@@ -211,9 +210,5 @@ export async function readOfferMedium(
   const offer = await readableOffer(deps, clientId, offerId, utcDay());
   const [row] = mediaIdsOf(offer).includes(mediumId) ? await findLiveAttachments(deps.db, [mediumId]) : [];
   if (!row || row.client_id !== offer.client_id) throw notFound('medium');
-  const body = () =>
-    deps.store.client.getObject(deps.store.bucket, row.object_key).catch((err: { code?: string }) => {
-      throw err.code === 'NoSuchKey' ? notFound('medium content') : err;
-    });
-  return { row, body };
+  return { row, body: () => readStored(deps.store, row.object_key, () => notFound('medium content')) };
 }

@@ -1,3 +1,4 @@
+import { buffer } from 'node:stream/consumers';
 import type { Page, Paged } from '../domain/paging';
 import { Failure, notFound } from '../domain/failures';
 import { monthNotEnded, STATEMENT_MONTH } from '../domain/statements';
@@ -11,6 +12,7 @@ import { toMonthlyStatement, type MonthlyStatement } from '../schemas/monthly-st
 import type { DistributionStatement, SubmissionStatement } from '../schemas/statement';
 import { findMonthlyStatement, listMonthlyStatements as listRows } from '../store/monthly-statements';
 import type { ServiceDeps } from './deps';
+import { readStored } from './attachments';
 
 /*
  * The stored monthly statements (docs/statements.md "Monthly statements"), each client seeing only
@@ -33,12 +35,8 @@ export async function readMonthlyStatementFile(
 ): Promise<{ month: string; body: string }> {
   const row = await findMonthlyStatement(deps.db, clientId, id);
   if (!row) throw notFound('statement');
-  const stream = await deps.store.client.getObject(deps.store.bucket, `${row.object_key}.${format}`).catch((err: { code?: string }) => {
-    throw err.code === 'NoSuchKey' ? notFound('statement file') : err;
-  });
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return { month: row.month, body: Buffer.concat(chunks).toString('utf8') };
+  const stream = await readStored(deps.store, `${row.object_key}.${format}`, () => notFound('statement file'));
+  return { month: row.month, body: (await buffer(stream)).toString('utf8') };
 }
 
 /** One of the client's statements as GET /statement answers its month (its stored JSON file). */

@@ -53,9 +53,7 @@ export async function createOfferImport(deps: Deps, clientId: string, lines: Imp
 
 /** This client's import; another client's is not found. */
 export async function getOfferImport(deps: Pick<ServiceDeps, 'db'>, clientId: string, id: string): Promise<OfferImportRow> {
-  const row = await findClientImport(deps.db, clientId, id);
-  if (!row) throw notFound('offer_import');
-  return row;
+  return (await findClientImport(deps.db, clientId, id)) ?? Promise.reject(notFound('offer_import'));
 }
 
 /** Every refused line of this client's import so far, in line order, each with the error body POST /offers answers. */

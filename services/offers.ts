@@ -1,4 +1,5 @@
-import { WorkflowExecutionAlreadyStartedError, type WorkflowUpdateHandle, type WorkflowUpdateStage } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { UpdateDefinition } from '@temporalio/common';
 import { keyedRequestId, newId } from '../store/ids';
 import { deleteUnstartedOffer, findClientOffer, insertOffer, listClientOffers } from '../store/offers';
 import { reviewDueAt } from '../store/offer-reviews';
@@ -114,9 +115,7 @@ async function startReview(deps: Deps, id: string, input: OfferInput, { again, n
 
 /** This client's offer as stored; another client's offer is not found. */
 export async function requireOffer(deps: Pick<ServiceDeps, 'db'>, clientId: string, offerId: string): Promise<OfferRow> {
-  const row = await findClientOffer(deps.db, clientId, offerId);
-  if (!row) throw notFound('offer');
-  return row;
+  return (await findClientOffer(deps.db, clientId, offerId)) ?? Promise.reject(notFound('offer'));
 }
 
 /** This client's offer as the submission interface shows it. */
@@ -165,28 +164,15 @@ export async function cancelOffer(deps: Deps, clientId: string, offerId: string)
  * Runs an update on the offer's workflow within the answer deadline; a finished workflow means the
  * offer no longer changes. Past the deadline: accepted (202, it will be applied) or unconfirmed (503).
  */
-async function updateWorkflow<T>(
-  deps: Deps,
-  offerId: string,
-  start: (
-    h: ReturnType<ServiceDeps['temporal']['workflow']['getHandle']>,
-    waitForStage: typeof WorkflowUpdateStage.ACCEPTED,
-  ) => Promise<WorkflowUpdateHandle<T>>,
-): Promise<T> {
+async function updateWorkflow<R, A>(deps: Deps, offerId: string, update: UpdateDefinition<R, [A]>, arg: A): Promise<R> {
   const handle = deps.temporal.workflow.getHandle(offerReviewWorkflowId(offerId));
   return updateWithinDeadline(
-    deps.temporal,
-    (stage) => start(handle, stage),
-    deps.config.WORKFLOW_ANSWER_TIMEOUT_SECONDS,
+    deps,
+    (waitForStage) => handle.startUpdate(update, { args: [arg], waitForStage }),
     {
-      accepted: {
-        message: `the change to offer ${offerId} was accepted and will be applied; GET /offers/${offerId} shows it once it is`,
-        offer_id: offerId,
-      },
-      unconfirmed: {
-        message: `the change to offer ${offerId} could not be confirmed in time; GET /offers/${offerId}, and send it again if it has not happened`,
-        offer_id: offerId,
-      },
+      accepted: `the change to offer ${offerId} was accepted and will be applied; GET /offers/${offerId} shows it once it is`,
+      unconfirmed: `the change to offer ${offerId} could not be confirmed in time; GET /offers/${offerId}, and send it again if it has not happened`,
+      offer_id: offerId,
     },
     'this offer has ended and can no longer change',
   );
@@ -197,7 +183,7 @@ async function moveOffer(deps: Deps, row: OfferRow, to: ClientStatus): Promise<v
   // Checked here for a quick answer; the workflow's update validator checks again, authoritatively.
   const refused = clientMoveError(row.status as OfferStatus, to);
   if (refused) throw conflict('invalid_state_transition', refused, { status: row.status });
-  await updateWorkflow(deps, row.id, (h, waitForStage) => h.startUpdate(changeStatusUpdate, { args: [{ to }], waitForStage }));
+  await updateWorkflow(deps, row.id, changeStatusUpdate, { to });
 }
 
 /**
@@ -227,9 +213,7 @@ async function editOffer(deps: Deps, row: OfferRow, sent: Partial<OfferInput>): 
   const changedFields = Object.keys(changes);
   if (changedFields.length === 0) return;
   if (added && changes.initial_quantity === undefined) merged.data.initial_quantity = (row.initial_quantity ?? 0) + added.length;
-  await updateWorkflow(deps, row.id, (h, waitForStage) =>
-    h.startUpdate(editOfferUpdate, { args: [{ input: merged.data, changedFields }], waitForStage }),
-  );
+  await updateWorkflow(deps, row.id, editOfferUpdate, { input: merged.data, changedFields });
 }
 
 /**

@@ -122,15 +122,12 @@ export async function cancelOrder(
   });
   const at = `GET /orders/${order.id}`;
   const cancelled = await updateWithinDeadline(
-    temporal,
+    deps,
     (waitForStage) => temporal.workflow.startUpdateWithStart(cancelledUpdate, { startWorkflowOperation, waitForStage }),
-    config.WORKFLOW_ANSWER_TIMEOUT_SECONDS,
     {
-      accepted: { message: `order ${order.id} is being cancelled; ${at} shows it cancelled once it is`, order_id: order.id },
-      unconfirmed: {
-        message: `the cancellation of order ${order.id} could not be confirmed in time; ${at}, or retry the same PUT`,
-        order_id: order.id,
-      },
+      accepted: `order ${order.id} is being cancelled; ${at} shows it cancelled once it is`,
+      unconfirmed: `the cancellation of order ${order.id} could not be confirmed in time; ${at}, or retry the same PUT`,
+      order_id: order.id,
     },
     'the order could not be cancelled; retry',
   );

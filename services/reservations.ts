@@ -85,18 +85,12 @@ export async function holdReservation(
   // Accepted means the workflow runs and will hold or refuse: a retried POST would make a second
   // reservation, so the answer past the deadline names this one.
   const held = await updateWithinDeadline(
-    temporal,
+    deps,
     (waitForStage) => temporal.workflow.startUpdateWithStart(heldUpdate, { startWorkflowOperation, waitForStage }),
-    config.WORKFLOW_ANSWER_TIMEOUT_SECONDS,
     {
-      accepted: {
-        message: `reservation ${reservationId} is being made; ${at} shows it once its units are held`,
-        reservation_id: reservationId,
-      },
-      unconfirmed: {
-        message: `reservation ${reservationId} could not be confirmed in time; ${at} shortly: it shows it if it was made`,
-        reservation_id: reservationId,
-      },
+      accepted: `reservation ${reservationId} is being made; ${at} shows it once its units are held`,
+      unconfirmed: `reservation ${reservationId} could not be confirmed in time; ${at} shortly: it shows it if it was made`,
+      reservation_id: reservationId,
     },
     'the reservation has ended',
   );
@@ -124,14 +118,9 @@ export async function listReservations(
 function lateChange(r: Ref, what: string) {
   const at = `GET /offers/${r.offerId}/reservations/${r.reservationId}`;
   return {
-    accepted: {
-      message: `the ${what} of reservation ${r.reservationId} was accepted and will be applied; ${at} shows it once it is`,
-      reservation_id: r.reservationId,
-    },
-    unconfirmed: {
-      message: `the ${what} of reservation ${r.reservationId} could not be confirmed in time; ${at}, and send it again if it has not happened`,
-      reservation_id: r.reservationId,
-    },
+    accepted: `the ${what} of reservation ${r.reservationId} was accepted and will be applied; ${at} shows it once it is`,
+    unconfirmed: `the ${what} of reservation ${r.reservationId} could not be confirmed in time; ${at}, and send it again if it has not happened`,
+    reservation_id: r.reservationId,
   };
 }
 
@@ -146,9 +135,8 @@ export async function changeReservation(
     throw invalidField('end_date', 'end_date must not be in the past; DELETE ends a reservation now');
   const handle = deps.temporal.workflow.getHandle(reservationWorkflowId(r.reservationId));
   await updateWithinDeadline(
-    deps.temporal,
+    deps,
     (waitForStage) => handle.startUpdate(changeReservationUpdate, { args: [change], waitForStage }),
-    deps.config.WORKFLOW_ANSWER_TIMEOUT_SECONDS,
     lateChange(r, 'change'),
     'the reservation has ended',
   );
@@ -160,9 +148,8 @@ export async function cancelReservation(deps: Pick<ServiceDeps, 'db' | 'temporal
   await requireActive(deps, r);
   const handle = deps.temporal.workflow.getHandle(reservationWorkflowId(r.reservationId));
   await updateWithinDeadline(
-    deps.temporal,
+    deps,
     (waitForStage) => handle.startUpdate(cancelReservationUpdate, { waitForStage }),
-    deps.config.WORKFLOW_ANSWER_TIMEOUT_SECONDS,
     lateChange(r, 'cancellation'),
     'the reservation has ended',
   );

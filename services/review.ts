@@ -13,6 +13,7 @@ import type { Page, Paged } from '../domain/paging';
 import type { OfferInput, SubmissionOffer } from '../schemas/offer';
 import { toSubmissionOffer } from '../schemas/offer-view';
 import type { ServiceDeps } from './deps';
+import { readStored } from './attachments';
 import { withinDeadline } from './workflow-outcomes';
 
 /*
@@ -83,9 +84,7 @@ export function pendingReviews(deps: Pick<ServiceDeps, 'db'>, limit = 500) {
 
 /** An offer's status and review record; refused for an unknown id. */
 export async function reviewRecord(deps: Pick<ServiceDeps, 'db'>, offerId: string) {
-  const row = await findReviewRecord(deps.db, offerId);
-  if (!row) throw new Failure('not_found', `no offer ${offerId}`);
-  return row;
+  return (await findReviewRecord(deps.db, offerId)) ?? Promise.reject(new Failure('not_found', `no offer ${offerId}`));
 }
 
 /** What a reviewer reads of one offer: the offer, who reviewed it, its media and its category names. */
@@ -126,10 +125,8 @@ export async function attachmentUnderReview(
 ): Promise<{ row: AttachmentRow; body: Readable }> {
   const row = await findLiveAttachment(deps.db, attachmentId);
   if (!row) throw new Failure('not_found', `There is no attachment ${attachmentId}.`);
-  const body = await deps.store.client.getObject(deps.store.bucket, row.object_key).catch((err: { code?: string }) => {
-    throw err.code === 'NoSuchKey' ? new Failure('not_found', 'The attachment content is missing from the store.') : err;
-  });
-  return { row, body };
+  const missing = () => new Failure('not_found', 'The attachment content is missing from the store.');
+  return { row, body: await readStored(deps.store, row.object_key, missing) };
 }
 
 /**

@@ -95,9 +95,7 @@ export async function createVoucherExport(deps: Deps, scope: ExportScope, offerI
 
 /** This client's export; another client's is not found. */
 export async function getVoucherExport(deps: Pick<ServiceDeps, 'db'>, clientId: string, id: string): Promise<VoucherExportRow> {
-  const row = await findClientExport(deps.db, clientId, id);
-  if (!row) throw notFound('voucher_export');
-  return row;
+  return (await findClientExport(deps.db, clientId, id)) ?? Promise.reject(notFound('voucher_export'));
 }
 
 /**

@@ -166,9 +166,7 @@ export async function generateVouchers(
 }
 
 export async function getVoucherImport(deps: Pick<ServiceDeps, 'db'>, clientId: string, id: string): Promise<VoucherImportRow> {
-  const row = await findClientVoucherImport(deps.db, clientId, id);
-  if (!row) throw notFound('voucher import');
-  return row;
+  return (await findClientVoucherImport(deps.db, clientId, id)) ?? Promise.reject(notFound('voucher import'));
 }
 
 export async function listVoucherImports(

@@ -39,11 +39,8 @@ export type VoucherRef = { offerId: string; voucherId: string } | { advertiserId
 export type VoucherQuery = Page & { status?: VoucherRow['status']; recently_changed?: number };
 
 async function requireVoucher(deps: Deps, scope: VoucherScope, ref: VoucherRef): Promise<VoucherWithRedemptions & { title: string }> {
-  const found =
-    'offerId' in ref
-      ? await findVoucher(deps.db, scope, { offerId: ref.offerId, idOrCode: ref.voucherId })
-      : await findVoucher(deps.db, scope, { advertiserId: ref.advertiserId, idOrCode: ref.ref });
-  return found ?? Promise.reject(notFound('voucher'));
+  const by = 'offerId' in ref ? { offerId: ref.offerId, idOrCode: ref.voucherId } : { advertiserId: ref.advertiserId, idOrCode: ref.ref };
+  return (await findVoucher(deps.db, scope, by)) ?? Promise.reject(notFound('voucher'));
 }
 
 /**

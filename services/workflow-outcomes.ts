@@ -6,33 +6,25 @@ import {
   type WorkflowUpdateHandle,
 } from '@temporalio/client';
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
-import { Failure, refusalFailure, type Refused } from '../domain/failures';
+import { Failure, refusalFailure } from '../domain/failures';
 import { refusalIn } from '../workflows/shared/step-failures';
 
 /**
- * The refusal a workflow failed an Update, or itself, with: our workflows put it in the
- * ApplicationFailure's details (workflows/order-cancellation.ts), and a step refused for good
- * carries it in its ActivityFailure's cause (worker/activity-failures.ts). Undefined otherwise.
- */
-export function refusalCarried(cause: unknown): Refused | undefined {
-  return refusalIn(cause);
-}
-
-/**
- * Maps a failed workflow Update: a refusal carried in the ApplicationFailure's details keeps its
- * code; a validator's refusal is invalid_state_transition; a workflow that has ended can no longer
+ * Maps a failed workflow Update: a refusal it carries (`refusalIn`: in the ApplicationFailure's
+ * details, put there by our workflows, or in a step's ActivityFailure cause, put there by
+ * worker/activity-failures.ts) keeps its code; a validator's refusal is invalid_state_transition; a workflow that has ended can no longer
  * take the change (`ended` says what the client can do instead).
  */
 export function updateFailure(err: unknown, ended: string): unknown {
   if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
-    const refusal = refusalCarried(err.cause);
+    const refusal = refusalIn(err.cause);
     if (refusal) return refusalFailure(refusal);
     return new Failure('invalid_state_transition', err.cause.message);
   }
   if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ActivityFailure) {
     // A step of the change failed for good: refused (its refusal), or out of retries (nothing was
     // changed: each step is one transaction, and the workflow keeps its state).
-    const refusal = refusalCarried(err.cause);
+    const refusal = refusalIn(err.cause);
     if (refusal) return refusalFailure(refusal);
     return new Failure('backend_unavailable', 'the change could not be saved and nothing was changed; retry shortly');
   }
@@ -60,13 +52,12 @@ export function withinDeadline<T>(
   return raceDeadline(temporal, call, seconds, () => new Failure('backend_unavailable', message, extra));
 }
 
-/** The two answers past the deadline of an Update: admitted (202) or not even that (503). */
-export interface LateUpdate {
-  /** The workflow accepted the Update (it is durable and will be applied): accepted_pending. */
-  accepted: Late;
-  /** No worker admitted it in time: nothing is confirmed (it may still be taken): backend_unavailable. */
-  unconfirmed: Late;
-}
+/**
+ * The two messages past the deadline of an Update, with the facts both carry (the resource's id):
+ * `accepted`, the workflow accepted it (it is durable and will be applied): accepted_pending (202);
+ * `unconfirmed`, no worker admitted it in time (it may still be taken): backend_unavailable (503).
+ */
+export type LateUpdate = { accepted: string; unconfirmed: string; [k: string]: unknown };
 
 /**
  * Runs an Update within the one answer deadline, in Temporal's two stages: `start` sends it and
@@ -77,23 +68,23 @@ export interface LateUpdate {
  * confirmed at all (look it up, and send it again if it did not happen).
  */
 export async function updateWithinDeadline<T>(
-  temporal: Pick<Client, 'withAbortSignal'>,
+  deps: { temporal: Pick<Client, 'withAbortSignal'>; config: { WORKFLOW_ANSWER_TIMEOUT_SECONDS: number } },
   start: (stage: typeof WorkflowUpdateStage.ACCEPTED) => Promise<WorkflowUpdateHandle<T>>,
-  seconds: number,
   late: LateUpdate,
   ended: string,
 ): Promise<T> {
   let accepted = false;
-  const lateFailure = () => {
-    const { message, ...extra } = accepted ? late.accepted : late.unconfirmed;
-    return new Failure(accepted ? 'accepted_pending' : 'backend_unavailable', message, extra);
-  };
+  const { accepted: acceptedMessage, unconfirmed, ...extra } = late;
+  const lateFailure = () =>
+    accepted ? new Failure('accepted_pending', acceptedMessage, extra) : new Failure('backend_unavailable', unconfirmed, extra);
   const call = async () => {
     const handle = await start(WorkflowUpdateStage.ACCEPTED);
     accepted = true;
     return handle.result();
   };
-  return raceDeadline(temporal, call, seconds, lateFailure).catch((err) => Promise.reject(updateFailure(err, ended)));
+  return raceDeadline(deps.temporal, call, deps.config.WORKFLOW_ANSWER_TIMEOUT_SECONDS, lateFailure).catch((err) =>
+    Promise.reject(updateFailure(err, ended)),
+  );
 }
 
 /** Races `call` against the deadline; at the deadline the call is aborted and `late()` thrown. */

@@ -110,22 +110,10 @@ export async function findRolledKeyByHash(db: Db, keyHash: string): Promise<{ cl
 
 /** Records a key's use (its client's current key, or a rolled one) unless one was recorded within the last minute. */
 export async function recordKeyUse(db: Db, keyHash: string, rolled: boolean): Promise<void> {
-  const recent = sql<Date>`now() - interval '1 minute'`;
-  if (rolled) {
-    await db
-      .updateTable('rolled_api_keys')
-      .set({ last_used_at: sql`now()` })
-      .where('key_hash', '=', keyHash)
-      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', recent)]))
-      .execute();
-    return;
-  }
-  await db
-    .updateTable('api_clients')
-    .set({ key_last_used_at: sql`now()` })
-    .where('key_hash', '=', keyHash)
-    .where((eb) => eb.or([eb('key_last_used_at', 'is', null), eb('key_last_used_at', '<', recent)]))
-    .execute();
+  const [table, column] = rolled ? ['rolled_api_keys', 'last_used_at'] : ['api_clients', 'key_last_used_at'];
+  const used = sql.ref(column);
+  await sql`update ${sql.table(table)} set ${used} = now()
+    where key_hash = ${keyHash} and (${used} is null or ${used} < now() - interval '1 minute')`.execute(db);
 }
 
 /**

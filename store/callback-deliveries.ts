@@ -108,18 +108,9 @@ export async function staleLanes(db: Db, graceSeconds: number, limit = 100): Pro
     .distinct()
     .where('d.status', '=', 'pending')
     .where(sql<boolean>`coalesce(d.next_attempt_at, d.created_at) < now() - make_interval(secs => ${graceSeconds})`)
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('callback_deliveries as s')
-            .select('s.id')
-            .whereRef('s.endpoint_id', '=', 'd.endpoint_id')
-            .whereRef('s.offer_id', '=', 'd.offer_id')
-            .where('s.status', '=', 'pending')
-            .where('s.next_attempt_at', '>', sql<Date>`now() - make_interval(secs => ${graceSeconds})`),
-        ),
-      ),
+    .where(
+      sql<boolean>`not exists (select 1 from callback_deliveries s where s.endpoint_id = d.endpoint_id and s.offer_id = d.offer_id
+        and s.status = 'pending' and s.next_attempt_at > now() - make_interval(secs => ${graceSeconds}))`,
     )
     .limit(limit)
     .execute();

@@ -2,6 +2,7 @@ import { sql, type Expression, type SelectQueryBuilder, type SqlBool } from 'kys
 import type { Database } from './database';
 import type { Db } from './db';
 import type { SearchPlan } from '../domain/search-plan';
+import type { BoundedPaged } from '../domain/paging';
 import { rowMatches, type VisibilityFilters } from './distribution-visibility';
 import { firstOfItsOffer, inPlace } from './distribution-locations';
 import { countCandidates, keywordCandidates } from './distribution-keywords';
@@ -17,10 +18,7 @@ export type LocationRows = SelectQueryBuilder<Database & { l: Database['offer_lo
 type OfferIdRows = SelectQueryBuilder<any, any, { offer_id: string }>;
 
 /** A search's total: exact (`eq`) up to its bound, else the bound (`gte`). */
-export interface Total {
-  total: number;
-  total_relation: 'eq' | 'gte';
-}
+export type Total = Omit<BoundedPaged<never>, 'rows'>;
 
 /** The queries of one search (store/distribution-search.ts searchQueries). */
 export interface SearchQueries {

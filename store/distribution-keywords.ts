@@ -14,6 +14,7 @@ import {
   type QueryWord,
 } from '../domain/keyword-search';
 import type { SearchPlan } from '../domain/search-plan';
+import type { BoundedPaged } from '../domain/paging';
 import { filters, inPlaceOrNationwide, rowMatches, type VisibilityFilters } from './distribution-visibility';
 import { earthCentre, earthPoint, haversine, inCircle, nearestOfItsOffer } from './distribution-locations';
 import { circleCells } from '../domain/search-geometry';
@@ -98,7 +99,7 @@ export function keywordCandidates(db: Db, s: VisibilityFilters, keywords: Keywor
   const docs = (condition: Expression<SqlBool>) => {
     const rows = db.selectFrom('offer_search_documents as d').where(condition);
     return plan.fromSearchRows
-      ? rows.where((eb) => eb.and([...rowMatches('d', others), ...inPlaceOrNationwide(db, 'd', plan.place)]))
+      ? rows.where((eb) => eb.and([...rowMatches('d', others), ...inPlaceOrNationwide('d', plan.place)]))
       : (rows.innerJoin('offers as o', 'o.id', 'd.offer_id').where((eb) => filters(eb, others, plan.place)) as unknown as typeof rows);
   };
   const tier = (n: number, condition: Expression<SqlBool>) =>
@@ -173,10 +174,7 @@ function nearestCandidates(db: Db, s: VisibilityFilters, keywords: KeywordQuery,
 }
 
 /** A search's total (store/distribution-counts.ts Total, which imports this module). */
-interface Total {
-  total: number;
-  total_relation: 'eq' | 'gte';
-}
+type Total = Omit<BoundedPaged<never>, 'rows'>;
 
 /** The name a search statement gives its candidates (a WITH), read for its page and its total. */
 export const CANDIDATES = 'keyword_candidates';

@@ -94,25 +94,22 @@ function matchesKeywords(offerId: Expression<unknown>, q: KeywordQuery): Express
 }
 
 /**
- * The place filters without a centre on a search row `alias` (its offer_id), for a search read from
- * search documents: a location in the city or state (a probe of the offer's locations), or with the
- * country alone the nationwide rule (its offer's flag); none without a place.
+ * The place filters without a centre, on the offer `o` (alias 'o') or a search row `alias` (its
+ * offer_id): a location in the city or state (a probe of the offer's locations), or with the
+ * country alone the nationwide rule (the offer's flag); none without a place.
  */
-export function inPlaceOrNationwide(db: Db, alias: string, place: Place): Expression<SqlBool>[] {
-  const offerId = sql.ref(`${alias}.offer_id`);
-  if (place.state || place.city) {
-    const located = db
-      .selectFrom('offer_locations as l')
-      .select(sql`1`.as('one'))
-      .where(sql<SqlBool>`l.offer_id = ${offerId}`)
-      .where((eb) => eb.and(inPlace('l', place)));
-    return [sql<SqlBool>`exists (${located})`];
-  }
+export function inPlaceOrNationwide(alias: string, place: Place): Expression<SqlBool>[] {
+  const offerId = sql.ref(alias === 'o' ? 'o.id' : `${alias}.offer_id`);
+  if (place.state || place.city)
+    return [
+      sql<SqlBool>`exists (select 1 from offer_locations l where l.offer_id = ${offerId} and ${sql.join(inPlace('l', place), sql` and `)})`,
+    ];
   if (!place.country) return [];
-  return [
-    sql<SqlBool>`exists (select 1 from offers o where o.id = ${offerId}
-      and o.nationwide_countries && array['*', ${place.country}]::text[] and cardinality(o.nationwide_countries) > 0)`,
-  ];
+  // Nationwide: redeemable anywhere in the country (a location naming only the country), or anywhere
+  // at all (no location, `*`). The offer row's flag says so (migration 0007). The flag is not
+  // empty then, which names the partial index of nationwide offers (migration 0037) to the planner.
+  const nationwide = sql<SqlBool>`o.nationwide_countries && array['*', ${place.country}]::text[] and cardinality(o.nationwide_countries) > 0`;
+  return [alias === 'o' ? nationwide : sql<SqlBool>`exists (select 1 from offers o where o.id = ${offerId} and ${nationwide})`];
 }
 
 /** offerClosedAt (domain/offer-closing.ts) in SQL, for recently_closed. */
@@ -142,26 +139,6 @@ function closedSince(eb: Eb, since: Date, today: string): Expression<SqlBool> {
     // Ended: the day after end_date began at or after `since`, and end_date is before today.
     eb.and([sellable, eb('o.end_date', '>=', addDays(utcDay(since), -1)), eb('o.end_date', '<', today)]),
   ]);
-}
-
-/** Without a centre: a location in the city or state, or (country alone) the nationwide rule. */
-function placeCondition(eb: Eb, place: Place): Expression<SqlBool> | undefined {
-  const { country, state, city } = place;
-  if (city || state) {
-    let located = eb
-      .selectFrom('offer_locations as l')
-      .select(sql`1`.as('one'))
-      .whereRef('l.offer_id', '=', 'o.id');
-    if (country) located = located.where('l.country_code', '=', country);
-    if (state) located = located.where('l.state_code', '=', state);
-    if (city) located = located.where('l.city', '=', city);
-    return eb.exists(located);
-  }
-  if (!country) return undefined;
-  // Nationwide: redeemable anywhere in the country (a location naming only the country), or anywhere
-  // at all (no location, `*`). The offer row's flag says so (migration 0007). The flag is not
-  // empty then, which names the partial index of nationwide offers (migration 0037) to the planner.
-  return sql<SqlBool>`o.nationwide_countries && array['*', ${country}]::text[] and cardinality(o.nationwide_countries) > 0`;
 }
 
 /**
@@ -203,8 +180,7 @@ function visibleOrRecent(eb: Eb, s: VisibilityFilters): Expression<SqlBool> {
 /** Every filter of the search but the radius, as one condition on `o` (without the place when `withPlace` is false). */
 export function filters(eb: Eb, s: VisibilityFilters, place: Place, withPlace = true): Expression<SqlBool> {
   const conditions: Expression<SqlBool>[] = [];
-  const where = s.centre || !withPlace ? undefined : placeCondition(eb, place);
-  if (where) conditions.push(where);
+  if (!s.centre && withPlace) conditions.push(...inPlaceOrNationwide('o', place));
   if (s.types) conditions.push(eb('o.type', 'in', s.types));
   if (s.categoryIds) conditions.push(inCategories(s.categoryIds));
   if (s.keywords) conditions.push(matchesKeywords(sql.ref('o.id'), s.keywords));
@@ -227,20 +203,8 @@ export function findReadableOffer(db: Db, clientId: string, id: string, today: s
     .where((eb) =>
       eb.or([
         visible(eb, today),
-        eb.exists(
-          eb
-            .selectFrom('vouchers as v')
-            .select(sql`1`.as('one'))
-            .whereRef('v.offer_id', '=', 'o.id')
-            .where('v.client_id', '=', clientId),
-        ),
-        eb.exists(
-          eb
-            .selectFrom('reservations as r')
-            .select(sql`1`.as('one'))
-            .whereRef('r.offer_id', '=', 'o.id')
-            .where('r.client_id', '=', clientId),
-        ),
+        sql<SqlBool>`exists (select 1 from vouchers v where v.offer_id = o.id and v.client_id = ${clientId})`,
+        sql<SqlBool>`exists (select 1 from reservations r where r.offer_id = o.id and r.client_id = ${clientId})`,
       ]),
     )
     .executeTakeFirst();

@@ -26,7 +26,21 @@ const FEED_NUMBERING_LOCK = sql`hashtext('offer_events.feed_position')`;
  */
 export async function numberCommittedEvents(db: Db): Promise<void> {
   try {
-    await numberInOneTransaction(db);
+    await db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(${FEED_NUMBERING_LOCK})`.execute(trx);
+      await sql`
+        with head as (select greatest(coalesce(max(feed_position), 0), ${FLOOR}) as n from offer_events),
+        fresh as (
+          select id, coalesce(offer_id, id) as lane, sequence,
+                 max(created_at) over (partition by coalesce(offer_id, id) order by sequence) as settled
+          from offer_events where feed_position is null
+        ),
+        ranked as (select id, row_number() over (order by settled, lane, sequence) as r from fresh)
+        update offer_events e
+           set feed_position = head.n + ranked.r, fed_at = clock_timestamp()
+          from ranked, head
+         where e.id = ranked.id`.execute(trx);
+    });
   } catch (err) {
     // Deleting a pending offer deletes its events (cascade) and may deadlock with this update; the
     // next read numbers them (readers read numbered events only, so nothing is lost meanwhile).
@@ -35,24 +49,6 @@ export async function numberCommittedEvents(db: Db): Promise<void> {
 }
 
 const DEADLOCK = '40P01';
-
-async function numberInOneTransaction(db: Db): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(${FEED_NUMBERING_LOCK})`.execute(trx);
-    await sql`
-      with head as (select greatest(coalesce(max(feed_position), 0), ${FLOOR}) as n from offer_events),
-      fresh as (
-        select id, coalesce(offer_id, id) as lane, sequence,
-               max(created_at) over (partition by coalesce(offer_id, id) order by sequence) as settled
-        from offer_events where feed_position is null
-      ),
-      ranked as (select id, row_number() over (order by settled, lane, sequence) as r from fresh)
-      update offer_events e
-         set feed_position = head.n + ranked.r, fed_at = clock_timestamp()
-        from ranked, head
-       where e.id = ranked.id`.execute(trx);
-  });
-}
 
 /** The floor (migration 0046): the highest position pruned; numbering continues above it. */
 const FLOOR = sql<number>`(select coalesce(max(position), 0) from feed_floor)`;

@@ -1,5 +1,6 @@
 import type { Db } from './db';
 import { alreadyDone, appendOfferEvent } from './offer-events';
+import { lockOffer } from './offer-stock';
 import { SELLABLE, type OfferStatus } from '../domain/offer-lifecycle';
 
 /*
@@ -15,12 +16,7 @@ import { SELLABLE, type OfferStatus } from '../domain/offer-lifecycle';
 export async function publishOffer(db: Db, p: { key: string; offerId: string }): Promise<void> {
   await db.transaction().execute(async (trx) => {
     if (await alreadyDone(trx, p.key)) return;
-    const row = await trx
-      .selectFrom('offers')
-      .select(['status', 'published_at', 'start_date'])
-      .where('id', '=', p.offerId)
-      .forUpdate()
-      .executeTakeFirstOrThrow();
+    const row = await lockOffer(trx, p.offerId, ['status', 'published_at', 'start_date']);
     if (!SELLABLE.includes(row.status as OfferStatus)) return;
     const now = new Date();
     await trx

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db, Trx } from './db';
 import { derivedId } from './ids';
 import { alreadyDone, appendOfferEvent } from './offer-events';
+import { lockOffer } from './offer-stock';
 import { DECISIONS_READ, DEFAULT_REVIEW_SLA_SECONDS } from '../domain/review-estimate';
 
 /*
@@ -91,12 +92,7 @@ export async function recordReviewOverdue(
   r: { key: string; offerId: string },
 ): Promise<{ recorded: boolean; waitingSeconds: number; dueAt: Date | null }> {
   return db.transaction().execute(async (trx) => {
-    const row = await trx
-      .selectFrom('offers')
-      .select(['status', 'submitted_at', 'review_due_at'])
-      .where('id', '=', r.offerId)
-      .forUpdate()
-      .executeTakeFirstOrThrow();
+    const row = await lockOffer(trx, r.offerId, ['status', 'submitted_at', 'review_due_at']);
     const now = new Date();
     const waitingSeconds = Math.round((now.getTime() - row.submitted_at.getTime()) / 1000);
     if (await alreadyDone(trx, r.key)) return { recorded: true, waitingSeconds, dueAt: row.review_due_at };

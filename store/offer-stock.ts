@@ -1,3 +1,5 @@
+import type { SelectExpression } from 'kysely';
+import type { Database } from './database';
 import type { Db, Trx } from './db';
 import { alreadyDone, appendOfferEvent } from './offer-events';
 import { sql } from 'kysely';
@@ -37,6 +39,11 @@ export async function lockOffers(trx: Trx, ids: string[]): Promise<Map<string, L
     .forUpdate()
     .execute();
   return new Map(rows.map((r) => [r.id, r]));
+}
+
+/** One offer's row with these columns, locked for this transaction (a status move, an edit, a publication). */
+export function lockOffer<C extends SelectExpression<Database, 'offers'>>(trx: Trx, id: string, columns: readonly C[]) {
+  return trx.selectFrom('offers').select(columns).where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
 }
 
 /**

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { OfferRow } from './database';
 import type { Db, Trx } from './db';
 import { alreadyDone, appendOfferEvent } from './offer-events';
+import { lockOffer } from './offer-stock';
 import { insertReviewTeamComment } from './comments';
 import { SELLABLE, type OfferStatus } from '../domain/offer-lifecycle';
 import type { OfferDocument } from '../domain/offer';
@@ -126,12 +127,7 @@ export async function changeOfferStatus(
     const dueNow = () =>
       trx.selectFrom('offers').select(['review_due_at as reviewDueAt']).where('id', '=', c.offerId).executeTakeFirstOrThrow();
     if (await alreadyDone(trx, c.key)) return dueNow();
-    const row = await trx
-      .selectFrom('offers')
-      .select(['status', 'published_at', 'submitted_at', 'category_ids'])
-      .where('id', '=', c.offerId)
-      .forUpdate()
-      .executeTakeFirstOrThrow();
+    const row = await lockOffer(trx, c.offerId, ['status', 'published_at', 'submitted_at', 'category_ids']);
     const now = new Date();
     const reviewed = c.actor === 'review_team';
     // First publication: on approval, unless deferred to start_date; or on a resume after its start_date came while it was suspended.
@@ -195,12 +191,7 @@ export async function saveOfferFields(
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     if (await alreadyDone(trx, e.key)) return;
-    const row = await trx
-      .selectFrom('offers')
-      .select(['client_id', 'advertiser_id', 'initial_quantity', 'quantity_in_stock'])
-      .where('id', '=', e.offerId)
-      .forUpdate()
-      .executeTakeFirstOrThrow();
+    const row = await lockOffer(trx, e.offerId, ['client_id', 'advertiser_id', 'initial_quantity', 'quantity_in_stock']);
     await holdMedia(trx, row.client_id, e.input);
     const advertiserId = await advertiserOf(trx, row.client_id, e.input, {
       currentId: row.advertiser_id,

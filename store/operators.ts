@@ -20,13 +20,12 @@ export async function anyOperator(db: Db): Promise<boolean> {
 
 /** Adds an operator; undefined when the name was added before (also when two adds race). */
 export async function insertOperator(db: Db, name: string, passwordHash: string): Promise<{ name: string; created_at: Date } | undefined> {
-  const row = await db
+  return db
     .insertInto('operators')
     .values({ name, password_hash: passwordHash })
     .onConflict((oc) => oc.column('name').doNothing())
     .returning(['name', 'created_at'])
     .executeTakeFirst();
-  return row;
 }
 
 /** Removes the operator with this name; false when there was none. */

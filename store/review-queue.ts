@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type SqlBool } from 'kysely';
 import type { Db } from './db';
 import type { Page } from '../domain/paging';
 import { pageOf } from './paging';
@@ -12,17 +12,10 @@ import { pageOf } from './paging';
 export function listPendingOffers(db: Db, page: Page, filter: PendingFilter = {}) {
   let q = db.selectFrom('offers').where('status', '=', 'pending');
   if (filter.type) q = q.where('type', '=', filter.type);
-  if (filter.categoryId !== undefined) {
-    const categoryId = filter.categoryId;
-    q = q.where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('offer_categories')
-          .select('offer_categories.offer_id')
-          .whereRef('offer_categories.offer_id', '=', 'offers.id')
-          .where('offer_categories.category_id', '=', categoryId),
-      ),
+  if (filter.categoryId !== undefined)
+    q = q.where(
+      sql<SqlBool>`exists (select 1 from offer_categories c where c.offer_id = offers.id and c.category_id = ${filter.categoryId})`,
     );
-  }
   if (filter.submittedBefore) q = q.where('submitted_at', '<=', filter.submittedBefore);
   // Overdue first (the earliest due time), each with its due time and first category (its expected time).
   return pageOf(q, page, (rows) =>

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import type { Db, Trx } from './db';
 import type { VoucherRow } from './database';
@@ -5,7 +6,7 @@ import type { Page, Paged } from '../domain/paging';
 import { codeSuppliedMeanwhile, requireAppendable, requireCodesFree } from '../domain/supplied-codes';
 import { appendOfferEvent } from './offer-events';
 import { newId } from './ids';
-import { lockOffers, moveStock } from './offer-stock';
+import { lockOffers, moveStock, type LockedOffer } from './offer-stock';
 import { unnestRows } from './unnest';
 import type { AvailableCode } from '../domain/order-state';
 import { pageOf } from './paging';
@@ -13,7 +14,9 @@ import { pageOf } from './paging';
 /*
  * Voucher codes an advertiser supplied for an offer (spec 2.1 `vouchers`). Such an offer sells
  * exactly these codes: its stock is the number not yet issued, orders take them first-in
- * first-out, and each is issued once. A code is unique per advertiser, across its offers.
+ * first-out, and each is issued once. A code is unique per advertiser, across its offers. A bulk
+ * import's batch (docs/bulk-vouchers.md) adds its codes in one statement, skipping the ones the
+ * advertiser already has instead of failing, and says which were skipped and why.
  */
 
 /** A code as the advertiser sends it; without a barcode, it is its own (domain/barcodes.ts). */
@@ -93,22 +96,39 @@ export async function appendSuppliedCodes(db: Db, o: { offerId: string; codes: S
     const first = await trx.selectFrom('supplied_vouchers').select('advertiser_id').where('offer_id', '=', o.offerId).executeTakeFirst();
     requireAppendable(offer.status, first !== undefined);
     await insertSuppliedCodes(trx, { offerId: o.offerId, advertiserId: first!.advertiser_id, codes: o.codes });
-    const n = o.codes.length;
-    await trx
-      .updateTable('offers')
-      .set({
-        initial_quantity: sql`initial_quantity + ${n}`,
-        document: sql`jsonb_set(document, '{initial_quantity}', to_jsonb(coalesce((document->>'initial_quantity')::int, 0) + ${n}))`,
-      })
-      .where('id', '=', o.offerId)
-      .execute();
-    await moveStock(trx, offer, { stock: n, reserved: 0, key: `vouchers-supplied:${newId('key')}`, reason: 'vouchers_supplied' });
-    await appendOfferEvent(trx, {
-      key: `vouchers-supplied-edit:${newId('key')}`,
-      offerId: o.offerId,
-      type: 'offer.updated',
-      data: { changed_fields: ['vouchers', 'initial_quantity'] },
+    await growSuppliedStock(trx, offer, o.codes.length, {
+      stockKey: `vouchers-supplied:${newId('key')}`,
+      eventKey: `vouchers-supplied-edit:${newId('key')}`,
+      reason: 'vouchers_supplied',
     });
+  });
+}
+
+/**
+ * The offer (locked by the caller) sells `n` more supplied codes: its stock and initial_quantity
+ * (column and document) grow by them, with their stock event and `offer.updated`.
+ */
+export async function growSuppliedStock(
+  trx: Trx,
+  offer: LockedOffer,
+  n: number,
+  e: { stockKey: string; eventKey: string; reason: string },
+): Promise<void> {
+  await trx
+    .updateTable('offers')
+    .set({
+      sells_supplied_codes: true,
+      initial_quantity: sql`coalesce(initial_quantity, 0) + ${n}`,
+      document: sql`jsonb_set(document, '{initial_quantity}', to_jsonb(coalesce((document->>'initial_quantity')::int, 0) + ${n}))`,
+    })
+    .where('id', '=', offer.id)
+    .execute();
+  await moveStock(trx, offer, { stock: n, reserved: 0, key: e.stockKey, reason: e.reason });
+  await appendOfferEvent(trx, {
+    key: e.eventKey,
+    offerId: offer.id,
+    type: 'offer.updated',
+    data: { changed_fields: ['vouchers', 'initial_quantity'] },
   });
 }
 
@@ -187,4 +207,59 @@ export async function suppliedCodesOf(
   for (const c of counts) out.set(c.offer_id, { codes: [], counts: { total: Number(c.total), available: Number(c.available) } });
   for (const { n: _n, ...code } of firsts) out.get(code.offer_id)?.codes.push(code);
   return out;
+}
+
+export interface ImportedCode {
+  row: number;
+  code: string;
+  barcode: string | null;
+}
+
+export type Skipped = { row: number; code: string; reason: 'repeated_in_file' | 'already_supplied' };
+
+/**
+ * Inserts the codes (distinct within the batch), skipping those the advertiser already has
+ * (unique index on advertiser and code): a skipped code brought by this same import is one
+ * repeated in the file, any other is already the advertiser's. Inside the caller's transaction.
+ * In code order, whatever the file's: two imports of one advertiser that bring the same codes
+ * wait on them in one order, never each on the other's (decision 0071).
+ */
+export async function insertImportedCodes(
+  trx: Trx,
+  o: { offerId: string; advertiserId: string; importId: string; codes: ImportedCode[] },
+): Promise<{ inserted: number; skipped: Skipped[] }> {
+  if (o.codes.length === 0) return { inserted: 0, skipped: [] };
+  const ids = sql.val(newIds('vch', o.codes.length));
+  const codes = sql.val(o.codes.map((c) => c.code));
+  const rows = sql.val(o.codes.map((c) => c.row));
+  // Only the count comes back (one row, not one per code): the skipped codes are asked for apart,
+  // and only when some were skipped, which a clean file never has.
+  const { rows: count } = await sql<{ n: number }>`
+    with ins as (
+      insert into supplied_vouchers (id, offer_id, advertiser_id, redemption_code, barcode, import_id)
+      select u.id, ${o.offerId}, ${o.advertiserId}, u.code, u.barcode, ${o.importId}
+      from unnest(${ids}::text[], ${codes}::text[], ${sql.val(o.codes.map((c) => c.barcode))}::text[], ${rows}::bigint[]) as u(id, code, barcode, n)
+      order by u.code
+      on conflict (advertiser_id, redemption_code) do nothing
+      returning 1)
+    select count(*)::int as n from ins`.execute(trx);
+  const inserted = count[0].n;
+  if (inserted === o.codes.length) return { inserted, skipped: [] };
+  // A code skipped is one whose row under the advertiser is not the row just offered for it.
+  const { rows: owners } = await sql<{ row: string; code: string; mine: boolean }>`
+    select u.row, u.code, coalesce(s.import_id = ${o.importId}, false) as mine
+    from unnest(${ids}::text[], ${codes}::text[], ${rows}::bigint[]) as u(id, code, row)
+    join supplied_vouchers s on s.advertiser_id = ${o.advertiserId} and s.redemption_code = u.code
+    where s.id <> u.id
+    order by u.row`.execute(trx);
+  return {
+    inserted,
+    skipped: owners.map((r) => ({ row: Number(r.row), code: r.code, reason: r.mine ? 'repeated_in_file' : 'already_supplied' })),
+  };
+}
+
+/** `n` ids as newId makes them, from one buffer of random bytes (one call instead of `n`: 12 bytes are 16 base64url characters). */
+function newIds(prefix: string, n: number): string[] {
+  const text = crypto.randomBytes(12 * n).toString('base64url');
+  return Array.from({ length: n }, (_, i) => `${prefix}_${text.slice(16 * i, 16 * i + 16)}`);
 }

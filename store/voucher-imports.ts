@@ -3,10 +3,11 @@ import type { Db, Trx } from './db';
 import type { ImportColumns, VoucherImportRow } from './database';
 import type { Page, Paged } from '../domain/paging';
 import type { Rejection } from '../domain/voucher-imports';
-import { appendClientEvent, appendOfferEvent } from './offer-events';
-import { lockOffers, moveStock } from './offer-stock';
+import { appendClientEvent } from './offer-events';
+import { lockOffers } from './offer-stock';
 import { pageOf } from './paging';
-import { insertImportedCodes, type ImportedCode } from './supplied-voucher-imports';
+import { unnestRows } from './unnest';
+import { growSuppliedStock, insertImportedCodes, type ImportedCode } from './supplied-vouchers';
 
 /*
  * Bulk code imports (docs/bulk-vouchers.md): the import row and its progress, its committed batches
@@ -148,7 +149,12 @@ export async function commitVoucherImportBatch(
       })
       .where('id', '=', imp.id)
       .execute();
-    if (imported > 0) await growOffer(trx, imp, b.batch, imported);
+    // The offer is locked last and briefly: its stock and initial_quantity grow by the batch's codes.
+    if (imported > 0) {
+      const key = `voucher-import:${imp.id}:${b.batch}`;
+      const offer = (await lockOffers(trx, [imp.offer_id])).get(imp.offer_id)!;
+      await growSuppliedStock(trx, offer, imported, { stockKey: key, eventKey: `${key}:updated`, reason: 'vouchers_imported' });
+    }
     await trx
       .insertInto('voucher_import_batches')
       .values({ import_id: imp.id, batch: b.batch, end_byte: b.endByte, next_row: b.nextRow, imported, rejected: rejected.length })
@@ -163,30 +169,7 @@ async function insertRejections(trx: Trx, importId: string, rejected: ImportBatc
   await sql`
     insert into voucher_import_rejections (import_id, row, redemption_code, error)
     select ${importId}, u.row, u.code, u.error
-    from unnest(${sql.val(rejected.map((r) => r.row))}::bigint[], ${sql.val(rejected.map((r) => r.code))}::text[],
-                ${sql.val(rejected.map((r) => r.error))}::text[]) as u(row, code, error)`.execute(trx);
-}
-
-/** The offer's stock and initial_quantity (column and document) grow by the batch's codes, with their events; the offer locked last and briefly. */
-async function growOffer(trx: Trx, imp: Pick<VoucherImportRow, 'id' | 'offer_id'>, batch: number, n: number): Promise<void> {
-  const offer = (await lockOffers(trx, [imp.offer_id])).get(imp.offer_id)!;
-  await trx
-    .updateTable('offers')
-    .set({
-      sells_supplied_codes: true,
-      initial_quantity: sql`coalesce(initial_quantity, 0) + ${n}`,
-      document: sql`jsonb_set(document, '{initial_quantity}', to_jsonb(coalesce((document->>'initial_quantity')::int, 0) + ${n}))`,
-    })
-    .where('id', '=', imp.offer_id)
-    .execute();
-  const key = `voucher-import:${imp.id}:${batch}`;
-  await moveStock(trx, offer, { stock: n, reserved: 0, key, reason: 'vouchers_imported' });
-  await appendOfferEvent(trx, {
-    key: `${key}:updated`,
-    offerId: imp.offer_id,
-    type: 'offer.updated',
-    data: { changed_fields: ['vouchers', 'initial_quantity'] },
-  });
+    from ${unnestRows('u', { row: 'bigint', code: 'text', error: 'text' }, rejected)}`.execute(trx);
 }
 
 /** running → completed or failed, with `voucher_import.completed` to the client (callbacks and feed) in the same transaction; once. */

@@ -1,4 +1,4 @@
-import type { AttemptOutcome } from '../../activities/callbacks';
+import type { AttemptOutcome } from '../../activities/callbacks/delivery';
 import type { NextDelivery } from '../../activities/callbacks/delivery';
 import { wakeCallbackLane } from '../../workflows/callback-delivery-messages';
 import { callbackDeliveryWorkflowId } from '../../workflows/shared/ids';
