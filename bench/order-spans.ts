@@ -49,6 +49,8 @@ const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Ma
 
 async function main() {
   const orders = Number(process.argv[2] ?? 200);
+  if (!Number.isInteger(orders) || orders < 1)
+    throw new Error(`usage: bench/order-spans.ts [N orders, 200 unless told]; got ${process.argv[2]}`);
   const traces = await receiver();
   Object.assign(process.env, { OTEL_EXPORTER_OTLP_ENDPOINT: traces.url, BENCH_WORKER: 'separate' });
   const stops: Array<() => Promise<unknown>> = [];
