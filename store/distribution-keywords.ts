@@ -99,7 +99,7 @@ export function keywordCandidates(db: Db, s: VisibilityFilters, keywords: Keywor
   const docs = (condition: Expression<SqlBool>) => {
     const rows = db.selectFrom('offer_search_documents as d').where(condition);
     return plan.fromSearchRows
-      ? rows.where((eb) => eb.and([...rowMatches('d', others), ...inPlaceOrNationwide('d', plan.place)]))
+      ? rows.where((eb) => eb.and([...rowMatches('d', others), ...inPlaceOrNationwide(plan.place, 'd')]))
       : (rows.innerJoin('offers as o', 'o.id', 'd.offer_id').where((eb) => filters(eb, others, plan.place)) as unknown as typeof rows);
   };
   const tier = (n: number, condition: Expression<SqlBool>) =>

@@ -94,12 +94,12 @@ function matchesKeywords(offerId: Expression<unknown>, q: KeywordQuery): Express
 }
 
 /**
- * The place filters without a centre, on the offer `o` (alias 'o') or a search row `alias` (its
- * offer_id): a location in the city or state (a probe of the offer's locations), or with the
- * country alone the nationwide rule (the offer's flag); none without a place.
+ * The place filters without a centre, on the offer row `o`, or on the search row `searchRow` (its
+ * offer_id) when one is named: a location in the city or state (a probe of the offer's locations),
+ * or with the country alone the nationwide rule (the offer's flag); none without a place.
  */
-export function inPlaceOrNationwide(alias: string, place: Place): Expression<SqlBool>[] {
-  const offerId = sql.ref(alias === 'o' ? 'o.id' : `${alias}.offer_id`);
+export function inPlaceOrNationwide(place: Place, searchRow?: string): Expression<SqlBool>[] {
+  const offerId = sql.ref(searchRow ? `${searchRow}.offer_id` : 'o.id');
   if (place.state || place.city)
     return [
       sql<SqlBool>`exists (select 1 from offer_locations l where l.offer_id = ${offerId} and ${sql.join(inPlace('l', place), sql` and `)})`,
@@ -109,7 +109,7 @@ export function inPlaceOrNationwide(alias: string, place: Place): Expression<Sql
   // at all (no location, `*`). The offer row's flag says so (migration 0007). The flag is not
   // empty then, which names the partial index of nationwide offers (migration 0037) to the planner.
   const nationwide = sql<SqlBool>`o.nationwide_countries && array['*', ${place.country}]::text[] and cardinality(o.nationwide_countries) > 0`;
-  return [alias === 'o' ? nationwide : sql<SqlBool>`exists (select 1 from offers o where o.id = ${offerId} and ${nationwide})`];
+  return [searchRow ? sql<SqlBool>`exists (select 1 from offers o where o.id = ${offerId} and ${nationwide})` : nationwide];
 }
 
 /** offerClosedAt (domain/offer-closing.ts) in SQL, for recently_closed. */
@@ -180,7 +180,7 @@ function visibleOrRecent(eb: Eb, s: VisibilityFilters): Expression<SqlBool> {
 /** Every filter of the search but the radius, as one condition on `o` (without the place when `withPlace` is false). */
 export function filters(eb: Eb, s: VisibilityFilters, place: Place, withPlace = true): Expression<SqlBool> {
   const conditions: Expression<SqlBool>[] = [];
-  if (!s.centre && withPlace) conditions.push(...inPlaceOrNationwide('o', place));
+  if (!s.centre && withPlace) conditions.push(...inPlaceOrNationwide(place));
   if (s.types) conditions.push(eb('o.type', 'in', s.types));
   if (s.categoryIds) conditions.push(inCategories(s.categoryIds));
   if (s.keywords) conditions.push(matchesKeywords(sql.ref('o.id'), s.keywords));
