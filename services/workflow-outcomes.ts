@@ -12,8 +12,9 @@ import { refusalIn } from '../workflows/shared/step-failures';
 /**
  * Maps a failed workflow Update: a refusal it carries (`refusalIn`: in the ApplicationFailure's
  * details, put there by our workflows, or in a step's ActivityFailure cause, put there by
- * worker/activity-failures.ts) keeps its code; a validator's refusal is invalid_state_transition; a workflow that has ended can no longer
- * take the change (`ended` says what the client can do instead).
+ * worker/activity-failures.ts) keeps its code; a validator's refusal is invalid_state_transition;
+ * a workflow that has ended can no longer take the change (`ended` says what the client can do
+ * instead).
  */
 export function updateFailure(err: unknown, ended: string): unknown {
   if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
