@@ -26,9 +26,10 @@ import {
 /*
  * The order intake, the one way orders are placed (docs/order-intake.md): an
  * order goes in a `placeOrders` Update-with-Start to the intake workflow of its shard, started when
- * missing and joined otherwise (USE_EXISTING). Every process computes the same shard from (client,
- * order_number), so retries of an order_number meet at one workflow; the database decides whether
- * an order already there is this request's or a duplicate (store/order-placing.ts).
+ * missing and joined otherwise (USE_EXISTING). Every process computes the same shard from the
+ * order's first offer, so the orders of one offer meet at one workflow and are placed together; the
+ * database decides whether an order already there is this request's or a duplicate
+ * (store/order-placing.ts), whichever shard placed it.
  *
  * A process sends at most one Update at a time to a shard: orders for it that arrive meanwhile
  * wait here and go together as the next `placeOrders` Update when it is answered (Nagle's
@@ -37,13 +38,17 @@ import {
  */
 
 /** Where an order's handling is found in Temporal: its intake workflow, and the id of the Update that carried it. */
-export function intakeLocation(config: ServiceDeps['config'], clientId: string, orderNumber: string, requestId: string) {
-  return { workflowId: intakeWorkflowIdOf(config, clientId, orderNumber), updateId: intakeUpdateIdOf(requestId) };
+export function intakeLocation(config: ServiceDeps['config'], items: readonly OrderItem[], requestId: string) {
+  return { workflowId: intakeWorkflowIdOf(config, items), updateId: intakeUpdateIdOf(requestId) };
 }
 
-/** The intake workflow of the order's shard, by (client, order_number): the same in every process. */
-const intakeWorkflowIdOf = (config: ServiceDeps['config'], clientId: string, orderNumber: string) =>
-  orderIntakeWorkflowId(config.TEMPORAL_TASK_QUEUE, orderIntakeShard(clientId, orderNumber, config.ORDER_INTAKE_SHARDS));
+/** The intake workflow of the order's shard, by its first offer: the same in every process. */
+function intakeWorkflowIdOf(config: ServiceDeps['config'], items: readonly OrderItem[]): string {
+  const offerIds = items.map((it) => it.offer_id);
+  return orderIntakeWorkflowId(config.TEMPORAL_TASK_QUEUE, orderIntakeShard(offerIds, config.ORDER_INTAKE_SHARDS));
+}
+
+type OrderItem = { offer_id: string };
 
 type Shard = { workflowId: string; taskQueue: string; input: OrderIntakeInput };
 
@@ -58,7 +63,7 @@ export async function placeThroughIntake(
   order: PlaceOrderInput,
 ): Promise<PlacedAnswer> {
   const { config } = deps;
-  const workflowId = intakeWorkflowIdOf(config, order.clientId, order.orderNumber);
+  const workflowId = intakeWorkflowIdOf(config, order.items);
   const shard: Shard = { workflowId, taskQueue: config.TEMPORAL_TASK_QUEUE, input: { ordersPerRun: config.ORDER_INTAKE_ORDERS_PER_RUN } };
   const answer = await holdForNextUpdate(deps.temporal, shard, order, config.WORKFLOW_ANSWER_TIMEOUT_SECONDS);
   deps.metrics.orderAnswered();

@@ -141,8 +141,8 @@ type IntakeHandling = { intake_workflow_id: string; intake_update_id: string };
 /**
  * Any client's order, with who placed it and where: for operators (admin CLI), never the API.
  * `order_key` is the order's key (orderKey); an order placed through the intake (it has a request
- * id) names its intake workflow (computed with this configuration's ORDER_INTAKE_SHARDS and task
- * queue) and the id of the Update that carried it. An order placed before issue 32 has no request
+ * id) names its intake workflow (computed from its first offer, with this configuration's
+ * ORDER_INTAKE_SHARDS and task queue) and the id of the Update that carried it. An order placed before issue 32 has no request
  * id: its key was the id of the per-order workflow that placed it.
  */
 export async function findOrderForOperator(
@@ -152,7 +152,7 @@ export async function findOrderForOperator(
 ): Promise<(OrderView & { client_id: string; order_key: string } & Partial<IntakeHandling>) | undefined> {
   const row = await findAnyOrder(deps.db, orderId);
   if (!row) return undefined;
-  const intake = row.request_id ? intakeLocation(deps.config, row.client_id, row.order_number, row.request_id) : undefined;
+  const intake = row.request_id ? intakeLocation(deps.config, row.items, row.request_id) : undefined;
   return {
     client_id: row.client_id,
     order_key: row.order_key,

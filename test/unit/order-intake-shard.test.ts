@@ -2,20 +2,21 @@ import { orderKey } from '../../domain/orders';
 import { intakeBatchRequestId, intakeUpdateIdOf, orderIntakeShard, orderIntakeWorkflowId } from '../../workflows/shared/ids';
 
 /*
- * Every API process must send an order_number to the same intake workflow, in this release and the
- * next: the shard is a fixed function of (client, order_number, shards), and it spreads orders
- * evenly enough that no shard meets Temporal's 10 Updates in flight long before the others.
+ * Every API process must send an offer's orders to the same intake workflow, in this release and the
+ * next: the shard is a fixed function of (the order's first offer by id, shards), and it spreads
+ * offers evenly enough that no shard meets Temporal's 10 Updates in flight long before the others.
  */
 describe('order intake shards', () => {
-  it('is a fixed function of client and order_number (values pinned: a change would move numbers between shards)', () => {
-    expect([0, 1, 2, 3, 4].map((i) => orderIntakeShard('cli_abc', `n-${i}`, 16))).toEqual([1, 14, 11, 8, 13]);
-    // The separator keeps ('a', 'b:c') and ('a:b', 'c') apart.
-    expect(orderIntakeShard('a', 'bc', 1 << 30)).not.toBe(orderIntakeShard('ab', 'c', 1 << 30));
+  it('is a fixed function of the first offer by id (values pinned: a change would move offers between shards)', () => {
+    expect([0, 1, 2, 3, 4].map((i) => orderIntakeShard([`ofr_${i}`], 16))).toEqual([9, 6, 3, 0, 5]);
+    // An order of several offers goes where its first offer by id goes, whatever the items' order.
+    expect(orderIntakeShard(['ofr_b', 'ofr_a'], 1 << 30)).toBe(orderIntakeShard(['ofr_a'], 1 << 30));
+    expect(orderIntakeShard(['ofr_a', 'ofr_b'], 1 << 30)).not.toBe(orderIntakeShard(['ofr_b'], 1 << 30));
   });
 
-  it('spreads 3,200 order numbers over 16 shards within 25% of even', () => {
+  it('spreads 3,200 offers over 16 shards within 25% of even', () => {
     const counts = new Array<number>(16).fill(0);
-    for (let i = 0; i < 3200; i++) counts[orderIntakeShard(`cli_${i % 7}`, `order-${i}`, 16)]++;
+    for (let i = 0; i < 3200; i++) counts[orderIntakeShard([`ofr_${i.toString(36)}x${i % 7}`], 16)]++;
     for (const c of counts) expect(Math.abs(c - 200)).toBeLessThanOrEqual(50);
   });
 

@@ -310,7 +310,7 @@ describe('order-intake workflow', () => {
       expect(answers).toEqual(batches.flat().map(placed));
       const requestIds = batches.flat().map((o) => o.requestId);
       expect(new Set(requestIds).size).toBe(5);
-      const [batchA, batchRest] = batches.map((x) => x.map((o) => intakeLocation(config, o.clientId, o.orderNumber, o.requestId).updateId));
+      const [batchA, batchRest] = batches.map((x) => x.map((o) => intakeLocation(config, o.items, o.requestId).updateId));
       expect(new Set(batchRest).size).toBe(1);
       expect(batchA[0]).not.toBe(batchRest[0]);
       const accepted = await acceptedUpdates(taskQueue);

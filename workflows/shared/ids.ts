@@ -24,11 +24,14 @@ export const orderIntakeWorkflowId = (taskQueue: string, shard: number) => `orde
 
 /**
  * The shard of an order: a stable hash (32-bit FNV-1a over the UTF-16 code units; no Node
- * built-ins here) of (client, order_number), modulo the number of shards. Stable across processes
- * and releases, so every API process sends an order_number's retries to the same intake workflow.
+ * built-ins here) of its first offer by id, modulo the number of shards. Orders of one offer meet
+ * at one intake workflow, where they are placed together, a batch's orders in one transaction that
+ * takes the offer's row lock once, instead of several shards' transactions queueing on that lock
+ * (docs/decisions/0083-orders-of-an-offer-meet.md); orders of other offers spread over the shards.
+ * Stable across processes and releases: an order's retries (the same items) meet at one workflow.
  */
-export function orderIntakeShard(clientId: string, orderNumber: string, shards: number): number {
-  const key = `${clientId}\u0000${orderNumber}`;
+export function orderIntakeShard(offerIds: readonly string[], shards: number): number {
+  const key = offerIds.reduce((first, id) => (id < first ? id : first));
   let hash = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) {
     hash ^= key.charCodeAt(i);

@@ -12,7 +12,7 @@ import { DIST } from '../../setup/paths';
  * Orders through the order intake on the real stack: vouchers, 409 duplicate with order_id, a
  * refusal that frees its number, stock never oversold, refusals never Failed workflows; and the
  * placing transaction's request id, which tells a request's own retry from a duplicate. Orders for
- * a shard that arrive while its Update is in flight go together as its next Update.
+ * a shard (by their first offer) that arrive while its Update is in flight go together as its next Update.
  */
 describe('orders through the sharded intake workflows', () => {
   let h: Harness;
@@ -41,6 +41,13 @@ describe('orders through the sharded intake workflows', () => {
   const stock = async (offerId: string) =>
     (await h.services.db.selectFrom('offers').select('quantity_in_stock').where('id', '=', offerId).executeTakeFirstOrThrow())
       .quantity_in_stock;
+  /** An offer whose orders go to `shard`: seeded again until its id hashes there (four tries on average). */
+  const offerOnShard = async (shard: number, quantity: number): Promise<string> => {
+    for (;;) {
+      const id = await seedOffer(h, subClient, { initial_quantity: quantity });
+      if (orderIntakeShard([id], 4) === shard) return id;
+    }
+  };
   const failedWorkflows = async () => {
     const failed: string[] = [];
     const query = `TaskQueue = '${h.config.TEMPORAL_TASK_QUEUE}' AND ExecutionStatus = 'Failed'`;
@@ -74,17 +81,12 @@ describe('orders through the sharded intake workflows', () => {
   });
 
   it('coalesces the orders held while a shard is busy into one Update: each placed once, a duplicate order_number in it refused 409, a refusal taking nothing from the others', async () => {
-    const [offerId, leadOffer, scarce] = [
-      await seedOffer(h, subClient, { initial_quantity: 10 }),
-      await seedOffer(h, subClient, { initial_quantity: 5 }),
-      await seedOffer(h, subClient, { initial_quantity: 1 }),
-    ];
-    // Every order number on one shard: the duplicate's.
-    const shard = orderIntakeShard(distClient, 'sh-co-dup', 4);
-    const numbers: string[] = [];
-    for (let i = 0; numbers.length < 5; i++) if (orderIntakeShard(distClient, `sh-co-${i}`, 4) === shard) numbers.push(`sh-co-${i}`);
+    // Every order on one shard: the shard of its offer, so three offers of one shard.
+    const offerId = await seedOffer(h, subClient, { initial_quantity: 10 });
+    const shard = orderIntakeShard([offerId], 4);
+    const [leadOffer, scarce] = [await offerOnShard(shard, 5), await offerOnShard(shard, 1)];
     const workflowId = orderIntakeWorkflowId(h.config.TEMPORAL_TASK_QUEUE, shard);
-    const [lead, a, b, refusedNumber, c] = numbers;
+    const [lead, a, b, refusedNumber, c] = ['sh-co-lead', 'sh-co-a', 'sh-co-b', 'sh-co-refused', 'sh-co-c'];
     // The first order's placing waits on its offer's row lock, held here: its Update stays in flight.
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
