@@ -45,8 +45,9 @@ export const workerSettings = {
     .default(4)
     .meta(
       doc(
-        'How many order-intake workflows share the orders (by client and order_number; [order-intake.md](order-intake.md)). ' +
-          'Fewer shards make larger Updates, each carrying the orders an API process held for its shard, which costs less CPU per order ' +
+        "How many order-intake workflows share the orders, by each order's first offer: one offer's orders meet at one workflow " +
+          '([order-intake.md](order-intake.md), [decision 0083](decisions/0083-orders-of-an-offer-meet.md)). For orders of different offers, ' +
+          'fewer shards make larger Updates, each carrying the orders an API process held for its shard, which costs less CPU per order ' +
           '([decision 0043](decisions/0043-coalescing-on-the-api-side.md); figures in [bench/README.md](../bench/README.md)); a shard places its batches one after the ' +
           'other on one worker, so raise it with the workers. Temporal takes at most 10 Updates in flight per workflow and an API process has one ' +
           'in flight per shard, so at most 10 API processes. Changing it while orders are placed is safe: an order in flight may be answered by ' +
