@@ -51,7 +51,7 @@ async function httpParts(bench: BenchStack) {
     return res.status === status;
   };
   const unrouted = () => fetch(`${bench.base}/no-such-page`).then(answered(404));
-  const refused = () => bench.post('/distribution/beta/orders', bench.dist.key, { order: { order_number: 'parts' } }).then(answered(400));
+  const refused = () => bench.post('/distribution/beta/orders', bench.dist.key, { order: { order_number: 'parts' } }).then(answered(422));
   for (let r = 0; r < ROUNDS; r++) {
     line(`http round ${r}: unrouted request`, await runLoad(300, 1, unrouted));
     line(`http round ${r}: POST /orders refused at validation`, await runLoad(300, 1, refused));
