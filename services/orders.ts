@@ -142,8 +142,8 @@ type IntakeHandling = { intake_workflow_id: string; intake_update_id: string };
  * Any client's order, with who placed it and where: for operators (admin CLI), never the API.
  * `order_key` is the order's key (orderKey); an order placed through the intake (it has a request
  * id) names its intake workflow (computed from its first offer, with this configuration's
- * ORDER_INTAKE_SHARDS and task queue) and the id of the Update that carried it. An order placed before issue 32 has no request
- * id: its key was the id of the per-order workflow that placed it.
+ * ORDER_INTAKE_SHARDS and task queue) and the id of the Update that carried it. An order placed
+ * before issue 32 has no request id: its key was the id of the per-order workflow that placed it.
  */
 export async function findOrderForOperator(
   deps: Pick<ServiceDeps, 'db' | 'config'>,

@@ -12,7 +12,8 @@ import { DIST } from '../../setup/paths';
  * Orders through the order intake on the real stack: vouchers, 409 duplicate with order_id, a
  * refusal that frees its number, stock never oversold, refusals never Failed workflows; and the
  * placing transaction's request id, which tells a request's own retry from a duplicate. Orders for
- * a shard (by their first offer) that arrive while its Update is in flight go together as its next Update.
+ * a shard (by their first offer) that arrive while its Update is in flight go together as its next
+ * Update.
  */
 describe('orders through the sharded intake workflows', () => {
   let h: Harness;
