@@ -182,6 +182,25 @@ describe('orders through the sharded intake workflows', () => {
     expect(await failedWorkflows()).toEqual([]);
   });
 
+  it('places one order_number sent at once with the offers of two shards once: the other request is its duplicate, nothing taken twice', async () => {
+    const first = await seedOffer(h, subClient, { initial_quantity: 5 });
+    let second = await seedOffer(h, subClient, { initial_quantity: 5 });
+    while (orderIntakeShard([second], 4) === orderIntakeShard([first], 4)) second = await seedOffer(h, subClient, { initial_quantity: 5 });
+    const [one, other] = await Promise.all([
+      post({ order_number: 'sh-two-shards', items: [{ offer_id: first, quantity: 2 }] }),
+      post({ order_number: 'sh-two-shards', items: [{ offer_id: second, quantity: 3 }] }),
+    ]);
+    const [placed, duplicate] = one.statusCode === 200 ? [one, other] : [other, one];
+    expect(placed.statusCode).toBe(200);
+    expect(duplicate.statusCode).toBe(409);
+    const order = placed.json().order;
+    expect(duplicate.json().errors[0]).toMatchObject({ code: 'duplicate', field: 'order_number', order_id: order.id });
+    // Only the placed order's offer gave its units, once.
+    const taken = [5 - (await stock(first)), 5 - (await stock(second))];
+    expect(taken).toEqual(order.items[0].offer_id === first ? [2, 0] : [0, 3]);
+    expect(await failedWorkflows()).toEqual([]);
+  });
+
   it('places a batch in one transaction: a refusal takes nothing from the others, and the batch run again writes nothing twice', async () => {
     const offerId = await seedOffer(h, subClient, { initial_quantity: 3 });
     const { placeOrderBatch } = createOrderActivities({ db: h.services.db, config: h.config, metrics: h.services.metrics });
