@@ -196,8 +196,8 @@ describe('orders through the sharded intake workflows', () => {
     const order = placed.json().order;
     expect(duplicate.json().errors[0]).toMatchObject({ code: 'duplicate', field: 'order_number', order_id: order.id });
     // Only the placed order's offer gave its units, once.
-    const taken = [5 - (await stock(first)), 5 - (await stock(second))];
-    expect(taken).toEqual(order.items[0].offer_id === first ? [2, 0] : [0, 3]);
+    const left = [await stock(first), await stock(second)];
+    expect(left).toEqual(order.items[0].offer_id === first ? [3, 5] : [5, 2]);
     expect(await failedWorkflows()).toEqual([]);
   });
 
