@@ -6,8 +6,8 @@ import path from 'node:path';
 // Below Linux's ephemeral range (32768–60999 by default), from which servers that bind port 0 —
 // the Temporal dev server's HTTP and metrics ports, among others — take theirs: a port we hand
 // out can then not be grabbed by one of them before our server binds it.
-const LOW = 20_000;
-const HIGH = 32_000;
+export const FREE_PORT_RANGE = { low: 20_000, high: 32_000 } as const;
+const { low: LOW, high: HIGH } = FREE_PORT_RANGE;
 
 /**
  * A port handed out is some seconds away from its server's bind (a Temporal cluster's services start
