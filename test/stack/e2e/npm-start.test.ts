@@ -31,6 +31,12 @@ function processesUsing(dir: string): number[] {
     .map(Number);
 }
 
+/**
+ * How long a start may take to be ready (a first one: ~20 s): below the tests' own timeouts, so a start
+ * that hangs fails with npm start's output rather than with jest's timeout, which tells nothing.
+ */
+const READY_MS = 120_000;
+
 /** `npm start` as a user runs it: embedded stores, API and worker, in a DATA_DIR of its own. */
 describe('npm start', () => {
   const dirs: string[] = [];
@@ -66,14 +72,20 @@ describe('npm start', () => {
     let out = '';
     child.stdout!.on('data', (c) => (out += c));
     child.stderr!.on('data', (c) => (out += c));
-    await eventually(
-      () => `npm start to be ready:\n${out}`,
-      () => {
-        if (child.exitCode !== null) throw new Error(`npm start exited: ${out}`);
-        return out.includes('ready; Ctrl-C stops everything');
-      },
-      { timeoutMs: 180_000, intervalMs: 100 },
-    );
+    try {
+      await eventually(
+        () => `npm start to be ready:\n${out}`,
+        () => {
+          if (child.exitCode !== null) throw new Error(`npm start exited: ${out}`);
+          return out.includes('ready; Ctrl-C stops everything');
+        },
+        { timeoutMs: READY_MS, intervalMs: 100 },
+      );
+    } catch (err) {
+      // Stopped here, so a start that never got ready leaves nothing running once its DATA_DIR is removed.
+      if (child.exitCode === null) await stop(child);
+      throw err;
+    }
     return { child, output: () => out };
   };
   /** Ctrl-C; resolves with how long the stop took. */
