@@ -229,16 +229,15 @@ export async function insertImportedCodes(
   o: { offerId: string; advertiserId: string; importId: string; codes: ImportedCode[] },
 ): Promise<{ inserted: number; skipped: Skipped[] }> {
   if (o.codes.length === 0) return { inserted: 0, skipped: [] };
-  const ids = sql.val(newIds('vch', o.codes.length));
-  const codes = sql.val(o.codes.map((c) => c.code));
-  const rows = sql.val(o.codes.map((c) => c.row));
+  const ids = newIds('vch', o.codes.length);
+  const offered = o.codes.map((c, i) => ({ ...c, id: ids[i] }));
   // Only the count comes back (one row, not one per code): the skipped codes are asked for apart,
   // and only when some were skipped, which a clean file never has.
   const { rows: count } = await sql<{ n: number }>`
     with ins as (
       insert into supplied_vouchers (id, offer_id, advertiser_id, redemption_code, barcode, import_id)
       select u.id, ${o.offerId}, ${o.advertiserId}, u.code, u.barcode, ${o.importId}
-      from unnest(${ids}::text[], ${codes}::text[], ${sql.val(o.codes.map((c) => c.barcode))}::text[], ${rows}::bigint[]) as u(id, code, barcode, n)
+      from ${unnestRows('u', { id: 'text', code: 'text', barcode: 'text' }, offered)}
       order by u.code
       on conflict (advertiser_id, redemption_code) do nothing
       returning 1)
@@ -248,7 +247,7 @@ export async function insertImportedCodes(
   // A code skipped is one whose row under the advertiser is not the row just offered for it.
   const { rows: owners } = await sql<{ row: string; code: string; mine: boolean }>`
     select u.row, u.code, coalesce(s.import_id = ${o.importId}, false) as mine
-    from unnest(${ids}::text[], ${codes}::text[], ${rows}::bigint[]) as u(id, code, row)
+    from ${unnestRows('u', { id: 'text', code: 'text', row: 'bigint' }, offered)}
     join supplied_vouchers s on s.advertiser_id = ${o.advertiserId} and s.redemption_code = u.code
     where s.id <> u.id
     order by u.row`.execute(trx);
