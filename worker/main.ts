@@ -29,6 +29,9 @@ import { deploymentNameFor, type DeploymentVersion } from '../platform/worker-de
 
 let runtimeInstalled = false;
 
+/** The SDK logger's level for each pino level that lets some of its lines through (error, fatal, silent: ERROR). */
+const SDK_LOG_LEVEL: Record<string, 'TRACE' | 'DEBUG' | 'INFO' | 'WARN'> = { trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN' };
+
 /**
  * Once per process: routes the Temporal Core SDK's logs through our logger, and has it serve its
  * worker metrics on a free loopback port that /metrics appends.
@@ -40,7 +43,8 @@ async function installRuntime(deps: ActivityDeps) {
   setWorkerMetricsUrl(`http://127.0.0.1:${metricsPort}/metrics`);
   const log = deps.log.child({ component: 'temporal-worker' });
   Runtime.install({
-    logger: new DefaultLogger('TRACE', ({ level, message, meta }) =>
+    // At pino's own threshold, so the SDK drops what pino would drop before doing any work for it.
+    logger: new DefaultLogger(SDK_LOG_LEVEL[log.level] ?? 'ERROR', ({ level, message, meta }) =>
       log[level.toLowerCase() as 'trace' | 'debug' | 'info' | 'warn' | 'error'](meta ?? {}, message),
     ),
     telemetryOptions: {
