@@ -68,7 +68,8 @@ export function createOrderActivities(deps: Pick<ActivityDeps, 'db' | 'config' |
       try {
         return await placeTogether(orders);
       } catch (err) {
-        if (orders.length === 1 || !unstorableValue(err)) return refusedAlone(deps.metrics)(err);
+        if (!unstorableValue(err)) throw err;
+        if (orders.length === 1) return refusedAlone(deps.metrics)(err);
         return (await Promise.all(orders.map((o) => placeTogether([o]).catch(refusedAlone(deps.metrics))))).flat();
       }
     },
@@ -76,7 +77,7 @@ export function createOrderActivities(deps: Pick<ActivityDeps, 'db' | 'config' |
   };
 }
 
-/** One order placed alone (or failed alone): a value Postgres refuses is its refusal; other faults are thrown. */
+/** One order placed alone: a value Postgres refuses is its refusal; other faults are thrown. */
 const refusedAlone =
   (metrics: ActivityDeps['metrics']) =>
   (err: unknown): PlacedAnswer[] => {
